@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * iocomp.c - io-completion counter (see include/daxcache/iocomp.h).
+ *
+ * A refcount with the kernel's refcount_t semantics: the put that drops it
+ * to zero (release on every put, acquire before the call) runs the function.
+ * Misuse saturates the count, so the function can never run twice.
+ */
+#include "platform.h"
+
+#include <daxcache/iocomp.h>
+
+struct iocomp {
+	dc_refcount_t refs;
+	bool allocated;
+	dc_iocomp_fn fn;
+	void *data;
+};
+
+dc_static_assert(sizeof(struct iocomp) <= sizeof(struct dc_iocomp),
+		 "struct dc_iocomp is too small");
+dc_static_assert(_Alignof(struct iocomp) <= _Alignof(struct dc_iocomp),
+		 "struct dc_iocomp is under-aligned");
+
+static inline struct iocomp *to_iocomp(struct dc_iocomp *ioc)
+{
+	return (struct iocomp *)(void *)ioc;
+}
+
+DC_EXPORT void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data)
+{
+	struct iocomp *c = to_iocomp(ioc);
+
+	c->fn = fn;
+	c->data = data;
+	c->allocated = false;
+	dc_refcount_set(&c->refs, 1);
+}
+
+DC_EXPORT struct dc_iocomp *dc_iocomp_alloc(dc_iocomp_fn fn, void *data)
+{
+	struct dc_iocomp *ioc;
+
+	if (!fn)
+		return NULL;
+	ioc = dc_alloc(sizeof(*ioc));
+	if (!ioc)
+		return NULL;
+	dc_iocomp_init(ioc, fn, data);
+	to_iocomp(ioc)->allocated = true;
+	return ioc;
+}
+
+DC_EXPORT void dc_iocomp_get(struct dc_iocomp *ioc)
+{
+	if (ioc)
+		dc_refcount_inc(&to_iocomp(ioc)->refs);
+}
+
+DC_EXPORT void dc_iocomp_put(struct dc_iocomp *ioc)
+{
+	struct iocomp *c = to_iocomp(ioc);
+	bool allocated;
+
+	if (!ioc || !dc_refcount_dec_and_test(&c->refs))
+		return;
+	/* The function may free an embedded counter: read what we need first. */
+	allocated = c->allocated;
+	c->fn(ioc, c->data);
+	if (allocated)
+		dc_free(ioc);
+}
+
+DC_EXPORT int dc_iocomp_pending(const struct dc_iocomp *ioc)
+{
+	return dc_refcount_read(&to_iocomp((struct dc_iocomp *)ioc)->refs);
+}

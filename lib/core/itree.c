@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * itree.c - interval tree with lockless (RCU) readers.
+ *
+ * A B+tree of non-overlapping closed intervals ordered by start.  Nodes are
+ * immutable once published, except for the child pointers of internal
+ * nodes: a writer changes a node by building a copy and publishing it with
+ * one pointer store into the parent's child slot (or the root).  A reader
+ * therefore always walks a consistent set of nodes: each one it reaches is
+ * either the old or the new version, and both route every key correctly.
+ * Replaced nodes are freed after a grace period.
+ *
+ * Internal node: children child[0..nr-1]; child i holds the starts in
+ * [key[i], key[i+1]) (key[0] is not used: child 0 takes everything below
+ * key[1]).  Separators never move while an interval stays in the tree, so
+ * an interval is always found in the leaf its start routes to.  Because an
+ * interval may reach past its leaf's separator, a point lookup searches for
+ * the greatest start <= point and, when the routed leaf holds none, takes
+ * the rightmost entry of the nearest subtree to the left.
+ *
+ * No node is ever empty: a leaf whose last entry goes is unlinked together
+ * with any ancestors left without children, and a root with a single child
+ * is replaced by that child.  A removal thus builds at most one new node,
+ * and when that allocation fails it reuses a node retired earlier after
+ * waiting for a grace period, so removal never fails.  See docs/design.md.
+ */
+#include "platform.h"
+
+#include <daxcache/itree.h>
+
+#define ITREE_FANOUT	16
+#define ITREE_MAX_DEPTH	24	/* 16^16 intervals would not fit in memory */
+
+struct itree_node {
+	unsigned int nr;		/* entries or children, never 0 */
+	bool leaf;
+	union {
+		struct {
+			uint64_t start[ITREE_FANOUT];
+			uint64_t last[ITREE_FANOUT];
+			void *item[ITREE_FANOUT];
+		} l;
+		struct {
+			uint64_t key[ITREE_FANOUT];
+			struct itree_node *child[ITREE_FANOUT];
+		} in;
+	};
+	dc_rcu_head_t rcu;
+};
+
+struct dc_itree {
+	struct itree_node *root;
+	size_t count;
+	unsigned int height;		/* levels; 0 when empty */
+	/* Removal's reserve: a ready node, or one retired before a grace period. */
+	struct itree_node *spare;
+	struct itree_node *retired_spare;
+	dc_rcu_head_t rcu;
+};
+
+/* A writer's walk from the root to a leaf. */
+struct itree_path {
+	unsigned int depth;
+	struct itree_node *node[ITREE_MAX_DEPTH];
+	unsigned int slot[ITREE_MAX_DEPTH];	/* child taken at each level */
+};
+
+static struct itree_node *node_alloc(void)
+{
+	return dc_alloc(sizeof(struct itree_node));
+}
+
+static void node_free_rcu(dc_rcu_head_t *head)
+{
+	dc_free(dc_container_of(head, struct itree_node, rcu));
+}
+
+static void node_retire(struct itree_node *n)
+{
+	dc_call_rcu(&n->rcu, node_free_rcu);
+}
+
+/* The child of @n to descend into for @key. */
+static inline unsigned int route(const struct itree_node *n, uint64_t key)
+{
+	unsigned int i = 1;
+
+	while (i < n->nr && n->in.key[i] <= key)
+		i++;
+	return i - 1;
+}
+
+static inline struct itree_node *child(const struct itree_node *n, unsigned int i)
+{
+	return dc_rcu_dereference(((struct itree_node *)n)->in.child[i]);
+}
+
+/*
+ * Find the entry with the greatest start <= @key.  Returns its leaf and
+ * stores the index in @idx, or returns NULL if every start is above @key.
+ */
+static const struct itree_node *search_floor(const struct dc_itree *t,
+					     uint64_t key, unsigned int *idx)
+{
+	const struct itree_node *n = dc_rcu_dereference(((struct dc_itree *)t)->root);
+	const struct itree_node *left = NULL;
+	unsigned int j;
+
+	if (!n)
+		return NULL;
+	while (!n->leaf) {
+		unsigned int i = route(n, key);
+
+		if (i)
+			left = child(n, i - 1);
+		n = child(n, i);
+	}
+	for (j = 0; j < n->nr && n->l.start[j] <= key; j++)
+		;
+	if (j) {
+		*idx = j - 1;
+		return n;
+	}
+	if (!left)
+		return NULL;
+	/* Every start in @left is below the separator, hence below @key. */
+	for (n = left; !n->leaf; n = child(n, n->nr - 1))
+		;
+	*idx = n->nr - 1;
+	return n;
+}
+
+/* Find the entry with the smallest start >= @key, like search_floor(). */
+static const struct itree_node *search_ceil(const struct dc_itree *t,
+					    uint64_t key, unsigned int *idx)
+{
+	const struct itree_node *n = dc_rcu_dereference(((struct dc_itree *)t)->root);
+	const struct itree_node *right = NULL;
+	unsigned int j;
+
+	if (!n)
+		return NULL;
+	while (!n->leaf) {
+		unsigned int i = route(n, key);
+
+		if (i + 1 < n->nr)
+			right = child(n, i + 1);
+		n = child(n, i);
+	}
+	for (j = 0; j < n->nr && n->l.start[j] < key; j++)
+		;
+	if (j < n->nr) {
+		*idx = j;
+		return n;
+	}
+	if (!right)
+		return NULL;
+	/* Every start in @right is at or above its separator, above @key. */
+	for (n = right; !n->leaf; n = child(n, 0))
+		;
+	*idx = 0;
+	return n;
+}
+
+static inline void fill_entry(const struct itree_node *n, unsigned int j,
+			      struct dc_itree_entry *ent)
+{
+	ent->start = n->l.start[j];
+	ent->last = n->l.last[j];
+	ent->item = n->l.item[j];
+}
+
+DC_EXPORT bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
+				     struct dc_itree_entry *ent)
+{
+	const struct itree_node *n;
+	unsigned int j;
+
+	n = search_floor(t, point, &j);
+	if (!n || n->l.last[j] < point)
+		return false;
+	fill_entry(n, j, ent);
+	return true;
+}
+
+DC_EXPORT void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
+{
+	const struct itree_node *n;
+	unsigned int j;
+
+	n = search_floor(t, point, &j);
+	if (!n || n->l.last[j] < point)
+		return NULL;
+	return n->l.item[j];
+}
+
+DC_EXPORT bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
+			      struct dc_itree_entry *ent)
+{
+	const struct itree_node *n;
+	unsigned int j;
+
+	if (a > b)
+		return false;
+	n = search_floor(t, a, &j);
+	if (n && n->l.last[j] >= a) {
+		fill_entry(n, j, ent);
+		return true;
+	}
+	n = search_ceil(t, a, &j);
+	if (!n || n->l.start[j] > b)
+		return false;
+	fill_entry(n, j, ent);
+	return true;
+}
+
+DC_EXPORT bool dc_itree_next(const struct dc_itree *t, struct dc_itree_entry *ent,
+			     uint64_t b)
+{
+	const struct itree_node *n;
+	unsigned int j;
+
+	if (ent->start == UINT64_MAX || ent->start >= b)
+		return false;
+	n = search_ceil(t, ent->start + 1, &j);
+	if (!n || n->l.start[j] > b)
+		return false;
+	fill_entry(n, j, ent);
+	return true;
+}
+
+DC_EXPORT size_t dc_itree_count(const struct dc_itree *t)
+{
+	return dc_read_once(((struct dc_itree *)t)->count);
+}
+
+DC_EXPORT int dc_itree_create(struct dc_itree **out)
+{
+	struct dc_itree *t;
+
+	if (!out)
+		return -EINVAL;
+	t = dc_zalloc(sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->spare = node_alloc();
+	if (!t->spare) {
+		dc_free(t);
+		return -ENOMEM;
+	}
+	*out = t;
+	return 0;
+}
+
+static void retire_subtree(struct itree_node *n)
+{
+	unsigned int i;
+
+	if (!n->leaf)
+		for (i = 0; i < n->nr; i++)
+			retire_subtree(n->in.child[i]);
+	node_retire(n);
+}
+
+static void tree_free_rcu(dc_rcu_head_t *head)
+{
+	struct dc_itree *t = dc_container_of(head, struct dc_itree, rcu);
+
+	dc_free(t->spare);
+	dc_free(t->retired_spare);
+	dc_free(t);
+}
+
+DC_EXPORT void dc_itree_destroy(struct dc_itree *t)
+{
+	if (!t)
+		return;
+	if (t->root)
+		retire_subtree(t->root);
+	dc_call_rcu(&t->rcu, tree_free_rcu);
+}
+
+/* Walk from the root towards @key, recording the path. */
+static void walk(struct dc_itree *t, uint64_t key, struct itree_path *p)
+{
+	struct itree_node *n = t->root;
+
+	p->depth = 0;
+	while (n) {
+		p->node[p->depth] = n;
+		if (n->leaf) {
+			p->depth++;
+			return;
+		}
+		p->slot[p->depth] = route(n, key);
+		n = n->in.child[p->slot[p->depth++]];
+	}
+}
+
+/* Make @n the node at @level of @p's path, where the old one hung. */
+static void publish(struct dc_itree *t, struct itree_path *p, unsigned int level,
+		    struct itree_node *n)
+{
+	if (!level)
+		dc_rcu_assign_pointer(t->root, n);
+	else
+		dc_rcu_assign_pointer(p->node[level - 1]->in.child[p->slot[level - 1]], n);
+}
+
+/* --- insertion ---------------------------------------------------------- */
+
+/* A pool of nodes allocated before anything is changed. */
+struct node_pool {
+	unsigned int nr;
+	struct itree_node *n[2 * ITREE_MAX_DEPTH + 1];
+};
+
+static int pool_fill(struct node_pool *pool, unsigned int want)
+{
+	for (pool->nr = 0; pool->nr < want; pool->nr++) {
+		pool->n[pool->nr] = node_alloc();
+		if (!pool->n[pool->nr]) {
+			while (pool->nr)
+				dc_free(pool->n[--pool->nr]);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static struct itree_node *pool_take(struct node_pool *pool)
+{
+	return pool->n[--pool->nr];
+}
+
+/* Copy leaf entries [from, to) of @src into @dst at @at. */
+static void leaf_copy(struct itree_node *dst, unsigned int at,
+		      const struct itree_node *src, unsigned int from,
+		      unsigned int to)
+{
+	unsigned int n = to - from;
+
+	memcpy(&dst->l.start[at], &src->l.start[from], n * sizeof(uint64_t));
+	memcpy(&dst->l.last[at], &src->l.last[from], n * sizeof(uint64_t));
+	memcpy(&dst->l.item[at], &src->l.item[from], n * sizeof(void *));
+}
+
+static void inner_copy(struct itree_node *dst, unsigned int at,
+		       const struct itree_node *src, unsigned int from,
+		       unsigned int to)
+{
+	unsigned int n = to - from;
+
+	memcpy(&dst->in.key[at], &src->in.key[from], n * sizeof(uint64_t));
+	memcpy(&dst->in.child[at], &src->in.child[from], n * sizeof(void *));
+}
+
+/* One entry of either kind of node, while it moves between nodes. */
+struct wide_entry {
+	uint64_t a, b;		/* leaf: start, last; inner: key, unused */
+	void *p;		/* leaf: item; inner: child */
+};
+
+static void node_set(struct itree_node *n, unsigned int i, const struct wide_entry *e)
+{
+	if (n->leaf) {
+		n->l.start[i] = e->a;
+		n->l.last[i] = e->b;
+		n->l.item[i] = e->p;
+	} else {
+		n->in.key[i] = e->a;
+		n->in.child[i] = e->p;
+	}
+}
+
+static void node_get(const struct itree_node *n, unsigned int i, struct wide_entry *e)
+{
+	if (n->leaf) {
+		e->a = n->l.start[i];
+		e->b = n->l.last[i];
+		e->p = n->l.item[i];
+	} else {
+		e->a = n->in.key[i];
+		e->b = 0;
+		e->p = n->in.child[i];
+	}
+}
+
+/* Build in @dst a copy of @src with @ne inserted at @pos. */
+static void copy_insert(struct itree_node *dst, const struct itree_node *src,
+			unsigned int pos, const struct wide_entry *ne)
+{
+	dst->leaf = src->leaf;
+	dst->nr = src->nr + 1;
+	if (src->leaf) {
+		leaf_copy(dst, 0, src, 0, pos);
+		leaf_copy(dst, pos + 1, src, pos, src->nr);
+	} else {
+		inner_copy(dst, 0, src, 0, pos);
+		inner_copy(dst, pos + 1, src, pos, src->nr);
+	}
+	node_set(dst, pos, ne);
+}
+
+/* Split the F + 1 entries of @src plus @ne at @pos into @lo and @hi. */
+static void split_insert(struct itree_node *lo, struct itree_node *hi,
+			 const struct itree_node *src, unsigned int pos,
+			 const struct wide_entry *ne)
+{
+	unsigned int total = src->nr + 1, half = total / 2, i;
+	struct wide_entry e;
+
+	lo->leaf = hi->leaf = src->leaf;
+	lo->nr = half;
+	hi->nr = total - half;
+	for (i = 0; i < total; i++) {
+		if (i < pos)
+			node_get(src, i, &e);
+		else if (i == pos)
+			e = *ne;
+		else
+			node_get(src, i - 1, &e);
+		node_set(i < half ? lo : hi, i < half ? i : i - half, &e);
+	}
+}
+
+static unsigned int leaf_pos(const struct itree_node *leaf, uint64_t start)
+{
+	unsigned int j = 0;
+
+	while (j < leaf->nr && leaf->l.start[j] < start)
+		j++;
+	return j;
+}
+
+DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
+			      void *item)
+{
+	struct wide_entry ne = { .a = start, .b = last, .p = item };
+	struct itree_node *lo, *hi, *old, *rep;
+	struct itree_node *replaced[ITREE_MAX_DEPTH];
+	unsigned int lvl, want, pos, nr_replaced = 0;
+	struct dc_itree_entry cur;
+	struct node_pool pool;
+	struct itree_path p;
+
+	if (start > last || !item)
+		return -EINVAL;
+	if (dc_itree_first(t, start, last, &cur))
+		return -EEXIST;
+
+	walk(t, start, &p);
+	/*
+	 * Allocate every node first, so that failure changes nothing: two per
+	 * full node on the path (it splits), one for the first node with room
+	 * (its copy), or for a new root when they are all full.
+	 */
+	want = 1;
+	for (lvl = p.depth; lvl-- > 0 && p.node[lvl]->nr == ITREE_FANOUT;)
+		want += 2;
+	if (pool_fill(&pool, want))
+		return -ENOMEM;
+
+	/* Restock removal's reserve so that it need not wait for readers. */
+	if (!t->spare) {
+		t->spare = node_alloc();
+		if (t->spare && t->retired_spare) {
+			node_retire(t->retired_spare);
+			t->retired_spare = NULL;
+		}
+	}
+
+	if (!p.depth) {
+		lo = pool_take(&pool);
+		lo->leaf = true;
+		lo->nr = 1;
+		node_set(lo, 0, &ne);
+		dc_rcu_assign_pointer(t->root, lo);
+		t->height = 1;
+		goto done;
+	}
+
+	/*
+	 * Bottom-up: a node with room is copied with the new entry and
+	 * published, which ends the walk; a full one splits into @lo and @hi,
+	 * and its parent's copy must then take @lo in place of it and @hi as
+	 * the new entry after it.  Replaced nodes stay reachable until the
+	 * final publish, so they are retired only after it.
+	 */
+	lvl = p.depth - 1;
+	pos = leaf_pos(p.node[lvl], start);
+	rep = NULL;
+	for (;;) {
+		old = p.node[lvl];
+		if (old->nr < ITREE_FANOUT) {
+			lo = pool_take(&pool);
+			copy_insert(lo, old, pos, &ne);
+			if (rep)
+				lo->in.child[pos - 1] = rep;
+			publish(t, &p, lvl, lo);
+			break;
+		}
+		lo = pool_take(&pool);
+		hi = pool_take(&pool);
+		split_insert(lo, hi, old, pos, &ne);
+		if (rep) {
+			if (pos - 1 < lo->nr)
+				lo->in.child[pos - 1] = rep;
+			else
+				hi->in.child[pos - 1 - lo->nr] = rep;
+		}
+		replaced[nr_replaced++] = old;
+		rep = lo;
+		ne.a = hi->leaf ? hi->l.start[0] : hi->in.key[0];
+		ne.b = 0;
+		ne.p = hi;
+		if (!lvl) {
+			struct itree_node *root = pool_take(&pool);
+
+			root->leaf = false;
+			root->nr = 2;
+			root->in.key[0] = 0;
+			root->in.child[0] = lo;
+			node_set(root, 1, &ne);
+			dc_rcu_assign_pointer(t->root, root);
+			t->height++;
+			old = NULL;
+			break;
+		}
+		lvl--;
+		pos = p.slot[lvl] + 1;
+	}
+	while (nr_replaced)
+		node_retire(replaced[--nr_replaced]);
+	if (old)
+		node_retire(old);
+done:
+	t->count++;
+	return 0;
+}
+
+/* --- removal ------------------------------------------------------------ */
+
+/* A node for removal: fresh if possible, else the reserve. */
+static struct itree_node *removal_node(struct dc_itree *t, bool *from_reserve)
+{
+	struct itree_node *n = node_alloc();
+
+	*from_reserve = !n;
+	if (n)
+		return n;
+	if (!t->spare) {
+		/* Nobody can still see the node retired last time. */
+		dc_synchronize_rcu();
+		t->spare = t->retired_spare;
+		t->retired_spare = NULL;
+	}
+	n = t->spare;
+	t->spare = NULL;
+	return n;
+}
+
+/* Build in @dst a copy of @src without entry @pos. */
+static void copy_delete(struct itree_node *dst, const struct itree_node *src,
+			unsigned int pos)
+{
+	dst->leaf = src->leaf;
+	dst->nr = src->nr - 1;
+	if (src->leaf) {
+		leaf_copy(dst, 0, src, 0, pos);
+		leaf_copy(dst, pos, src, pos + 1, src->nr);
+	} else {
+		inner_copy(dst, 0, src, 0, pos);
+		inner_copy(dst, pos, src, pos + 1, src->nr);
+	}
+}
+
+DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
+{
+	struct itree_node *leaf, *old, *n;
+	struct itree_path p;
+	unsigned int lvl, pos;
+	bool from_reserve;
+
+	walk(t, start, &p);
+	if (!p.depth)
+		return -ENOENT;
+	leaf = p.node[p.depth - 1];
+	for (pos = 0; pos < leaf->nr && leaf->l.start[pos] != start; pos++)
+		;
+	if (pos == leaf->nr)
+		return -ENOENT;
+	if (item)
+		*item = leaf->l.item[pos];
+
+	/* The lowest node on the path that keeps at least one entry. */
+	lvl = p.depth - 1;
+	while (p.node[lvl]->nr == 1 && lvl > 0) {
+		lvl--;
+		pos = p.slot[lvl];
+	}
+	old = p.node[lvl];
+	if (old->nr == 1) {
+		/* The whole tree held this one interval. */
+		dc_rcu_assign_pointer(t->root, NULL);
+		t->height = 0;
+		retire_subtree(old);
+		goto done;
+	}
+	n = removal_node(t, &from_reserve);
+	copy_delete(n, old, pos);
+	if (!n->leaf && pos == 0)
+		n->in.key[0] = 0;
+	publish(t, &p, lvl, n);
+	/* Unlinked single-child chain below @old, then @old itself. */
+	if (lvl + 1 < p.depth)
+		retire_subtree(p.node[lvl + 1]);
+	if (from_reserve && !t->retired_spare)
+		t->retired_spare = old;
+	else
+		node_retire(old);
+
+	/* A root with one child gives way to it. */
+	while (!t->root->leaf && t->root->nr == 1) {
+		old = t->root;
+		dc_rcu_assign_pointer(t->root, old->in.child[0]);
+		t->height--;
+		node_retire(old);
+	}
+done:
+	t->count--;
+	return 0;
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * platform.c - userspace implementation of the shim contract: logging,
+ * allocation with fault injection, locks, wait queues, RCU registration.
+ */
+#include "platform.h"
+
+#include <stdlib.h>
+
+#include <daxcache/fault.h>
+#include <daxcache/log.h>
+#include <daxcache/thread.h>
+
+/* ------------------------------------------------------------------ */
+/* Logging                                                              */
+
+static _Atomic unsigned long dc_warnings;
+static dc_log_fn_t dc_log_hook;
+static void *dc_log_hook_priv;
+
+void dc_plat_log(int level, const char *fmt, ...)
+{
+	dc_log_fn_t hook = __atomic_load_n(&dc_log_hook, __ATOMIC_ACQUIRE);
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (hook)
+		hook(dc_log_hook_priv, level, buf);
+	else
+		fprintf(stderr, "%s\n", buf);
+}
+
+DC_EXPORT void dc_set_log_fn(dc_log_fn_t fn, void *priv)
+{
+	dc_log_hook_priv = priv;
+	__atomic_store_n(&dc_log_hook, fn, __ATOMIC_RELEASE);
+}
+
+void dc_plat_warn_note(void)
+{
+	atomic_fetch_add_explicit(&dc_warnings, 1, memory_order_relaxed);
+}
+
+DC_EXPORT unsigned long dc_warn_count(void)
+{
+	return atomic_load_explicit(&dc_warnings, memory_order_relaxed);
+}
+
+void dc_plat_refcount_warn(dc_refcount_t *r, const char *what)
+{
+	/* Saturate so that the object is never freed (leak rather than UAF). */
+	atomic_store_explicit(&r->refs, DC_REFCOUNT_SATURATED,
+			      memory_order_relaxed);
+	dc_warn_once(true, "refcount_t: %s", what);
+}
+
+/* ------------------------------------------------------------------ */
+/* Allocation with fault injection                                      */
+
+/* Allocations counted since the hook was armed; 0 means disarmed. */
+static _Atomic unsigned long dc_fail_nth;
+static _Atomic unsigned long dc_alloc_seen;
+static _Atomic unsigned long dc_fail_hits;
+
+DC_EXPORT void dc_fault_alloc_fail_nth(unsigned long nth)
+{
+	atomic_store(&dc_alloc_seen, 0);
+	atomic_store(&dc_fail_hits, 0);
+	atomic_store(&dc_fail_nth, nth);
+}
+
+DC_EXPORT unsigned long dc_fault_alloc_count(void)
+{
+	return atomic_load(&dc_alloc_seen);
+}
+
+DC_EXPORT unsigned long dc_fault_alloc_failed(void)
+{
+	return atomic_load(&dc_fail_hits);
+}
+
+static bool dc_alloc_should_fail(void)
+{
+	unsigned long nth = atomic_load_explicit(&dc_fail_nth,
+						 memory_order_relaxed);
+	unsigned long seen;
+
+	if (dc_likely(!nth))
+		return false;
+	seen = atomic_fetch_add(&dc_alloc_seen, 1) + 1;
+	if (seen == nth) {
+		atomic_fetch_add(&dc_fail_hits, 1);
+		return true;
+	}
+	return false;
+}
+
+void *dc_plat_alloc(size_t size, bool zero)
+{
+	if (dc_alloc_should_fail())
+		return NULL;
+	return zero ? calloc(1, size) : malloc(size);
+}
+
+void dc_free(void *p)
+{
+	free(p);
+}
+
+/* ------------------------------------------------------------------ */
+/* Locks and wait queues                                                */
+
+void dc_plat_lock_init(pthread_mutex_t *m)
+{
+	pthread_mutex_init(m, NULL);
+}
+
+void dc_waitq_init(struct dc_waitq *wq)
+{
+	pthread_condattr_t attr;
+
+	pthread_mutex_init(&wq->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&wq->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	wq->waiters = 0;
+}
+
+void dc_waitq_destroy(struct dc_waitq *wq)
+{
+	pthread_cond_destroy(&wq->cond);
+	pthread_mutex_destroy(&wq->lock);
+}
+
+void dc_waitq_wake_all(struct dc_waitq *wq)
+{
+	pthread_mutex_lock(&wq->lock);
+	if (wq->waiters)
+		pthread_cond_broadcast(&wq->cond);
+	pthread_mutex_unlock(&wq->lock);
+}
+
+void dc_plat_waitq_prepare(struct dc_waitq *wq)
+{
+	pthread_mutex_lock(&wq->lock);
+	wq->waiters++;
+}
+
+void dc_plat_waitq_finish(struct dc_waitq *wq)
+{
+	wq->waiters--;
+	pthread_mutex_unlock(&wq->lock);
+}
+
+int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns)
+{
+	struct timespec ts;
+
+	if (deadline_ns == UINT64_MAX) {
+		pthread_cond_wait(&wq->cond, &wq->lock);
+		return 0;
+	}
+	if (dc_now_ns() >= deadline_ns)
+		return -ETIMEDOUT;
+	ts.tv_sec = (time_t)(deadline_ns / 1000000000ull);
+	ts.tv_nsec = (long)(deadline_ns % 1000000000ull);
+	if (pthread_cond_timedwait(&wq->cond, &wq->lock, &ts) == ETIMEDOUT)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* RCU thread registration                                              */
+
+/* Registration nesting depth of the calling thread. */
+static __thread unsigned int dc_thread_depth;
+
+DC_EXPORT int dc_thread_register(void)
+{
+	if (!dc_thread_depth++)
+		urcu_memb_register_thread();
+	return 0;
+}
+
+DC_EXPORT int dc_thread_unregister(void)
+{
+	if (!dc_thread_depth)
+		return -EINVAL;
+	if (!--dc_thread_depth)
+		urcu_memb_unregister_thread();
+	return 0;
+}
+
+void dc_plat_thread_online(void)
+{
+	dc_thread_register();
+}
+
+void dc_plat_thread_offline(void)
+{
+	dc_thread_unregister();
+}
+
+DC_EXPORT void dc_read_lock(void)
+{
+	dc_rcu_read_lock();
+}
+
+DC_EXPORT void dc_read_unlock(void)
+{
+	dc_rcu_read_unlock();
+}
+
+DC_EXPORT void dc_synchronize(void)
+{
+	dc_synchronize_rcu();
+}
+
+DC_EXPORT void dc_barrier(void)
+{
+	dc_rcu_barrier();
+}

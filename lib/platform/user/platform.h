@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * platform.h - the shim contract, userspace flavour.
+ *
+ * The portable core (lib/core/) includes only this header and core headers.
+ * Everything that differs between userspace and the kernel lives here (and in
+ * kshim/platform.h): locks, RCU, atomics, refcounts, wait queues, workers,
+ * allocation, logging and time.  Names say what they mean, not how they are
+ * done.
+ *
+ * Userspace: liburcu (memb flavour, read side inlined through _LGPL_SOURCE),
+ * pthreads and C11 atomics.
+ */
+#ifndef DC_PLATFORM_USER_H
+#define DC_PLATFORM_USER_H
+
+#ifndef _LGPL_SOURCE
+#define _LGPL_SOURCE
+#endif
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <urcu/urcu-memb.h>
+
+#define DC_PLATFORM_USERSPACE 1
+
+/* ------------------------------------------------------------------ */
+/* Compiler helpers                                                     */
+
+#define dc_likely(x)		__builtin_expect(!!(x), 1)
+#define dc_unlikely(x)		__builtin_expect(!!(x), 0)
+#define dc_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#define DC_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define dc_static_assert(c, msg) _Static_assert(c, msg)
+#define DC_EXPORT		__attribute__((visibility("default")))
+#define DC_CACHELINE		64
+#define __dc_cacheline_aligned	__attribute__((aligned(DC_CACHELINE)))
+
+/* ------------------------------------------------------------------ */
+/* Plain shared-variable access and ordering (kernel LKMM vocabulary).  */
+
+#define dc_read_once(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define dc_write_once(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define dc_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define dc_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define dc_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define dc_smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define dc_smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+#if defined(__x86_64__) || defined(__i386__)
+#define dc_cpu_relax()		__builtin_ia32_pause()
+#else
+#define dc_cpu_relax()		__asm__ __volatile__("" ::: "memory")
+#endif
+
+/* 64-bit atomic counters (statistics, generations). */
+typedef struct { _Atomic uint64_t v; } dc_atomic64_t;
+#define dc_atomic64_read(a)	atomic_load_explicit(&(a)->v, memory_order_relaxed)
+#define dc_atomic64_set(a, x)	atomic_store_explicit(&(a)->v, (x), memory_order_relaxed)
+#define dc_atomic64_add(a, x)	((void)atomic_fetch_add_explicit(&(a)->v, (x), memory_order_relaxed))
+#define dc_atomic64_inc(a)	dc_atomic64_add(a, 1)
+
+typedef struct { _Atomic int v; } dc_atomic_t;
+#define dc_atomic_read(a)	atomic_load_explicit(&(a)->v, memory_order_relaxed)
+#define dc_atomic_set(a, x)	atomic_store_explicit(&(a)->v, (x), memory_order_relaxed)
+#define dc_atomic_inc(a)	((void)atomic_fetch_add_explicit(&(a)->v, 1, memory_order_relaxed))
+#define dc_atomic_dec(a)	((void)atomic_fetch_sub_explicit(&(a)->v, 1, memory_order_relaxed))
+
+/* ------------------------------------------------------------------ */
+/* Logging and one-time warnings                                        */
+
+enum dc_log_level { DC_LOG_ERR = 3, DC_LOG_WARNING = 4, DC_LOG_INFO = 6, DC_LOG_DEBUG = 7 };
+
+void dc_plat_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define dc_pr_err(fmt, ...)	dc_plat_log(DC_LOG_ERR, "daxcache: " fmt, ##__VA_ARGS__)
+#define dc_pr_warn(fmt, ...)	dc_plat_log(DC_LOG_WARNING, "daxcache: " fmt, ##__VA_ARGS__)
+#define dc_pr_info(fmt, ...)	dc_plat_log(DC_LOG_INFO, "daxcache: " fmt, ##__VA_ARGS__)
+
+/* Number of warnings emitted so far (tests check that misuse was reported). */
+unsigned long dc_plat_warn_count(void);
+void dc_plat_warn_note(void);
+
+/*
+ * dc_warn_once(cond, fmt, ...) - evaluate @cond; the first time it is true
+ * at this call site print a warning.  Returns the truth value of @cond.
+ */
+#define dc_warn_once(cond, fmt, ...) ({					\
+	static bool __dc_warned;					\
+	bool __dc_c = !!(cond);						\
+	if (dc_unlikely(__dc_c)) {					\
+		dc_plat_warn_note();					\
+		if (!__atomic_exchange_n(&__dc_warned, true,		\
+					 __ATOMIC_RELAXED))		\
+			dc_plat_log(DC_LOG_WARNING,			\
+				    "daxcache: WARNING at %s:%d: " fmt,	\
+				    __FILE__, __LINE__, ##__VA_ARGS__);	\
+	}								\
+	__dc_c;								\
+})
+
+/* ------------------------------------------------------------------ */
+/* Time                                                                 */
+
+static inline uint64_t dc_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* Allocation (with a fault-injection hook for tests)                   */
+
+void *dc_plat_alloc(size_t size, bool zero);
+
+#define dc_alloc(size)		dc_plat_alloc((size), false)
+#define dc_zalloc(size)		dc_plat_alloc((size), true)
+void dc_free(void *p);
+
+/* ------------------------------------------------------------------ */
+/* Locks                                                                */
+
+typedef pthread_mutex_t dc_spinlock_t;
+typedef pthread_mutex_t dc_mutex_t;
+
+void dc_plat_lock_init(pthread_mutex_t *m);
+
+#define dc_spin_lock_init(l)	dc_plat_lock_init(l)
+#define dc_spin_lock(l)		((void)pthread_mutex_lock(l))
+#define dc_spin_unlock(l)	((void)pthread_mutex_unlock(l))
+#define dc_spin_lock_destroy(l)	((void)pthread_mutex_destroy(l))
+
+#define dc_mutex_init(m)	dc_plat_lock_init(m)
+#define dc_mutex_lock(m)	((void)pthread_mutex_lock(m))
+#define dc_mutex_trylock(m)	(pthread_mutex_trylock(m) == 0)
+#define dc_mutex_unlock(m)	((void)pthread_mutex_unlock(m))
+#define dc_mutex_destroy(m)	((void)pthread_mutex_destroy(m))
+
+/* ------------------------------------------------------------------ */
+/* RCU                                                                  */
+
+typedef struct rcu_head dc_rcu_head_t;
+
+#define dc_rcu_read_lock()		urcu_memb_read_lock()
+#define dc_rcu_read_unlock()		urcu_memb_read_unlock()
+#define dc_rcu_read_held()		urcu_memb_read_ongoing()
+#define dc_rcu_dereference(p)		rcu_dereference(p)
+#define dc_rcu_assign_pointer(p, v)	rcu_assign_pointer(p, v)
+#define dc_rcu_access_pointer(p)	dc_read_once(p)
+#define dc_call_rcu(head, fn)		urcu_memb_call_rcu((head), (fn))
+#define dc_synchronize_rcu()		urcu_memb_synchronize_rcu()
+#define dc_rcu_barrier()		urcu_memb_barrier()
+
+/* ------------------------------------------------------------------ */
+/* Reference counts with the kernel's refcount_t semantics:             */
+/* saturate on overflow, warn once on increment-from-zero or underflow, */
+/* and never let a saturated counter reach zero again.                  */
+
+typedef struct { _Atomic int refs; } dc_refcount_t;
+
+#define DC_REFCOUNT_SATURATED	(INT_MIN / 2)
+
+void dc_plat_refcount_warn(dc_refcount_t *r, const char *what);
+
+static inline void dc_refcount_set(dc_refcount_t *r, int n)
+{
+	atomic_store_explicit(&r->refs, n, memory_order_relaxed);
+}
+
+static inline int dc_refcount_read(const dc_refcount_t *r)
+{
+	return atomic_load_explicit(&((dc_refcount_t *)r)->refs,
+				    memory_order_relaxed);
+}
+
+/* Add one unless the count is zero.  Returns true if it was incremented. */
+static inline bool dc_refcount_inc_not_zero(dc_refcount_t *r)
+{
+	int old = atomic_load_explicit(&r->refs, memory_order_relaxed);
+
+	do {
+		if (!old)
+			return false;
+		if (dc_unlikely(old < 0 || old == INT_MAX)) {
+			dc_plat_refcount_warn(r, "saturated");
+			return true;
+		}
+	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old + 1,
+			memory_order_acquire, memory_order_relaxed));
+	return true;
+}
+
+static inline void dc_refcount_inc(dc_refcount_t *r)
+{
+	int old = atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
+
+	if (dc_unlikely(old <= 0 || old == INT_MAX))
+		dc_plat_refcount_warn(r, old ? "saturated" : "increment on 0; use-after-free");
+}
+
+/* Returns true when the count dropped to zero (with acquire ordering). */
+static inline bool dc_refcount_dec_and_test(dc_refcount_t *r)
+{
+	int old = atomic_fetch_sub_explicit(&r->refs, 1, memory_order_release);
+
+	if (old == 1) {
+		atomic_thread_fence(memory_order_acquire);
+		return true;
+	}
+	if (dc_unlikely(old <= 0))
+		dc_plat_refcount_warn(r, "underflow; use-after-free");
+	return false;
+}
+
+static inline void dc_refcount_dec(dc_refcount_t *r)
+{
+	int old = atomic_fetch_sub_explicit(&r->refs, 1, memory_order_release);
+
+	if (dc_unlikely(old <= 1))
+		dc_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory"
+						  : "underflow; use-after-free");
+}
+
+/* 1 -> 0 atomically.  Returns true on success. */
+static inline bool dc_refcount_dec_if_one(dc_refcount_t *r)
+{
+	int one = 1;
+
+	return atomic_compare_exchange_strong_explicit(&r->refs, &one, 0,
+			memory_order_release, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------ */
+/* Wait queues: a condition re-checked under an internal lock.          */
+
+struct dc_waitq {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned long waiters;
+};
+
+void dc_waitq_init(struct dc_waitq *wq);
+void dc_waitq_destroy(struct dc_waitq *wq);
+void dc_waitq_wake_all(struct dc_waitq *wq);
+/* internal helpers for the macros below */
+void dc_plat_waitq_prepare(struct dc_waitq *wq);
+void dc_plat_waitq_finish(struct dc_waitq *wq);
+int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
+
+/*
+ * dc_waitq_wait_timeout(wq, cond, timeout_ns) - sleep until @cond is true or
+ * @timeout_ns passes (UINT64_MAX: no timeout).  Wakers change the state the
+ * condition reads and then call dc_waitq_wake_all().
+ * Returns 0 when the condition became true, -ETIMEDOUT otherwise.
+ */
+#define dc_waitq_wait_timeout(wq, cond, timeout_ns) ({			\
+	uint64_t __dc_to = (timeout_ns);				\
+	uint64_t __dc_dl = __dc_to == UINT64_MAX ? UINT64_MAX :		\
+			   dc_now_ns() + __dc_to;			\
+	int __dc_ret = 0;						\
+	dc_plat_waitq_prepare(wq);					\
+	while (!(cond)) {						\
+		__dc_ret = dc_plat_waitq_sleep((wq), __dc_dl);		\
+		if (__dc_ret) {						\
+			if (cond)					\
+				__dc_ret = 0;				\
+			break;						\
+		}							\
+	}								\
+	dc_plat_waitq_finish(wq);					\
+	__dc_ret;							\
+})
+
+/* ------------------------------------------------------------------ */
+/* Threads the library creates register with RCU themselves.           */
+
+void dc_plat_thread_online(void);
+void dc_plat_thread_offline(void);
+
+#endif /* DC_PLATFORM_USER_H */

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * dc_test.h - the macro layer shared test cases are written against.
+ *
+ * A case is `DC_TEST(name) { ... }`, a function of `struct dc_test *t`.
+ * Checks record a failure and return from the current function, so a helper
+ * that checks must return void, and its caller should stop when
+ * dc_test_failed(t) says so.  The same rule holds in test threads, which
+ * makes checks safe everywhere: no longjmp, no assertion that kills a thread.
+ *
+ * A runner supplies the environment: the userspace runner maps a suite onto
+ * cmocka (tests/unit/), the kernel runner onto KTAP (tests/kernel/).  Cases
+ * use only this header, the platform header and the public API.
+ */
+#ifndef DC_TEST_H
+#define DC_TEST_H
+
+#include "platform.h"
+
+#include <daxcache/daxcache.h>
+
+struct dc_test {
+	const char *name;
+	dc_atomic_t failures;
+	uint64_t seed;
+};
+
+typedef void (*dc_test_fn)(struct dc_test *t);
+
+struct dc_test_case {
+	const char *name;
+	dc_test_fn fn;
+};
+
+struct dc_test_suite {
+	const char *name;
+	const struct dc_test_case *cases;
+};
+
+#define DC_TEST(fn)	static void fn(struct dc_test *t)
+#define DC_CASE(fn)	{ #fn, fn }
+#define DC_SUITE(sname, ...)						\
+	static const struct dc_test_case dc_cases_##sname[] = {		\
+		__VA_ARGS__, { NULL, NULL }				\
+	};								\
+	const struct dc_test_suite dc_suite_##sname = {			\
+		#sname, dc_cases_##sname				\
+	}
+
+/* --- provided by the runner's environment ------------------------------ */
+
+/* Print one diagnostic line (prefixed as the runner's format wants). */
+void dc_test_log(struct dc_test *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Record a failure at @file:@line. */
+void dc_test_fail(struct dc_test *t, const char *file, int line,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Test memory: large blocks are fine (the kernel uses vmalloc). */
+void *dc_test_alloc(size_t size);
+void dc_test_free(void *p);
+
+/*
+ * Run @fn in @n threads at once and wait for all of them.  Each thread is
+ * registered with the library's RCU.  Returns 0 or -errno if the threads
+ * could not be started (which also records a failure).
+ */
+typedef void (*dc_test_thread_fn)(struct dc_test *t, void *arg, unsigned int idx);
+int dc_test_run_threads(struct dc_test *t, unsigned int n,
+			dc_test_thread_fn fn, void *arg);
+
+/* Sleep or yield for about @us microseconds. */
+void dc_test_sleep_us(unsigned int us);
+
+/* A scale factor for iteration counts: 1 normally, larger for long runs. */
+unsigned int dc_test_scale(void);
+
+/* --- checks ------------------------------------------------------------ */
+
+static inline bool dc_test_failed(struct dc_test *t)
+{
+	return dc_atomic_read(&t->failures) != 0;
+}
+
+#define DC_ASSERT(t, cond) do {						\
+	if (dc_unlikely(!(cond))) {					\
+		dc_test_fail((t), __FILE__, __LINE__, "%s", #cond);	\
+		return;							\
+	}								\
+} while (0)
+
+#define DC_ASSERT_EQ(t, a, b) do {					\
+	unsigned long long __a = (unsigned long long)(a);		\
+	unsigned long long __b = (unsigned long long)(b);		\
+	if (dc_unlikely(__a != __b)) {					\
+		dc_test_fail((t), __FILE__, __LINE__,			\
+			     "%s == %s: %llu != %llu", #a, #b, __a, __b); \
+		return;							\
+	}								\
+} while (0)
+
+#define DC_ASSERT_INT_EQ(t, a, b) do {					\
+	long long __a = (long long)(a), __b = (long long)(b);		\
+	if (dc_unlikely(__a != __b)) {					\
+		dc_test_fail((t), __FILE__, __LINE__,			\
+			     "%s == %s: %lld != %lld", #a, #b, __a, __b); \
+		return;							\
+	}								\
+} while (0)
+
+/* Stop the current function if a helper it called has failed. */
+#define DC_RETURN_IF_FAILED(t) do {					\
+	if (dc_test_failed(t))						\
+		return;							\
+} while (0)
+
+/* --- a small deterministic PRNG (xorshift64*) --------------------------- */
+
+struct dc_test_rng {
+	uint64_t s;
+};
+
+static inline void dc_test_rng_init(struct dc_test_rng *r, uint64_t seed)
+{
+	r->s = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
+	if (!r->s)
+		r->s = 1;
+}
+
+static inline uint64_t dc_test_rand(struct dc_test_rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545f4914f6cdd1dull;
+}
+
+/* Uniform in [0, n) (n > 0), bias negligible for test purposes. */
+static inline uint64_t dc_test_below(struct dc_test_rng *r, uint64_t n)
+{
+	return dc_test_rand(r) % n;
+}
+
+#endif /* DC_TEST_H */

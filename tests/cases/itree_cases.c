@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * itree_cases.c - interval tree cases: API contract, boundaries, a
+ * differential run against a reference model, allocation failures, and
+ * lockless readers racing a writer.
+ */
+#include "dc_test.h"
+
+#include <daxcache/fault.h>
+
+/* Items are fake pointers that encode the interval start: never dereferenced. */
+static void *item_of(uint64_t start)
+{
+	return (void *)(uintptr_t)((start << 1) | 1);
+}
+
+DC_TEST(itree_api)
+{
+	struct dc_itree *tree;
+	struct dc_itree_entry e;
+	void *item = NULL;
+
+	DC_ASSERT_INT_EQ(t, dc_itree_create(NULL), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_itree_create(&tree), 0);
+	DC_ASSERT(t, dc_itree_lookup(tree, 0) == NULL);
+	DC_ASSERT(t, !dc_itree_first(tree, 0, UINT64_MAX, &e));
+	DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, 5, NULL), -ENOENT);
+
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 10, 9, item_of(10)), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 10, 20, NULL), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 10, 20, item_of(10)), 0);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 30, 30, item_of(30)), 0);
+	/* Every kind of overlap is refused. */
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 10, 20, item_of(1)), -EEXIST);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 5, 10, item_of(1)), -EEXIST);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 20, 25, item_of(1)), -EEXIST);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 12, 13, item_of(1)), -EEXIST);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 0, 100, item_of(1)), -EEXIST);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 25, 30, item_of(1)), -EEXIST);
+	DC_ASSERT_EQ(t, dc_itree_count(tree), 2);
+	/* Neighbours that touch but do not overlap are fine. */
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 21, 29, item_of(21)), 0);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 0, 9, item_of(0)), 0);
+
+	DC_ASSERT(t, dc_itree_lookup(tree, 9) == item_of(0));
+	DC_ASSERT(t, dc_itree_lookup(tree, 10) == item_of(10));
+	DC_ASSERT(t, dc_itree_lookup(tree, 20) == item_of(10));
+	DC_ASSERT(t, dc_itree_lookup(tree, 21) == item_of(21));
+	DC_ASSERT(t, dc_itree_lookup(tree, 31) == NULL);
+	DC_ASSERT(t, dc_itree_lookup_entry(tree, 15, &e));
+	DC_ASSERT_EQ(t, e.start, 10);
+	DC_ASSERT_EQ(t, e.last, 20);
+
+	/* Removal is by exact start. */
+	DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, 11, NULL), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, 10, &item), 0);
+	DC_ASSERT(t, item == item_of(10));
+	DC_ASSERT(t, dc_itree_lookup(tree, 15) == NULL);
+	DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, 10, NULL), -ENOENT);
+	DC_ASSERT_EQ(t, dc_itree_count(tree), 3);
+
+	/* Iteration over [5, 25]: [0,9] and [21,29] overlap it. */
+	DC_ASSERT(t, dc_itree_first(tree, 5, 25, &e));
+	DC_ASSERT_EQ(t, e.start, 0);
+	DC_ASSERT(t, dc_itree_next(tree, &e, 25));
+	DC_ASSERT_EQ(t, e.start, 21);
+	DC_ASSERT(t, !dc_itree_next(tree, &e, 25));
+	DC_ASSERT(t, !dc_itree_first(tree, 10, 20, &e));
+	DC_ASSERT(t, !dc_itree_first(tree, 25, 5, &e));
+	dc_itree_destroy(tree);
+	dc_itree_destroy(NULL);
+}
+
+DC_TEST(itree_boundaries)
+{
+	struct dc_itree *tree;
+	struct dc_itree_entry e;
+
+	DC_ASSERT_INT_EQ(t, dc_itree_create(&tree), 0);
+	/* The whole index space as one interval. */
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 0, UINT64_MAX, item_of(7)), 0);
+	DC_ASSERT(t, dc_itree_lookup(tree, 0) == item_of(7));
+	DC_ASSERT(t, dc_itree_lookup(tree, UINT64_MAX) == item_of(7));
+	DC_ASSERT(t, dc_itree_lookup(tree, UINT64_MAX / 2) == item_of(7));
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, UINT64_MAX, UINT64_MAX,
+					    item_of(1)), -EEXIST);
+	DC_ASSERT(t, dc_itree_first(tree, UINT64_MAX, UINT64_MAX, &e));
+	DC_ASSERT_EQ(t, e.last, UINT64_MAX);
+	DC_ASSERT(t, !dc_itree_next(tree, &e, UINT64_MAX));
+	DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, 0, NULL), 0);
+	DC_ASSERT_EQ(t, dc_itree_count(tree), 0);
+
+	/* Single points at both ends. */
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 0, 0, item_of(0)), 0);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, UINT64_MAX, UINT64_MAX,
+					    item_of(2)), 0);
+	DC_ASSERT(t, dc_itree_lookup(tree, 0) == item_of(0));
+	DC_ASSERT(t, dc_itree_lookup(tree, 1) == NULL);
+	DC_ASSERT(t, dc_itree_lookup(tree, UINT64_MAX - 1) == NULL);
+	DC_ASSERT(t, dc_itree_lookup(tree, UINT64_MAX) == item_of(2));
+	DC_ASSERT(t, dc_itree_first(tree, 0, UINT64_MAX, &e));
+	DC_ASSERT_EQ(t, e.start, 0);
+	DC_ASSERT(t, dc_itree_next(tree, &e, UINT64_MAX));
+	DC_ASSERT_EQ(t, e.start, UINT64_MAX);
+	DC_ASSERT(t, !dc_itree_next(tree, &e, UINT64_MAX));
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 1, UINT64_MAX - 1, item_of(1)), 0);
+	DC_ASSERT(t, dc_itree_lookup(tree, 1234567) == item_of(1));
+	DC_ASSERT_EQ(t, dc_itree_count(tree), 3);
+	dc_itree_destroy(tree);
+}
+
+/*
+ * Reference model: owner[x] is the start (relative to the window base) of
+ * the interval covering base + x, or -1.  Intervals stay inside the window.
+ */
+#define MODEL_SPAN	65536u
+#define MODEL_MAXLEN	24u
+
+struct model {
+	uint64_t base;
+	int32_t *owner;
+	size_t count;
+};
+
+static bool model_free(const struct model *m, uint32_t s, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (m->owner[s + i] >= 0)
+			return false;
+	return true;
+}
+
+static void model_set(struct model *m, uint32_t s, uint32_t len, int32_t v)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		m->owner[s + i] = v;
+}
+
+/* The interval of the model containing x: its relative start and length. */
+static bool model_at(const struct model *m, uint32_t x, uint32_t *s, uint32_t *len)
+{
+	uint32_t e;
+
+	if (m->owner[x] < 0)
+		return false;
+	*s = (uint32_t)m->owner[x];
+	for (e = *s; e < MODEL_SPAN && m->owner[e] == m->owner[x]; e++)
+		;
+	*len = e - *s;
+	return true;
+}
+
+/* Iterate [a, b] in the tree and compare with the model. */
+static void check_range(struct dc_test *t, struct dc_itree *tree,
+			const struct model *m, uint32_t a, uint32_t b)
+{
+	struct dc_itree_entry e;
+	uint32_t x = a, s, len;
+	bool more;
+
+	/* The first model interval overlapping [a, b]. */
+	while (x <= b && m->owner[x] < 0)
+		x++;
+	more = dc_itree_first(tree, m->base + a, m->base + b, &e);
+	while (x <= b) {
+		DC_ASSERT(t, model_at(m, x, &s, &len));
+		DC_ASSERT(t, more);
+		DC_ASSERT_EQ(t, e.start, m->base + s);
+		DC_ASSERT_EQ(t, e.last, m->base + s + len - 1);
+		DC_ASSERT(t, e.item == item_of(m->base + s));
+		for (x = s + len; x <= b && m->owner[x] < 0; x++)
+			;
+		more = dc_itree_next(tree, &e, m->base + b);
+	}
+	DC_ASSERT(t, !more);
+}
+
+static void differential_run(struct dc_test *t, uint64_t base, unsigned int ops)
+{
+	struct dc_test_rng rng;
+	struct dc_itree *tree;
+	struct model m = { .base = base };
+	unsigned int i;
+
+	dc_test_rng_init(&rng, t->seed ^ base);
+	m.owner = dc_test_alloc(MODEL_SPAN * sizeof(*m.owner));
+	DC_ASSERT(t, m.owner);
+	model_set(&m, 0, MODEL_SPAN, -1);
+	DC_ASSERT_INT_EQ(t, dc_itree_create(&tree), 0);
+
+	for (i = 0; i < ops && !dc_test_failed(t); i++) {
+		unsigned int op = (unsigned int)dc_test_below(&rng, 100);
+		uint32_t len = 1 + (uint32_t)dc_test_below(&rng, MODEL_MAXLEN);
+		uint32_t s = (uint32_t)dc_test_below(&rng, MODEL_SPAN - len + 1);
+		uint32_t ms, mlen;
+		void *item;
+		int ret;
+
+		if (op < 45) {
+			bool fail = dc_test_below(&rng, 50) == 0;
+			bool ok = model_free(&m, s, len);
+
+			if (fail)
+				dc_fault_alloc_fail_nth(1);
+			ret = dc_itree_insert(tree, base + s, base + s + len - 1,
+					      item_of(base + s));
+			dc_fault_alloc_fail_nth(0);
+			if (!ok) {
+				DC_ASSERT_INT_EQ(t, ret, -EEXIST);
+			} else if (fail) {
+				DC_ASSERT_INT_EQ(t, ret, -ENOMEM);
+			} else {
+				DC_ASSERT_INT_EQ(t, ret, 0);
+				model_set(&m, s, len, (int32_t)s);
+				m.count++;
+			}
+		} else if (op < 85) {
+			/* Remove: mostly an existing interval, sometimes a miss. */
+			bool exists = model_at(&m, s, &ms, &mlen);
+			bool fail = dc_test_below(&rng, 20) == 0;
+
+			if (!exists || dc_test_below(&rng, 8) == 0)
+				ms = s, exists = exists && m.owner[s] == (int32_t)s;
+			if (fail)
+				dc_fault_alloc_fail_nth(1);
+			ret = dc_itree_remove(tree, base + ms, &item);
+			dc_fault_alloc_fail_nth(0);
+			if (exists) {
+				DC_ASSERT_INT_EQ(t, ret, 0);
+				DC_ASSERT(t, item == item_of(base + ms));
+				model_at(&m, ms, &ms, &mlen);
+				model_set(&m, ms, mlen, -1);
+				m.count--;
+			} else {
+				DC_ASSERT_INT_EQ(t, ret, -ENOENT);
+			}
+		} else if (op < 97) {
+			void *found = dc_itree_lookup(tree, base + s);
+
+			if (model_at(&m, s, &ms, &mlen))
+				DC_ASSERT(t, found == item_of(base + ms));
+			else
+				DC_ASSERT(t, found == NULL);
+		} else {
+			check_range(t, tree, &m, s,
+				    s + (uint32_t)dc_test_below(&rng, MODEL_SPAN - s));
+		}
+		if (i % 4096 == 0) {
+			DC_ASSERT_EQ(t, dc_itree_count(tree), m.count);
+			check_range(t, tree, &m, 0, MODEL_SPAN - 1);
+		}
+	}
+	DC_ASSERT_EQ(t, dc_itree_count(tree), m.count);
+	check_range(t, tree, &m, 0, MODEL_SPAN - 1);
+	dc_test_log(t, "base %#llx: %u ops, %zu intervals at the end",
+		    (unsigned long long)base, i, m.count);
+	dc_itree_destroy(tree);
+	dc_test_free(m.owner);
+}
+
+DC_TEST(itree_differential)
+{
+	unsigned int ops = 100000 * dc_test_scale();
+
+	/* Low end, high end (wrap-around bugs), and the middle. */
+	differential_run(t, 0, ops);
+	DC_RETURN_IF_FAILED(t);
+	differential_run(t, UINT64_MAX - MODEL_SPAN + 1, ops / 4);
+	DC_RETURN_IF_FAILED(t);
+	differential_run(t, (t->seed | 1) << 20, ops / 4);
+}
+
+/* Sequential fills split nodes at every level; each failed step is a no-op. */
+DC_TEST(itree_enomem_leaves_tree_intact)
+{
+	struct dc_itree *tree;
+	unsigned int k, nth, failures = 0;
+	const unsigned int n = 5000;
+
+	DC_ASSERT_INT_EQ(t, dc_itree_create(&tree), 0);
+	for (k = 0; k < n; k++) {
+		for (nth = 1;; nth++) {
+			int ret;
+
+			dc_fault_alloc_fail_nth(nth);
+			ret = dc_itree_insert(tree, 2 * k, 2 * k, item_of(2 * k));
+			dc_fault_alloc_fail_nth(0);
+			if (!ret)
+				break;
+			DC_ASSERT_INT_EQ(t, ret, -ENOMEM);
+			DC_ASSERT_EQ(t, dc_itree_count(tree), k);
+			DC_ASSERT(t, dc_itree_lookup(tree, 2 * k) == NULL);
+			failures++;
+		}
+		if (k % 512 == 0 && k)
+			DC_ASSERT(t, dc_itree_lookup(tree, k) == item_of(k));
+	}
+	DC_ASSERT(t, failures >= n);
+	/* Removal never fails, even with every allocation failing. */
+	for (k = 0; k < n; k += 1) {
+		dc_fault_alloc_fail_nth(1);
+		DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, 2 * k, NULL), 0);
+		dc_fault_alloc_fail_nth(0);
+		if (k + 1 < n)
+			DC_ASSERT(t, dc_itree_lookup(tree, 2 * k + 2) ==
+				     item_of(2 * k + 2));
+	}
+	DC_ASSERT_EQ(t, dc_itree_count(tree), 0);
+	dc_itree_destroy(tree);
+}
+
+/* --- lockless readers against one writer ------------------------------- */
+
+#define RCU_STABLE	4096u	/* intervals [8k, 8k+3], never removed */
+
+struct rcu_ctx {
+	struct dc_itree *tree;
+	dc_atomic_t stop;
+	dc_atomic64_t lookups;
+	unsigned int writer_ops;
+};
+
+static void rcu_writer(struct dc_test *t, struct rcu_ctx *c)
+{
+	struct dc_test_rng rng;
+	unsigned int i;
+
+	dc_test_rng_init(&rng, t->seed + 1);
+	for (i = 0; i < c->writer_ops; i++) {
+		/* Volatile intervals live in the gaps [8k+4, 8k+7]. */
+		uint64_t k = dc_test_below(&rng, RCU_STABLE);
+		uint64_t s = 8 * k + 4 + dc_test_below(&rng, 2);
+		int ret = dc_itree_insert(c->tree, s, s + 1, item_of(s));
+
+		if (ret == -EEXIST)
+			ret = dc_itree_remove(c->tree, s, NULL);
+		if (ret == -ENOENT) {
+			/* The other volatile start of this gap is in place. */
+			ret = dc_itree_remove(c->tree, s ^ 1, NULL);
+		}
+		DC_ASSERT_INT_EQ(t, ret, 0);
+	}
+}
+
+static void rcu_reader(struct dc_test *t, struct rcu_ctx *c, unsigned int idx)
+{
+	struct dc_test_rng rng;
+	uint64_t n = 0;
+
+	dc_test_rng_init(&rng, t->seed + 100 + idx);
+	while (!dc_atomic_read(&c->stop) && !dc_test_failed(t)) {
+		uint64_t k = dc_test_below(&rng, RCU_STABLE);
+		uint64_t p = 8 * k + dc_test_below(&rng, 4);
+		struct dc_itree_entry e;
+		uint64_t prev, a, b;
+		unsigned int stable;
+		bool backwards;
+		void *found;
+
+		dc_rcu_read_lock();
+		found = dc_itree_lookup(c->tree, p);
+		dc_rcu_read_unlock();
+		DC_ASSERT(t, found == item_of(8 * k));
+
+		/* Iterate a window: ascending, stable ones all present. */
+		a = 8 * k;
+		b = a + 8 * 16 - 1;
+		stable = 0;
+		backwards = false;
+		prev = a;
+		dc_rcu_read_lock();
+		if (dc_itree_first(c->tree, a, b, &e)) {
+			do {
+				backwards |= e.start < prev;
+				prev = e.start;
+				if (!(e.start & 7))
+					stable++;
+			} while (dc_itree_next(c->tree, &e, b));
+		}
+		dc_rcu_read_unlock();
+		DC_ASSERT(t, !backwards);
+		DC_ASSERT_EQ(t, stable, k + 16 <= RCU_STABLE ? 16 : RCU_STABLE - k);
+		n++;
+	}
+	dc_atomic64_add(&c->lookups, n);
+}
+
+static void rcu_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct rcu_ctx *c = arg;
+
+	if (idx == 0) {
+		rcu_writer(t, c);
+		dc_atomic_set(&c->stop, 1);
+	} else {
+		rcu_reader(t, c, idx);
+	}
+}
+
+DC_TEST(itree_rcu_readers_vs_writer)
+{
+	struct rcu_ctx c = { .writer_ops = 200000 * dc_test_scale() };
+	unsigned int k;
+
+	DC_ASSERT_INT_EQ(t, dc_itree_create(&c.tree), 0);
+	for (k = 0; k < RCU_STABLE; k++)
+		DC_ASSERT_INT_EQ(t, dc_itree_insert(c.tree, 8 * k, 8 * k + 3,
+						    item_of(8 * k)), 0);
+	dc_atomic_set(&c.stop, 0);
+	dc_atomic64_set(&c.lookups, 0);
+	dc_test_run_threads(t, 3, rcu_thread, &c);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, dc_atomic64_read(&c.lookups) > 0);
+	dc_test_log(t, "writer ops %u, reader rounds %llu", c.writer_ops,
+		    (unsigned long long)dc_atomic64_read(&c.lookups));
+	dc_itree_destroy(c.tree);
+}
+
+DC_SUITE(itree,
+	 DC_CASE(itree_api),
+	 DC_CASE(itree_boundaries),
+	 DC_CASE(itree_differential),
+	 DC_CASE(itree_enomem_leaves_tree_intact),
+	 DC_CASE(itree_rcu_readers_vs_writer));

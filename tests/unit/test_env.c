@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_env.c - the userspace environment of the shared test cases:
+ * logging, failure records, memory and threads (pthreads).
+ */
+#include "dc_test.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+void dc_test_log(struct dc_test *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# %s: ", t->name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+void dc_test_fail(struct dc_test *t, const char *file, int line,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	dc_atomic_inc(&t->failures);
+	printf("# %s: FAILED at %s:%d: ", t->name, file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+void *dc_test_alloc(size_t size)
+{
+	return calloc(1, size);
+}
+
+void dc_test_free(void *p)
+{
+	free(p);
+}
+
+struct test_thread {
+	pthread_t tid;
+	struct dc_test *t;
+	dc_test_thread_fn fn;
+	void *arg;
+	unsigned int idx;
+};
+
+static void *thread_main(void *p)
+{
+	struct test_thread *tt = p;
+
+	dc_thread_register();
+	tt->fn(tt->t, tt->arg, tt->idx);
+	dc_thread_unregister();
+	return NULL;
+}
+
+int dc_test_run_threads(struct dc_test *t, unsigned int n,
+			dc_test_thread_fn fn, void *arg)
+{
+	struct test_thread *tt = calloc(n, sizeof(*tt));
+	unsigned int i, started = 0;
+	int ret = 0;
+
+	if (!tt) {
+		dc_test_fail(t, __FILE__, __LINE__, "no memory for threads");
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		tt[i] = (struct test_thread){ .t = t, .fn = fn, .arg = arg, .idx = i };
+		ret = -pthread_create(&tt[i].tid, NULL, thread_main, &tt[i]);
+		if (ret) {
+			dc_test_fail(t, __FILE__, __LINE__,
+				     "pthread_create: %d", ret);
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(tt[i].tid, NULL);
+	free(tt);
+	return ret;
+}
+
+void dc_test_sleep_us(unsigned int us)
+{
+	usleep(us);
+}
+
+unsigned int dc_test_scale(void)
+{
+	const char *env = getenv("DC_TEST_SCALE");
+	unsigned long v = env ? strtoul(env, NULL, 0) : 1;
+
+	return v ? (unsigned int)v : 1;
+}
