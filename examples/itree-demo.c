@@ -59,6 +59,7 @@ static void *reader(void *arg)
 
 static void writeback_done(struct dc_iocomp *ioc, void *data)
 {
+	(void)ioc;
 	printf("completion: all %d writeback I/Os done, COMMIT sent once (%s)\n",
 	       IO_THREADS * IOS_PER_THREAD, (const char *)data);
 }
