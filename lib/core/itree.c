@@ -30,21 +30,25 @@
 
 #define ITREE_FANOUT	16
 #define ITREE_MAX_DEPTH	24	/* 16^16 intervals would not fit in memory */
+#define ITREE_PAD	UINT64_MAX
 
+/*
+ * key[] comes first: it is what a lookup scans.  Unused key slots hold
+ * ITREE_PAD, so scans run over the whole fixed-size array without branches.
+ * Leaves: key[] are the starts, ent[] the rest of each entry.  Internal
+ * nodes: key[0] is always 0, key[i] the lowest start child[i] may hold.
+ */
 struct itree_node {
-	unsigned int nr;		/* entries or children, never 0 */
-	bool leaf;
+	uint64_t key[ITREE_FANOUT];
 	union {
 		struct {
-			uint64_t start[ITREE_FANOUT];
-			uint64_t last[ITREE_FANOUT];
-			void *item[ITREE_FANOUT];
-		} l;
-		struct {
-			uint64_t key[ITREE_FANOUT];
-			struct itree_node *child[ITREE_FANOUT];
-		} in;
+			uint64_t last;
+			void *item;
+		} ent[ITREE_FANOUT];
+		struct itree_node *child[ITREE_FANOUT];
 	};
+	unsigned int nr;		/* entries or children, never 0 */
+	bool leaf;
 	dc_rcu_head_t rcu;
 };
 
@@ -80,19 +84,47 @@ static void node_retire(struct itree_node *n)
 	dc_call_rcu(&n->rcu, node_free_rcu);
 }
 
-/* The child of @n to descend into for @key. */
+/* Fetch every cache line of @n at once rather than one miss at a time. */
+static inline void node_prefetch(const struct itree_node *n)
+{
+	const char *p = (const char *)n;
+	size_t off;
+
+	for (off = 0; off < offsetof(struct itree_node, rcu); off += DC_CACHELINE)
+		dc_prefetch(p + off);
+}
+
+/* How many keys of @n are <= @key (pads count only for UINT64_MAX). */
+static inline unsigned int count_le(const struct itree_node *n, uint64_t key)
+{
+	unsigned int i, c = 0;
+
+	for (i = 0; i < ITREE_FANOUT; i++)
+		c += n->key[i] <= key;
+	return c;
+}
+
+/* How many keys of @n are < @key (pads never count). */
+static inline unsigned int count_lt(const struct itree_node *n, uint64_t key)
+{
+	unsigned int i, c = 0;
+
+	for (i = 0; i < ITREE_FANOUT; i++)
+		c += n->key[i] < key;
+	return c;
+}
+
+/* The child of internal node @n to descend into for @key. */
 static inline unsigned int route(const struct itree_node *n, uint64_t key)
 {
-	unsigned int i = 1;
+	unsigned int i = count_le(n, key) - 1;	/* key[0] == 0 always counts */
 
-	while (i < n->nr && n->in.key[i] <= key)
-		i++;
-	return i - 1;
+	return i < n->nr ? i : n->nr - 1;
 }
 
 static inline struct itree_node *child(const struct itree_node *n, unsigned int i)
 {
-	return dc_rcu_dereference(((struct itree_node *)n)->in.child[i]);
+	return dc_rcu_dereference(((struct itree_node *)n)->child[i]);
 }
 
 /*
@@ -108,17 +140,18 @@ static const struct itree_node *search_floor(const struct dc_itree *t,
 
 	if (!n)
 		return NULL;
+	node_prefetch(n);
 	while (!n->leaf) {
 		unsigned int i = route(n, key);
 
 		if (i)
 			left = child(n, i - 1);
 		n = child(n, i);
+		node_prefetch(n);
 	}
-	for (j = 0; j < n->nr && n->l.start[j] <= key; j++)
-		;
+	j = count_le(n, key);
 	if (j) {
-		*idx = j - 1;
+		*idx = (j <= n->nr ? j : n->nr) - 1;
 		return n;
 	}
 	if (!left)
@@ -147,8 +180,7 @@ static const struct itree_node *search_ceil(const struct dc_itree *t,
 			right = child(n, i + 1);
 		n = child(n, i);
 	}
-	for (j = 0; j < n->nr && n->l.start[j] < key; j++)
-		;
+	j = count_lt(n, key);
 	if (j < n->nr) {
 		*idx = j;
 		return n;
@@ -165,9 +197,9 @@ static const struct itree_node *search_ceil(const struct dc_itree *t,
 static inline void fill_entry(const struct itree_node *n, unsigned int j,
 			      struct dc_itree_entry *ent)
 {
-	ent->start = n->l.start[j];
-	ent->last = n->l.last[j];
-	ent->item = n->l.item[j];
+	ent->start = n->key[j];
+	ent->last = n->ent[j].last;
+	ent->item = n->ent[j].item;
 }
 
 DC_EXPORT bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
@@ -177,7 +209,7 @@ DC_EXPORT bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
 	unsigned int j;
 
 	n = search_floor(t, point, &j);
-	if (!n || n->l.last[j] < point)
+	if (!n || n->ent[j].last < point)
 		return false;
 	fill_entry(n, j, ent);
 	return true;
@@ -189,9 +221,9 @@ DC_EXPORT void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
 	unsigned int j;
 
 	n = search_floor(t, point, &j);
-	if (!n || n->l.last[j] < point)
+	if (!n || n->ent[j].last < point)
 		return NULL;
-	return n->l.item[j];
+	return n->ent[j].item;
 }
 
 DC_EXPORT bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
@@ -203,12 +235,12 @@ DC_EXPORT bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
 	if (a > b)
 		return false;
 	n = search_floor(t, a, &j);
-	if (n && n->l.last[j] >= a) {
+	if (n && n->ent[j].last >= a) {
 		fill_entry(n, j, ent);
 		return true;
 	}
 	n = search_ceil(t, a, &j);
-	if (!n || n->l.start[j] > b)
+	if (!n || n->key[j] > b)
 		return false;
 	fill_entry(n, j, ent);
 	return true;
@@ -223,7 +255,7 @@ DC_EXPORT bool dc_itree_next(const struct dc_itree *t, struct dc_itree_entry *en
 	if (ent->start == UINT64_MAX || ent->start >= b)
 		return false;
 	n = search_ceil(t, ent->start + 1, &j);
-	if (!n || n->l.start[j] > b)
+	if (!n || n->key[j] > b)
 		return false;
 	fill_entry(n, j, ent);
 	return true;
@@ -258,7 +290,7 @@ static void retire_subtree(struct itree_node *n)
 
 	if (!n->leaf)
 		for (i = 0; i < n->nr; i++)
-			retire_subtree(n->in.child[i]);
+			retire_subtree(n->child[i]);
 	node_retire(n);
 }
 
@@ -293,7 +325,7 @@ static void walk(struct dc_itree *t, uint64_t key, struct itree_path *p)
 			return;
 		}
 		p->slot[p->depth] = route(n, key);
-		n = n->in.child[p->slot[p->depth++]];
+		n = n->child[p->slot[p->depth++]];
 	}
 }
 
@@ -304,7 +336,7 @@ static void publish(struct dc_itree *t, struct itree_path *p, unsigned int level
 	if (!level)
 		dc_rcu_assign_pointer(t->root, n);
 	else
-		dc_rcu_assign_pointer(p->node[level - 1]->in.child[p->slot[level - 1]], n);
+		dc_rcu_assign_pointer(p->node[level - 1]->child[p->slot[level - 1]], n);
 }
 
 /* --- insertion ---------------------------------------------------------- */
@@ -333,57 +365,54 @@ static struct itree_node *pool_take(struct node_pool *pool)
 	return pool->n[--pool->nr];
 }
 
-/* Copy leaf entries [from, to) of @src into @dst at @at. */
-static void leaf_copy(struct itree_node *dst, unsigned int at,
-		      const struct itree_node *src, unsigned int from,
-		      unsigned int to)
+/* Copy entries [from, to) of @src into @dst at @at. */
+static void entries_copy(struct itree_node *dst, unsigned int at,
+			 const struct itree_node *src, unsigned int from,
+			 unsigned int to)
 {
 	unsigned int n = to - from;
 
-	memcpy(&dst->l.start[at], &src->l.start[from], n * sizeof(uint64_t));
-	memcpy(&dst->l.last[at], &src->l.last[from], n * sizeof(uint64_t));
-	memcpy(&dst->l.item[at], &src->l.item[from], n * sizeof(void *));
+	memcpy(&dst->key[at], &src->key[from], n * sizeof(uint64_t));
+	if (src->leaf)
+		memcpy(&dst->ent[at], &src->ent[from], n * sizeof(dst->ent[0]));
+	else
+		memcpy(&dst->child[at], &src->child[from], n * sizeof(void *));
 }
 
-static void inner_copy(struct itree_node *dst, unsigned int at,
-		       const struct itree_node *src, unsigned int from,
-		       unsigned int to)
+/* Fill the unused key slots of @n, and keep key[0] of inner nodes 0. */
+static void node_seal(struct itree_node *n)
 {
-	unsigned int n = to - from;
+	unsigned int i;
 
-	memcpy(&dst->in.key[at], &src->in.key[from], n * sizeof(uint64_t));
-	memcpy(&dst->in.child[at], &src->in.child[from], n * sizeof(void *));
+	for (i = n->nr; i < ITREE_FANOUT; i++)
+		n->key[i] = ITREE_PAD;
+	if (!n->leaf)
+		n->key[0] = 0;
 }
 
 /* One entry of either kind of node, while it moves between nodes. */
 struct wide_entry {
-	uint64_t a, b;		/* leaf: start, last; inner: key, unused */
+	uint64_t key;
+	uint64_t last;		/* leaves only */
 	void *p;		/* leaf: item; inner: child */
 };
 
 static void node_set(struct itree_node *n, unsigned int i, const struct wide_entry *e)
 {
+	n->key[i] = e->key;
 	if (n->leaf) {
-		n->l.start[i] = e->a;
-		n->l.last[i] = e->b;
-		n->l.item[i] = e->p;
+		n->ent[i].last = e->last;
+		n->ent[i].item = e->p;
 	} else {
-		n->in.key[i] = e->a;
-		n->in.child[i] = e->p;
+		n->child[i] = e->p;
 	}
 }
 
 static void node_get(const struct itree_node *n, unsigned int i, struct wide_entry *e)
 {
-	if (n->leaf) {
-		e->a = n->l.start[i];
-		e->b = n->l.last[i];
-		e->p = n->l.item[i];
-	} else {
-		e->a = n->in.key[i];
-		e->b = 0;
-		e->p = n->in.child[i];
-	}
+	e->key = n->key[i];
+	e->last = n->leaf ? n->ent[i].last : 0;
+	e->p = n->leaf ? n->ent[i].item : (void *)n->child[i];
 }
 
 /* Build in @dst a copy of @src with @ne inserted at @pos. */
@@ -392,22 +421,22 @@ static void copy_insert(struct itree_node *dst, const struct itree_node *src,
 {
 	dst->leaf = src->leaf;
 	dst->nr = src->nr + 1;
-	if (src->leaf) {
-		leaf_copy(dst, 0, src, 0, pos);
-		leaf_copy(dst, pos + 1, src, pos, src->nr);
-	} else {
-		inner_copy(dst, 0, src, 0, pos);
-		inner_copy(dst, pos + 1, src, pos, src->nr);
-	}
+	entries_copy(dst, 0, src, 0, pos);
+	entries_copy(dst, pos + 1, src, pos, src->nr);
 	node_set(dst, pos, ne);
 }
 
-/* Split the F + 1 entries of @src plus @ne at @pos into @lo and @hi. */
+/*
+ * Split the F + 1 entries of @src plus @ne at @pos into @lo and @hi.  An
+ * entry appended at the end (ascending insertion, as sequential access maps
+ * ranges) goes alone into @hi, so such runs leave full nodes behind.
+ */
 static void split_insert(struct itree_node *lo, struct itree_node *hi,
 			 const struct itree_node *src, unsigned int pos,
 			 const struct wide_entry *ne)
 {
-	unsigned int total = src->nr + 1, half = total / 2, i;
+	unsigned int total = src->nr + 1, i;
+	unsigned int half = pos == src->nr ? src->nr : total / 2;
 	struct wide_entry e;
 
 	lo->leaf = hi->leaf = src->leaf;
@@ -428,7 +457,7 @@ static unsigned int leaf_pos(const struct itree_node *leaf, uint64_t start)
 {
 	unsigned int j = 0;
 
-	while (j < leaf->nr && leaf->l.start[j] < start)
+	while (j < leaf->nr && leaf->key[j] < start)
 		j++;
 	return j;
 }
@@ -436,7 +465,7 @@ static unsigned int leaf_pos(const struct itree_node *leaf, uint64_t start)
 DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 			      void *item)
 {
-	struct wide_entry ne = { .a = start, .b = last, .p = item };
+	struct wide_entry ne = { .key = start, .last = last, .p = item };
 	struct itree_node *lo, *hi, *old, *rep;
 	struct itree_node *replaced[ITREE_MAX_DEPTH];
 	unsigned int lvl, want, pos, nr_replaced = 0;
@@ -475,6 +504,7 @@ DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 		lo->leaf = true;
 		lo->nr = 1;
 		node_set(lo, 0, &ne);
+		node_seal(lo);
 		dc_rcu_assign_pointer(t->root, lo);
 		t->height = 1;
 		goto done;
@@ -496,7 +526,8 @@ DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 			lo = pool_take(&pool);
 			copy_insert(lo, old, pos, &ne);
 			if (rep)
-				lo->in.child[pos - 1] = rep;
+				lo->child[pos - 1] = rep;
+			node_seal(lo);
 			publish(t, &p, lvl, lo);
 			break;
 		}
@@ -505,23 +536,25 @@ DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 		split_insert(lo, hi, old, pos, &ne);
 		if (rep) {
 			if (pos - 1 < lo->nr)
-				lo->in.child[pos - 1] = rep;
+				lo->child[pos - 1] = rep;
 			else
-				hi->in.child[pos - 1 - lo->nr] = rep;
+				hi->child[pos - 1 - lo->nr] = rep;
 		}
 		replaced[nr_replaced++] = old;
 		rep = lo;
-		ne.a = hi->leaf ? hi->l.start[0] : hi->in.key[0];
-		ne.b = 0;
+		ne.key = hi->key[0];
+		ne.last = 0;
 		ne.p = hi;
+		node_seal(lo);
+		node_seal(hi);
 		if (!lvl) {
 			struct itree_node *root = pool_take(&pool);
 
 			root->leaf = false;
 			root->nr = 2;
-			root->in.key[0] = 0;
-			root->in.child[0] = lo;
+			root->child[0] = lo;
 			node_set(root, 1, &ne);
+			node_seal(root);
 			dc_rcu_assign_pointer(t->root, root);
 			t->height++;
 			old = NULL;
@@ -566,13 +599,8 @@ static void copy_delete(struct itree_node *dst, const struct itree_node *src,
 {
 	dst->leaf = src->leaf;
 	dst->nr = src->nr - 1;
-	if (src->leaf) {
-		leaf_copy(dst, 0, src, 0, pos);
-		leaf_copy(dst, pos, src, pos + 1, src->nr);
-	} else {
-		inner_copy(dst, 0, src, 0, pos);
-		inner_copy(dst, pos, src, pos + 1, src->nr);
-	}
+	entries_copy(dst, 0, src, 0, pos);
+	entries_copy(dst, pos, src, pos + 1, src->nr);
 }
 
 DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
@@ -586,12 +614,12 @@ DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
 	if (!p.depth)
 		return -ENOENT;
 	leaf = p.node[p.depth - 1];
-	for (pos = 0; pos < leaf->nr && leaf->l.start[pos] != start; pos++)
+	for (pos = 0; pos < leaf->nr && leaf->key[pos] != start; pos++)
 		;
 	if (pos == leaf->nr)
 		return -ENOENT;
 	if (item)
-		*item = leaf->l.item[pos];
+		*item = leaf->ent[pos].item;
 
 	/* The lowest node on the path that keeps at least one entry. */
 	lvl = p.depth - 1;
@@ -609,8 +637,7 @@ DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
 	}
 	n = removal_node(t, &from_reserve);
 	copy_delete(n, old, pos);
-	if (!n->leaf && pos == 0)
-		n->in.key[0] = 0;
+	node_seal(n);
 	publish(t, &p, lvl, n);
 	/* Unlinked single-child chain below @old, then @old itself. */
 	if (lvl + 1 < p.depth)
@@ -623,7 +650,7 @@ DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
 	/* A root with one child gives way to it. */
 	while (!t->root->leaf && t->root->nr == 1) {
 		old = t->root;
-		dc_rcu_assign_pointer(t->root, old->in.child[0]);
+		dc_rcu_assign_pointer(t->root, old->child[0]);
 		t->height--;
 		node_retire(old);
 	}

@@ -47,6 +47,7 @@
 #define DC_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define dc_static_assert(c, msg) _Static_assert(c, msg)
 #define DC_EXPORT		__attribute__((visibility("default")))
+#define dc_prefetch(p)		__builtin_prefetch(p)
 #define DC_CACHELINE		64
 #define __dc_cacheline_aligned	__attribute__((aligned(DC_CACHELINE)))
 

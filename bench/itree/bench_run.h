@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * bench_run.h - timing one configuration of the itree bench.
+ */
+#ifndef BENCH_ITREE_RUN_H
+#define BENCH_ITREE_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench_target.h"
+
+/**
+ * struct bench_config - one measured point.
+ * @target: the index type.
+ * @index: an index built by @target with @n resident intervals.
+ * @n: resident intervals, at most UINT32_MAX.
+ * @readers: reader threads.
+ * @writer: whether one writer thread updates the index meanwhile.
+ * @seconds: how long the threads run.
+ * @seed: picks the threads' query sequences; equal seeds, equal queries.
+ */
+struct bench_config {
+	const struct bench_target *target;
+	void *index;
+	uint64_t n;
+	unsigned int readers;
+	bool writer;
+	double seconds;
+	uint64_t seed;
+};
+
+/**
+ * struct bench_result - counters summed over every run of one point.
+ * @reader_ns: thread-nanoseconds spent by all readers.
+ * @lookups: lookups done by all readers.
+ * @mismatches: lookups that did not return the expected item.
+ * @writer_ns: nanoseconds the writer ran (0 without writer).
+ * @updates: insert+remove pairs done by the writer.
+ * @update_errors: updates that returned an error.
+ */
+struct bench_result {
+	uint64_t reader_ns;
+	uint64_t lookups;
+	uint64_t mismatches;
+	uint64_t writer_ns;
+	uint64_t updates;
+	uint64_t update_errors;
+};
+
+/**
+ * bench_ns_per_op() - reader thread-nanoseconds per lookup.
+ * @res: the counters.
+ *
+ * This is the latency one reader sees, time spent descheduled included.
+ *
+ * Return: ns per lookup.
+ */
+static inline double bench_ns_per_op(const struct bench_result *res)
+{
+	return res->lookups ? (double)res->reader_ns / (double)res->lookups : 0;
+}
+
+/**
+ * bench_updates_per_s() - the writer's insert+remove pairs per second.
+ * @res: the counters.
+ *
+ * Return: the rate, 0 without writer.
+ */
+static inline double bench_updates_per_s(const struct bench_result *res)
+{
+	return res->writer_ns ?
+	       (double)res->updates * 1e9 / (double)res->writer_ns : 0;
+}
+
+/**
+ * bench_run() - run @cfg's threads for @cfg->seconds; add what they did
+ * to @res.
+ * @cfg: the point to measure.
+ * @res: the counters to add to.
+ *
+ * The calling thread must be registered with dc_thread_register().  Exits
+ * the program if a thread cannot be started.
+ */
+void bench_run(const struct bench_config *cfg, struct bench_result *res);
+
+#endif /* BENCH_ITREE_RUN_H */
