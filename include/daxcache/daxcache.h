@@ -13,5 +13,6 @@
 #include <daxcache/log.h>
 #include <daxcache/itree.h>
 #include <daxcache/iocomp.h>
+#include <daxcache/cache.h>
 
 #endif /* DAXCACHE_DAXCACHE_H */

@@ -174,6 +174,85 @@ int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns)
 }
 
 /* ------------------------------------------------------------------ */
+/* Statistics stripes                                                   */
+
+__thread unsigned int dc_plat_stripe __attribute__((tls_model("initial-exec")));
+static _Atomic unsigned int dc_next_stripe;
+
+unsigned int dc_plat_stripe_assign(void)
+{
+	unsigned int s = atomic_fetch_add(&dc_next_stripe, 1) % DC_STRIPES;
+
+	dc_plat_stripe = s + 1;
+	return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* Workers                                                              */
+
+static void *worker_main(void *arg)
+{
+	struct dc_worker *w = arg;
+
+	dc_thread_register();
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->pending && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->stop)
+			break;
+		w->pending = false;
+		pthread_mutex_unlock(&w->lock);
+		w->fn(w);
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	dc_thread_unregister();
+	return NULL;
+}
+
+int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+		    const char *name)
+{
+	int ret;
+
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	w->pending = false;
+	w->stop = false;
+	w->fn = fn;
+	ret = pthread_create(&w->thread, NULL, worker_main, w);
+	if (ret) {
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+		return -ret;
+	}
+	pthread_setname_np(w->thread, name);
+	return 0;
+}
+
+void dc_worker_queue(struct dc_worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	if (!w->pending && !w->stop) {
+		w->pending = true;
+		pthread_cond_signal(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+void dc_worker_stop(struct dc_worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+}
+
+/* ------------------------------------------------------------------ */
 /* RCU thread registration                                              */
 
 /* Registration nesting depth of the calling thread. */
@@ -193,16 +272,6 @@ DC_EXPORT int dc_thread_unregister(void)
 	if (!--dc_thread_depth)
 		urcu_memb_unregister_thread();
 	return 0;
-}
-
-void dc_plat_thread_online(void)
-{
-	dc_thread_register();
-}
-
-void dc_plat_thread_offline(void)
-{
-	dc_thread_unregister();
 }
 
 DC_EXPORT void dc_read_lock(void)

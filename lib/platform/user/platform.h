@@ -61,6 +61,12 @@
 #define dc_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define dc_smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define dc_smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+/* Full ordering after an atomic read-modify-write (free on x86). */
+#if defined(__x86_64__) || defined(__i386__)
+#define dc_smp_mb__after_atomic() __asm__ __volatile__("" ::: "memory")
+#else
+#define dc_smp_mb__after_atomic() dc_smp_mb()
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #define dc_cpu_relax()		__builtin_ia32_pause()
 #else
@@ -125,6 +131,15 @@ static inline uint64_t dc_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Busy-wait @ns nanoseconds (latency models need accuracy, not sleep). */
+static inline void dc_delay_ns(uint64_t ns)
+{
+	uint64_t end = dc_now_ns() + ns;
+
+	while (dc_now_ns() < end)
+		dc_cpu_relax();
+}
+
 /* ------------------------------------------------------------------ */
 /* Allocation (with a fault-injection hook for tests)                   */
 
@@ -182,6 +197,29 @@ void dc_plat_refcount_warn(dc_refcount_t *r, const char *what);
 static inline void dc_refcount_set(dc_refcount_t *r, int n)
 {
 	atomic_store_explicit(&r->refs, n, memory_order_relaxed);
+}
+
+/* Set with release ordering: publishes the object's fields with the count. */
+static inline void dc_refcount_set_release(dc_refcount_t *r, int n)
+{
+	atomic_store_explicit(&r->refs, n, memory_order_release);
+}
+
+/* Drop one reference unless it is the last one.  True if dropped. */
+static inline bool dc_refcount_dec_not_one(dc_refcount_t *r)
+{
+	int old = atomic_load_explicit(&r->refs, memory_order_relaxed);
+
+	do {
+		if (old == 1)
+			return false;
+		if (dc_unlikely(old <= 0)) {
+			dc_plat_refcount_warn(r, "underflow; use-after-free");
+			return true;
+		}
+	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old - 1,
+			memory_order_release, memory_order_relaxed));
+	return true;
 }
 
 static inline int dc_refcount_read(const dc_refcount_t *r)
@@ -289,9 +327,39 @@ int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
 })
 
 /* ------------------------------------------------------------------ */
-/* Threads the library creates register with RCU themselves.           */
+/* Per-CPU-ish striping for statistics: a small number per thread.      */
 
-void dc_plat_thread_online(void);
-void dc_plat_thread_offline(void);
+#define DC_STRIPES		16
+extern __thread unsigned int dc_plat_stripe
+	__attribute__((tls_model("initial-exec")));
+unsigned int dc_plat_stripe_assign(void);
+
+/* The calling thread's stripe, in [0, DC_STRIPES). */
+static inline unsigned int dc_this_stripe(void)
+{
+	unsigned int s = dc_plat_stripe;
+
+	return dc_likely(s) ? s - 1 : dc_plat_stripe_assign();
+}
+
+/* ------------------------------------------------------------------ */
+/* Workers: a function run on a library thread when queued.             */
+/* Queueing a queued worker does nothing; the function may queue its   */
+/* own worker again.  dc_worker_stop() waits for a running call and     */
+/* drops a pending one.                                                 */
+
+struct dc_worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool pending;
+	bool stop;
+	void (*fn)(struct dc_worker *w);
+};
+
+int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+		    const char *name);
+void dc_worker_queue(struct dc_worker *w);
+void dc_worker_stop(struct dc_worker *w);
 
 #endif /* DC_PLATFORM_USER_H */

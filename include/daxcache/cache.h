@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * daxcache/cache.h - the DAX window cache.
+ *
+ * A window of @window_size bytes is cut into ranges of 1 << @range_shift
+ * bytes.  Files (inodes, named by a caller-chosen 64-bit id) are cut into
+ * ranges of the same size.  dc_map() finds the window range that maps a file
+ * range (a hit, lock-free) or sets one up through the caller's backend (a
+ * miss), reclaiming an idle range when none is free.  The caller gets a pin:
+ * while it is held the mapping is not reclaimed, moved or removed.
+ *
+ * Threads: see daxcache/thread.h.  Every thread that calls dc_map() must be
+ * registered with dc_thread_register() (userspace).
+ */
+#ifndef DAXCACHE_CACHE_H
+#define DAXCACHE_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dc_cache;
+struct dc_inode;
+
+/* Mapping flags, for dc_map() and the backend's setup(). */
+#define DC_MAP_READ		0x1u	/* implied: every mapping is readable */
+#define DC_MAP_WRITE		0x2u	/* the caller will write through the pin */
+/* dc_map() only: */
+#define DC_MAP_NOWAIT		0x10u	/* -EAGAIN instead of sleeping on a lock or a free range */
+#define DC_MAP_NORECLAIM	0x20u	/* never reclaim inline (fault context); -EAGAIN when no range is free */
+
+/* Victim choice when a range must be reclaimed. */
+enum dc_victim_policy {
+	DC_VICTIM_CLOCK = 0,		/* second chance on an accessed bit set by hits (default) */
+	DC_VICTIM_ROUND_ROBIN = 1,	/* in setup order, as upstream Linux */
+};
+
+/* Behaviour switches (config.flags), mostly older behaviours kept for benchmarks. */
+#define DC_CACHE_KICK_BG_FIRST	0x1u	/* kick the background reclaimer before inline reclaim (2019) */
+#define DC_CACHE_REMOVE_ON_INLINE 0x2u	/* send remove before reusing an inline-reclaimed range (2019) */
+#define DC_CACHE_INLINE_OWN_ONLY 0x4u	/* inline reclaim only from the mapping inode (upstream Linux) */
+
+/**
+ * struct dc_cache_config - cache parameters; fill with dc_cache_config_init().
+ * @window_size: bytes in the window; a non-zero multiple of the range size.
+ * @range_shift: log2 of the range size, 12..40 (default 21: 2 MiB).
+ * @reclaim_threshold_pct: the background reclaimer runs while fewer than
+ *	this percentage of ranges are free (default 20; at least one range).
+ * @reclaim_batch: ranges the background reclaimer frees per pass (default 10).
+ * @remove_batch_max: entries per backend remove() call (default 256).
+ * @victim: victim policy (default DC_VICTIM_CLOCK).
+ * @flags: DC_CACHE_* switches (default 0).
+ * @wait_timeout_ns: how long dc_map() waits for a free range before
+ *	-ETIMEDOUT (default 10 s; DC_WAIT_FOREVER to wait forever).
+ */
+struct dc_cache_config {
+	uint64_t window_size;
+	unsigned int range_shift;
+	unsigned int reclaim_threshold_pct;
+	unsigned int reclaim_batch;
+	unsigned int remove_batch_max;
+	enum dc_victim_policy victim;
+	unsigned int flags;
+	uint64_t wait_timeout_ns;
+};
+
+#define DC_WAIT_FOREVER		UINT64_MAX
+
+/**
+ * struct dc_remove_entry - one mapping to tear down, in a remove() batch.
+ * @ino: the inode id it mapped.
+ * @file_off: file offset of the range (a multiple of the range size).
+ * @win_off: window offset of the range.
+ * @len: the range size.
+ */
+struct dc_remove_entry {
+	uint64_t ino;
+	uint64_t file_off;
+	uint64_t win_off;
+	uint64_t len;
+};
+
+/**
+ * struct dc_backend_ops - what the cache asks of the caller.  New members are
+ * only ever appended.
+ * @setup: map @len bytes of inode @ino at @file_off into the window at
+ *	@win_off; @flags has DC_MAP_READ and maybe DC_MAP_WRITE.  A setup over a
+ *	live window range replaces the old mapping (MAP_FIXED semantics).
+ *	Return 0 or -errno.  Required.
+ * @remove: tear down @n mappings (n <= remove_batch_max).  Return 0 or
+ *	-errno; on failure the ranges are still reused (a later setup replaces
+ *	them).  Optional: without it, ranges are reused without removal.
+ * @writeback: flush what was written through a writable mapping before it
+ *	is reclaimed.  Return 0 or -errno; on failure the mapping stays.
+ *	Optional.
+ *
+ * The ops are called without any cache lock held except the inode's own
+ * mutex (setup, writeback) and may sleep.  They must not call back into the
+ * cache for the same inode.
+ */
+struct dc_backend_ops {
+	int (*setup)(void *priv, uint64_t ino, uint64_t file_off, uint64_t win_off,
+		     uint64_t len, unsigned int flags);
+	int (*remove)(void *priv, const struct dc_remove_entry *entries,
+		      unsigned int n);
+	int (*writeback)(void *priv, uint64_t ino, uint64_t file_off,
+			 uint64_t len, uint64_t win_off);
+};
+
+/**
+ * struct dc_pin - a held mapping, filled by dc_map().
+ * @win_off: the window offset of the requested file offset.
+ * @len: bytes mapped from @win_off to the end of the range.
+ * @writable: whether the mapping may be written.
+ * @gen: generation of the mapping (changes each time the range is set up).
+ *
+ * The remaining fields are private.
+ */
+struct dc_pin {
+	uint64_t win_off;
+	uint64_t len;
+	bool writable;
+	uint64_t gen;
+	/* private: */
+	void *range;
+};
+
+/**
+ * struct dc_cache_stats - counters since creation, and current gauges.
+ * New members are only ever appended.
+ */
+struct dc_cache_stats {
+	uint64_t hits;			/* dc_map() served lock-free */
+	uint64_t misses;		/* dc_map() that set up a mapping */
+	uint64_t upgrades;		/* read-only mappings made writable */
+	uint64_t inline_reclaims;	/* ranges reclaimed by the mapping thread */
+	uint64_t bg_reclaims;		/* ranges reclaimed by the background reclaimer */
+	uint64_t removes_sent;		/* entries passed to remove() */
+	uint64_t removes_skipped;	/* inline reuses that needed no remove() */
+	uint64_t remove_batches;	/* remove() calls */
+	uint64_t remove_failures;	/* remove() calls that failed */
+	uint64_t waits;			/* dc_map() calls that slept for a range */
+	uint64_t wait_ns;		/* total time slept for a range */
+	uint64_t setup_failures;	/* setup() calls that failed */
+	uint64_t writebacks;		/* writeback() calls */
+	uint64_t writeback_failures;	/* writeback() calls that failed */
+	uint64_t nr_ranges;		/* gauge: ranges in the window */
+	uint64_t nr_free;		/* gauge: ranges in the free pool */
+	uint64_t nr_mapped;		/* gauge: ranges mapping a file range */
+	uint64_t nr_inodes;		/* gauge: inodes with references */
+};
+
+/**
+ * dc_cache_config_init() - fill @cfg with the defaults.
+ * @cfg: the config.
+ * @window_size: bytes in the window.
+ *
+ * Context: any.
+ */
+void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window_size);
+
+/**
+ * dc_cache_create() - create a cache over a window.
+ * @cfg: parameters (copied).
+ * @ops: backend operations (the table must outlive the cache).
+ * @priv: passed to every backend op.
+ * @out: receives the cache.
+ *
+ * Starts the background reclaimer (a thread in userspace).  A bad config is
+ * refused with a log line that says why.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL for a bad config (no ranges, window not a multiple of
+ * the range size, range_shift out of 12..40, threshold over 100, zero batch
+ * sizes, unknown victim policy or flags, NULL ops or setup), -ENOMEM, or the
+ * error starting the reclaimer.
+ */
+int dc_cache_create(const struct dc_cache_config *cfg,
+		    const struct dc_backend_ops *ops, void *priv,
+		    struct dc_cache **out);
+
+/**
+ * dc_cache_destroy() - stop the reclaimer, evict every inode, free all.
+ * @cache: the cache, or NULL.
+ *
+ * Every inode should have been put and every pin dropped; inodes still
+ * referenced are reported and evicted anyway.
+ *
+ * Context: process context, a registered thread outside read-side sections;
+ * sleeps.
+ */
+void dc_cache_destroy(struct dc_cache *cache);
+
+/**
+ * dc_inode_get() - find or create the inode @ino and take a reference.
+ * @cache: the cache.
+ * @ino: caller-chosen id.
+ * @out: receives the inode.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL for NULL arguments, or -ENOMEM.
+ */
+int dc_inode_get(struct dc_cache *cache, uint64_t ino, struct dc_inode **out);
+
+/**
+ * dc_inode_put() - drop a reference; the last one evicts the inode.
+ * @inode: the inode, or NULL.
+ *
+ * Eviction removes every mapping of the inode with batched remove() calls
+ * (after writeback of writable ones).  The caller must not hold pins on the
+ * inode's mappings when it drops the last reference; if it does, this is
+ * reported and eviction waits for them.
+ *
+ * Context: process context; may sleep when it evicts.
+ */
+void dc_inode_put(struct dc_inode *inode);
+
+/**
+ * dc_map() - pin the mapping of @file_off, setting it up if needed.
+ * @inode: the inode.
+ * @file_off: the file offset to reach.
+ * @flags: DC_MAP_WRITE, DC_MAP_NOWAIT, DC_MAP_NORECLAIM.
+ * @pin: receives the pin.
+ *
+ * A hit takes no lock.  A miss allocates a range (free pool, then inline
+ * reclaim of an idle range, then the background reclaimer and a wait of at
+ * most the config's wait_timeout_ns) and calls setup().  A write to a
+ * read-only mapping calls setup() with DC_MAP_WRITE once.
+ *
+ * Context: a registered thread outside read-side sections.  Sleeps unless
+ * DC_MAP_NOWAIT.
+ * Return: 0; -EINVAL for bad arguments; -EAGAIN with DC_MAP_NOWAIT or
+ * DC_MAP_NORECLAIM when it would sleep or reclaim (see dc_wait_free());
+ * -ETIMEDOUT when no range came free in time (for instance when the caller
+ * itself pins every range); -EINTR when interrupted (kernel); -ENOMEM; or
+ * the error of setup().
+ */
+int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+	   struct dc_pin *pin);
+
+/**
+ * dc_map_timeout() - dc_map() with its own bound on the wait for a range.
+ * @inode: the inode.
+ * @file_off: the file offset to reach.
+ * @flags: as for dc_map().
+ * @timeout_ns: the longest wait for a free range; DC_WAIT_FOREVER.
+ * @pin: receives the pin.
+ *
+ * Context: as dc_map().
+ * Return: as dc_map().
+ */
+int dc_map_timeout(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+		   uint64_t timeout_ns, struct dc_pin *pin);
+
+/**
+ * dc_unpin() - release a pin.
+ * @pin: the pin; a pin already released (or zeroed) is ignored.
+ *
+ * Context: any; never blocks.
+ */
+void dc_unpin(struct dc_pin *pin);
+
+/**
+ * dc_wait_free() - wait until a range is free (after -EAGAIN).
+ * @cache: the cache.
+ * @timeout_ns: the longest wait; DC_WAIT_FOREVER.
+ *
+ * Kicks the background reclaimer first.
+ *
+ * Context: process context; sleeps.
+ * Return: 0 once a range is free, -ETIMEDOUT, or -EINTR (kernel).
+ */
+int dc_wait_free(struct dc_cache *cache, uint64_t timeout_ns);
+
+/**
+ * dc_inode_punch() - drop the mappings of [@off, @off + @len).
+ * @inode: the inode.
+ * @off: first byte.
+ * @len: bytes; UINT64_MAX - @off or more means to the end of the file.
+ *
+ * Mappings that overlap the byte range are removed (batched remove() after
+ * writeback of writable ones) and their ranges freed.  Pinned mappings are
+ * left in place.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EBUSY if some mappings were pinned (the others are dropped);
+ * -EINVAL if @len is 0.
+ */
+int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len);
+
+/**
+ * dc_inode_id() - the id an inode was created with.
+ * @inode: the inode.
+ *
+ * Context: any.
+ * Return: the id.
+ */
+uint64_t dc_inode_id(const struct dc_inode *inode);
+
+/**
+ * dc_cache_stats() - read the counters.
+ * @cache: the cache.
+ * @st: receives the counters.
+ * @size: sizeof(*@st) as the caller knows it (for forward compatibility).
+ *
+ * Counters are summed without stopping the cache, so they are a snapshot of
+ * each counter, not of all of them at one instant.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for NULL arguments.
+ */
+int dc_cache_stats(const struct dc_cache *cache, struct dc_cache_stats *st,
+		   size_t size);
+
+/**
+ * dc_cache_range_size() - bytes per range.
+ * @cache: the cache.
+ *
+ * Context: any.
+ * Return: 1 << range_shift.
+ */
+uint64_t dc_cache_range_size(const struct dc_cache *cache);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DAXCACHE_CACHE_H */

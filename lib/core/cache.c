@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cache.c - the cache's lifetime, its inode table, and its statistics.
+ */
+#include "cache_internal.h"
+
+#define DC_DEFAULT_RANGE_SHIFT		21
+#define DC_DEFAULT_THRESHOLD_PCT	20
+#define DC_DEFAULT_RECLAIM_BATCH	10
+#define DC_DEFAULT_REMOVE_BATCH_MAX	256
+#define DC_DEFAULT_WAIT_NS		(10ull * 1000000000ull)
+#define DC_MIN_RANGE_SHIFT		12
+#define DC_MAX_RANGE_SHIFT		40
+#define DC_KNOWN_FLAGS	(DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE | \
+			 DC_CACHE_INLINE_OWN_ONLY)
+
+DC_EXPORT void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window_size)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->window_size = window_size;
+	cfg->range_shift = DC_DEFAULT_RANGE_SHIFT;
+	cfg->reclaim_threshold_pct = DC_DEFAULT_THRESHOLD_PCT;
+	cfg->reclaim_batch = DC_DEFAULT_RECLAIM_BATCH;
+	cfg->remove_batch_max = DC_DEFAULT_REMOVE_BATCH_MAX;
+	cfg->victim = DC_VICTIM_CLOCK;
+	cfg->wait_timeout_ns = DC_DEFAULT_WAIT_NS;
+}
+
+/* Say why a config is refused, and refuse it. */
+static int config_invalid(const char *why)
+{
+	dc_pr_err("dc_cache_create: invalid config: %s", why);
+	return -EINVAL;
+}
+
+static int config_check(const struct dc_cache_config *cfg,
+			const struct dc_backend_ops *ops)
+{
+	uint64_t nr;
+
+	if (!ops || !ops->setup)
+		return config_invalid("backend ops or their setup op missing");
+	if (cfg->range_shift < DC_MIN_RANGE_SHIFT || cfg->range_shift > DC_MAX_RANGE_SHIFT)
+		return config_invalid("range_shift outside 12..40");
+	if (!cfg->window_size)
+		return config_invalid("window_size is 0: no ranges");
+	if (cfg->window_size & ((1ull << cfg->range_shift) - 1))
+		return config_invalid("window_size is not a multiple of the range size");
+	nr = cfg->window_size >> cfg->range_shift;
+	if (nr > (1u << 30))
+		return config_invalid("more than 2^30 ranges");
+	if (cfg->reclaim_threshold_pct > 100)
+		return config_invalid("reclaim_threshold_pct over 100");
+	if (!cfg->reclaim_batch)
+		return config_invalid("reclaim_batch is 0");
+	if (!cfg->remove_batch_max)
+		return config_invalid("remove_batch_max is 0");
+	if (cfg->victim != DC_VICTIM_CLOCK && cfg->victim != DC_VICTIM_ROUND_ROBIN)
+		return config_invalid("unknown victim policy");
+	if (cfg->flags & ~DC_KNOWN_FLAGS)
+		return config_invalid("unknown flags");
+	return 0;
+}
+
+DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
+			      const struct dc_backend_ops *ops, void *priv,
+			      struct dc_cache **out)
+{
+	struct dc_cache *c;
+	unsigned int i;
+	int ret;
+
+	if (!cfg || !out)
+		return -EINVAL;
+	ret = config_check(cfg, ops);
+	if (ret)
+		return ret;
+	c = dc_zalloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->cfg = *cfg;
+	c->ops = ops;
+	c->priv = priv;
+	c->range_size = 1ull << cfg->range_shift;
+	c->nr_ranges = (unsigned int)(cfg->window_size >> cfg->range_shift);
+	c->threshold = (unsigned int)(((uint64_t)c->nr_ranges *
+				       cfg->reclaim_threshold_pct) / 100);
+	if (!c->threshold)
+		c->threshold = 1;
+	c->ranges = dc_zalloc((size_t)c->nr_ranges * sizeof(*c->ranges));
+	c->bg_ranges = dc_alloc(cfg->remove_batch_max * sizeof(*c->bg_ranges));
+	c->bg_entries = dc_alloc(cfg->remove_batch_max * sizeof(*c->bg_entries));
+	if (!c->ranges || !c->bg_ranges || !c->bg_entries) {
+		ret = -ENOMEM;
+		goto fail_free;
+	}
+	dc_spin_lock_init(&c->pool_lock);
+	dc_list_init(&c->free_list);
+	dc_list_init(&c->busy);
+	c->hand = &c->busy;
+	/* Lowest window offsets on top of the free stack. */
+	for (i = c->nr_ranges; i-- > 0;) {
+		struct dc_range *r = &c->ranges[i];
+
+		dc_refcount_set(&r->ref, 0);
+		r->win_off = (uint64_t)i << cfg->range_shift;
+		r->cache = c;
+		dc_list_add_before(&r->link, c->free_list.next);
+	}
+	c->nr_free = c->nr_ranges;
+	dc_waitq_init(&c->waitq);
+	dc_mutex_init(&c->inode_lock);
+	ret = dc_worker_start(&c->reclaimer, dc_reclaimer_fn, "dc-reclaim");
+	if (ret)
+		goto fail_locks;
+	*out = c;
+	return 0;
+
+fail_locks:
+	dc_mutex_destroy(&c->inode_lock);
+	dc_waitq_destroy(&c->waitq);
+	dc_spin_lock_destroy(&c->pool_lock);
+fail_free:
+	dc_free(c->bg_entries);
+	dc_free(c->bg_ranges);
+	dc_free(c->ranges);
+	dc_free(c);
+	return ret;
+}
+
+static void inode_free_rcu(dc_rcu_head_t *head)
+{
+	struct dc_inode *inode = dc_container_of(head, struct dc_inode, rcu);
+
+	dc_mutex_destroy(&inode->mutex);
+	dc_free(inode);
+}
+
+/* The last reference is gone and the inode is unhashed: drop everything. */
+static void inode_evict(struct dc_inode *inode)
+{
+	dc_inode_drop_range(inode, 0, UINT64_MAX, true);
+	dc_itree_destroy(inode->tree);
+	dc_call_rcu(&inode->rcu, inode_free_rcu);
+}
+
+DC_EXPORT void dc_cache_destroy(struct dc_cache *c)
+{
+	unsigned int b;
+
+	if (!c)
+		return;
+	dc_atomic_set(&c->reclaimer_stopping, 1);
+	dc_worker_stop(&c->reclaimer);
+	for (b = 0; b < DC_ARRAY_SIZE(c->inode_hash); b++) {
+		struct dc_inode *inode;
+
+		while ((inode = c->inode_hash[b])) {
+			dc_pr_warn("dc_cache_destroy: inode %llu still referenced (%d)",
+				   (unsigned long long)inode->id,
+				   dc_refcount_read(&inode->ref));
+			c->inode_hash[b] = inode->hash_next;
+			inode_evict(inode);
+		}
+	}
+	/* Inodes and tree nodes are freed through RCU callbacks. */
+	dc_rcu_barrier();
+	dc_warn_once(c->nr_free != c->nr_ranges, "ranges lost: %u free of %u",
+		     c->nr_free, c->nr_ranges);
+	dc_mutex_destroy(&c->inode_lock);
+	dc_waitq_destroy(&c->waitq);
+	dc_spin_lock_destroy(&c->pool_lock);
+	dc_free(c->bg_entries);
+	dc_free(c->bg_ranges);
+	dc_free(c->ranges);
+	dc_free(c);
+}
+
+static struct dc_inode **inode_slot(struct dc_cache *c, uint64_t id)
+{
+	uint64_t h = id * 0x9e3779b97f4a7c15ull;
+
+	return &c->inode_hash[h >> (64 - DC_INODE_HASH_BITS)];
+}
+
+DC_EXPORT int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
+{
+	struct dc_inode **slot, *inode;
+	int ret;
+
+	if (!c || !out)
+		return -EINVAL;
+	slot = inode_slot(c, id);
+	dc_mutex_lock(&c->inode_lock);
+	for (inode = *slot; inode; inode = inode->hash_next) {
+		/* Hashed inodes always hold a reference: see dc_inode_put(). */
+		if (inode->id == id) {
+			dc_refcount_inc(&inode->ref);
+			goto out;
+		}
+	}
+	inode = dc_zalloc(sizeof(*inode));
+	if (!inode) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = dc_itree_create(&inode->tree);
+	if (ret) {
+		dc_free(inode);
+		goto fail;
+	}
+	inode->cache = c;
+	inode->id = id;
+	dc_mutex_init(&inode->mutex);
+	dc_refcount_set(&inode->ref, 1);
+	inode->hash_next = *slot;
+	*slot = inode;
+	c->nr_inodes++;
+out:
+	dc_mutex_unlock(&c->inode_lock);
+	*out = inode;
+	return 0;
+fail:
+	dc_mutex_unlock(&c->inode_lock);
+	return ret;
+}
+
+DC_EXPORT void dc_inode_put(struct dc_inode *inode)
+{
+	struct dc_cache *c;
+	struct dc_inode **p;
+	bool last;
+
+	if (!inode)
+		return;
+	/* Fast path: not the last reference, no table lock. */
+	if (dc_refcount_dec_not_one(&inode->ref))
+		return;
+	c = inode->cache;
+	dc_mutex_lock(&c->inode_lock);
+	last = dc_refcount_dec_and_test(&inode->ref);
+	if (last) {
+		for (p = inode_slot(c, inode->id); *p != inode; p = &(*p)->hash_next)
+			;
+		*p = inode->hash_next;
+		c->nr_inodes--;
+	}
+	dc_mutex_unlock(&c->inode_lock);
+	if (last)
+		inode_evict(inode);
+}
+
+void dc_inode_hold(struct dc_inode *inode)
+{
+	dc_refcount_inc(&inode->ref);
+}
+
+bool dc_inode_tryhold(struct dc_inode *inode)
+{
+	return dc_refcount_inc_not_zero(&inode->ref);
+}
+
+DC_EXPORT uint64_t dc_inode_id(const struct dc_inode *inode)
+{
+	return inode->id;
+}
+
+DC_EXPORT uint64_t dc_cache_range_size(const struct dc_cache *c)
+{
+	return c->range_size;
+}
+
+DC_EXPORT int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
+			     size_t size)
+{
+	struct dc_cache *c = (struct dc_cache *)cc;
+	uint64_t sum[DC_STAT_NR] = { 0 };
+	struct dc_cache_stats full;
+	unsigned int s, i;
+
+	if (!c || !st)
+		return -EINVAL;
+	for (s = 0; s < DC_STRIPES; s++)
+		for (i = 0; i < DC_STAT_NR; i++)
+			sum[i] += dc_atomic64_read(&c->stats[s].v[i]);
+	memset(&full, 0, sizeof(full));
+	full.hits = sum[DC_STAT_HITS];
+	full.misses = sum[DC_STAT_MISSES];
+	full.upgrades = sum[DC_STAT_UPGRADES];
+	full.inline_reclaims = sum[DC_STAT_INLINE_RECLAIMS];
+	full.bg_reclaims = sum[DC_STAT_BG_RECLAIMS];
+	full.removes_sent = sum[DC_STAT_REMOVES_SENT];
+	full.removes_skipped = sum[DC_STAT_REMOVES_SKIPPED];
+	full.remove_batches = sum[DC_STAT_REMOVE_BATCHES];
+	full.remove_failures = sum[DC_STAT_REMOVE_FAILURES];
+	full.waits = sum[DC_STAT_WAITS];
+	full.wait_ns = sum[DC_STAT_WAIT_NS];
+	full.setup_failures = sum[DC_STAT_SETUP_FAILURES];
+	full.writebacks = sum[DC_STAT_WRITEBACKS];
+	full.writeback_failures = sum[DC_STAT_WRITEBACK_FAILURES];
+	full.nr_ranges = c->nr_ranges;
+	dc_spin_lock(&c->pool_lock);
+	full.nr_free = c->nr_free;
+	full.nr_mapped = c->nr_mapped;
+	dc_spin_unlock(&c->pool_lock);
+	full.nr_inodes = dc_read_once(c->nr_inodes);
+	memcpy(st, &full, size < sizeof(full) ? size : sizeof(full));
+	return 0;
+}

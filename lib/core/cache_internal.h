@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cache_internal.h - the DAX window cache's objects, shared by the core's
+ * cache files: cache.c (lifetime, inodes, stats), cache_map.c (the map and
+ * pin paths), cache_reclaim.c (claiming ranges, inline and background
+ * reclaim, punch and evict).
+ *
+ * Locks, outermost first: the inode table mutex (get/put only); an inode's
+ * mutex; the pool spinlock (free list, busy ring, counts; never held across a
+ * backend call or a sleep).  A thread that holds an inode mutex takes another
+ * one only with a trylock.
+ */
+#ifndef DC_CACHE_INTERNAL_H
+#define DC_CACHE_INTERNAL_H
+
+#include "platform.h"
+
+#include <daxcache/cache.h>
+#include <daxcache/itree.h>
+
+/* A doubly linked list, circular, as the kernel's list_head. */
+struct dc_list {
+	struct dc_list *next, *prev;
+};
+
+static inline void dc_list_init(struct dc_list *h)
+{
+	h->next = h->prev = h;
+}
+
+static inline bool dc_list_empty(const struct dc_list *h)
+{
+	return h->next == h;
+}
+
+/* Insert @n before @at (at the tail when @at is the head). */
+static inline void dc_list_add_before(struct dc_list *n, struct dc_list *at)
+{
+	n->prev = at->prev;
+	n->next = at;
+	at->prev->next = n;
+	at->prev = n;
+}
+
+static inline void dc_list_del(struct dc_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->next = n->prev = n;
+}
+
+/*
+ * One window range.  Type-stable for the life of the cache: a reader that
+ * raced with reclaim may hold a stale pointer, but it always points at a
+ * range object.  @ref: 0 = free or being reclaimed; 1 = mapped and idle;
+ * 1 + n = mapped with n pins.  @owner, @index, @gen and @writable change only
+ * while @ref is 0, by the thread that claimed the range, and are published by
+ * the release that sets @ref again.  (@writable also flips to true under the
+ * owner's mutex while pinned: an upgrade.)
+ */
+struct dc_range {
+	dc_refcount_t ref;
+	bool accessed;			/* CLOCK: set by hits, cleared by the hand */
+	bool writable;
+	uint64_t win_off;		/* constant */
+	struct dc_inode *owner;
+	uint64_t index;			/* file range index */
+	uint64_t gen;			/* bumped by each setup of a new mapping */
+	struct dc_cache *cache;		/* constant */
+	struct dc_list link;		/* free list or busy ring; pool lock */
+	/*
+	 * What the backend maps here as far as we know, for the remove that
+	 * tears it down; kept by whoever owns the range at count 0.
+	 */
+	bool backend_mapped;
+	uint64_t mapped_ino;
+	uint64_t mapped_index;
+} __dc_cacheline_aligned;
+
+struct dc_inode {
+	struct dc_cache *cache;
+	uint64_t id;
+	dc_refcount_t ref;
+	dc_mutex_t mutex;		/* serializes tree writers and claims */
+	struct dc_itree *tree;		/* index -> struct dc_range */
+	uint64_t reclaim_cursor;	/* own-inode victim scan position; mutex */
+	struct dc_inode *hash_next;	/* inode table chain; table mutex */
+	dc_rcu_head_t rcu;
+};
+
+/* Counters, striped per thread so that hits on two CPUs share no line. */
+enum dc_stat {
+	DC_STAT_HITS,
+	DC_STAT_MISSES,
+	DC_STAT_UPGRADES,
+	DC_STAT_INLINE_RECLAIMS,
+	DC_STAT_BG_RECLAIMS,
+	DC_STAT_REMOVES_SENT,
+	DC_STAT_REMOVES_SKIPPED,
+	DC_STAT_REMOVE_BATCHES,
+	DC_STAT_REMOVE_FAILURES,
+	DC_STAT_WAITS,
+	DC_STAT_WAIT_NS,
+	DC_STAT_SETUP_FAILURES,
+	DC_STAT_WRITEBACKS,
+	DC_STAT_WRITEBACK_FAILURES,
+	DC_STAT_NR
+};
+
+struct dc_stat_stripe {
+	dc_atomic64_t v[DC_STAT_NR];
+} __dc_cacheline_aligned;
+
+#define DC_INODE_HASH_BITS	10
+
+struct dc_cache {
+	struct dc_cache_config cfg;
+	const struct dc_backend_ops *ops;
+	void *priv;
+	uint64_t range_size;
+	unsigned int nr_ranges;
+	unsigned int threshold;		/* background reclaim below this many free */
+	struct dc_range *ranges;
+
+	/* Pool: free stack, busy ring with the victim hand.  Pool lock. */
+	dc_spinlock_t pool_lock;
+	struct dc_list free_list;
+	struct dc_list busy;		/* mapped ranges, oldest setup first */
+	struct dc_list *hand;		/* next victim candidate in @busy */
+	unsigned int nr_free;
+	unsigned int nr_mapped;
+
+	/*
+	 * Waiting for a range.  @events counts frees and unpins-to-idle seen
+	 * while someone waits; waiters sleep until it moves.
+	 */
+	struct dc_waitq waitq;
+	dc_atomic_t waiters;
+	dc_atomic64_t events;
+
+	struct dc_worker reclaimer;
+	dc_atomic_t reclaimer_stopping;
+	/* The reclaimer's batch, sized remove_batch_max; its thread only. */
+	struct dc_range **bg_ranges;
+	struct dc_remove_entry *bg_entries;
+
+	dc_mutex_t inode_lock;
+	unsigned long nr_inodes;
+	struct dc_inode *inode_hash[1u << DC_INODE_HASH_BITS];
+
+	struct dc_stat_stripe stats[DC_STRIPES];
+};
+
+static inline void dc_stat_add(struct dc_cache *c, enum dc_stat s, uint64_t n)
+{
+	dc_atomic64_add(&c->stats[dc_this_stripe()].v[s], n);
+}
+
+static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
+{
+	dc_stat_add(c, s, 1);
+}
+
+/* cache.c */
+void dc_inode_hold(struct dc_inode *inode);
+bool dc_inode_tryhold(struct dc_inode *inode);
+
+/* cache_map.c */
+void dc_cache_wake(struct dc_cache *c);
+
+/* cache_reclaim.c */
+struct dc_range *dc_pool_take_free(struct dc_cache *c);
+void dc_pool_put_free(struct dc_cache *c, struct dc_range *r);
+void dc_range_release(struct dc_cache *c, struct dc_range *r);
+void dc_pool_add_busy(struct dc_cache *c, struct dc_range *r);
+struct dc_range *dc_reclaim_inline(struct dc_cache *c, struct dc_inode *self);
+void dc_reclaimer_kick(struct dc_cache *c);
+void dc_reclaimer_fn(struct dc_worker *w);
+int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
+			bool wait_for_pins);
+
+#endif /* DC_CACHE_INTERNAL_H */

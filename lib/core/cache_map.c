@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cache_map.c - dc_map() and dc_unpin(): the lock-free hit path, the miss
+ * path with its double-checked publish, read-only to writable upgrades, and
+ * waiting for a free range.
+ */
+#include "cache_internal.h"
+
+#define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM)
+
+/* Bump the event count and wake everyone waiting for a range. */
+void dc_cache_wake(struct dc_cache *c)
+{
+	dc_atomic64_inc(&c->events);
+	dc_waitq_wake_all(&c->waitq);
+}
+
+/*
+ * Drop one pin.  The mapping's own reference keeps the count above zero.
+ * When a range may have become idle and someone waits for one, wake them:
+ * an idle range can be reclaimed.  The waiter registers before it looks, and
+ * the barrier orders our decrement before our look at the waiter count.
+ */
+static inline void range_unpin(struct dc_range *r)
+{
+	struct dc_cache *c = r->cache;
+
+	dc_refcount_dec(&r->ref);
+	dc_smp_mb__after_atomic();
+	if (dc_unlikely(dc_atomic_read(&c->waiters)))
+		dc_cache_wake(c);
+}
+
+/*
+ * The hit path: find the range mapping @index and pin it, taking no lock.
+ * The range may have been reclaimed and reused since the lookup found it:
+ * the pin taken, its identity is checked again.
+ */
+static inline struct dc_range *map_fast(struct dc_inode *inode, uint64_t index)
+{
+	struct dc_range *r;
+
+	dc_rcu_read_lock();
+	r = dc_itree_lookup(inode->tree, index);
+	if (r && dc_refcount_inc_not_zero(&r->ref)) {
+		if (dc_likely(dc_read_once(r->owner) == inode &&
+			      dc_read_once(r->index) == index)) {
+			if (!dc_read_once(r->accessed))
+				dc_write_once(r->accessed, true);
+			dc_rcu_read_unlock();
+			return r;
+		}
+		range_unpin(r);
+	}
+	dc_rcu_read_unlock();
+	return NULL;
+}
+
+static inline uint64_t range_file_off(const struct dc_cache *c, uint64_t index)
+{
+	return index << c->cfg.range_shift;
+}
+
+/*
+ * Make the pinned mapping @r writable: one setup with DC_MAP_WRITE, done
+ * once however many writers race for it.  Takes the inode mutex.
+ */
+static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
+		       unsigned int flags)
+{
+	struct dc_cache *c = inode->cache;
+	int ret = 0;
+
+	if (flags & DC_MAP_NOWAIT) {
+		if (!dc_mutex_trylock(&inode->mutex))
+			return -EAGAIN;
+	} else {
+		dc_mutex_lock(&inode->mutex);
+	}
+	if (!r->writable) {
+		ret = c->ops->setup(c->priv, inode->id, range_file_off(c, r->index),
+				    r->win_off, c->range_size,
+				    DC_MAP_READ | DC_MAP_WRITE);
+		if (ret) {
+			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
+		} else {
+			dc_write_once(r->writable, true);
+			dc_stat_inc(c, DC_STAT_UPGRADES);
+		}
+	}
+	dc_mutex_unlock(&inode->mutex);
+	return ret;
+}
+
+/* Get a range for a new mapping: free pool, then inline reclaim. */
+static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags)
+{
+	struct dc_cache *c = inode->cache;
+	struct dc_range *r;
+
+	r = dc_pool_take_free(c);
+	if (r || (flags & DC_MAP_NORECLAIM))
+		return r;
+	if (c->cfg.flags & DC_CACHE_KICK_BG_FIRST)
+		dc_reclaimer_kick(c);
+	return dc_reclaim_inline(c, inode);
+}
+
+/*
+ * Set up and publish a mapping of @index in the claimed range @r (count 0,
+ * in no list and no tree).  The range goes into the tree first, still at
+ * count 0, so that a failed insert needs no undo at the backend; lock-free
+ * readers that find it fail to pin it and wait on the inode mutex we hold.
+ * Returns 0 with the mapping published and pinned once for the caller.
+ */
+static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
+		   unsigned int flags)
+{
+	struct dc_cache *c = inode->cache;
+	bool writable = flags & DC_MAP_WRITE;
+	int ret;
+
+	dc_write_once(r->owner, inode);
+	dc_write_once(r->index, index);
+	dc_write_once(r->gen, r->gen + 1);
+	dc_write_once(r->writable, writable);
+	dc_write_once(r->accessed, false);
+	ret = dc_itree_insert(inode->tree, index, index, r);
+	if (!ret) {
+		ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
+				    r->win_off, c->range_size,
+				    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
+		if (ret) {
+			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
+			dc_itree_remove(inode->tree, index, NULL);
+		}
+	}
+	if (ret) {
+		dc_range_release(c, r);
+		return ret;
+	}
+	r->mapped_ino = inode->id;
+	r->mapped_index = index;
+	r->backend_mapped = true;
+	/* One reference for the mapping, one for the caller's pin. */
+	dc_refcount_set_release(&r->ref, 2);
+	dc_pool_add_busy(c, r);
+	dc_stat_inc(c, DC_STAT_MISSES);
+	return 0;
+}
+
+/*
+ * The slow path: under the inode mutex, look again (another thread may have
+ * mapped @index meanwhile: then pin theirs), else allocate and set up.  When
+ * no range can be had, drop the mutex and wait for a free range or an unpin,
+ * then start over.
+ */
+static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
+		    uint64_t timeout_ns, struct dc_range **out)
+{
+	struct dc_cache *c = inode->cache;
+	uint64_t start = 0, ev = 0, deadline = DC_WAIT_FOREVER;
+	bool registered = false;
+	struct dc_range *r;
+	int ret;
+
+	for (;;) {
+		if (flags & DC_MAP_NOWAIT) {
+			if (!dc_mutex_trylock(&inode->mutex)) {
+				ret = -EAGAIN;
+				break;
+			}
+		} else {
+			dc_mutex_lock(&inode->mutex);
+		}
+		r = dc_itree_lookup(inode->tree, index);
+		if (r) {
+			/* Mapped by a racing thread; ours to pin (we hold the mutex). */
+			dc_refcount_inc(&r->ref);
+			dc_mutex_unlock(&inode->mutex);
+			dc_stat_inc(c, DC_STAT_HITS);
+			ret = 0;
+			if ((flags & DC_MAP_WRITE) && !r->writable) {
+				ret = map_upgrade(inode, r, flags);
+				if (ret)
+					range_unpin(r);
+			}
+			break;
+		}
+		r = alloc_range(inode, flags);
+		if (r) {
+			ret = map_new(inode, r, index, flags);
+			dc_mutex_unlock(&inode->mutex);
+			break;
+		}
+		dc_mutex_unlock(&inode->mutex);
+		dc_reclaimer_kick(c);
+		if (flags & (DC_MAP_NOWAIT | DC_MAP_NORECLAIM)) {
+			ret = -EAGAIN;
+			break;
+		}
+		if (!registered) {
+			/* Register, then look once more before sleeping. */
+			dc_atomic_inc(&c->waiters);
+			dc_smp_mb__after_atomic();
+			registered = true;
+			start = dc_now_ns();
+			if (timeout_ns != DC_WAIT_FOREVER)
+				deadline = start + timeout_ns;
+			ev = dc_atomic64_read(&c->events);
+			continue;
+		}
+		ret = dc_waitq_wait_timeout(&c->waitq,
+				dc_atomic64_read(&c->events) != ev,
+				deadline == DC_WAIT_FOREVER ? DC_WAIT_FOREVER :
+				deadline > dc_now_ns() ? deadline - dc_now_ns() : 0);
+		if (ret)
+			break;
+		ev = dc_atomic64_read(&c->events);
+	}
+	if (registered) {
+		dc_atomic_dec(&c->waiters);
+		dc_stat_inc(c, DC_STAT_WAITS);
+		dc_stat_add(c, DC_STAT_WAIT_NS, dc_now_ns() - start);
+	}
+	if (!ret)
+		*out = r;
+	return ret;
+}
+
+DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
+			     unsigned int flags, uint64_t timeout_ns,
+			     struct dc_pin *pin)
+{
+	struct dc_cache *c;
+	struct dc_range *r;
+	uint64_t index, in;
+	int ret;
+
+	if (dc_unlikely(!inode || !pin || (flags & ~DC_MAP_KNOWN)))
+		return -EINVAL;
+	c = inode->cache;
+	index = file_off >> c->cfg.range_shift;
+	r = map_fast(inode, index);
+	if (dc_likely(r)) {
+		dc_stat_inc(c, DC_STAT_HITS);
+		if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable)) {
+			ret = map_upgrade(inode, r, flags);
+			if (ret) {
+				range_unpin(r);
+				return ret;
+			}
+		}
+	} else {
+		ret = map_slow(inode, index, flags, timeout_ns, &r);
+		if (ret)
+			return ret;
+	}
+	in = file_off & (c->range_size - 1);
+	pin->win_off = r->win_off + in;
+	pin->len = c->range_size - in;
+	pin->writable = dc_read_once(r->writable);
+	pin->gen = dc_read_once(r->gen);
+	pin->range = r;
+	return 0;
+}
+
+DC_EXPORT int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+		     struct dc_pin *pin)
+{
+	if (dc_unlikely(!inode))
+		return -EINVAL;
+	return dc_map_timeout(inode, file_off, flags,
+			      inode->cache->cfg.wait_timeout_ns, pin);
+}
+
+DC_EXPORT void dc_unpin(struct dc_pin *pin)
+{
+	struct dc_range *r;
+
+	if (!pin || !pin->range)
+		return;
+	r = pin->range;
+	pin->range = NULL;
+	range_unpin(r);
+}
+
+DC_EXPORT int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
+{
+	uint64_t deadline, ev, now;
+	int ret = 0;
+
+	if (!c)
+		return -EINVAL;
+	deadline = timeout_ns == DC_WAIT_FOREVER ? DC_WAIT_FOREVER :
+		   dc_now_ns() + timeout_ns;
+	dc_atomic_inc(&c->waiters);
+	dc_smp_mb__after_atomic();
+	for (;;) {
+		ev = dc_atomic64_read(&c->events);
+		if (dc_read_once(c->nr_free))
+			break;
+		dc_reclaimer_kick(c);
+		now = dc_now_ns();
+		if (deadline != DC_WAIT_FOREVER && now >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		ret = dc_waitq_wait_timeout(&c->waitq,
+				dc_atomic64_read(&c->events) != ev ||
+				dc_read_once(c->nr_free),
+				deadline == DC_WAIT_FOREVER ? DC_WAIT_FOREVER :
+				deadline - now);
+		if (ret)
+			break;
+	}
+	dc_atomic_dec(&c->waiters);
+	return ret;
+}

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cache_reclaim.c - the range pool and every way a mapping ends: inline
+ * reclaim by the mapping thread (reused at once, no remove), the background
+ * reclaimer (batched removes back to the free pool), punch and evict.
+ *
+ * Claiming: a range is taken from its mapping only under its owner's inode
+ * mutex, after checking that it still maps what the owner's tree says, and
+ * only by refcount_dec_if_one (1 -> 0): nobody pins it, and nobody can pin
+ * it any more.  So each range has one claimer at a time, and a pinned range
+ * is never taken.
+ */
+#include "cache_internal.h"
+
+/* --- the pool ------------------------------------------------------------ */
+
+struct dc_range *dc_pool_take_free(struct dc_cache *c)
+{
+	struct dc_range *r = NULL;
+	bool kick = false;
+
+	dc_spin_lock(&c->pool_lock);
+	if (!dc_list_empty(&c->free_list)) {
+		r = dc_container_of(c->free_list.next, struct dc_range, link);
+		dc_list_del(&r->link);
+		c->nr_free--;
+		/* 2019 behaviour: keep the background reclaimer busy. */
+		kick = (c->cfg.flags & DC_CACHE_KICK_BG_FIRST) &&
+		       c->nr_free < c->threshold;
+	}
+	dc_spin_unlock(&c->pool_lock);
+	if (kick)
+		dc_reclaimer_kick(c);
+	return r;
+}
+
+void dc_pool_put_free(struct dc_cache *c, struct dc_range *r)
+{
+	dc_spin_lock(&c->pool_lock);
+	dc_list_add_before(&r->link, c->free_list.next);
+	c->nr_free++;
+	dc_spin_unlock(&c->pool_lock);
+	dc_smp_mb();
+	if (dc_atomic_read(&c->waiters))
+		dc_cache_wake(c);
+}
+
+/* Newest mappings go just behind the hand: the last the hand reaches. */
+void dc_pool_add_busy(struct dc_cache *c, struct dc_range *r)
+{
+	dc_spin_lock(&c->pool_lock);
+	dc_list_add_before(&r->link, c->hand);
+	c->nr_mapped++;
+	dc_spin_unlock(&c->pool_lock);
+}
+
+static void busy_del_locked(struct dc_cache *c, struct dc_range *r)
+{
+	if (c->hand == &r->link)
+		c->hand = r->link.next;
+	dc_list_del(&r->link);
+	c->nr_mapped--;
+}
+
+/* --- remove batches -------------------------------------------------------- */
+
+struct remove_batch {
+	struct dc_range **ranges;
+	struct dc_remove_entry *entries;
+	unsigned int n, max;
+};
+
+static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
+			unsigned int n)
+{
+	int ret;
+
+	if (!c->ops->remove || !n)
+		return;
+	ret = c->ops->remove(c->priv, e, n);
+	dc_stat_inc(c, DC_STAT_REMOVE_BATCHES);
+	dc_stat_add(c, DC_STAT_REMOVES_SENT, n);
+	if (ret) {
+		dc_stat_inc(c, DC_STAT_REMOVE_FAILURES);
+		dc_pr_warn("remove of %u mappings failed: %d", n, ret);
+	}
+}
+
+static void entry_of(const struct dc_cache *c, const struct dc_range *r,
+		     struct dc_remove_entry *e)
+{
+	e->ino = r->mapped_ino;
+	e->file_off = r->mapped_index << c->cfg.range_shift;
+	e->win_off = r->win_off;
+	e->len = c->range_size;
+}
+
+/* Remove what the batch's ranges map, then give them back to the pool. */
+static void batch_flush(struct dc_cache *c, struct remove_batch *b)
+{
+	unsigned int i;
+
+	send_remove(c, b->entries, b->n);
+	for (i = 0; i < b->n; i++) {
+		/* Even after a failed remove: a later setup replaces it. */
+		b->ranges[i]->backend_mapped = false;
+		dc_pool_put_free(c, b->ranges[i]);
+	}
+	b->n = 0;
+}
+
+static void batch_add(struct dc_cache *c, struct remove_batch *b,
+		      struct dc_range *r)
+{
+	if (!r->backend_mapped) {
+		dc_pool_put_free(c, r);
+		return;
+	}
+	entry_of(c, r, &b->entries[b->n]);
+	b->ranges[b->n++] = r;
+	if (b->n == b->max)
+		batch_flush(c, b);
+}
+
+void dc_range_release(struct dc_cache *c, struct dc_range *r)
+{
+	struct dc_remove_entry e;
+	struct remove_batch b = { .ranges = &r, .entries = &e, .max = 1 };
+
+	batch_add(c, &b, r);
+	batch_flush(c, &b);
+}
+
+/* --- claiming -------------------------------------------------------------- */
+
+/*
+ * Take @r from @owner, whose mutex the caller holds: check it is still the
+ * owner's mapping, claim it (1 -> 0), write it back if it was writable, and
+ * unpublish it.  A failed writeback gives the mapping back unless @force.
+ * Returns 0 with the range claimed (count 0, in no list, not in the tree),
+ * -EBUSY when it is pinned or no longer the owner's, or the writeback error.
+ */
+static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
+			struct dc_range *r, bool force)
+{
+	int ret;
+
+	if (dc_read_once(r->owner) != owner ||
+	    dc_itree_lookup(owner->tree, r->index) != r)
+		return -EBUSY;
+	if (!dc_refcount_dec_if_one(&r->ref))
+		return -EBUSY;
+	if (r->writable && c->ops->writeback) {
+		dc_stat_inc(c, DC_STAT_WRITEBACKS);
+		ret = c->ops->writeback(c->priv, owner->id,
+					r->index << c->cfg.range_shift,
+					c->range_size, r->win_off);
+		if (ret) {
+			dc_stat_inc(c, DC_STAT_WRITEBACK_FAILURES);
+			dc_pr_warn("writeback of inode %llu range %llu failed: %d%s",
+				   (unsigned long long)owner->id,
+				   (unsigned long long)r->index, ret,
+				   force ? "; dropping it anyway" : "");
+			if (!force) {
+				dc_refcount_set_release(&r->ref, 1);
+				return ret;
+			}
+		}
+	}
+	dc_itree_remove(owner->tree, r->index, NULL);
+	dc_spin_lock(&c->pool_lock);
+	busy_del_locked(c, r);
+	dc_spin_unlock(&c->pool_lock);
+	return 0;
+}
+
+/*
+ * Advance the hand to the next idle mapping (CLOCK: one not accessed since
+ * the hand last passed; clearing bits as it goes) and hold its owner.
+ * Returns NULL after two sweeps without one.
+ */
+static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
+{
+	struct dc_range *r = NULL;
+	unsigned int budget;
+
+	dc_spin_lock(&c->pool_lock);
+	budget = 2 * c->nr_mapped + 1;
+	while (c->nr_mapped && budget--) {
+		struct dc_list *pos = c->hand;
+
+		c->hand = pos->next;
+		if (pos == &c->busy)
+			continue;
+		r = dc_container_of(pos, struct dc_range, link);
+		if (dc_refcount_read(&r->ref) != 1)
+			goto next;
+		if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
+			dc_write_once(r->accessed, false);
+			goto next;
+		}
+		/* On the busy ring, the owner is alive; it may be dying. */
+		if (dc_inode_tryhold(r->owner)) {
+			*owner = r->owner;
+			break;
+		}
+next:
+		r = NULL;
+	}
+	dc_spin_unlock(&c->pool_lock);
+	return r;
+}
+
+/*
+ * Inline reclaim from the allocating inode itself: walk its own mappings
+ * from where the last walk stopped (second chance for accessed ones under
+ * CLOCK).  The caller holds @self's mutex.
+ */
+static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self)
+{
+	size_t budget = 2 * dc_itree_count(self->tree);
+	struct dc_itree_entry e;
+	bool have;
+
+	have = dc_itree_first(self->tree, self->reclaim_cursor, UINT64_MAX, &e) ||
+	       dc_itree_first(self->tree, 0, UINT64_MAX, &e);
+	while (have && budget--) {
+		struct dc_range *r = e.item;
+
+		if (dc_refcount_read(&r->ref) == 1) {
+			if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
+				dc_write_once(r->accessed, false);
+			} else if (!claim_locked(c, self, r, false)) {
+				self->reclaim_cursor = e.start + 1;
+				return r;
+			}
+		}
+		have = dc_itree_next(self->tree, &e, UINT64_MAX) ||
+		       dc_itree_first(self->tree, 0, UINT64_MAX, &e);
+	}
+	return NULL;
+}
+
+/* Claim a victim found by the hand, taking its owner's mutex by trylock. */
+static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self)
+{
+	unsigned int tries = c->nr_ranges;
+	struct dc_inode *owner;
+	struct dc_range *r;
+
+	while (tries-- && (r = pick_victim(c, &owner))) {
+		int ret = -EBUSY;
+
+		if (owner == self) {
+			ret = claim_locked(c, owner, r, false);
+		} else if (dc_mutex_trylock(&owner->mutex)) {
+			ret = claim_locked(c, owner, r, false);
+			dc_mutex_unlock(&owner->mutex);
+		}
+		dc_inode_put(owner);
+		if (!ret)
+			return r;
+	}
+	return NULL;
+}
+
+struct dc_range *dc_reclaim_inline(struct dc_cache *c, struct dc_inode *self)
+{
+	struct dc_range *r;
+
+	r = reclaim_own(c, self);
+	if (!r && !(c->cfg.flags & DC_CACHE_INLINE_OWN_ONLY))
+		r = reclaim_other(c, self);
+	if (!r)
+		return NULL;
+	dc_stat_inc(c, DC_STAT_INLINE_RECLAIMS);
+	if (c->cfg.flags & DC_CACHE_REMOVE_ON_INLINE) {
+		struct dc_remove_entry e;
+
+		entry_of(c, r, &e);
+		send_remove(c, &e, 1);
+		r->backend_mapped = false;
+	} else {
+		/* The coming setup replaces the old mapping: no remove. */
+		dc_stat_inc(c, DC_STAT_REMOVES_SKIPPED);
+	}
+	return r;
+}
+
+/* --- the background reclaimer ---------------------------------------------- */
+
+void dc_reclaimer_kick(struct dc_cache *c)
+{
+	if (!dc_atomic_read(&c->reclaimer_stopping))
+		dc_worker_queue(&c->reclaimer);
+}
+
+static unsigned int nr_free(struct dc_cache *c)
+{
+	unsigned int n;
+
+	dc_spin_lock(&c->pool_lock);
+	n = c->nr_free;
+	dc_spin_unlock(&c->pool_lock);
+	return n;
+}
+
+/*
+ * One pass frees up to reclaim_batch idle ranges, with batched removes;
+ * passes repeat while the pool stays below the threshold and they make
+ * progress.  A pass that finds nothing stops: whoever waits for a range
+ * kicks the reclaimer again when an unpin wakes it.
+ */
+void dc_reclaimer_fn(struct dc_worker *w)
+{
+	struct dc_cache *c = dc_container_of(w, struct dc_cache, reclaimer);
+	struct remove_batch b = {
+		.ranges = c->bg_ranges,
+		.entries = c->bg_entries,
+		.max = c->cfg.remove_batch_max,
+	};
+
+	while (!dc_atomic_read(&c->reclaimer_stopping) && nr_free(c) < c->threshold) {
+		unsigned int got = 0, tries = c->nr_ranges;
+		struct dc_inode *owner;
+		struct dc_range *r;
+
+		while (got < c->cfg.reclaim_batch && tries-- &&
+		       (r = pick_victim(c, &owner))) {
+			int ret = -EBUSY;
+
+			/* Never wait for a lock while holding one. */
+			if (dc_mutex_trylock(&owner->mutex)) {
+				ret = claim_locked(c, owner, r, false);
+				dc_mutex_unlock(&owner->mutex);
+			}
+			dc_inode_put(owner);
+			if (!ret) {
+				batch_add(c, &b, r);
+				got++;
+			}
+		}
+		batch_flush(c, &b);
+		dc_stat_add(c, DC_STAT_BG_RECLAIMS, got);
+		if (!got)
+			break;
+	}
+}
+
+/* --- punch and evict ------------------------------------------------------- */
+
+/*
+ * Drop @inode's mappings of indexes [@first, @last].  Pinned mappings stay
+ * (-EBUSY) unless @evict, which waits for their pins and drops mappings
+ * even when their writeback fails.
+ */
+int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
+			bool evict)
+{
+	struct dc_cache *c = inode->cache;
+	struct dc_range *one_range;
+	struct dc_remove_entry one_entry;
+	struct remove_batch b = { .ranges = &one_range, .entries = &one_entry, .max = 1 };
+	struct dc_itree_entry e;
+	unsigned int want;
+	uint64_t ev = 0;
+	bool registered = false;
+	int ret;
+
+	want = (unsigned int)(dc_itree_count(inode->tree) < c->cfg.remove_batch_max ?
+			      dc_itree_count(inode->tree) : c->cfg.remove_batch_max);
+	if (want > 1) {
+		b.ranges = dc_alloc(want * sizeof(*b.ranges));
+		b.entries = dc_alloc(want * sizeof(*b.entries));
+		if (b.ranges && b.entries) {
+			b.max = want;
+		} else {
+			/* One at a time then: slower, but it never fails. */
+			dc_free(b.ranges);
+			dc_free(b.entries);
+			b.ranges = &one_range;
+			b.entries = &one_entry;
+		}
+	}
+	for (;;) {
+		int err = 0;
+
+		if (registered)
+			ev = dc_atomic64_read(&c->events);
+		dc_mutex_lock(&inode->mutex);
+		if (dc_itree_first(inode->tree, first, last, &e)) {
+			do {
+				ret = claim_locked(c, inode, e.item, evict);
+				if (!ret)
+					batch_add(c, &b, e.item);
+				else if (!err || ret == -EBUSY)
+					err = ret;
+			} while (dc_itree_next(inode->tree, &e, last));
+		}
+		dc_mutex_unlock(&inode->mutex);
+		batch_flush(c, &b);
+		ret = err;
+		if (ret != -EBUSY || !evict)
+			break;
+		if (!registered) {
+			dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
+				     (unsigned long long)inode->id);
+			dc_atomic_inc(&c->waiters);
+			dc_smp_mb__after_atomic();
+			registered = true;
+			continue;
+		}
+		dc_waitq_wait_timeout(&c->waitq, dc_atomic64_read(&c->events) != ev,
+				      DC_WAIT_FOREVER);
+	}
+	if (registered)
+		dc_atomic_dec(&c->waiters);
+	if (b.ranges != &one_range) {
+		dc_free(b.ranges);
+		dc_free(b.entries);
+	}
+	return ret;
+}
+
+DC_EXPORT int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
+{
+	uint64_t shift, last;
+
+	if (!inode || !len)
+		return -EINVAL;
+	shift = inode->cache->cfg.range_shift;
+	last = len - 1 > UINT64_MAX - off ? UINT64_MAX : off + len - 1;
+	return dc_inode_drop_range(inode, off >> shift, last >> shift, false);
+}
