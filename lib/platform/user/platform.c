@@ -98,11 +98,21 @@ static bool dc_alloc_should_fail(void)
 	return false;
 }
 
+/*
+ * Cache-line aligned, so that objects declared __dc_cacheline_aligned (the
+ * range objects, the statistics stripes) really share no line.
+ */
 void *dc_plat_alloc(size_t size, bool zero)
 {
+	void *p;
+
 	if (dc_alloc_should_fail())
 		return NULL;
-	return zero ? calloc(1, size) : malloc(size);
+	if (posix_memalign(&p, DC_CACHELINE, size ? size : 1))
+		return NULL;
+	if (zero)
+		memset(p, 0, size);
+	return p;
 }
 
 void dc_free(void *p)

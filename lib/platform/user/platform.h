@@ -143,6 +143,7 @@ static inline void dc_delay_ns(uint64_t ns)
 /* ------------------------------------------------------------------ */
 /* Allocation (with a fault-injection hook for tests)                   */
 
+/* Returns memory aligned to DC_CACHELINE, or NULL. */
 void *dc_plat_alloc(size_t size, bool zero);
 
 #define dc_alloc(size)		dc_plat_alloc((size), false)
