@@ -410,8 +410,8 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 			registered = true;
 			continue;
 		}
-		dc_waitq_wait_timeout(&c->waitq, dc_atomic64_read(&c->events) != ev,
-				      DC_WAIT_FOREVER);
+		dc_waitq_wait_uninterruptible(&c->waitq,
+					      dc_atomic64_read(&c->events) != ev);
 	}
 	if (registered)
 		dc_atomic_dec(&c->waiters);

@@ -384,7 +384,9 @@ static void rcu_reader(struct dc_test *t, struct rcu_ctx *c, unsigned int idx)
 		dc_rcu_read_unlock();
 		DC_ASSERT(t, !backwards);
 		DC_ASSERT_EQ(t, stable, k + 16 <= RCU_STABLE ? 16 : RCU_STABLE - k);
-		n++;
+		/* Let the writer run where preemption is voluntary (kernel). */
+		if (!(++n % 256))
+			dc_test_sleep_us(0);
 	}
 	dc_atomic64_add(&c->lookups, n);
 }

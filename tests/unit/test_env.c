@@ -6,6 +6,7 @@
 #include "dc_test.h"
 
 #include <stdlib.h>
+#include <sched.h>
 #include <unistd.h>
 
 void dc_test_log(struct dc_test *t, const char *fmt, ...)
@@ -91,7 +92,10 @@ int dc_test_run_threads(struct dc_test *t, unsigned int n,
 
 void dc_test_sleep_us(unsigned int us)
 {
-	usleep(us);
+	if (us)
+		usleep(us);
+	else
+		sched_yield();
 }
 
 unsigned int dc_test_scale(void)

@@ -327,6 +327,13 @@ int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
 	__dc_ret;							\
 })
 
+/*
+ * dc_waitq_wait_uninterruptible(wq, cond) - sleep until @cond is true, for
+ * waits that must not end early (in the kernel: deaf to signals).
+ */
+#define dc_waitq_wait_uninterruptible(wq, cond)				\
+	((void)dc_waitq_wait_timeout(wq, cond, UINT64_MAX))
+
 /* ------------------------------------------------------------------ */
 /* Per-CPU-ish striping for statistics: a small number per thread.      */
 

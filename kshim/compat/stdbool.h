@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * <stdbool.h> for the kernel build: bool comes from <linux/types.h>,
+ * true and false from <linux/stddef.h>.  See stdint.h in this directory.
+ */
+#ifndef DC_KSHIM_COMPAT_STDBOOL_H
+#define DC_KSHIM_COMPAT_STDBOOL_H
+
+#include <linux/types.h>
+#include <linux/stddef.h>
+
+#endif /* DC_KSHIM_COMPAT_STDBOOL_H */

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * log.c - where the library's messages go in the kernel, and the count of
+ * misuse warnings behind dc_warn_count().
+ */
+#include "platform.h"
+
+#include <daxcache/log.h>
+
+static atomic_long_t dc_warnings = ATOMIC_LONG_INIT(0);
+static dc_log_fn_t dc_log_hook;
+static void *dc_log_hook_priv;
+
+/* Messages handed to a hook are formatted into a buffer of this size. */
+#define DC_LOG_LINE	256
+
+static void dc_log_printk(int level, struct va_format *vaf)
+{
+	switch (level) {
+	case DC_LOG_ERR:
+		pr_err("%pV\n", vaf);
+		break;
+	case DC_LOG_WARNING:
+		pr_warn("%pV\n", vaf);
+		break;
+	case DC_LOG_INFO:
+		pr_info("%pV\n", vaf);
+		break;
+	default:
+		printk(KERN_DEBUG "%pV\n", vaf);
+		break;
+	}
+}
+
+/**
+ * dc_plat_log() - print one message of the library.
+ * @level: DC_LOG_ERR, DC_LOG_WARNING, DC_LOG_INFO or DC_LOG_DEBUG.
+ * @fmt: printf format, without a trailing newline.
+ *
+ * Goes to the hook set with dc_set_log_fn() if any, else to printk() at the
+ * matching KERN_ level.
+ *
+ * Context: any.
+ */
+void dc_plat_log(int level, const char *fmt, ...)
+{
+	dc_log_fn_t hook = smp_load_acquire(&dc_log_hook);
+	struct va_format vaf;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (hook) {
+		char buf[DC_LOG_LINE];
+
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		hook(READ_ONCE(dc_log_hook_priv), level, buf);
+	} else {
+		vaf.fmt = fmt;
+		vaf.va = &ap;
+		dc_log_printk(level, &vaf);
+	}
+	va_end(ap);
+}
+
+void dc_set_log_fn(dc_log_fn_t fn, void *priv)
+{
+	WRITE_ONCE(dc_log_hook_priv, priv);
+	smp_store_release(&dc_log_hook, fn);
+}
+
+/**
+ * dc_plat_warn_note() - count one detected misuse.
+ *
+ * Context: any.
+ */
+void dc_plat_warn_note(void)
+{
+	atomic_long_inc(&dc_warnings);
+}
+
+unsigned long dc_warn_count(void)
+{
+	return (unsigned long)atomic_long_read(&dc_warnings);
+}
+
+/**
+ * dc_plat_refcount_warn() - a refcount was misused: saturate it and report.
+ * @r: the refcount.
+ * @what: what went wrong, for the message.
+ *
+ * A saturated count never reaches zero again, so the object leaks rather
+ * than being freed (or its completion run) twice.
+ *
+ * Context: any.
+ */
+void dc_plat_refcount_warn(dc_refcount_t *r, const char *what)
+{
+	atomic_set(&r->refs, DC_REFCOUNT_SATURATED);
+	/* Name the code that misused it (the refcount operations are inlined). */
+	dc_warn_once(true, "refcount_t: %s (from %pS)", what,
+		     __builtin_return_address(0));
+}

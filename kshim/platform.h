@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * platform.h - the shim contract, kernel flavour.
+ *
+ * The portable core (lib/core/) includes only "platform.h" and core headers;
+ * the kernel build puts this directory on the include path instead of
+ * lib/platform/user/.  Every difference between the two builds lives here,
+ * never in lib/core/: the names are the same as in the userspace header and
+ * mean the same thing.
+ *
+ * Kernel mapping: spinlock_t, struct mutex, RCU, atomic_t/atomic64_t, a
+ * refcount with refcount_t semantics, wait_queue_head_t, work items,
+ * kvmalloc/kvfree behind the same fault-injection hook as userspace,
+ * ktime_get_ns() and printk().
+ *
+ * Licence: LGPL-2.1-or-later like the core and its userspace counterpart,
+ * because it is part of the same contract and is compiled into every core
+ * object.  It contains no kernel code, only calls into kernel interfaces; the
+ * module it ends up in is distributed under the GPL (LGPL-2.1 allows that).
+ */
+#ifndef DC_PLATFORM_KERNEL_H
+#define DC_PLATFORM_KERNEL_H
+
+/*
+ * Only light kernel headers: core identifiers must not meet kernel macros
+ * (<linux/sched.h> brings <linux/nodemask.h>, whose node_set() macro would
+ * rewrite the interval tree's node_set()).  What needs more lives out of
+ * line in the .c files of kshim/.
+ */
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/build_bug.h>
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/container_of.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/limits.h>
+#include <linux/mutex.h>
+#include <linux/prefetch.h>
+#include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DC_PLATFORM_KERNEL 1
+
+/* ------------------------------------------------------------------ */
+/* Compiler helpers                                                     */
+
+#define dc_likely(x)		likely(x)
+#define dc_unlikely(x)		unlikely(x)
+#define dc_container_of(ptr, type, member) container_of(ptr, type, member)
+#define DC_ARRAY_SIZE(a)	ARRAY_SIZE(a)
+#define dc_static_assert(c, msg) static_assert(c, msg)
+/* Exports are made with EXPORT_SYMBOL_GPL() in kshim/exports*.c. */
+#define DC_EXPORT
+#define dc_prefetch(p)		prefetch(p)
+#define DC_CACHELINE		SMP_CACHE_BYTES
+#define __dc_cacheline_aligned	____cacheline_aligned
+
+/* ------------------------------------------------------------------ */
+/* Plain shared-variable access and ordering (kernel LKMM vocabulary).  */
+
+#define dc_read_once(x)		READ_ONCE(x)
+#define dc_write_once(x, v)	WRITE_ONCE(x, v)
+#define dc_load_acquire(p)	smp_load_acquire(p)
+#define dc_store_release(p, v)	smp_store_release(p, v)
+#define dc_smp_mb()		smp_mb()
+#define dc_smp_rmb()		smp_rmb()
+#define dc_smp_wmb()		smp_wmb()
+/* Full ordering after an atomic read-modify-write. */
+#define dc_smp_mb__after_atomic() smp_mb__after_atomic()
+#define dc_cpu_relax()		cpu_relax()
+
+/* 64-bit atomic counters (statistics, generations). */
+typedef struct { atomic64_t v; } dc_atomic64_t;
+#define dc_atomic64_read(a)	((uint64_t)atomic64_read(&(a)->v))
+#define dc_atomic64_set(a, x)	atomic64_set(&(a)->v, (s64)(x))
+#define dc_atomic64_add(a, x)	atomic64_add((s64)(x), &(a)->v)
+#define dc_atomic64_inc(a)	atomic64_inc(&(a)->v)
+
+typedef struct { atomic_t v; } dc_atomic_t;
+#define dc_atomic_read(a)	atomic_read(&(a)->v)
+#define dc_atomic_set(a, x)	atomic_set(&(a)->v, (x))
+#define dc_atomic_inc(a)	atomic_inc(&(a)->v)
+#define dc_atomic_dec(a)	atomic_dec(&(a)->v)
+
+/* ------------------------------------------------------------------ */
+/* Logging and one-time warnings                                        */
+
+enum dc_log_level { DC_LOG_ERR = 3, DC_LOG_WARNING = 4, DC_LOG_INFO = 6, DC_LOG_DEBUG = 7 };
+
+void dc_plat_log(int level, const char *fmt, ...) __printf(2, 3);
+
+#define dc_pr_err(fmt, ...)	dc_plat_log(DC_LOG_ERR, "daxcache: " fmt, ##__VA_ARGS__)
+#define dc_pr_warn(fmt, ...)	dc_plat_log(DC_LOG_WARNING, "daxcache: " fmt, ##__VA_ARGS__)
+#define dc_pr_info(fmt, ...)	dc_plat_log(DC_LOG_INFO, "daxcache: " fmt, ##__VA_ARGS__)
+
+/* Count one detected misuse (read back with dc_warn_count()). */
+void dc_plat_warn_note(void);
+
+/*
+ * dc_warn_once(cond, fmt, ...) - evaluate @cond; each time it is true count
+ * a warning, and the first time at this call site print one line.  Returns
+ * the truth value of @cond.
+ *
+ * Deliberately not WARN_ONCE(): misuse by a caller must be reported, not
+ * turned into a panic on kernels booted with panic_on_warn=1 (the test
+ * kernel is, and one shared test case misuses the API on purpose).  So no
+ * "WARNING:" banner and no stack trace, as with pr_warn_once().
+ */
+#define dc_warn_once(cond, fmt, ...) ({					\
+	static unsigned long __dc_warned;				\
+	bool __dc_c = !!(cond);						\
+	if (unlikely(__dc_c)) {						\
+		dc_plat_warn_note();					\
+		if (!test_and_set_bit(0, &__dc_warned))			\
+			dc_plat_log(DC_LOG_WARNING,			\
+				    "daxcache: warning at %s:%d: " fmt,	\
+				    __FILE__, __LINE__, ##__VA_ARGS__);	\
+	}								\
+	__dc_c;								\
+})
+
+/* ------------------------------------------------------------------ */
+/* Time                                                                 */
+
+static inline uint64_t dc_now_ns(void)
+{
+	return ktime_get_ns();
+}
+
+/*
+ * Busy-wait @ns nanoseconds (latency models need accuracy, not sleep).  A
+ * loop on the clock rather than ndelay(), which is meant for short and
+ * mostly constant delays.
+ */
+static inline void dc_delay_ns(uint64_t ns)
+{
+	uint64_t end = dc_now_ns() + ns;
+
+	while (dc_now_ns() < end)
+		cpu_relax();
+}
+
+/* ------------------------------------------------------------------ */
+/* Allocation (with a fault-injection hook for tests)                   */
+
+/*
+ * kvmalloc(GFP_KERNEL), zeroed if @zero, unless the hook armed with
+ * dc_fault_alloc_fail_nth() says this one must fail.  Returns memory aligned
+ * to DC_CACHELINE, or NULL.  Process context.
+ */
+void *dc_plat_alloc(size_t size, bool zero);
+
+#define dc_alloc(size)		dc_plat_alloc((size), false)
+#define dc_zalloc(size)		dc_plat_alloc((size), true)
+void dc_free(void *p);
+
+/* ------------------------------------------------------------------ */
+/* Locks                                                                */
+
+typedef spinlock_t dc_spinlock_t;
+typedef struct mutex dc_mutex_t;
+
+#define dc_spin_lock_init(l)	spin_lock_init(l)
+#define dc_spin_lock(l)		spin_lock(l)
+#define dc_spin_unlock(l)	spin_unlock(l)
+#define dc_spin_lock_destroy(l)	do { } while (0)
+
+#define dc_mutex_init(m)	mutex_init(m)
+#define dc_mutex_lock(m)	mutex_lock(m)
+#define dc_mutex_trylock(m)	(mutex_trylock(m) == 1)
+#define dc_mutex_unlock(m)	mutex_unlock(m)
+#define dc_mutex_destroy(m)	mutex_destroy(m)
+
+/* ------------------------------------------------------------------ */
+/* RCU                                                                  */
+
+typedef struct rcu_head dc_rcu_head_t;
+
+#define dc_rcu_read_lock()		rcu_read_lock()
+#define dc_rcu_read_unlock()		rcu_read_unlock()
+/* Whether the caller is in a read-side section (see kshim/rcu.c). */
+bool dc_plat_rcu_read_held(void);
+#define dc_rcu_read_held()		dc_plat_rcu_read_held()
+/*
+ * The core dereferences both from readers (under dc_rcu_read_lock()) and
+ * from the writer, which the caller serializes with a lock the core does
+ * not know about.  The contract has no way to name that lock, so PROVE_RCU
+ * is told the access is always legitimate rather than report the writer.
+ */
+#define dc_rcu_dereference(p)		rcu_dereference_check(p, 1)
+#define dc_rcu_assign_pointer(p, v)	rcu_assign_pointer(p, v)
+#define dc_rcu_access_pointer(p)	rcu_access_pointer(p)
+#define dc_call_rcu(head, fn)		call_rcu((head), (fn))
+#define dc_synchronize_rcu()		synchronize_rcu()
+#define dc_rcu_barrier()		rcu_barrier()
+
+/* ------------------------------------------------------------------ */
+/* Reference counts with the kernel's refcount_t semantics:             */
+/* saturate on overflow, report once on increment-from-zero or         */
+/* underflow, and never let a saturated counter reach zero again.      */
+/*
+ * Why not refcount_t itself: its reports are WARN_ONCE(), and a kernel
+ * booted with panic_on_warn=1 (the test kernel; many fleets) panics on the
+ * first one.  The library reports caller misuse such as a put after the
+ * last one (iocomp) and keeps going, and one shared test case relies on
+ * exactly that.  So the same state machine is written here on atomic_t
+ * and reports through dc_warn_once(), which counts into dc_warn_count().
+ * The orderings are those of the userspace build: acquire on a successful
+ * inc_not_zero, release on every decrement, acquire before reporting zero.
+ */
+
+typedef struct { atomic_t refs; } dc_refcount_t;
+
+#define DC_REFCOUNT_SATURATED	(INT_MIN / 2)
+
+/* Saturate @r and report @what once (kshim/log.c). */
+void dc_plat_refcount_warn(dc_refcount_t *r, const char *what);
+
+static inline void dc_refcount_set(dc_refcount_t *r, int n)
+{
+	atomic_set(&r->refs, n);
+}
+
+/* Set with release ordering: publishes the object's fields with the count. */
+static inline void dc_refcount_set_release(dc_refcount_t *r, int n)
+{
+	atomic_set_release(&r->refs, n);
+}
+
+/* Drop one reference unless it is the last one.  True if dropped. */
+static inline bool dc_refcount_dec_not_one(dc_refcount_t *r)
+{
+	int old = atomic_read(&r->refs);
+
+	do {
+		if (old == 1)
+			return false;
+		if (unlikely(old <= 0)) {
+			dc_plat_refcount_warn(r, "underflow; use-after-free");
+			return true;
+		}
+	} while (!atomic_try_cmpxchg_release(&r->refs, &old, old - 1));
+	return true;
+}
+
+static inline int dc_refcount_read(const dc_refcount_t *r)
+{
+	return atomic_read(&r->refs);
+}
+
+/* Add one unless the count is zero.  Returns true if it was incremented. */
+static inline bool dc_refcount_inc_not_zero(dc_refcount_t *r)
+{
+	int old = atomic_read(&r->refs);
+
+	do {
+		if (!old)
+			return false;
+		if (unlikely(old < 0 || old == INT_MAX)) {
+			dc_plat_refcount_warn(r, "saturated");
+			return true;
+		}
+	} while (!atomic_try_cmpxchg_acquire(&r->refs, &old, old + 1));
+	return true;
+}
+
+static inline void dc_refcount_inc(dc_refcount_t *r)
+{
+	int old = atomic_fetch_inc_relaxed(&r->refs);
+
+	if (unlikely(old <= 0 || old == INT_MAX))
+		dc_plat_refcount_warn(r, old ? "saturated" :
+				      "increment on 0; use-after-free");
+}
+
+/* Returns true when the count dropped to zero (with acquire ordering). */
+static inline bool dc_refcount_dec_and_test(dc_refcount_t *r)
+{
+	int old = atomic_fetch_dec_release(&r->refs);
+
+	if (old == 1) {
+		smp_acquire__after_ctrl_dep();
+		return true;
+	}
+	if (unlikely(old <= 0))
+		dc_plat_refcount_warn(r, "underflow; use-after-free");
+	return false;
+}
+
+static inline void dc_refcount_dec(dc_refcount_t *r)
+{
+	int old = atomic_fetch_dec_release(&r->refs);
+
+	if (unlikely(old <= 1))
+		dc_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory" :
+				      "underflow; use-after-free");
+}
+
+/* 1 -> 0 atomically.  Returns true on success. */
+static inline bool dc_refcount_dec_if_one(dc_refcount_t *r)
+{
+	int one = 1;
+
+	return atomic_try_cmpxchg_release(&r->refs, &one, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Wait queues: a wait_queue_head_t; sleeps are killable.              */
+
+struct dc_waitq {
+	wait_queue_head_t head;
+};
+
+void dc_waitq_init(struct dc_waitq *wq);
+void dc_waitq_destroy(struct dc_waitq *wq);
+void dc_waitq_wake_all(struct dc_waitq *wq);
+
+/* One sleeper, for the macro below (kshim/waitq.c). */
+struct dc_plat_sleep {
+	struct dc_waitq *wq;
+	struct wait_queue_entry entry;
+	long left;		/* jiffies, or MAX_SCHEDULE_TIMEOUT */
+	bool killable;
+};
+
+void dc_plat_sleep_begin(struct dc_plat_sleep *s, struct dc_waitq *wq,
+			 uint64_t timeout_ns, bool killable);
+int dc_plat_sleep_prepare(struct dc_plat_sleep *s);
+void dc_plat_sleep(struct dc_plat_sleep *s);
+void dc_plat_sleep_end(struct dc_plat_sleep *s);
+
+/*
+ * dc_waitq_wait_timeout(wq, cond, timeout_ns) - sleep until @cond is true or
+ * @timeout_ns passes (UINT64_MAX: no timeout).  Wakers change the state the
+ * condition reads and then call dc_waitq_wake_all().
+ *
+ * The loop of wait_event_killable_timeout(): the task is queued and marked
+ * sleeping before @cond is tested, so a wake-up between the test and the
+ * sleep is not lost.  Killable, as the design asks of every wait in the
+ * kernel: a fatal signal ends it with -EINTR (not -ERESTARTSYS, which the
+ * core cannot name and userspace never returns).  Process context only.
+ * Returns 0 when the condition became true, -ETIMEDOUT or -EINTR otherwise.
+ */
+#define __dc_waitq_wait(wq, cond, timeout_ns, killable) ({		\
+	struct dc_plat_sleep __dc_s;					\
+	int __dc_ret;							\
+	dc_plat_sleep_begin(&__dc_s, (wq), (timeout_ns), (killable));	\
+	for (;;) {							\
+		int __dc_sig = dc_plat_sleep_prepare(&__dc_s);		\
+		__dc_ret = 0;						\
+		if (cond)						\
+			break;						\
+		__dc_ret = __dc_sig ? __dc_sig : -ETIMEDOUT;		\
+		if (__dc_sig || !__dc_s.left)				\
+			break;						\
+		dc_plat_sleep(&__dc_s);					\
+	}								\
+	dc_plat_sleep_end(&__dc_s);					\
+	__dc_ret;							\
+})
+
+#define dc_waitq_wait_timeout(wq, cond, timeout_ns)			\
+	__dc_waitq_wait(wq, cond, timeout_ns, true)
+
+/*
+ * dc_waitq_wait_uninterruptible(wq, cond) - sleep until @cond is true, deaf
+ * to signals: for the few waits that must not end early (an eviction waiting
+ * for pins), which would otherwise spin once a fatal signal is pending.
+ */
+#define dc_waitq_wait_uninterruptible(wq, cond)				\
+	((void)__dc_waitq_wait(wq, cond, UINT64_MAX, false))
+
+/* ------------------------------------------------------------------ */
+/* Per-CPU-ish striping for statistics: the CPU number, folded.        */
+
+#define DC_STRIPES		16
+
+/*
+ * The calling CPU's stripe, in [0, DC_STRIPES).  Preemption may move the
+ * caller to another CPU right after: the stripes are atomic, so that only
+ * costs a shared cache line now and then, never a lost count.
+ */
+static inline unsigned int dc_this_stripe(void)
+{
+	return raw_smp_processor_id() % DC_STRIPES;
+}
+
+/* ------------------------------------------------------------------ */
+/* Workers: a function run in process context when queued (a work     */
+/* item on system_unbound_wq).  Queueing a queued worker does nothing; */
+/* the function may queue its own worker again.  dc_worker_stop()      */
+/* waits for a running call and drops a pending one.                   */
+
+struct dc_worker {
+	struct work_struct work;
+	spinlock_t lock;		/* orders queueing against stopping */
+	bool stopped;
+	void (*fn)(struct dc_worker *w);
+};
+
+int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+		    const char *name);
+void dc_worker_queue(struct dc_worker *w);
+void dc_worker_stop(struct dc_worker *w);
+
+#endif /* DC_PLATFORM_KERNEL_H */

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * waitq.c - the shim's wait queues: a wait_queue_head_t, and the steps of
+ * the killable sleep that dc_waitq_wait_timeout() loops over.  Out of line
+ * so that core files need not see <linux/sched.h>.
+ */
+#include "platform.h"
+
+#include <linux/sched.h>
+
+void dc_waitq_init(struct dc_waitq *wq)
+{
+	init_waitqueue_head(&wq->head);
+}
+
+void dc_waitq_destroy(struct dc_waitq *wq)
+{
+}
+
+void dc_waitq_wake_all(struct dc_waitq *wq)
+{
+	wake_up_all(&wq->head);
+}
+
+/* A relative timeout as jiffies for schedule_timeout(): rounded up, capped. */
+static long dc_ns_to_jiffies(uint64_t ns)
+{
+	u64 j;
+
+	if (ns == UINT64_MAX)
+		return MAX_SCHEDULE_TIMEOUT;
+	if (ns > U64_MAX - TICK_NSEC)
+		return MAX_SCHEDULE_TIMEOUT - 1;
+	j = nsecs_to_jiffies64(ns + TICK_NSEC - 1);
+	return j >= MAX_SCHEDULE_TIMEOUT ? MAX_SCHEDULE_TIMEOUT - 1 : (long)j;
+}
+
+/**
+ * dc_plat_sleep_begin() - start waiting on @wq.
+ * @s: the sleeper, on the caller's stack.
+ * @wq: the wait queue.
+ * @timeout_ns: how long at most; UINT64_MAX for no limit.
+ * @killable: whether a fatal signal ends the wait (-EINTR).
+ *
+ * Context: process context; the caller may sleep.
+ */
+void dc_plat_sleep_begin(struct dc_plat_sleep *s, struct dc_waitq *wq,
+			 uint64_t timeout_ns, bool killable)
+{
+	might_sleep();
+	s->wq = wq;
+	s->killable = killable;
+	s->left = dc_ns_to_jiffies(timeout_ns);
+	init_wait_entry(&s->entry, 0);
+}
+
+/**
+ * dc_plat_sleep_prepare() - queue the task and mark it sleeping (killable or
+ * uninterruptible, as begun),
+ * before the caller tests its condition.
+ * @s: the sleeper.
+ *
+ * Return: 0, or -EINTR when a fatal signal is pending.
+ */
+int dc_plat_sleep_prepare(struct dc_plat_sleep *s)
+{
+	return prepare_to_wait_event(&s->wq->head, &s->entry,
+				     s->killable ? TASK_KILLABLE : TASK_UNINTERRUPTIBLE) ?
+	       -EINTR : 0;
+}
+
+/**
+ * dc_plat_sleep() - sleep until woken, killed or out of time.
+ * @s: the sleeper; @s->left is updated to the time that is left.
+ */
+void dc_plat_sleep(struct dc_plat_sleep *s)
+{
+	s->left = schedule_timeout(s->left);
+}
+
+/**
+ * dc_plat_sleep_end() - leave the wait queue, running again.
+ * @s: the sleeper.
+ */
+void dc_plat_sleep_end(struct dc_plat_sleep *s)
+{
+	finish_wait(&s->wq->head, &s->entry);
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * worker.c - the shim's workers: a work item on system_unbound_wq, and a
+ * stop flag that queueing checks under a lock so that nothing is queued
+ * once dc_worker_stop() has begun.
+ */
+#include "platform.h"
+
+static void dc_worker_run(struct work_struct *work)
+{
+	struct dc_worker *w = container_of(work, struct dc_worker, work);
+
+	w->fn(w);
+}
+
+/**
+ * dc_worker_start() - set up a worker.
+ * @w: the worker.
+ * @fn: what it runs each time it is queued, in process context.
+ * @name: a name for it (unused: work items run on shared kernel threads).
+ *
+ * Context: any.
+ * Return: 0.
+ */
+int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+		    const char *name)
+{
+	INIT_WORK(&w->work, dc_worker_run);
+	spin_lock_init(&w->lock);
+	w->stopped = false;
+	w->fn = fn;
+	return 0;
+}
+
+/**
+ * dc_worker_queue() - have @w's function run (again) soon.
+ * @w: the worker.
+ *
+ * Does nothing when the worker is already queued or is being stopped.
+ *
+ * Context: any; never sleeps.
+ */
+void dc_worker_queue(struct dc_worker *w)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&w->lock, flags);
+	if (!w->stopped)
+		queue_work(system_unbound_wq, &w->work);
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+/**
+ * dc_worker_stop() - stop a worker for good.
+ * @w: the worker.
+ *
+ * Drops a pending run and waits for a running one, including one that
+ * queues itself again.
+ *
+ * Context: process context, not from the worker's own function; sleeps.
+ */
+void dc_worker_stop(struct dc_worker *w)
+{
+	spin_lock_irq(&w->lock);
+	w->stopped = true;
+	spin_unlock_irq(&w->lock);
+	cancel_work_sync(&w->work);
+}

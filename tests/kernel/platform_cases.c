@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * platform_cases.c - cases for the shim contract itself (platform.h): the
+ * parts the shared suites do not reach yet, chiefly the wait queue, the
+ * refcount's misuse handling and the fault-injection hook.
+ *
+ * Written against dc_test.h and the contract only, so the same file would
+ * run in userspace too; it lives here because the kernel shim is where
+ * these mappings are least obvious.
+ */
+#include "dc_test.h"
+
+#include <daxcache/fault.h>
+
+#define MS	1000000ull
+
+DC_TEST(platform_waitq_timeout)
+{
+	struct dc_waitq wq;
+	dc_atomic_t flag;
+	uint64_t start, took;
+	int ret;
+
+	dc_atomic_set(&flag, 0);
+	dc_waitq_init(&wq);
+
+	start = dc_now_ns();
+	ret = dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), 20 * MS);
+	took = dc_now_ns() - start;
+	DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
+	DC_ASSERT(t, took >= 20 * MS);
+	DC_ASSERT(t, took < 5000 * MS);
+
+	/* No time at all: the condition decides. */
+	DC_ASSERT_INT_EQ(t, dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), 0),
+			 -ETIMEDOUT);
+	dc_atomic_set(&flag, 1);
+	DC_ASSERT_INT_EQ(t, dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), 0), 0);
+	DC_ASSERT_INT_EQ(t, dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag),
+						  UINT64_MAX), 0);
+	dc_waitq_destroy(&wq);
+}
+
+struct wake_ctx {
+	struct dc_waitq wq;
+	dc_atomic_t flag;
+	int ret;
+};
+
+static void wake_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct wake_ctx *c = arg;
+
+	if (idx == 0) {
+		c->ret = dc_waitq_wait_timeout(&c->wq, dc_atomic_read(&c->flag),
+					       UINT64_MAX);
+	} else {
+		dc_test_sleep_us(10000);
+		dc_atomic_set(&c->flag, 1);
+		dc_waitq_wake_all(&c->wq);
+	}
+}
+
+DC_TEST(platform_waitq_wake)
+{
+	struct wake_ctx c = { .ret = 1 };
+
+	dc_atomic_set(&c.flag, 0);
+	dc_waitq_init(&c.wq);
+	dc_test_run_threads(t, 2, wake_thread, &c);
+	DC_ASSERT_INT_EQ(t, c.ret, 0);
+	dc_waitq_destroy(&c.wq);
+}
+
+DC_TEST(platform_refcount)
+{
+	unsigned long warned = dc_warn_count();
+	dc_refcount_t r;
+
+	dc_refcount_set(&r, 1);
+	DC_ASSERT(t, dc_refcount_inc_not_zero(&r));
+	DC_ASSERT_INT_EQ(t, dc_refcount_read(&r), 2);
+	DC_ASSERT(t, !dc_refcount_dec_if_one(&r));
+	DC_ASSERT(t, !dc_refcount_dec_and_test(&r));
+	DC_ASSERT(t, dc_refcount_dec_if_one(&r));
+	DC_ASSERT_INT_EQ(t, dc_refcount_read(&r), 0);
+	DC_ASSERT(t, !dc_refcount_inc_not_zero(&r));
+	DC_ASSERT_EQ(t, dc_warn_count(), warned);
+
+	/* Increment from zero: reported, saturated, never zero again. */
+	dc_refcount_inc(&r);
+	DC_ASSERT(t, dc_warn_count() > warned);
+	DC_ASSERT(t, dc_refcount_read(&r) < 0);
+	DC_ASSERT(t, !dc_refcount_dec_and_test(&r));
+	DC_ASSERT(t, dc_refcount_inc_not_zero(&r));
+	DC_ASSERT(t, dc_refcount_read(&r) < 0);
+
+	/* Underflow: reported too. */
+	warned = dc_warn_count();
+	dc_refcount_set(&r, 1);
+	DC_ASSERT(t, dc_refcount_dec_and_test(&r));
+	DC_ASSERT(t, !dc_refcount_dec_and_test(&r));
+	DC_ASSERT(t, dc_warn_count() > warned);
+	DC_ASSERT(t, dc_refcount_read(&r) < 0);
+}
+
+static bool warn_site(bool cond)
+{
+	return dc_warn_once(cond, "platform_warn_once_counts: expected");
+}
+
+DC_TEST(platform_warn_once_counts)
+{
+	unsigned long warned = dc_warn_count();
+
+	DC_ASSERT(t, !warn_site(false));
+	DC_ASSERT_EQ(t, dc_warn_count(), warned);
+	DC_ASSERT(t, warn_site(true));
+	DC_ASSERT(t, warn_site(true));
+	DC_ASSERT(t, warn_site(true));
+	DC_ASSERT_EQ(t, dc_warn_count(), warned + 3);
+}
+
+DC_TEST(platform_alloc_fault)
+{
+	unsigned char *a, *b, *c;
+	unsigned int i;
+
+	dc_fault_alloc_fail_nth(2);
+	a = dc_alloc(64);
+	b = dc_alloc(64);
+	c = dc_zalloc(64);
+	dc_fault_alloc_fail_nth(0);
+	DC_ASSERT(t, a && c);
+	DC_ASSERT(t, b == NULL);
+	for (i = 0; i < 64; i++)
+		DC_ASSERT_EQ(t, c[i], 0);
+	dc_free(a);
+	dc_free(c);
+	dc_free(NULL);
+
+	dc_fault_alloc_fail_nth(5);
+	for (i = 0; i < 3; i++)
+		dc_free(dc_alloc(8));
+	DC_ASSERT_EQ(t, dc_fault_alloc_count(), 3);
+	DC_ASSERT_EQ(t, dc_fault_alloc_failed(), 0);
+	dc_fault_alloc_fail_nth(0);
+	DC_ASSERT_EQ(t, dc_fault_alloc_count(), 0);
+}
+
+DC_TEST(platform_rcu_read_held)
+{
+	bool outer, nested;
+
+	/* Checks only after unlocking: a failed check returns at once. */
+	dc_rcu_read_lock();
+	outer = dc_rcu_read_held();
+	dc_rcu_read_lock();
+	dc_rcu_read_unlock();
+	nested = dc_rcu_read_held();
+	dc_rcu_read_unlock();
+	DC_ASSERT(t, outer);
+	DC_ASSERT(t, nested);
+}
+
+DC_SUITE(platform,
+	 DC_CASE(platform_waitq_timeout),
+	 DC_CASE(platform_waitq_wake),
+	 DC_CASE(platform_refcount),
+	 DC_CASE(platform_warn_once_counts),
+	 DC_CASE(platform_alloc_fault),
+	 DC_CASE(platform_rcu_read_held));

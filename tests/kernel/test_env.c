@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_env.c - the kernel environment of the shared test cases
+ * (tests/cases/dc_test.h): KTAP diagnostics, failure records, vmalloc'ed
+ * test memory and kthreads.
+ */
+#include "dc_test.h"
+
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "ktap.h"
+
+/* Diagnostics of a case are indented like its result line. */
+#define KTAP_CASE_INDENT	"    "
+
+void dc_test_log(struct dc_test *t, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	pr_info(KTAP_CASE_INDENT "# %s: %pV\n", t->name, &vaf);
+	va_end(ap);
+}
+
+void dc_test_fail(struct dc_test *t, const char *file, int line,
+		  const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list ap;
+
+	dc_atomic_inc(&t->failures);
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	pr_info(KTAP_CASE_INDENT "# %s: FAILED at %s:%d: %pV\n", t->name, file,
+		line, &vaf);
+	va_end(ap);
+}
+
+void *dc_test_alloc(size_t size)
+{
+	return vzalloc(size);
+}
+
+void dc_test_free(void *p)
+{
+	vfree(p);
+}
+
+struct ktest_thread {
+	struct dc_test *t;
+	dc_test_thread_fn fn;
+	void *arg;
+	unsigned int idx;
+	struct completion done;
+};
+
+static int ktest_thread_main(void *p)
+{
+	struct ktest_thread *kt = p;
+
+	dc_thread_register();
+	kt->fn(kt->t, kt->arg, kt->idx);
+	dc_thread_unregister();
+	/* Signals the joiner and exits without returning into module text. */
+	kthread_complete_and_exit(&kt->done, 0);
+}
+
+/*
+ * Wait for one thread.  Long runs under emulation can take minutes: wake up
+ * now and then so that the hung-task detector does not take the joiner for
+ * a stuck task.
+ */
+static void ktest_join(struct ktest_thread *kt)
+{
+	while (!wait_for_completion_timeout(&kt->done, 10 * HZ))
+		;
+}
+
+int dc_test_run_threads(struct dc_test *t, unsigned int n,
+			dc_test_thread_fn fn, void *arg)
+{
+	struct ktest_thread *kt = kcalloc(n, sizeof(*kt), GFP_KERNEL);
+	unsigned int i, started = 0;
+	int ret = 0;
+
+	if (!kt) {
+		dc_test_fail(t, __FILE__, __LINE__, "no memory for threads");
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct task_struct *task;
+
+		kt[i] = (struct ktest_thread){
+			.t = t, .fn = fn, .arg = arg, .idx = i,
+		};
+		init_completion(&kt[i].done);
+		task = kthread_run(ktest_thread_main, &kt[i], "dc_test/%u", i);
+		if (IS_ERR(task)) {
+			ret = PTR_ERR(task);
+			dc_test_fail(t, __FILE__, __LINE__, "kthread_run: %d", ret);
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		ktest_join(&kt[i]);
+	kfree(kt);
+	return ret;
+}
+
+void dc_test_sleep_us(unsigned int us)
+{
+	if (us)
+		fsleep(us);
+	else
+		cond_resched();
+}
+
+unsigned int dc_test_scale(void)
+{
+	return dc_ktap_scale ? dc_ktap_scale : 1;
+}
