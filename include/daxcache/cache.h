@@ -40,7 +40,7 @@ enum dc_victim_policy {
 };
 
 /* Behaviour switches (config.flags), mostly older behaviours kept for benchmarks. */
-#define DC_CACHE_KICK_BG_FIRST	0x1u	/* kick the background reclaimer before inline reclaim (2019) */
+#define DC_CACHE_KICK_BG_FIRST	0x1u	/* kick the background reclaimer before trying inline reclaim (2019) */
 #define DC_CACHE_REMOVE_ON_INLINE 0x2u	/* send remove before reusing an inline-reclaimed range (2019) */
 #define DC_CACHE_INLINE_OWN_ONLY 0x4u	/* inline reclaim only from the mapping inode (upstream Linux) */
 

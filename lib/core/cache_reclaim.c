@@ -24,9 +24,8 @@ struct dc_range *dc_pool_take_free(struct dc_cache *c)
 		r = dc_container_of(c->free_list.next, struct dc_range, link);
 		dc_list_del(&r->link);
 		c->nr_free--;
-		/* 2019 behaviour: keep the background reclaimer busy. */
-		kick = (c->cfg.flags & DC_CACHE_KICK_BG_FIRST) &&
-		       c->nr_free < c->threshold;
+		/* Falling below the threshold starts the background reclaimer. */
+		kick = c->nr_free < c->threshold;
 	}
 	dc_spin_unlock(&c->pool_lock);
 	if (kick)
@@ -185,7 +184,8 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 	unsigned int budget;
 
 	dc_spin_lock(&c->pool_lock);
-	budget = 2 * c->nr_mapped + 1;
+	/* Two sweeps of the ring, its head included. */
+	budget = 2 * (c->nr_mapped + 1);
 	while (c->nr_mapped && budget--) {
 		struct dc_list *pos = c->hand;
 
