@@ -98,9 +98,10 @@ struct dc_remove_entry {
  *	is reclaimed.  Return 0 or -errno; on failure the mapping stays.
  *	Optional.
  *
- * The ops are called without any cache lock held except the inode's own
- * mutex (setup, writeback) and may sleep.  They must not call back into the
- * cache for the same inode.
+ * The ops may sleep.  They are called with no cache spinlock held, but
+ * possibly with inode mutexes held (setup and writeback always under the
+ * mapping inode's; remove under it for inline reuse with
+ * DC_CACHE_REMOVE_ON_INLINE), so they must not call back into the cache.
  */
 struct dc_backend_ops {
 	int (*setup)(void *priv, uint64_t ino, uint64_t file_off, uint64_t win_off,
@@ -211,7 +212,9 @@ int dc_inode_get(struct dc_cache *cache, uint64_t ino, struct dc_inode **out);
  * @inode: the inode, or NULL.
  *
  * Eviction removes every mapping of the inode with batched remove() calls
- * (after writeback of writable ones).  The caller must not hold pins on the
+ * (after writeback of writable ones; a failed writeback is logged and the
+ * mapping dropped anyway).  If the background reclaimer holds a passing
+ * reference at that moment, the eviction runs when it lets go, on its thread.  The caller must not hold pins on the
  * inode's mappings when it drops the last reference; if it does, this is
  * reported and eviction waits for them.
  *
@@ -288,7 +291,8 @@ int dc_wait_free(struct dc_cache *cache, uint64_t timeout_ns);
  *
  * Context: process context; sleeps.
  * Return: 0; -EBUSY if some mappings were pinned (the others are dropped);
- * -EINVAL if @len is 0.
+ * the error of writeback() when a writable mapping could not be written
+ * back (it stays mapped; the others are dropped); -EINVAL if @len is 0.
  */
 int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len);
 

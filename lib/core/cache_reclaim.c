@@ -108,6 +108,7 @@ static void batch_flush(struct dc_cache *c, struct remove_batch *b)
 	b->n = 0;
 }
 
+/* Queue @r for removal; the caller flushes a full batch. */
 static void batch_add(struct dc_cache *c, struct remove_batch *b,
 		      struct dc_range *r)
 {
@@ -117,8 +118,6 @@ static void batch_add(struct dc_cache *c, struct remove_batch *b,
 	}
 	entry_of(c, r, &b->entries[b->n]);
 	b->ranges[b->n++] = r;
-	if (b->n == b->max)
-		batch_flush(c, b);
 }
 
 void dc_range_release(struct dc_cache *c, struct dc_range *r)
@@ -337,6 +336,8 @@ void dc_reclaimer_fn(struct dc_worker *w)
 			dc_inode_put(owner);
 			if (!ret) {
 				batch_add(c, &b, r);
+				if (b.n == b.max)
+					batch_flush(c, &b);
 				got++;
 			}
 		}
@@ -383,13 +384,19 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 		}
 	}
 	for (;;) {
+		bool more = false;
 		int err = 0;
 
 		if (registered)
 			ev = dc_atomic64_read(&c->events);
+		/* Claim up to a batch under the mutex; remove outside it. */
 		dc_mutex_lock(&inode->mutex);
 		if (dc_itree_first(inode->tree, first, last, &e)) {
 			do {
+				if (b.n == b.max) {
+					more = true;
+					break;
+				}
 				ret = claim_locked(c, inode, e.item, evict);
 				if (!ret)
 					batch_add(c, &b, e.item);
@@ -399,6 +406,8 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 		}
 		dc_mutex_unlock(&inode->mutex);
 		batch_flush(c, &b);
+		if (more)
+			continue;
 		ret = err;
 		if (ret != -EBUSY || !evict)
 			break;

@@ -1,0 +1,2212 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cache_cases.c - the DAX window cache against the simulation backend: the
+ * contract of include/daxcache/cache.h, one behaviour per case.
+ *
+ * Each case builds an environment (a simbe, a cache over it, a few inodes)
+ * and hands it back to env_finish(), which releases what a failing case left
+ * behind and checks the invariants: free + mapped == ranges, every mapping
+ * the cache hands out is the one the backend holds at that window range, and
+ * every mapping the backend holds is one the cache knows.  Nothing waits on
+ * a clock to pass: background work is awaited with a generous bound, and
+ * background threads are frozen at a known point with the simbe's gates.
+ */
+#include "dc_test.h"
+
+#include <daxcache/cache.h>
+#include <daxcache/fault.h>
+#include <daxcache/simbe.h>
+
+#define ENV_INODES	4u		/* ids INO_BASE + 0..3 */
+#define ENV_PINS	16u
+#define ENV_PROBE_IDX	64u		/* indexes the invariant check probes */
+#define INO_BASE	1000u
+#define WAIT_LIMIT_NS	(20ull * 1000000000ull)
+#define MS		1000000ull
+
+struct env {
+	struct dc_cache_config cfg;
+	struct dc_simbe_config bcfg;
+	struct dc_backend_ops ops;
+	struct dc_simbe *be;
+	struct dc_cache *cache;
+	struct dc_inode *inode[ENV_INODES];
+	struct dc_pin pin[ENV_PINS];
+	uint64_t rs;
+	unsigned int nr;
+	bool failures;			/* faults were injected: stale records ok */
+};
+
+static inline uint64_t ino_id(unsigned int i)
+{
+	return INO_BASE + i;
+}
+
+/*
+ * Wait for @cond with a generous bound; a timeout is a failure, not a
+ * measurement.
+ */
+#define WAIT_FOR(t, cond) do {						\
+	uint64_t __end = dc_now_ns() + WAIT_LIMIT_NS;			\
+	while (!(cond)) {						\
+		if (dc_now_ns() > __end) {				\
+			dc_test_fail((t), __FILE__, __LINE__,		\
+				     "timed out waiting for %s", #cond);\
+			return;						\
+		}							\
+		dc_test_sleep_us(200);					\
+	}								\
+} while (0)
+
+static struct dc_cache_stats cst(const struct env *e)
+{
+	struct dc_cache_stats st;
+
+	memset(&st, 0, sizeof(st));
+	dc_cache_stats(e->cache, &st, sizeof(st));
+	return st;
+}
+
+static struct dc_simbe_stats sst(const struct env *e)
+{
+	struct dc_simbe_stats st;
+
+	memset(&st, 0, sizeof(st));
+	dc_simbe_stats(e->be, &st, sizeof(st));
+	return st;
+}
+
+/* Defaults for a window of @nr ranges of 2 MiB, with a short range wait. */
+static void env_init(struct env *e, unsigned int nr)
+{
+	memset(e, 0, sizeof(*e));
+	e->nr = nr;
+	dc_cache_config_init(&e->cfg, (uint64_t)nr << 21);
+	e->cfg.wait_timeout_ns = 10000 * MS;
+	dc_simbe_config_init(&e->bcfg, (uint64_t)nr << 21);
+	e->ops = *dc_simbe_ops();
+}
+
+/* Create the backend, the cache and the inodes.  Returns false on failure. */
+static bool env_start(struct dc_test *t, struct env *e)
+{
+	unsigned int i;
+	int ret;
+
+	e->bcfg.window_size = e->cfg.window_size;
+	e->bcfg.range_shift = e->cfg.range_shift;
+	e->bcfg.remove_batch_max = e->cfg.remove_batch_max;
+	e->rs = 1ull << e->cfg.range_shift;
+	ret = dc_simbe_create(&e->bcfg, &e->be);
+	if (ret) {
+		dc_test_fail(t, __FILE__, __LINE__, "dc_simbe_create: %d", ret);
+		return false;
+	}
+	ret = dc_cache_create(&e->cfg, &e->ops, e->be, &e->cache);
+	if (ret) {
+		dc_test_fail(t, __FILE__, __LINE__, "dc_cache_create: %d", ret);
+		return false;
+	}
+	for (i = 0; i < ENV_INODES; i++) {
+		ret = dc_inode_get(e->cache, ino_id(i), &e->inode[i]);
+		if (ret) {
+			dc_test_fail(t, __FILE__, __LINE__, "dc_inode_get: %d", ret);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The environment's inode with id @id, or -1. */
+static int env_inode_of(const struct env *e, uint64_t id)
+{
+	if (id < INO_BASE || id >= INO_BASE + ENV_INODES ||
+	    !e->inode[id - INO_BASE])
+		return -1;
+	return (int)(id - INO_BASE);
+}
+
+/*
+ * A pin of inode @i at @off: the backend maps exactly that file range at
+ * the pin's window range, with the right offset inside it, and the content
+ * (the tag) is the right one.
+ */
+static void check_pin(struct dc_test *t, struct env *e, unsigned int i,
+		      uint64_t off, const struct dc_pin *pin)
+{
+	struct dc_simbe_mapping m;
+	uint64_t in = off & (e->rs - 1);
+
+	DC_ASSERT(t, pin->win_off < e->cfg.window_size);
+	DC_ASSERT_EQ(t, pin->win_off & (e->rs - 1), in);
+	DC_ASSERT_EQ(t, pin->len, e->rs - in);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, pin->win_off, &m), 0);
+	DC_ASSERT_EQ(t, m.ino, ino_id(i));
+	DC_ASSERT_EQ(t, m.file_off, off - in);
+	if (pin->writable)
+		DC_ASSERT(t, m.flags & DC_MAP_WRITE);
+	DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(e->be, pin->win_off, ino_id(i),
+					       off), 0);
+}
+
+/* Map, check and keep the pin in slot @k. */
+static void pin_at(struct dc_test *t, struct env *e, unsigned int k,
+		   unsigned int i, uint64_t off, unsigned int flags)
+{
+	DC_ASSERT(t, k < ENV_PINS);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[i], off, flags, &e->pin[k]), 0);
+	check_pin(t, e, i, off, &e->pin[k]);
+}
+
+/* Map, check and unpin. */
+static void touch(struct dc_test *t, struct env *e, unsigned int i,
+		  uint64_t off, unsigned int flags)
+{
+	struct dc_pin pin;
+
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[i], off, flags, &pin), 0);
+	check_pin(t, e, i, off, &pin);
+	dc_unpin(&pin);
+}
+
+/* The window range base of a pin. */
+static inline uint64_t pin_base(const struct env *e, const struct dc_pin *p)
+{
+	return p->win_off & ~(e->rs - 1);
+}
+
+/*
+ * Wait until background work is over: every range is free or mapped, and
+ * (without injected failures) the backend maps as many ranges as the cache
+ * believes mapped, and every remove() and writeback() call has returned.
+ */
+static void env_settle(struct dc_test *t, struct env *e)
+{
+	unsigned int stable = 0;
+	uint64_t end = dc_now_ns() + WAIT_LIMIT_NS;
+
+	while (stable < 3) {
+		struct dc_cache_stats st = cst(e);
+		struct dc_simbe_stats bs = sst(e);
+		bool ok = st.nr_free + st.nr_mapped == st.nr_ranges &&
+			  bs.calls[DC_SIMBE_REMOVE] == st.remove_batches &&
+			  (e->failures || bs.nr_mapped == st.nr_mapped);
+
+		stable = ok ? stable + 1 : 0;
+		if (dc_now_ns() > end) {
+			dc_test_fail(t, __FILE__, __LINE__,
+				     "no quiescence: free %llu + mapped %llu of %llu, backend maps %llu, removes %llu/%llu",
+				     (unsigned long long)st.nr_free,
+				     (unsigned long long)st.nr_mapped,
+				     (unsigned long long)st.nr_ranges,
+				     (unsigned long long)bs.nr_mapped,
+				     (unsigned long long)bs.calls[DC_SIMBE_REMOVE],
+				     (unsigned long long)st.remove_batches);
+			return;
+		}
+		dc_test_sleep_us(1000);
+	}
+}
+
+/* Whether window range @w still holds the record of setup @seq. */
+static bool record_still(struct env *e, uint64_t w, uint64_t seq)
+{
+	struct dc_simbe_mapping m;
+
+	return !dc_simbe_lookup(e->be, w, &m) && m.seq == seq;
+}
+
+/*
+ * Every record of the backend is a mapping the cache knows: mapping that
+ * file range again lands on the same window range.  A record the cache does
+ * not know may only be on its way out (a remove in flight), or be left by an
+ * injected failure.
+ */
+static void check_records(struct dc_test *t, struct env *e)
+{
+	uint64_t w;
+
+	for (w = 0; w < e->cfg.window_size; w += e->rs) {
+		struct dc_simbe_mapping m;
+		struct dc_pin pin;
+		bool known = false;
+		int i, ret;
+
+		if (dc_simbe_lookup(e->be, w, &m))
+			continue;
+		i = env_inode_of(e, m.ino);
+		if (i >= 0) {
+			ret = dc_map(e->inode[i], m.file_off,
+				     DC_MAP_NOWAIT | DC_MAP_NORECLAIM, &pin);
+			if (!ret) {
+				check_pin(t, e, (unsigned int)i, m.file_off, &pin);
+				known = pin_base(e, &pin) == w;
+				dc_unpin(&pin);
+				DC_RETURN_IF_FAILED(t);
+			} else if (ret != -EAGAIN && !e->failures) {
+				DC_ASSERT_INT_EQ(t, ret, 0);
+			}
+		}
+		if (known || e->failures)
+			continue;
+		/* Unknown to the cache: it must be on its way out. */
+		WAIT_FOR(t, !record_still(e, w, m.seq));
+	}
+}
+
+/*
+ * Every mapping the cache hands out (probing the first indexes of every
+ * inode, without reclaim) is what the backend maps there.
+ */
+static void check_probe(struct dc_test *t, struct env *e)
+{
+	unsigned int i;
+	uint64_t idx;
+
+	for (i = 0; i < ENV_INODES; i++) {
+		if (!e->inode[i])
+			continue;
+		for (idx = 0; idx < ENV_PROBE_IDX; idx++) {
+			uint64_t off = idx * e->rs + (idx * 4099) % e->rs;
+			struct dc_pin pin;
+			int ret;
+
+			ret = dc_map(e->inode[i], off,
+				     DC_MAP_NOWAIT | DC_MAP_NORECLAIM, &pin);
+			if (ret == -EAGAIN || (ret && e->failures))
+				continue;
+			DC_ASSERT_INT_EQ(t, ret, 0);
+			check_pin(t, e, i, off, &pin);
+			dc_unpin(&pin);
+			DC_RETURN_IF_FAILED(t);
+		}
+	}
+}
+
+/* The invariants that hold whenever the cache is quiet. */
+static void check_invariants(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_stats bs;
+	struct dc_cache_stats st;
+
+	env_settle(t, e);
+	DC_RETURN_IF_FAILED(t);
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.nr_ranges, e->nr);
+	DC_ASSERT_EQ(t, st.nr_free + st.nr_mapped, st.nr_ranges);
+	bs = sst(e);
+	DC_ASSERT_EQ(t, bs.overlaps, 0);
+	DC_ASSERT_EQ(t, bs.bad_calls, 0);
+	DC_ASSERT_EQ(t, bs.tag_failures, 0);
+	DC_ASSERT_EQ(t, bs.writeback_mismatches, 0);
+	DC_ASSERT_EQ(t, bs.gate_timeouts, 0);
+	if (!e->failures) {
+		DC_ASSERT_EQ(t, bs.remove_mismatches, 0);
+		DC_ASSERT_EQ(t, bs.remove_unmapped, 0);
+		DC_ASSERT_EQ(t, bs.lost_writes, 0);
+		DC_ASSERT_EQ(t, bs.nr_mapped, st.nr_mapped);
+		/* The cache counts a call just before or after making it. */
+		WAIT_FOR(t, sst(e).calls[DC_SIMBE_WRITEBACK] == cst(e).writebacks);
+		WAIT_FOR(t, sst(e).removed_entries == cst(e).removes_sent);
+	}
+	check_records(t, e);
+	DC_RETURN_IF_FAILED(t);
+	check_probe(t, e);
+	DC_RETURN_IF_FAILED(t);
+	env_settle(t, e);
+	DC_RETURN_IF_FAILED(t);
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.nr_free + st.nr_mapped, st.nr_ranges);
+}
+
+/*
+ * Release what the case left (gates, faults, pins), check the invariants if
+ * the case passed, and tear down.  After destroy nothing may stay mapped.
+ */
+static void env_finish(struct dc_test *t, struct env *e)
+{
+	unsigned int i;
+	bool passed;
+
+	if (e->be) {
+		for (i = 0; i < DC_SIMBE_NR_OPS; i++) {
+			dc_simbe_gate_open(e->be, (enum dc_simbe_op)i);
+			dc_simbe_set_fault(e->be, (enum dc_simbe_op)i, NULL);
+		}
+	}
+	for (i = 0; i < ENV_PINS; i++)
+		dc_unpin(&e->pin[i]);
+	passed = !dc_test_failed(t);
+	if (passed && e->cache)
+		check_invariants(t, e);
+	for (i = 0; i < ENV_INODES; i++)
+		dc_inode_put(e->inode[i]);
+	if (e->cache) {
+		dc_cache_destroy(e->cache);
+		if (passed && !dc_test_failed(t) && !e->failures) {
+			struct dc_simbe_stats bs = sst(e);
+
+			if (bs.nr_mapped || bs.lost_writes || bs.overlaps ||
+			    bs.remove_mismatches || bs.remove_unmapped)
+				dc_test_fail(t, __FILE__, __LINE__,
+					     "after destroy: %llu still mapped, %llu lost writes, %llu overlaps, %llu+%llu bad removes",
+					     (unsigned long long)bs.nr_mapped,
+					     (unsigned long long)bs.lost_writes,
+					     (unsigned long long)bs.overlaps,
+					     (unsigned long long)bs.remove_mismatches,
+					     (unsigned long long)bs.remove_unmapped);
+		}
+	}
+	dc_simbe_destroy(e->be);
+}
+
+/* Every case runs its body between these two. */
+#define ENV_RUN(t, e, body) do {					\
+	if (env_start((t), (e)))					\
+		body((t), (e));						\
+	env_finish((t), (e));						\
+} while (0)
+
+/* A start line for test threads: all of them go at once. */
+static void start_line(dc_atomic_t *ready, unsigned int n)
+{
+	unsigned int spins = 0;
+
+	dc_atomic_inc(ready);
+	while ((unsigned int)dc_atomic_read(ready) < n) {
+		if (++spins % 64 == 0)
+			dc_test_sleep_us(1);
+		else
+			dc_cpu_relax();
+	}
+}
+
+/* --- configuration ------------------------------------------------------ */
+
+static dc_atomic_t log_lines;
+
+static void count_log(void *priv, int level, const char *msg)
+{
+	dc_atomic_inc(&log_lines);
+}
+
+DC_TEST(cache_config_defaults)
+{
+	const uint64_t w = 64ull << 21;
+	struct dc_cache_config cfg;
+	struct dc_cache_stats st;
+	struct dc_simbe *be;
+	struct dc_cache *c;
+	struct dc_simbe_config bcfg;
+
+	memset(&cfg, 0xa5, sizeof(cfg));
+	dc_cache_config_init(&cfg, w);
+	DC_ASSERT_EQ(t, cfg.window_size, w);
+	DC_ASSERT_EQ(t, cfg.range_shift, 21);
+	DC_ASSERT_EQ(t, cfg.reclaim_threshold_pct, 20);
+	DC_ASSERT_EQ(t, cfg.reclaim_batch, 10);
+	DC_ASSERT_EQ(t, cfg.remove_batch_max, 256);
+	DC_ASSERT_EQ(t, cfg.victim, DC_VICTIM_CLOCK);
+	DC_ASSERT_EQ(t, cfg.flags, 0);
+	DC_ASSERT_EQ(t, cfg.wait_timeout_ns, 10000 * MS);
+
+	dc_simbe_config_init(&bcfg, w);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), 0);
+	DC_ASSERT_EQ(t, dc_cache_range_size(c), 2ull << 20);
+	DC_ASSERT_INT_EQ(t, dc_cache_stats(c, &st, sizeof(st)), 0);
+	DC_ASSERT_EQ(t, st.nr_ranges, 64);
+	DC_ASSERT_EQ(t, st.nr_free, 64);
+	DC_ASSERT_EQ(t, st.nr_mapped, 0);
+	DC_ASSERT_EQ(t, st.nr_inodes, 0);
+	DC_ASSERT_EQ(t, st.hits + st.misses + st.removes_sent, 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_stats(NULL, &st, sizeof(st)), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_cache_stats(c, NULL, sizeof(st)), -EINVAL);
+	dc_cache_destroy(c);
+	dc_cache_destroy(NULL);
+	dc_simbe_destroy(be);
+}
+
+/* Try @cfg with @ops; expect @want, and a log line for each refusal. */
+static void try_config(struct dc_test *t, const struct dc_cache_config *cfg,
+		       const struct dc_backend_ops *ops, void *priv, int want,
+		       const char *what)
+{
+	struct dc_cache *c = NULL;
+	int before = dc_atomic_read(&log_lines);
+	int ret = dc_cache_create(cfg, ops, priv, &c);
+
+	if (ret != want)
+		dc_test_fail(t, __FILE__, __LINE__, "%s: got %d, want %d",
+			     what, ret, want);
+	if (!ret)
+		dc_cache_destroy(c);
+	else if (dc_atomic_read(&log_lines) == before)
+		dc_test_fail(t, __FILE__, __LINE__, "%s: refused without a log line",
+			     what);
+}
+
+DC_TEST(cache_config_invalid)
+{
+	const struct dc_backend_ops no_setup = { .remove = dc_simbe_ops()->remove };
+	struct dc_simbe_config bcfg;
+	struct dc_cache_config good, cfg;
+	struct dc_simbe *be;
+
+	dc_simbe_config_init(&bcfg, 8ull << 21);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
+	dc_atomic_set(&log_lines, 0);
+	dc_set_log_fn(count_log, NULL);
+	dc_cache_config_init(&good, 8ull << 21);
+
+#define BAD(field, value) do {						\
+	cfg = good;							\
+	cfg.field = (value);						\
+	try_config(t, &cfg, dc_simbe_ops(), be, -EINVAL,		\
+		   #field " = " #value);				\
+} while (0)
+	BAD(window_size, 0);
+	BAD(window_size, (8ull << 21) + 4096);
+	BAD(window_size, 1ull << 20);
+	BAD(range_shift, 11);
+	BAD(range_shift, 41);
+	BAD(range_shift, 0);
+	BAD(reclaim_threshold_pct, 101);
+	BAD(reclaim_batch, 0);
+	BAD(remove_batch_max, 0);
+	BAD(victim, (enum dc_victim_policy)2);
+	BAD(flags, 0x80000000u);
+	BAD(flags, 0x8u);
+#undef BAD
+	try_config(t, &good, NULL, be, -EINVAL, "NULL ops");
+	try_config(t, &good, &no_setup, be, -EINVAL, "NULL setup");
+
+	/* The edges of the valid ranges are accepted. */
+	cfg = good;
+	cfg.range_shift = 12;
+	cfg.window_size = 4096;
+	try_config(t, &cfg, dc_simbe_ops(), be, 0, "one 4 KiB range");
+	cfg.range_shift = 40;
+	cfg.window_size = 1ull << 40;
+	try_config(t, &cfg, dc_simbe_ops(), be, 0, "one 1 TiB range");
+	cfg = good;
+	cfg.reclaim_threshold_pct = 100;
+	cfg.victim = DC_VICTIM_ROUND_ROBIN;
+	cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE |
+		    DC_CACHE_INLINE_OWN_ONLY;
+	try_config(t, &cfg, dc_simbe_ops(), be, 0, "threshold 100, all flags");
+	cfg = good;
+	cfg.reclaim_threshold_pct = 0;
+	cfg.reclaim_batch = 1;
+	cfg.remove_batch_max = 1;
+	cfg.wait_timeout_ns = DC_WAIT_FOREVER;
+	try_config(t, &cfg, dc_simbe_ops(), be, 0, "threshold 0, batches 1");
+	dc_set_log_fn(NULL, NULL);
+	dc_simbe_destroy(be);
+}
+
+/* --- inodes and arguments ------------------------------------------------ */
+
+static void inode_body(struct dc_test *t, struct env *e)
+{
+	struct dc_inode *a, *b;
+	struct dc_cache_stats st;
+
+	DC_ASSERT_INT_EQ(t, dc_inode_get(NULL, 1, &a), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, 1, NULL), -EINVAL);
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.nr_inodes, ENV_INODES);
+	/* The same id gives the same inode, with one more reference. */
+	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, ino_id(0), &a), 0);
+	DC_ASSERT(t, a == e->inode[0]);
+	DC_ASSERT_EQ(t, dc_inode_id(a), ino_id(0));
+	DC_ASSERT_EQ(t, cst(e).nr_inodes, ENV_INODES);
+	dc_inode_put(a);
+	DC_ASSERT_EQ(t, cst(e).nr_inodes, ENV_INODES);
+
+	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, UINT64_MAX, &b), 0);
+	DC_ASSERT_EQ(t, dc_inode_id(b), UINT64_MAX);
+	DC_ASSERT_EQ(t, cst(e).nr_inodes, ENV_INODES + 1);
+	dc_inode_put(b);
+	DC_ASSERT_EQ(t, cst(e).nr_inodes, ENV_INODES);
+	dc_inode_put(NULL);
+}
+
+DC_TEST(cache_inode_get_put)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, inode_body);
+}
+
+static void args_body(struct dc_test *t, struct env *e)
+{
+	struct dc_pin pin;
+
+	memset(&pin, 0, sizeof(pin));
+	DC_ASSERT_INT_EQ(t, dc_map(NULL, 0, 0, &pin), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, 0, NULL), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, 0x8000, &pin), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_map_timeout(NULL, 0, 0, 1, &pin), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, 0), -EINVAL);
+	/* A zeroed pin and a released pin are ignored. */
+	memset(&pin, 0, sizeof(pin));
+	dc_unpin(&pin);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, DC_MAP_READ, &pin), 0);
+	dc_unpin(&pin);
+	dc_unpin(&pin);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 1);
+	/* Nothing to wait for while ranges are free. */
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 0), 0);
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_FOREVER), 0);
+	/* Punching an inode without mappings is fine. */
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[1], 0, UINT64_MAX), 0);
+	/* The highest range of the file. */
+	touch(t, e, 2, UINT64_MAX, 0);
+	touch(t, e, 2, UINT64_MAX - e->rs, DC_MAP_WRITE);
+}
+
+DC_TEST(cache_arguments)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, args_body);
+}
+
+/* --- hits and misses ----------------------------------------------------- */
+
+static void hit_body(struct dc_test *t, struct env *e)
+{
+	const uint64_t off = 3 * e->rs + 12345;
+	struct dc_simbe_mapping m;
+	struct dc_cache_stats st;
+	struct dc_pin *p = &e->pin[0], *q = &e->pin[1];
+	uint64_t gen;
+
+	pin_at(t, e, 0, 0, off, DC_MAP_READ);
+	DC_RETURN_IF_FAILED(t);
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.misses, 1);
+	DC_ASSERT_EQ(t, st.hits, 0);
+	DC_ASSERT_EQ(t, st.nr_free, e->nr - 1);
+	DC_ASSERT_EQ(t, st.nr_mapped, 1);
+	DC_ASSERT_EQ(t, p->len, e->rs - 12345);
+	DC_ASSERT(t, !p->writable);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, p->win_off, &m), 0);
+	DC_ASSERT_EQ(t, m.ino, ino_id(0));
+	DC_ASSERT_EQ(t, m.file_off, 3 * e->rs);
+	DC_ASSERT_EQ(t, m.flags, DC_MAP_READ);
+	DC_ASSERT_EQ(t, m.win_off, pin_base(e, p));
+	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_SETUP], 1);
+	gen = p->gen;
+
+	/* Anywhere in the same range is a hit on the same window range. */
+	pin_at(t, e, 1, 0, 3 * e->rs + e->rs - 1, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, pin_base(e, q), pin_base(e, p));
+	DC_ASSERT_EQ(t, q->len, 1);
+	DC_ASSERT_EQ(t, q->gen, gen);
+	dc_unpin(q);
+	dc_unpin(p);
+	pin_at(t, e, 1, 0, 3 * e->rs, DC_MAP_READ);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, q->len, e->rs);
+	DC_ASSERT_EQ(t, q->gen, gen);
+	dc_unpin(q);
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.hits, 2);
+	DC_ASSERT_EQ(t, st.misses, 1);
+	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_SETUP], 1);
+
+	/* Another index, another inode with the same index: misses. */
+	pin_at(t, e, 2, 0, 4 * e->rs, 0);
+	pin_at(t, e, 3, 1, 3 * e->rs + 5, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, pin_base(e, &e->pin[2]) != pin_base(e, p));
+	DC_ASSERT(t, pin_base(e, &e->pin[3]) != pin_base(e, p));
+	DC_ASSERT(t, pin_base(e, &e->pin[3]) != pin_base(e, &e->pin[2]));
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.misses, 3);
+	DC_ASSERT_EQ(t, st.nr_mapped, 3);
+	DC_ASSERT_EQ(t, st.nr_free, e->nr - 3);
+	DC_ASSERT_EQ(t, st.inline_reclaims + st.bg_reclaims, 0);
+	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_REMOVE], 0);
+}
+
+DC_TEST(cache_hit_after_miss)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, hit_body);
+}
+
+/* Small ranges: offsets inside a 4 KiB range, and many ranges. */
+static void small_body(struct dc_test *t, struct env *e)
+{
+	uint64_t k;
+
+	DC_ASSERT_EQ(t, dc_cache_range_size(e->cache), 4096);
+	for (k = 0; k < 200 && !dc_test_failed(t); k++)
+		touch(t, e, (unsigned int)(k % ENV_INODES), k * 4096 + k, 0);
+	DC_RETURN_IF_FAILED(t);
+	for (k = 0; k < 200 && !dc_test_failed(t); k++)
+		touch(t, e, (unsigned int)(k % ENV_INODES), k * 4096 + 4095, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).misses, 200);
+	DC_ASSERT_EQ(t, cst(e).hits, 200);
+}
+
+DC_TEST(cache_small_ranges)
+{
+	struct env e;
+
+	env_init(&e, 256);
+	e.cfg.range_shift = 12;
+	e.cfg.window_size = 256 * 4096;
+	ENV_RUN(t, &e, small_body);
+}
+
+/* --- racing misses and upgrades -------------------------------------------- */
+
+#define RACE_THREADS	8u
+#define RACE_ROUNDS	12u
+
+struct race_ctx {
+	struct env *e;
+	uint64_t idx;
+	unsigned int flags;
+	dc_atomic_t ready;
+	dc_atomic_t done;
+	struct dc_pin pin[RACE_THREADS];
+};
+
+static void race_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct race_ctx *c = arg;
+	uint64_t off = c->idx * c->e->rs + idx * 100;
+
+	int ret;
+
+	start_line(&c->ready, RACE_THREADS);
+	ret = dc_map(c->e->inode[0], off, c->flags, &c->pin[idx]);
+	/* Hold the pin until everyone has one (or has failed). */
+	start_line(&c->done, RACE_THREADS);
+	DC_ASSERT_INT_EQ(t, ret, 0);
+	check_pin(t, c->e, 0, off, &c->pin[idx]);
+}
+
+static void race_round(struct dc_test *t, struct race_ctx *c)
+{
+	unsigned int k;
+
+	dc_atomic_set(&c->ready, 0);
+	dc_atomic_set(&c->done, 0);
+	memset(c->pin, 0, sizeof(c->pin));
+	dc_test_run_threads(t, RACE_THREADS, race_thread, c);
+	for (k = 0; k < RACE_THREADS; k++) {
+		if (!dc_test_failed(t)) {
+			DC_ASSERT_EQ(t, pin_base(c->e, &c->pin[k]),
+				     pin_base(c->e, &c->pin[0]));
+			DC_ASSERT_EQ(t, c->pin[k].gen, c->pin[0].gen);
+			if (c->flags & DC_MAP_WRITE)
+				DC_ASSERT(t, c->pin[k].writable);
+		}
+	}
+	for (k = 0; k < RACE_THREADS; k++)
+		dc_unpin(&c->pin[k]);
+}
+
+static void racing_miss_body(struct dc_test *t, struct env *e)
+{
+	struct race_ctx c = { .e = e };
+	struct dc_simbe_stats b0, b1;
+	struct dc_cache_stats s0, s1;
+	unsigned int r;
+
+	/* Setups take a while, so the racers pile up behind the first. */
+	dc_simbe_set_latency(e->be, DC_SIMBE_SETUP, 200000, 0);
+	for (r = 0; r < RACE_ROUNDS && !dc_test_failed(t); r++) {
+		s0 = cst(e);
+		b0 = sst(e);
+		c.idx = 10 + r;
+		c.flags = r & 1 ? DC_MAP_WRITE : 0;
+		race_round(t, &c);
+		DC_RETURN_IF_FAILED(t);
+		s1 = cst(e);
+		b1 = sst(e);
+		DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_SETUP] - b0.calls[DC_SIMBE_SETUP], 1);
+		DC_ASSERT_EQ(t, s1.misses - s0.misses, 1);
+		DC_ASSERT_EQ(t, s1.nr_mapped - s0.nr_mapped, 1);
+		/* A write miss is one setup with WRITE, not a setup and an upgrade. */
+		if (c.flags & DC_MAP_WRITE)
+			DC_ASSERT_EQ(t, b1.setups_write - b0.setups_write, 1);
+		DC_ASSERT_EQ(t, s1.upgrades, s0.upgrades);
+	}
+}
+
+DC_TEST(cache_racing_misses)
+{
+	struct env e;
+
+	env_init(&e, 32);
+	ENV_RUN(t, &e, racing_miss_body);
+}
+
+static void upgrade_body(struct dc_test *t, struct env *e)
+{
+	struct race_ctx c = { .e = e };
+	struct dc_simbe_mapping m0, m1;
+	struct dc_simbe_stats b0, b1;
+	struct dc_cache_stats s0, s1;
+	unsigned int r;
+
+	/* One upgrade, alone. */
+	pin_at(t, e, 0, 0, 5 * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m0), 0);
+	DC_ASSERT_EQ(t, m0.flags, DC_MAP_READ);
+	s0 = cst(e);
+	b0 = sst(e);
+	pin_at(t, e, 1, 0, 5 * e->rs + 7, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	s1 = cst(e);
+	b1 = sst(e);
+	DC_ASSERT(t, e->pin[1].writable);
+	DC_ASSERT_EQ(t, pin_base(e, &e->pin[1]), pin_base(e, &e->pin[0]));
+	DC_ASSERT_EQ(t, s1.upgrades - s0.upgrades, 1);
+	DC_ASSERT_EQ(t, s1.misses, s0.misses);
+	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_SETUP] - b0.calls[DC_SIMBE_SETUP], 1);
+	DC_ASSERT_EQ(t, b1.setups_write - b0.setups_write, 1);
+	DC_ASSERT_EQ(t, b1.setups_same - b0.setups_same, 1);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[1].win_off, &m1), 0);
+	DC_ASSERT_EQ(t, m1.flags, DC_MAP_READ | DC_MAP_WRITE);
+	DC_ASSERT_EQ(t, m1.seq, m0.seq);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[1].win_off, ino_id(0),
+					   5 * e->rs + 7), 0);
+	dc_unpin(&e->pin[1]);
+	dc_unpin(&e->pin[0]);
+	/* Writable now: reads and writes hit without another setup. */
+	touch(t, e, 0, 5 * e->rs, 0);
+	touch(t, e, 0, 5 * e->rs, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_SETUP], b1.calls[DC_SIMBE_SETUP]);
+	DC_ASSERT_EQ(t, cst(e).hits - s1.hits, 2);
+
+	/* Several upgraders at once, while a reader holds the mapping. */
+	dc_simbe_set_latency(e->be, DC_SIMBE_SETUP, 200000, 0);
+	for (r = 0; r < RACE_ROUNDS && !dc_test_failed(t); r++) {
+		c.idx = 20 + r;
+		pin_at(t, e, 2, 0, c.idx * e->rs, 0);
+		DC_RETURN_IF_FAILED(t);
+		DC_ASSERT(t, !e->pin[2].writable);
+		s0 = cst(e);
+		b0 = sst(e);
+		c.flags = DC_MAP_WRITE;
+		race_round(t, &c);
+		DC_RETURN_IF_FAILED(t);
+		s1 = cst(e);
+		b1 = sst(e);
+		DC_ASSERT_EQ(t, pin_base(e, &c.pin[0]), pin_base(e, &e->pin[2]));
+		DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_SETUP] - b0.calls[DC_SIMBE_SETUP], 1);
+		DC_ASSERT_EQ(t, b1.setups_write - b0.setups_write, 1);
+		DC_ASSERT_EQ(t, s1.upgrades - s0.upgrades, 1);
+		DC_ASSERT_EQ(t, s1.misses, s0.misses);
+		DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(e->be, e->pin[2].win_off,
+						       ino_id(0), c.idx * e->rs), 0);
+		dc_unpin(&e->pin[2]);
+	}
+}
+
+DC_TEST(cache_upgrade)
+{
+	struct env e;
+
+	env_init(&e, 64);
+	ENV_RUN(t, &e, upgrade_body);
+}
+
+/* --- allocation order ---------------------------------------------------- */
+
+static void pool_first_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats st;
+	unsigned int k, j;
+
+	/* Seven of eight ranges: all from the free pool, all different. */
+	for (k = 0; k < e->nr - 1; k++)
+		pin_at(t, e, k, k % 2, k * e->rs, k % 3 ? 0 : DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	for (k = 0; k < e->nr - 1; k++)
+		for (j = 0; j < k; j++)
+			DC_ASSERT(t, pin_base(e, &e->pin[k]) != pin_base(e, &e->pin[j]));
+	for (k = 0; k < e->nr - 1; k++)
+		dc_unpin(&e->pin[k]);
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.nr_free, 1);
+	DC_ASSERT_EQ(t, st.nr_mapped, e->nr - 1);
+	DC_ASSERT_EQ(t, st.misses, e->nr - 1);
+	DC_ASSERT_EQ(t, st.inline_reclaims + st.bg_reclaims, 0);
+	DC_ASSERT_EQ(t, st.removes_sent + st.removes_skipped, 0);
+	DC_ASSERT_EQ(t, sst(e).setups_replacing, 0);
+	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_REMOVE], 0);
+}
+
+DC_TEST(cache_alloc_free_pool_first)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, pool_first_body);
+}
+
+/*
+ * Inline reclaim with the background reclaimer frozen in a writeback:
+ * window of 3 ranges; A (inode 1, writable, dirty) idle, B and C pinned.
+ * The reclaimer takes A and is held at the writeback gate (with inode 1's
+ * mutex).  Then B is unpinned and D asks for a range: none is free, so it
+ * must reclaim B inline, and reuse it without remove() unless the config
+ * says DC_CACHE_REMOVE_ON_INLINE.  @b_inode is B's inode (0 is D's own).
+ */
+static void inline_scenario(struct dc_test *t, struct env *e,
+			    unsigned int b_inode)
+{
+	bool remove_on_inline = e->cfg.flags & DC_CACHE_REMOVE_ON_INLINE;
+	bool own_only = e->cfg.flags & DC_CACHE_INLINE_OWN_ONLY;
+	struct dc_simbe_stats b0, b1;
+	struct dc_cache_stats s0, s1;
+	struct dc_simbe_mapping m;
+	uint64_t wa, wb;
+	struct dc_pin pin;
+	int ret;
+
+	DC_ASSERT_EQ(t, e->nr, 3);
+	pin_at(t, e, 0, 1, 0, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	wa = pin_base(e, &e->pin[0]);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off, ino_id(1), 0), 0);
+	dc_unpin(&e->pin[0]);
+	dc_simbe_gate_close(e->be, DC_SIMBE_WRITEBACK);
+	pin_at(t, e, 1, b_inode, 1 * e->rs, 0);
+	pin_at(t, e, 2, 0, 2 * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	wb = pin_base(e, &e->pin[1]);
+	/* The pool is empty: the reclaimer runs (kick it again to be sure). */
+	dc_wait_free(e->cache, MS);
+	WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_WRITEBACK) == 1);
+	DC_ASSERT_EQ(t, cst(e).nr_free, 0);
+
+	dc_unpin(&e->pin[1]);
+	s0 = cst(e);
+	b0 = sst(e);
+	if (own_only && b_inode != 0) {
+		/* B is another inode's: D may not take it, so it waits. */
+		ret = dc_map(e->inode[0], 3 * e->rs, DC_MAP_NOWAIT, &pin);
+		DC_ASSERT_INT_EQ(t, ret, -EAGAIN);
+		ret = dc_map_timeout(e->inode[0], 3 * e->rs, 0, 20 * MS, &pin);
+		DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
+		DC_ASSERT_EQ(t, cst(e).inline_reclaims, s0.inline_reclaims);
+		DC_ASSERT(t, cst(e).waits > s0.waits);
+		dc_simbe_gate_open(e->be, DC_SIMBE_WRITEBACK);
+		pin_at(t, e, 3, 0, 3 * e->rs, 0);
+		DC_RETURN_IF_FAILED(t);
+		DC_ASSERT_EQ(t, cst(e).inline_reclaims, s0.inline_reclaims);
+		return;
+	}
+	pin_at(t, e, 3, 0, 3 * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	s1 = cst(e);
+	b1 = sst(e);
+	DC_ASSERT_EQ(t, pin_base(e, &e->pin[3]), wb);
+	DC_ASSERT_EQ(t, s1.inline_reclaims - s0.inline_reclaims, 1);
+	DC_ASSERT_EQ(t, s1.misses - s0.misses, 1);
+	if (remove_on_inline) {
+		DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_REMOVE] - b0.calls[DC_SIMBE_REMOVE], 1);
+		DC_ASSERT_EQ(t, b1.removed_entries - b0.removed_entries, 1);
+		DC_ASSERT_EQ(t, s1.removes_sent - s0.removes_sent, 1);
+		DC_ASSERT_EQ(t, b1.setups_replacing, b0.setups_replacing);
+	} else {
+		DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_REMOVE], b0.calls[DC_SIMBE_REMOVE]);
+		DC_ASSERT_EQ(t, s1.removes_sent, s0.removes_sent);
+		DC_ASSERT_EQ(t, s1.removes_skipped - s0.removes_skipped, 1);
+		DC_ASSERT_EQ(t, b1.setups_replacing - b0.setups_replacing, 1);
+	}
+	/* B is gone, and no range is left for it. */
+	ret = dc_map(e->inode[b_inode], 1 * e->rs, DC_MAP_NOWAIT, &pin);
+	DC_ASSERT_INT_EQ(t, ret, -EAGAIN);
+
+	/* Let the reclaimer finish A: written back, removed, freed. */
+	dc_simbe_gate_open(e->be, DC_SIMBE_WRITEBACK);
+	WAIT_FOR(t, cst(e).nr_free == 1);
+	env_settle(t, e);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, wa, &m), -ENOENT);
+	WAIT_FOR(t, cst(e).bg_reclaims >= 1);
+	s1 = cst(e);
+	b1 = sst(e);
+	DC_ASSERT_EQ(t, b1.writebacks, 1);
+	DC_ASSERT_EQ(t, s1.writebacks, 1);
+	DC_ASSERT_EQ(t, b1.lost_writes, 0);
+}
+
+static void inline_own_body(struct dc_test *t, struct env *e)
+{
+	inline_scenario(t, e, 0);
+}
+
+static void inline_other_body(struct dc_test *t, struct env *e)
+{
+	inline_scenario(t, e, 2);
+}
+
+DC_TEST(cache_inline_reclaim_no_remove)
+{
+	struct env e;
+
+	env_init(&e, 3);
+	ENV_RUN(t, &e, inline_own_body);
+	DC_RETURN_IF_FAILED(t);
+	env_init(&e, 3);
+	ENV_RUN(t, &e, inline_other_body);
+	DC_RETURN_IF_FAILED(t);
+	env_init(&e, 3);
+	e.cfg.flags = DC_CACHE_KICK_BG_FIRST;
+	ENV_RUN(t, &e, inline_own_body);
+}
+
+DC_TEST(cache_inline_reclaim_remove_on_inline)
+{
+	struct env e;
+
+	env_init(&e, 3);
+	e.cfg.flags = DC_CACHE_REMOVE_ON_INLINE;
+	ENV_RUN(t, &e, inline_own_body);
+	DC_RETURN_IF_FAILED(t);
+	env_init(&e, 3);
+	e.cfg.flags = DC_CACHE_REMOVE_ON_INLINE;
+	ENV_RUN(t, &e, inline_other_body);
+}
+
+DC_TEST(cache_inline_own_only)
+{
+	struct env e;
+
+	env_init(&e, 3);
+	e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
+	ENV_RUN(t, &e, inline_own_body);
+	DC_RETURN_IF_FAILED(t);
+	env_init(&e, 3);
+	e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
+	ENV_RUN(t, &e, inline_other_body);
+}
+
+/* --- background reclaim -------------------------------------------------- */
+
+static void bg_scenario(struct dc_test *t, struct env *e, bool kick)
+{
+	const unsigned int thr = e->nr * e->cfg.reclaim_threshold_pct / 100;
+	struct dc_simbe_stats bs;
+	struct dc_cache_stats st;
+	unsigned int k;
+
+	/* Fill the window; every third mapping is written to. */
+	for (k = 0; k < e->nr && !dc_test_failed(t); k++) {
+		struct dc_pin pin;
+		uint64_t off = (uint64_t)k * e->rs;
+		unsigned int i = k % ENV_INODES;
+
+		if (k % 3) {
+			touch(t, e, i, off, 0);
+			continue;
+		}
+		DC_ASSERT_INT_EQ(t, dc_map(e->inode[i], off, DC_MAP_WRITE, &pin), 0);
+		dc_simbe_write(e->be, pin.win_off, ino_id(i), off);
+		dc_unpin(&pin);
+	}
+	DC_RETURN_IF_FAILED(t);
+	/*
+	 * The reclaimer brings the pool back to the threshold: by itself, as
+	 * the pool went below it, or (@kick) when asked by dc_wait_free().
+	 */
+	if (kick)
+		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+	WAIT_FOR(t, cst(e).nr_free >= thr);
+	env_settle(t, e);
+	DC_RETURN_IF_FAILED(t);
+	/* The reclaimer counts its ranges after it frees them. */
+	WAIT_FOR(t, cst(e).bg_reclaims >= 1 &&
+		    cst(e).bg_reclaims == cst(e).removes_sent);
+	st = cst(e);
+	bs = sst(e);
+	dc_test_log(t, "free %llu, bg %llu, inline %llu, removes %llu in %llu calls, max batch %llu, writebacks %llu",
+		    (unsigned long long)st.nr_free,
+		    (unsigned long long)st.bg_reclaims,
+		    (unsigned long long)st.inline_reclaims,
+		    (unsigned long long)st.removes_sent,
+		    (unsigned long long)st.remove_batches,
+		    (unsigned long long)bs.max_batch,
+		    (unsigned long long)st.writebacks);
+	DC_ASSERT(t, st.nr_free >= thr);
+	DC_ASSERT(t, st.nr_free < thr + e->cfg.reclaim_batch);
+	DC_ASSERT(t, st.bg_reclaims >= 1);
+	/* Background reclaims are removed, inline ones are not. */
+	DC_ASSERT_EQ(t, st.removes_sent, st.bg_reclaims);
+	DC_ASSERT_EQ(t, st.removes_skipped, st.inline_reclaims);
+	DC_ASSERT_EQ(t, bs.removed_entries, st.removes_sent);
+	DC_ASSERT_EQ(t, bs.calls[DC_SIMBE_REMOVE], st.remove_batches);
+	DC_ASSERT(t, bs.max_batch <= e->cfg.remove_batch_max);
+	DC_ASSERT(t, st.remove_batches * e->cfg.remove_batch_max >= st.removes_sent);
+	DC_ASSERT_EQ(t, bs.lost_writes, 0);
+	DC_ASSERT_EQ(t, st.nr_mapped, bs.nr_mapped);
+}
+
+static void bg_kick_body(struct dc_test *t, struct env *e)
+{
+	bg_scenario(t, e, true);
+}
+
+static void bg_self_body(struct dc_test *t, struct env *e)
+{
+	bg_scenario(t, e, false);
+}
+
+DC_TEST(cache_bg_reclaim_batches)
+{
+	struct env e;
+
+	env_init(&e, 20);
+	e.cfg.remove_batch_max = 2;
+	ENV_RUN(t, &e, bg_kick_body);
+	DC_RETURN_IF_FAILED(t);
+	/* Big batches: one remove() per pass. */
+	env_init(&e, 40);
+	e.cfg.reclaim_threshold_pct = 50;
+	ENV_RUN(t, &e, bg_kick_body);
+}
+
+/* Nobody waits, yet the pool went below the threshold: the reclaimer runs. */
+DC_TEST(cache_bg_reclaim_threshold)
+{
+	struct env e;
+
+	env_init(&e, 20);
+	ENV_RUN(t, &e, bg_self_body);
+}
+
+/* --- writeback ----------------------------------------------------------- */
+
+static void writeback_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_stats bs;
+	uint64_t gen;
+
+	DC_ASSERT_EQ(t, e->nr, 1);
+	pin_at(t, e, 0, 0, 0, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, e->pin[0].writable);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off, ino_id(0), 0), 0);
+	gen = e->pin[0].gen;
+	dc_unpin(&e->pin[0]);
+	/* The only range is reclaimed (inline or not): written back first. */
+	pin_at(t, e, 1, 1, e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, e->pin[1].gen != gen);
+	gen = e->pin[1].gen;
+	bs = sst(e);
+	DC_ASSERT_EQ(t, bs.writebacks, 1);
+	DC_ASSERT_EQ(t, bs.lost_writes, 0);
+	DC_ASSERT_EQ(t, cst(e).writebacks, 1);
+	dc_unpin(&e->pin[1]);
+	/* A read-only mapping needs none. */
+	pin_at(t, e, 2, 1, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, e->pin[2].gen != gen);
+	dc_unpin(&e->pin[2]);
+	env_settle(t, e);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, sst(e).writebacks, 1);
+	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_WRITEBACK], 1);
+	DC_ASSERT_EQ(t, cst(e).writebacks, 1);
+}
+
+DC_TEST(cache_writeback_before_reclaim)
+{
+	struct env e;
+
+	env_init(&e, 1);
+	ENV_RUN(t, &e, writeback_body);
+}
+
+/* --- backend failures ----------------------------------------------------- */
+
+static void setup_fail_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_mapping m;
+	struct dc_cache_stats st;
+	struct dc_pin pin;
+
+	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, -EIO), 0);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, 0, &pin), -EIO);
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.setup_failures, 1);
+	DC_ASSERT_EQ(t, st.nr_free, e->nr);
+	DC_ASSERT_EQ(t, st.nr_mapped, 0);
+	DC_ASSERT_EQ(t, sst(e).nr_mapped, 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, -ENOSPC), 0);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, DC_MAP_WRITE, &pin), -ENOSPC);
+	DC_ASSERT_EQ(t, cst(e).nr_free, e->nr);
+	/* The next try sets it up. */
+	touch(t, e, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).setup_failures, 2);
+
+	/* A failed upgrade keeps the read-only mapping and its readers. */
+	pin_at(t, e, 0, 0, e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, -EIO), 0);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], e->rs, DC_MAP_WRITE, &pin), -EIO);
+	check_pin(t, e, 0, e->rs, &e->pin[0]);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m), 0);
+	DC_ASSERT_EQ(t, m.flags, DC_MAP_READ);
+	pin_at(t, e, 1, 0, e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, !e->pin[1].writable);
+	DC_ASSERT_EQ(t, pin_base(e, &e->pin[1]), pin_base(e, &e->pin[0]));
+	dc_unpin(&e->pin[1]);
+	pin_at(t, e, 1, 0, e->rs, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, e->pin[1].writable);
+	DC_ASSERT_EQ(t, pin_base(e, &e->pin[1]), pin_base(e, &e->pin[0]));
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.setup_failures, 3);
+	DC_ASSERT_EQ(t, st.nr_mapped, 2);
+	DC_ASSERT_EQ(t, st.nr_free, e->nr - 2);
+}
+
+DC_TEST(cache_setup_failure)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, setup_fail_body);
+}
+
+/* A failed setup of a reused range: the range goes back to the pool. */
+static void setup_fail_reuse_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats st;
+	struct dc_pin pin;
+	unsigned int k;
+
+	e->failures = true;		/* the old mapping may stay behind */
+	for (k = 0; k < 20 && !dc_test_failed(t); k++) {
+		touch(t, e, k % 2, k * e->rs, k % 3 ? 0 : DC_MAP_WRITE);
+		DC_RETURN_IF_FAILED(t);
+		DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, -EIO), 0);
+		DC_ASSERT_INT_EQ(t, dc_map(e->inode[2], k * e->rs, 0, &pin), -EIO);
+		env_settle(t, e);	/* the reclaimer may be at work */
+		DC_RETURN_IF_FAILED(t);
+		st = cst(e);
+		DC_ASSERT_EQ(t, st.nr_free + st.nr_mapped, e->nr);
+	}
+	DC_RETURN_IF_FAILED(t);
+	touch(t, e, 2, 0, 0);
+	touch(t, e, 0, 0, 0);
+	DC_ASSERT_EQ(t, cst(e).setup_failures, 20);
+}
+
+DC_TEST(cache_setup_failure_on_reuse)
+{
+	struct env e;
+
+	env_init(&e, 1);
+	ENV_RUN(t, &e, setup_fail_reuse_body);
+	DC_RETURN_IF_FAILED(t);
+	env_init(&e, 2);
+	ENV_RUN(t, &e, setup_fail_reuse_body);
+}
+
+static void remove_fail_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_fault f = { .err = -EIO, .every = 1 };
+	struct dc_cache_stats st;
+	unsigned int k;
+
+	e->failures = true;		/* failed removes leave mappings behind */
+	for (k = 0; k < 4; k++)
+		touch(t, e, 0, k * e->rs, k == 1 ? DC_MAP_WRITE : 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_REMOVE, -EIO), 0);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.remove_failures, 1);
+	DC_ASSERT_EQ(t, st.remove_batches, 1);
+	DC_ASSERT_EQ(t, st.nr_free, e->nr);
+	DC_ASSERT_EQ(t, st.nr_mapped, 0);
+	/* The ranges are reused: mapping again is a miss that works. */
+	for (k = 0; k < 4; k++)
+		touch(t, e, 0, k * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).misses, 8);
+
+	/* Background reclaim with every remove() failing. */
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_REMOVE, &f), 0);
+	for (k = 0; k < 2 * e->nr; k++)
+		touch(t, e, 1, k * e->rs, k % 4 ? 0 : DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	/* The reclaimer frees ranges although their removes fail. */
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+	env_settle(t, e);
+	DC_RETURN_IF_FAILED(t);
+	WAIT_FOR(t, cst(e).bg_reclaims >= 1);
+	st = cst(e);
+	DC_ASSERT(t, st.remove_failures >= 2);
+	DC_ASSERT_EQ(t, st.remove_failures, sst(e).injected[DC_SIMBE_REMOVE]);
+	DC_ASSERT_EQ(t, st.nr_free + st.nr_mapped, e->nr);
+	dc_simbe_set_fault(e->be, DC_SIMBE_REMOVE, NULL);
+	for (k = 0; k < 2 * e->nr; k++)
+		touch(t, e, 2, k * e->rs, 0);
+}
+
+DC_TEST(cache_remove_failure)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, remove_fail_body);
+}
+
+static void writeback_fail_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_fault f = { .err = -EIO, .every = 1 };
+	struct dc_simbe_mapping m;
+	struct dc_cache_stats s0;
+	struct dc_pin pin;
+	uint64_t wa;
+	int ret;
+
+	DC_ASSERT_EQ(t, e->nr, 2);
+	pin_at(t, e, 0, 0, 0, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	wa = pin_base(e, &e->pin[0]);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off, ino_id(0), 0), 0);
+	dc_unpin(&e->pin[0]);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f), 0);
+	pin_at(t, e, 1, 1, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	/* The only idle range cannot be written back, so it cannot go. */
+	ret = dc_map_timeout(e->inode[1], e->rs, 0, 50 * MS, &pin);
+	if (ret != -ETIMEDOUT && ret != -EIO) {
+		dc_unpin(&pin);
+		DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
+	}
+	DC_ASSERT(t, cst(e).writeback_failures >= 1);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, wa, &m), 0);
+	DC_ASSERT_EQ(t, m.ino, ino_id(0));
+	DC_ASSERT(t, m.dirty);
+	/* Still mapped, still a hit. */
+	s0 = cst(e);
+	pin_at(t, e, 0, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, pin_base(e, &e->pin[0]), wa);
+	DC_ASSERT_EQ(t, cst(e).misses, s0.misses);
+	dc_unpin(&e->pin[0]);
+	/* Once writeback works the range is reclaimed. */
+	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL);
+	pin_at(t, e, 2, 1, e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, pin_base(e, &e->pin[2]), wa);
+	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
+	DC_ASSERT(t, sst(e).writebacks >= 1);
+}
+
+DC_TEST(cache_writeback_failure)
+{
+	struct env e;
+
+	env_init(&e, 2);
+	ENV_RUN(t, &e, writeback_fail_body);
+}
+
+/* --- punch and evict --------------------------------------------------------- */
+
+static void punch_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_stats b0, b1;
+	struct dc_cache_stats s0, s1;
+	struct dc_simbe_mapping m;
+	uint64_t w[6];
+	unsigned int k;
+
+	for (k = 0; k < 6; k++) {
+		pin_at(t, e, k, 0, k * e->rs + 1, k == 4 ? DC_MAP_WRITE : 0);
+		DC_RETURN_IF_FAILED(t);
+		w[k] = pin_base(e, &e->pin[k]);
+	}
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[4].win_off, ino_id(0),
+					   4 * e->rs + 1), 0);
+	for (k = 0; k < 6; k++)
+		if (k != 2)
+			dc_unpin(&e->pin[k]);
+	pin_at(t, e, 6, 1, 2 * e->rs, 0);	/* another inode, same index */
+	DC_RETURN_IF_FAILED(t);
+	dc_unpin(&e->pin[6]);
+
+	/* [1.x, 4.0) overlaps ranges 1, 2, 3; 2 is pinned. */
+	s0 = cst(e);
+	b0 = sst(e);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], e->rs + 100,
+					   3 * e->rs - 100), -EBUSY);
+	s1 = cst(e);
+	b1 = sst(e);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[1], &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[3], &m), -ENOENT);
+	check_pin(t, e, 0, 2 * e->rs + 1, &e->pin[2]);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[0], &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[4], &m), 0);
+	DC_ASSERT_EQ(t, s1.removes_sent - s0.removes_sent, 2);
+	DC_ASSERT_EQ(t, s1.remove_batches - s0.remove_batches, 1);
+	DC_ASSERT_EQ(t, b1.removed_entries - b0.removed_entries, 2);
+	DC_ASSERT_EQ(t, s1.nr_mapped, 5);
+	DC_ASSERT_EQ(t, s1.nr_free, e->nr - 5);
+	dc_unpin(&e->pin[2]);
+
+	/* One byte of the dirty range: written back, then removed. */
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 4 * e->rs + 7, 1), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[4], &m), -ENOENT);
+	DC_ASSERT_EQ(t, sst(e).writebacks, 1);
+	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
+	/* From range 1 to the end of the file (the length overflows). */
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], e->rs, UINT64_MAX), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[2], &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[5], &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[0], &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, 1), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[0], &m), -ENOENT);
+	s1 = cst(e);
+	DC_ASSERT_EQ(t, s1.nr_mapped, 1);
+	DC_ASSERT_EQ(t, s1.nr_free, e->nr - 1);
+	/* The other inode kept its mapping. */
+	s0 = cst(e);
+	touch(t, e, 1, 2 * e->rs, 0);
+	DC_ASSERT_EQ(t, cst(e).misses, s0.misses);
+	/* And punched ranges are misses again. */
+	touch(t, e, 0, 3 * e->rs, 0);
+	DC_ASSERT_EQ(t, cst(e).misses, s0.misses + 1);
+}
+
+DC_TEST(cache_punch)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, punch_body);
+}
+
+static void evict_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_stats b0, b1;
+	struct dc_cache_stats s0, s1;
+	struct dc_inode *x, *y;
+	struct dc_pin pin;
+	unsigned int k;
+
+	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, 77, &x), 0);
+	for (k = 0; k < 10; k++) {
+		DC_ASSERT_INT_EQ(t, dc_map(x, k * e->rs, k == 3 ? DC_MAP_WRITE : 0,
+					   &pin), 0);
+		if (k == 3)
+			dc_simbe_write(e->be, pin.win_off, 77, k * e->rs);
+		dc_unpin(&pin);
+	}
+	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, 77, &y), 0);
+	DC_ASSERT(t, x == y);
+	DC_ASSERT_EQ(t, cst(e).nr_inodes, ENV_INODES + 1);
+	dc_inode_put(y);
+	DC_ASSERT_EQ(t, sst(e).nr_mapped, 10);
+	DC_ASSERT_EQ(t, cst(e).nr_inodes, ENV_INODES + 1);
+
+	s0 = cst(e);
+	b0 = sst(e);
+	dc_inode_put(x);
+	s1 = cst(e);
+	b1 = sst(e);
+	DC_ASSERT_EQ(t, s1.nr_inodes, ENV_INODES);
+	DC_ASSERT_EQ(t, b1.nr_mapped, 0);
+	DC_ASSERT_EQ(t, b1.removed_entries - b0.removed_entries, 10);
+	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_REMOVE] - b0.calls[DC_SIMBE_REMOVE], 3);
+	DC_ASSERT(t, b1.max_batch <= 4);
+	DC_ASSERT_EQ(t, b1.writebacks - b0.writebacks, 1);
+	DC_ASSERT_EQ(t, b1.lost_writes, 0);
+	DC_ASSERT_EQ(t, s1.removes_sent - s0.removes_sent, 10);
+	DC_ASSERT_EQ(t, s1.remove_batches - s0.remove_batches, 3);
+	DC_ASSERT_EQ(t, s1.nr_free, e->nr);
+	DC_ASSERT_EQ(t, s1.nr_mapped, 0);
+
+	/* A new inode with the same id starts empty. */
+	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, 77, &x), 0);
+	DC_ASSERT_INT_EQ(t, dc_map(x, 0, 0, &pin), 0);
+	dc_unpin(&pin);
+	DC_ASSERT_EQ(t, cst(e).misses, s1.misses + 1);
+	dc_inode_put(x);
+	DC_ASSERT_EQ(t, sst(e).nr_mapped, 0);
+}
+
+DC_TEST(cache_evict_on_last_put)
+{
+	struct env e;
+
+	env_init(&e, 16);
+	e.cfg.remove_batch_max = 4;
+	ENV_RUN(t, &e, evict_body);
+}
+
+/* The last put while another thread holds a pin: reported, and waits. */
+struct put_ctx {
+	struct env *e;
+	struct dc_inode *x;
+	dc_atomic_t pinned;
+	struct dc_pin pin;
+};
+
+static void put_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct put_ctx *c = arg;
+	int ret;
+
+	if (idx == 0) {
+		ret = dc_map(c->x, 5, 0, &c->pin);
+		dc_atomic_set(&c->pinned, ret ? -1 : 1);
+		DC_ASSERT_INT_EQ(t, ret, 0);
+		dc_test_sleep_us(20000);
+		/* The put has not taken the mapping from under the pin. */
+		ret = dc_simbe_check_tag(c->e->be, c->pin.win_off, 88, 5);
+		dc_unpin(&c->pin);
+		DC_ASSERT_INT_EQ(t, ret, 0);
+		return;
+	}
+	while (!dc_atomic_read(&c->pinned))
+		dc_test_sleep_us(100);
+	dc_inode_put(c->x);
+}
+
+static void put_pinned_body(struct dc_test *t, struct env *e)
+{
+	struct put_ctx c = { .e = e };
+	unsigned long warns = dc_warn_count();
+	int lines;
+
+	dc_atomic_set(&c.pinned, 0);
+	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, 88, &c.x), 0);
+	dc_atomic_set(&log_lines, 0);
+	dc_set_log_fn(count_log, NULL);
+	dc_test_run_threads(t, 2, put_thread, &c);
+	lines = dc_atomic_read(&log_lines);
+	dc_set_log_fn(NULL, NULL);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, dc_warn_count() > warns || lines > 0);
+	DC_ASSERT_EQ(t, sst(e).nr_mapped, 0);
+	DC_ASSERT_EQ(t, cst(e).nr_inodes, ENV_INODES);
+}
+
+DC_TEST(cache_put_with_pin_waits)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, put_pinned_body);
+}
+
+/* dc_cache_destroy() with inodes still referenced: evicted anyway. */
+DC_TEST(cache_destroy_live_inodes)
+{
+	struct dc_simbe_config bcfg;
+	struct dc_cache_config cfg;
+	struct dc_simbe_stats bs;
+	struct dc_inode *x, *y;
+	struct dc_simbe *be;
+	struct dc_cache *c;
+	struct dc_pin pin;
+	unsigned int k;
+	int lines;
+
+	dc_cache_config_init(&cfg, 8ull << 21);
+	dc_simbe_config_init(&bcfg, 8ull << 21);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), 0);
+	DC_ASSERT_INT_EQ(t, dc_inode_get(c, 1, &x), 0);
+	DC_ASSERT_INT_EQ(t, dc_inode_get(c, 2, &y), 0);
+	for (k = 0; k < 3; k++) {
+		if (!dc_map(x, k << 21, DC_MAP_WRITE, &pin)) {
+			dc_simbe_write(be, pin.win_off, 1, k << 21);
+			dc_unpin(&pin);
+		}
+		if (!dc_map(y, k << 21, 0, &pin))
+			dc_unpin(&pin);
+	}
+	dc_atomic_set(&log_lines, 0);
+	dc_set_log_fn(count_log, NULL);
+	dc_cache_destroy(c);
+	lines = dc_atomic_read(&log_lines);
+	dc_set_log_fn(NULL, NULL);
+	bs = sst(&(struct env){ .be = be });
+	dc_simbe_destroy(be);
+	DC_ASSERT(t, lines > 0);
+	DC_ASSERT_EQ(t, bs.calls[DC_SIMBE_SETUP], 6);
+	DC_ASSERT_EQ(t, bs.nr_mapped, 0);
+	DC_ASSERT_EQ(t, bs.removed_entries, 6);
+	DC_ASSERT_EQ(t, bs.writebacks, 3);
+	DC_ASSERT_EQ(t, bs.lost_writes, 0);
+	DC_ASSERT_EQ(t, bs.remove_mismatches + bs.remove_unmapped, 0);
+}
+
+/* --- waiting for ranges --------------------------------------------------- */
+
+static void nowait_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats s0;
+	struct dc_pin pin;
+	unsigned int tries;
+	int ret;
+
+	pin_at(t, e, 0, 0, 0, 0);
+	pin_at(t, e, 1, 1, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).nr_free, 0);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], e->rs, DC_MAP_NOWAIT, &pin), -EAGAIN);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], e->rs, DC_MAP_NORECLAIM, &pin), -EAGAIN);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[2], e->rs, DC_MAP_NORECLAIM | DC_MAP_NOWAIT |
+				   DC_MAP_WRITE, &pin), -EAGAIN);
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10 * MS), -ETIMEDOUT);
+	/* Hits do not need a free range. */
+	touch(t, e, 0, 0, DC_MAP_NOWAIT | DC_MAP_NORECLAIM);
+	DC_RETURN_IF_FAILED(t);
+
+	/* An idle range: NORECLAIM still will not take it, the reclaimer will. */
+	s0 = cst(e);
+	dc_unpin(&e->pin[1]);
+	for (tries = 0; tries < 3; tries++) {
+		ret = dc_map(e->inode[0], e->rs, DC_MAP_NORECLAIM, &e->pin[2]);
+		if (ret != -EAGAIN)
+			break;
+		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+	}
+	DC_ASSERT_INT_EQ(t, ret, 0);
+	check_pin(t, e, 0, e->rs, &e->pin[2]);
+	DC_ASSERT_EQ(t, cst(e).inline_reclaims, s0.inline_reclaims);
+	/* Counted by the reclaimer after it frees: wait for it. */
+	WAIT_FOR(t, cst(e).bg_reclaims > s0.bg_reclaims);
+}
+
+DC_TEST(cache_nowait_noreclaim)
+{
+	struct env e;
+
+	env_init(&e, 2);
+	ENV_RUN(t, &e, nowait_body);
+}
+
+/* A thread that pins every range and asks for one more gets -ETIMEDOUT. */
+static void self_pin_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats s0;
+	struct dc_pin pin;
+	unsigned int k;
+
+	for (k = 0; k < e->nr; k++)
+		pin_at(t, e, k, 0, k * e->rs, k ? 0 : DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	s0 = cst(e);
+	DC_ASSERT_INT_EQ(t, dc_map_timeout(e->inode[0], 100 * e->rs, 0, 20 * MS,
+					   &pin), -ETIMEDOUT);
+	DC_ASSERT_INT_EQ(t, dc_map_timeout(e->inode[1], 0, DC_MAP_WRITE, 0, &pin),
+			 -ETIMEDOUT);
+	/* The config's bound (e->cfg.wait_timeout_ns is short here). */
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 101 * e->rs, 0, &pin), -ETIMEDOUT);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 102 * e->rs, DC_MAP_NOWAIT, &pin),
+			 -EAGAIN);
+	DC_ASSERT(t, cst(e).waits > s0.waits);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, e->nr);
+	/* Own pins can still be hit, and upgraded. */
+	touch(t, e, 0, e->nr > 1 ? e->rs : 0, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	dc_unpin(&e->pin[e->nr - 1]);
+	touch(t, e, 0, 100 * e->rs, 0);
+}
+
+DC_TEST(cache_self_pinned_timeout)
+{
+	struct env e;
+
+	env_init(&e, 1);
+	e.cfg.wait_timeout_ns = 30 * MS;
+	ENV_RUN(t, &e, self_pin_body);
+	DC_RETURN_IF_FAILED(t);
+	env_init(&e, 3);
+	e.cfg.wait_timeout_ns = 30 * MS;
+	ENV_RUN(t, &e, self_pin_body);
+}
+
+/* --- forward progress ------------------------------------------------------ */
+
+#define FP_THREADS	8u
+
+struct fp_ctx {
+	struct env *e;
+	unsigned int iters;
+	dc_atomic_t ready;
+	dc_atomic64_t done;
+};
+
+static void fp_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct fp_ctx *c = arg;
+	struct env *e = c->e;
+	unsigned int i = idx % ENV_INODES, k;
+
+	start_line(&c->ready, FP_THREADS);
+	for (k = 0; k < c->iters && !dc_test_failed(t); k++) {
+		uint64_t off = (idx * 1000ull + k % 5) * e->rs + k;
+		unsigned int flags = k % 3 ? 0 : DC_MAP_WRITE;
+		struct dc_pin pin;
+		int ret;
+
+		ret = dc_map(e->inode[i], off, flags, &pin);
+		DC_ASSERT_INT_EQ(t, ret, 0);
+		check_pin(t, e, i, off, &pin);
+		if (flags & DC_MAP_WRITE && !dc_test_failed(t))
+			DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, pin.win_off,
+							   ino_id(i), off), 0);
+		dc_unpin(&pin);
+		dc_atomic64_inc(&c->done);
+	}
+}
+
+static void fp_body(struct dc_test *t, struct env *e)
+{
+	struct fp_ctx c = { .e = e, .iters = 100 * dc_test_scale() };
+
+	dc_atomic_set(&c.ready, 0);
+	dc_atomic64_set(&c.done, 0);
+	dc_test_run_threads(t, FP_THREADS, fp_thread, &c);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, dc_atomic64_read(&c.done), (uint64_t)FP_THREADS * c.iters);
+	dc_test_log(t, "%u ranges: %llu maps, %llu misses, %llu inline, %llu bg, %llu waits",
+		    e->nr, (unsigned long long)dc_atomic64_read(&c.done),
+		    (unsigned long long)cst(e).misses,
+		    (unsigned long long)cst(e).inline_reclaims,
+		    (unsigned long long)cst(e).bg_reclaims,
+		    (unsigned long long)cst(e).waits);
+}
+
+DC_TEST(cache_forward_progress_one_range)
+{
+	struct env e;
+
+	env_init(&e, 1);
+	e.cfg.wait_timeout_ns = 20000 * MS;
+	ENV_RUN(t, &e, fp_body);
+	DC_RETURN_IF_FAILED(t);
+	env_init(&e, 2);
+	e.cfg.wait_timeout_ns = 20000 * MS;
+	e.cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE;
+	e.cfg.victim = DC_VICTIM_ROUND_ROBIN;
+	ENV_RUN(t, &e, fp_body);
+	DC_RETURN_IF_FAILED(t);
+	env_init(&e, 1);
+	e.cfg.wait_timeout_ns = 20000 * MS;
+	e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
+	ENV_RUN(t, &e, fp_body);
+}
+
+/*
+ * One range, CLOCK, inline reclaim only from the mapping inode: a map from
+ * another inode depends on the background reclaimer alone, which must get
+ * past the accessed bit of the idle range (second chance, not no chance).
+ */
+static void second_chance_body(struct dc_test *t, struct env *e)
+{
+	unsigned int round;
+
+	for (round = 0; round < 4 && !dc_test_failed(t); round++) {
+		unsigned int i = round % 2, j = 1 - i;
+
+		touch(t, e, i, round * e->rs, 0);
+		touch(t, e, i, round * e->rs, 0);	/* a hit: accessed */
+		DC_RETURN_IF_FAILED(t);
+		DC_ASSERT_INT_EQ(t, dc_map_timeout(e->inode[j], round * e->rs + 1, 0,
+						   5000 * MS, &e->pin[0]), 0);
+		check_pin(t, e, j, round * e->rs + 1, &e->pin[0]);
+		dc_unpin(&e->pin[0]);
+	}
+}
+
+DC_TEST(cache_bg_reclaim_second_chance)
+{
+	struct env e;
+
+	env_init(&e, 1);
+	e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
+	ENV_RUN(t, &e, second_chance_body);
+}
+
+/* --- victim policies ------------------------------------------------------- */
+
+/*
+ * Four ranges, one reclaimed per pass: A, B, C idle (A set up first), A and
+ * C hit since.  D takes the last free range and the reclaimer frees one.
+ */
+static void victim_body(struct dc_test *t, struct env *e)
+{
+	bool rr = e->cfg.victim == DC_VICTIM_ROUND_ROBIN;
+	struct dc_simbe_mapping m;
+	struct dc_cache_stats s0;
+	uint64_t w[3];
+	unsigned int k, round;
+
+	DC_ASSERT_EQ(t, e->nr, 4);
+	for (k = 0; k < 3; k++) {
+		pin_at(t, e, k, 0, k * e->rs, 0);
+		DC_RETURN_IF_FAILED(t);
+		w[k] = pin_base(e, &e->pin[k]);
+		dc_unpin(&e->pin[k]);
+	}
+	s0 = cst(e);
+	touch(t, e, 0, 0, 0);
+	touch(t, e, 0, 2 * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).hits, s0.hits + 2);
+	DC_ASSERT_EQ(t, cst(e).nr_free, 1);
+
+	for (round = 0; round < (rr ? 3u : 1u); round++) {
+		unsigned int victim = rr ? round : 1;
+
+		pin_at(t, e, 4 + round, 1, round * e->rs, 0);
+		DC_RETURN_IF_FAILED(t);
+		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+		env_settle(t, e);
+		DC_RETURN_IF_FAILED(t);
+		DC_ASSERT_EQ(t, cst(e).nr_free, 1);
+		for (k = 0; k < 3; k++) {
+			int want = k < round || k == victim ? -ENOENT : 0;
+
+			if (rr && k < round)
+				continue;	/* reused by the pins of the rounds */
+			DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[k], &m), want);
+		}
+	}
+	DC_ASSERT_EQ(t, cst(e).inline_reclaims, 0);
+}
+
+DC_TEST(cache_victim_clock)
+{
+	struct env e;
+
+	env_init(&e, 4);
+	e.cfg.reclaim_batch = 1;
+	ENV_RUN(t, &e, victim_body);
+}
+
+DC_TEST(cache_victim_round_robin)
+{
+	struct env e;
+
+	env_init(&e, 4);
+	e.cfg.reclaim_batch = 1;
+	e.cfg.victim = DC_VICTIM_ROUND_ROBIN;
+	ENV_RUN(t, &e, victim_body);
+}
+
+/* --- pins hold ----------------------------------------------------------------- */
+
+static void pin_stable_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_mapping m0, m;
+	unsigned int k;
+
+	pin_at(t, e, 0, 0, 7, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m0), 0);
+	for (k = 0; k < 50 && !dc_test_failed(t); k++) {
+		touch(t, e, 1 + k % 2, k * e->rs, k % 2 ? DC_MAP_WRITE : 0);
+		DC_RETURN_IF_FAILED(t);
+		check_pin(t, e, 0, 7, &e->pin[0]);
+		DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m), 0);
+		DC_ASSERT_EQ(t, m.seq, m0.seq);
+	}
+	WAIT_FOR(t, cst(e).inline_reclaims + cst(e).bg_reclaims >= 49);
+}
+
+DC_TEST(cache_pin_blocks_reclaim)
+{
+	struct env e;
+
+	env_init(&e, 2);
+	ENV_RUN(t, &e, pin_stable_body);
+}
+
+/* --- allocation failures ------------------------------------------------------- */
+
+static void enomem_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats st;
+	struct dc_inode *x;
+	struct dc_pin pin;
+	unsigned long nth;
+	int ret = -ENOMEM;
+
+	e->failures = true;		/* a failed miss may leave a mapping */
+	for (nth = 1; nth < 100; nth++) {
+		dc_fault_alloc_fail_nth(nth);
+		ret = dc_inode_get(e->cache, 555, &x);
+		dc_fault_alloc_fail_nth(0);
+		if (!ret)
+			break;
+		DC_ASSERT_INT_EQ(t, ret, -ENOMEM);
+		DC_ASSERT_EQ(t, cst(e).nr_inodes, ENV_INODES);
+	}
+	DC_ASSERT_INT_EQ(t, ret, 0);
+	DC_ASSERT_EQ(t, dc_inode_id(x), 555);
+	for (nth = 1; nth < 100; nth++) {
+		dc_fault_alloc_fail_nth(nth);
+		ret = dc_map(x, nth * e->rs, DC_MAP_WRITE, &pin);
+		dc_fault_alloc_fail_nth(0);
+		if (!ret)
+			break;
+		DC_ASSERT_INT_EQ(t, ret, -ENOMEM);
+		st = cst(e);
+		DC_ASSERT_EQ(t, st.nr_free, e->nr);
+		DC_ASSERT_EQ(t, st.nr_mapped, 0);
+	}
+	if (ret) {
+		dc_inode_put(x);
+		DC_ASSERT_INT_EQ(t, ret, 0);
+	}
+	ret = dc_simbe_check_tag(e->be, pin.win_off, 555, nth * e->rs);
+	dc_unpin(&pin);
+	dc_inode_put(x);
+	DC_ASSERT_INT_EQ(t, ret, 0);
+	DC_ASSERT_EQ(t, cst(e).nr_free, e->nr);
+}
+
+DC_TEST(cache_alloc_failures)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, enomem_body);
+}
+
+/* dc_cache_create() with each of its allocations failing in turn. */
+DC_TEST(cache_create_enomem)
+{
+	struct dc_simbe_config bcfg;
+	struct dc_cache_config cfg;
+	struct dc_simbe *be;
+	struct dc_cache *c = NULL;
+	unsigned long nth;
+	int ret = -ENOMEM;
+
+	dc_cache_config_init(&cfg, 16ull << 21);
+	dc_simbe_config_init(&bcfg, 16ull << 21);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
+	for (nth = 1; nth < 200; nth++) {
+		dc_fault_alloc_fail_nth(nth);
+		ret = dc_cache_create(&cfg, dc_simbe_ops(), be, &c);
+		dc_fault_alloc_fail_nth(0);
+		if (!ret)
+			break;
+		if (ret != -ENOMEM)
+			break;
+	}
+	if (!ret)
+		dc_cache_destroy(c);
+	dc_simbe_destroy(be);
+	DC_ASSERT_INT_EQ(t, ret, 0);
+	DC_ASSERT(t, nth > 1);
+}
+
+/* --- counters ------------------------------------------------------------------ */
+
+static void stats_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats st;
+	size_t part = offsetof(struct dc_cache_stats, nr_ranges);
+
+	touch(t, e, 0, 0, 0);
+	touch(t, e, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	/* An older caller knows fewer members: the rest is not touched. */
+	memset(&st, 0xa5, sizeof(st));
+	DC_ASSERT_INT_EQ(t, dc_cache_stats(e->cache, &st, part), 0);
+	DC_ASSERT_EQ(t, st.hits, 1);
+	DC_ASSERT_EQ(t, st.misses, 1);
+	DC_ASSERT_EQ(t, st.nr_ranges, 0xa5a5a5a5a5a5a5a5ull);
+	DC_ASSERT_EQ(t, st.nr_inodes, 0xa5a5a5a5a5a5a5a5ull);
+	DC_ASSERT_INT_EQ(t, dc_cache_stats(e->cache, &st, sizeof(st)), 0);
+	DC_ASSERT_EQ(t, st.nr_ranges, e->nr);
+	DC_ASSERT_EQ(t, st.nr_mapped, 1);
+}
+
+DC_TEST(cache_stats_size)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, stats_body);
+}
+
+/* --- everything at once, a little ------------------------------------------------ */
+
+#define MIX_THREADS	4u
+
+struct mix_ctx {
+	struct env *e;
+	unsigned int ops;
+	dc_atomic_t ready;
+};
+
+static void mix_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct mix_ctx *c = arg;
+	struct env *e = c->e;
+	struct dc_test_rng rng;
+	struct dc_inode *own = NULL;
+	unsigned int k;
+
+	dc_test_rng_init(&rng, t->seed + idx);
+	start_line(&c->ready, MIX_THREADS);
+	for (k = 0; k < c->ops && !dc_test_failed(t); k++) {
+		unsigned int op = (unsigned int)dc_test_below(&rng, 100);
+		unsigned int i = (unsigned int)dc_test_below(&rng, ENV_INODES);
+		uint64_t off = dc_test_below(&rng, 12) * e->rs +
+			       dc_test_below(&rng, e->rs);
+		struct dc_pin pin;
+		int ret;
+
+		if (op < 80) {
+			unsigned int flags = op < 20 ? DC_MAP_WRITE : 0;
+
+			ret = dc_map(e->inode[i], off, flags, &pin);
+			DC_ASSERT_INT_EQ(t, ret, 0);
+			check_pin(t, e, i, off, &pin);
+			if (flags && !dc_test_failed(t))
+				DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, pin.win_off,
+								   ino_id(i), off), 0);
+			dc_unpin(&pin);
+		} else if (op < 88) {
+			ret = dc_inode_punch(e->inode[i], off, dc_test_below(&rng, 3 * e->rs) + 1);
+			DC_ASSERT(t, ret == 0 || ret == -EBUSY);
+		} else {
+			/* A private inode that comes and goes. */
+			if (!own) {
+				DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, 9000 + idx, &own), 0);
+			}
+			ret = dc_map(own, off, op & 1 ? DC_MAP_WRITE : 0, &pin);
+			DC_ASSERT_INT_EQ(t, ret, 0);
+			ret = dc_simbe_check_tag(e->be, pin.win_off, 9000 + idx, off);
+			dc_unpin(&pin);
+			DC_ASSERT_INT_EQ(t, ret, 0);
+			if (op > 96) {
+				dc_inode_put(own);
+				own = NULL;
+			}
+		}
+	}
+	dc_inode_put(own);
+}
+
+static void mix_body(struct dc_test *t, struct env *e)
+{
+	struct mix_ctx c = { .e = e, .ops = 3000 * dc_test_scale() };
+	struct dc_cache_stats st;
+
+	dc_simbe_set_latency(e->be, DC_SIMBE_SETUP, 2000, 0);
+	dc_simbe_set_latency(e->be, DC_SIMBE_REMOVE, 2000, 500);
+	dc_atomic_set(&c.ready, 0);
+	dc_test_run_threads(t, MIX_THREADS, mix_thread, &c);
+	DC_RETURN_IF_FAILED(t);
+	st = cst(e);
+	dc_test_log(t, "%u ranges: %llu hits, %llu misses, %llu upgrades, %llu inline, %llu bg, %llu removes in %llu calls, %llu waits",
+		    e->nr, (unsigned long long)st.hits,
+		    (unsigned long long)st.misses,
+		    (unsigned long long)st.upgrades,
+		    (unsigned long long)st.inline_reclaims,
+		    (unsigned long long)st.bg_reclaims,
+		    (unsigned long long)st.removes_sent,
+		    (unsigned long long)st.remove_batches,
+		    (unsigned long long)st.waits);
+	DC_ASSERT_EQ(t, st.nr_inodes, ENV_INODES);
+}
+
+DC_TEST(cache_threads_mixed)
+{
+	static const unsigned int sizes[] = { 1, 2, 4, 16 };
+	unsigned int k;
+	struct env e;
+
+	for (k = 0; k < DC_ARRAY_SIZE(sizes) && !dc_test_failed(t); k++) {
+		env_init(&e, sizes[k]);
+		e.cfg.victim = k & 1 ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK;
+		e.cfg.remove_batch_max = 3;
+		ENV_RUN(t, &e, mix_body);
+	}
+}
+
+/* --- the simulation backend itself -------------------------------------------------- */
+
+DC_TEST(cache_simbe_model)
+{
+	const struct dc_backend_ops *ops = dc_simbe_ops();
+	struct dc_simbe_fault f = { .err = -EIO, .every = 3 };
+	struct dc_remove_entry ent[2];
+	struct dc_simbe_config cfg;
+	struct dc_simbe_mapping m;
+	struct dc_simbe_stats st;
+	struct dc_simbe *be;
+	unsigned int k, fails;
+	int ret;
+
+	dc_simbe_config_init(&cfg, 4 * 4096);
+	cfg.range_shift = 12;
+	cfg.remove_batch_max = 2;
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, &be), 0);
+	DC_ASSERT_EQ(t, dc_simbe_nr_ranges(be), 4);
+	DC_ASSERT_EQ(t, dc_simbe_range_size(be), 4096);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 0, &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4 * 4096, &m), -EINVAL);
+	DC_ASSERT_INT_EQ(t, ops->setup(be, 7, 8192, 4096, 4096, DC_MAP_READ), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096 + 5, &m), 0);
+	DC_ASSERT_EQ(t, m.ino, 7);
+	DC_ASSERT_EQ(t, m.file_off, 8192);
+	DC_ASSERT_EQ(t, m.win_off, 4096);
+	DC_ASSERT_EQ(t, m.seq, 1);
+	DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(be, 4096 + 5, 7, 8192 + 5), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(be, 4096 + 5, 7, 8192 + 6), -ESTALE);
+	DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(be, 4096, 8, 8192), -ESTALE);
+	DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(be, 0, 7, 8192), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(be, 4096, 7, 8192), -EROFS);
+	/* Upgrade: same content, writable. */
+	DC_ASSERT_INT_EQ(t, ops->setup(be, 7, 8192, 4096, 4096,
+				       DC_MAP_READ | DC_MAP_WRITE), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m), 0);
+	DC_ASSERT_EQ(t, m.seq, 1);
+	DC_ASSERT_EQ(t, m.setup_seq, 2);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(be, 4096 + 1, 7, 8192 + 1), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m), 0);
+	DC_ASSERT(t, m.dirty);
+	DC_ASSERT_INT_EQ(t, ops->writeback(be, 7, 8192, 4096, 4096), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m), 0);
+	DC_ASSERT(t, !m.dirty);
+	/* Replacing a dirty mapping loses the write. */
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(be, 4096, 7, 8192), 0);
+	DC_ASSERT_INT_EQ(t, ops->setup(be, 9, 0, 4096, 4096, DC_MAP_READ), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(be, 4096, 9, 0), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(be, 4096, 7, 8192), -ESTALE);
+	/* Removes: matching, mismatching, unmapped; batch limit. */
+	ent[0] = (struct dc_remove_entry){ .ino = 9, .file_off = 0, .win_off = 4096, .len = 4096 };
+	ent[1] = (struct dc_remove_entry){ .ino = 9, .file_off = 0, .win_off = 8192, .len = 4096 };
+	DC_ASSERT_INT_EQ(t, ops->setup(be, 3, 0, 8192, 4096, DC_MAP_READ), 0);
+	DC_ASSERT_INT_EQ(t, ops->remove(be, ent, 2), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 8192, &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, ops->remove(be, ent, 1), 0);
+	DC_ASSERT_INT_EQ(t, ops->remove(be, ent, 3), -EINVAL);
+	DC_ASSERT_INT_EQ(t, ops->setup(be, 3, 0, 100, 4096, DC_MAP_READ), -EINVAL);
+	DC_ASSERT_INT_EQ(t, ops->setup(be, 3, 0, 3 * 4096, 8192, DC_MAP_READ), -EINVAL);
+	DC_ASSERT_INT_EQ(t, ops->writeback(be, 3, 0, 4096, 0), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_stats(be, &st, sizeof(st)), 0);
+	DC_ASSERT_EQ(t, st.calls[DC_SIMBE_SETUP], 6);
+	DC_ASSERT_EQ(t, st.setups_read, 3);
+	DC_ASSERT_EQ(t, st.setups_write, 1);
+	DC_ASSERT_EQ(t, st.setups_same, 1);
+	DC_ASSERT_EQ(t, st.setups_replacing, 1);
+	DC_ASSERT_EQ(t, st.lost_writes, 1);
+	DC_ASSERT_EQ(t, st.remove_mismatches, 1);
+	DC_ASSERT_EQ(t, st.remove_unmapped, 1);
+	DC_ASSERT_EQ(t, st.removed_entries, 3);
+	DC_ASSERT_EQ(t, st.max_batch, 2);
+	DC_ASSERT_EQ(t, st.bad_calls, 3);
+	DC_ASSERT_EQ(t, st.writeback_mismatches, 1);
+	DC_ASSERT_EQ(t, st.writebacks, 2);
+	DC_ASSERT_EQ(t, st.nr_mapped, 0);
+	DC_ASSERT_EQ(t, st.tag_failures, 5);
+
+	/* Faults: every third call; the next call; by probability. */
+	dc_simbe_reset_stats(be);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, &f), 0);
+	for (k = 0, fails = 0; k < 9; k++) {
+		ret = ops->setup(be, 1, 0, 0, 4096, DC_MAP_READ);
+		DC_ASSERT(t, ret == 0 || ret == -EIO);
+		fails += ret != 0;
+		DC_ASSERT_EQ(t, ret != 0, k % 3 == 2);
+	}
+	DC_ASSERT_EQ(t, fails, 3);
+	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(be, DC_SIMBE_REMOVE, -ENOSPC), 0);
+	ent[0] = (struct dc_remove_entry){ .ino = 1, .file_off = 0, .win_off = 0, .len = 4096 };
+	DC_ASSERT_INT_EQ(t, ops->remove(be, ent, 1), -ENOSPC);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 0, &m), 0);
+	DC_ASSERT_INT_EQ(t, ops->remove(be, ent, 1), 0);
+	f = (struct dc_simbe_fault){ .ppm = 250000, .seed = 42 };
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_WRITEBACK, &f), 0);
+	for (k = 0, fails = 0; k < 1000; k++)
+		fails += ops->writeback(be, 1, 0, 4096, 0) != 0;
+	DC_ASSERT(t, fails > 150 && fails < 350);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_WRITEBACK, NULL), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_NR_OPS, NULL), -EINVAL);
+	f.err = 5;
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, &f), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, NULL), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_stats(be, &st, sizeof(st)), 0);
+	DC_ASSERT_EQ(t, st.injected[DC_SIMBE_SETUP], 3);
+	DC_ASSERT_EQ(t, st.injected[DC_SIMBE_REMOVE], 1);
+	DC_ASSERT_EQ(t, st.injected[DC_SIMBE_WRITEBACK], fails);
+
+	/* Latency: the calls take at least as long as the model says. */
+	dc_simbe_set_latency(be, DC_SIMBE_SETUP, 50000, 0);
+	dc_simbe_reset_stats(be);
+	for (k = 0; k < 10; k++)
+		DC_ASSERT_INT_EQ(t, ops->setup(be, 1, 0, 0, 4096, DC_MAP_READ), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_stats(be, &st, sizeof(st)), 0);
+	DC_ASSERT(t, dc_simbe_avg_ns(&st, DC_SIMBE_SETUP) >= 50000);
+	dc_simbe_destroy(be);
+}
+
+DC_SUITE(cache,
+	 DC_CASE(cache_simbe_model),
+	 DC_CASE(cache_config_defaults),
+	 DC_CASE(cache_config_invalid),
+	 DC_CASE(cache_inode_get_put),
+	 DC_CASE(cache_arguments),
+	 DC_CASE(cache_hit_after_miss),
+	 DC_CASE(cache_small_ranges),
+	 DC_CASE(cache_racing_misses),
+	 DC_CASE(cache_upgrade),
+	 DC_CASE(cache_alloc_free_pool_first),
+	 DC_CASE(cache_inline_reclaim_no_remove),
+	 DC_CASE(cache_inline_reclaim_remove_on_inline),
+	 DC_CASE(cache_inline_own_only),
+	 DC_CASE(cache_bg_reclaim_batches),
+	 DC_CASE(cache_bg_reclaim_threshold),
+	 DC_CASE(cache_writeback_before_reclaim),
+	 DC_CASE(cache_setup_failure),
+	 DC_CASE(cache_setup_failure_on_reuse),
+	 DC_CASE(cache_remove_failure),
+	 DC_CASE(cache_writeback_failure),
+	 DC_CASE(cache_punch),
+	 DC_CASE(cache_evict_on_last_put),
+	 DC_CASE(cache_put_with_pin_waits),
+	 DC_CASE(cache_destroy_live_inodes),
+	 DC_CASE(cache_nowait_noreclaim),
+	 DC_CASE(cache_self_pinned_timeout),
+	 DC_CASE(cache_forward_progress_one_range),
+	 DC_CASE(cache_bg_reclaim_second_chance),
+	 DC_CASE(cache_victim_clock),
+	 DC_CASE(cache_victim_round_robin),
+	 DC_CASE(cache_pin_blocks_reclaim),
+	 DC_CASE(cache_alloc_failures),
+	 DC_CASE(cache_create_enomem),
+	 DC_CASE(cache_stats_size),
+	 DC_CASE(cache_threads_mixed));
