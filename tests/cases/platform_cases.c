@@ -4,9 +4,8 @@
  * parts the shared suites do not reach yet, chiefly the wait queue, the
  * refcount's misuse handling and the fault-injection hook.
  *
- * Written against dc_test.h and the contract only, so the same file would
- * run in userspace too; it lives here because the kernel shim is where
- * these mappings are least obvious.
+ * Written against dc_test.h and the contract only: the same cases run in
+ * userspace (cmocka) and in the kernel (KTAP), against each platform.h.
  */
 #include "dc_test.h"
 
