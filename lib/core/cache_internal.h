@@ -77,7 +77,16 @@ struct dc_range {
 	uint64_t mapped_index;
 } __dc_cacheline_aligned;
 
+/*
+ * Hit hints: a direct-mapped table of range pointers by index.  Never
+ * trusted: range objects are type-stable, so the hit path may pin whatever
+ * a hint points at and keep the pin only if the identity check passes; a
+ * stale or colliding hint just sends it on to the tree.
+ */
+#define DC_INODE_HINTS		64
+
 struct dc_inode {
+	struct dc_range *hint[DC_INODE_HINTS];
 	struct dc_cache *cache;
 	uint64_t id;
 	dc_refcount_t ref;

@@ -32,28 +32,50 @@ static inline void range_unpin(struct dc_range *r)
 }
 
 /*
+ * Pin @r if it maps @index of @inode now.  It may have been reclaimed and
+ * reused since it was found: once pinned (no claim can happen any more), its
+ * identity is checked again, and a pin on something else is dropped.
+ */
+static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
+			   uint64_t index)
+{
+	if (!dc_refcount_inc_not_zero(&r->ref))
+		return false;
+	if (dc_likely(dc_read_once(r->owner) == inode &&
+		      dc_read_once(r->index) == index)) {
+		if (!dc_read_once(r->accessed))
+			dc_write_once(r->accessed, true);
+		return true;
+	}
+	range_unpin(r);
+	return false;
+}
+
+static inline struct dc_range **hint_slot(struct dc_inode *inode, uint64_t index)
+{
+	return &inode->hint[index & (DC_INODE_HINTS - 1)];
+}
+
+/*
  * The hit path: find the range mapping @index and pin it, taking no lock.
- * The range may have been reclaimed and reused since the lookup found it:
- * the pin taken, its identity is checked again.
+ * First the hint (one load; range objects outlive every inode, so no RCU
+ * section is needed to look at one), then the tree under RCU.
  */
 static inline struct dc_range *map_fast(struct dc_inode *inode, uint64_t index)
 {
-	struct dc_range *r;
+	struct dc_range **slot = hint_slot(inode, index);
+	struct dc_range *r = dc_read_once(*slot);
 
+	if (dc_likely(r && try_pin(r, inode, index)))
+		return r;
 	dc_rcu_read_lock();
 	r = dc_itree_lookup(inode->tree, index);
-	if (r && dc_refcount_inc_not_zero(&r->ref)) {
-		if (dc_likely(dc_read_once(r->owner) == inode &&
-			      dc_read_once(r->index) == index)) {
-			if (!dc_read_once(r->accessed))
-				dc_write_once(r->accessed, true);
-			dc_rcu_read_unlock();
-			return r;
-		}
-		range_unpin(r);
-	}
+	if (r && !try_pin(r, inode, index))
+		r = NULL;
 	dc_rcu_read_unlock();
-	return NULL;
+	if (r)
+		dc_write_once(*slot, r);
+	return r;
 }
 
 static inline uint64_t range_file_off(const struct dc_cache *c, uint64_t index)
@@ -145,6 +167,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	/* One reference for the mapping, one for the caller's pin. */
 	dc_refcount_set_release(&r->ref, 2);
 	dc_pool_add_busy(c, r);
+	dc_write_once(*hint_slot(inode, index), r);
 	dc_stat_inc(c, DC_STAT_MISSES);
 	return 0;
 }

@@ -659,6 +659,36 @@ static void small_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).hits, 200);
 }
 
+/*
+ * Indexes 0, 64 and 128 share one hit hint (and index 0 of another inode
+ * shares its number); with three ranges for four mappings, hints go stale
+ * through collisions and through reuse.  Every pin must still be right.
+ */
+static void hint_body(struct dc_test *t, struct env *e)
+{
+	static const uint64_t idx[] = { 0, 64, 128 };
+	unsigned int round, k;
+
+	for (round = 0; round < 20 && !dc_test_failed(t); round++) {
+		for (k = 0; k < DC_ARRAY_SIZE(idx) && !dc_test_failed(t); k++) {
+			touch(t, e, 0, idx[(k + round) % 3] * e->rs + round, 0);
+			touch(t, e, 0, idx[(k + round) % 3] * e->rs + 7, 0);
+		}
+		touch(t, e, 1, round, 0);
+	}
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, cst(e).hits > 0);
+	DC_ASSERT(t, cst(e).inline_reclaims > 0);
+}
+
+DC_TEST(cache_hint_collisions)
+{
+	struct env e;
+
+	env_init(&e, 3);
+	ENV_RUN(t, &e, hint_body);
+}
+
 DC_TEST(cache_small_ranges)
 {
 	struct env e;
@@ -2182,6 +2212,7 @@ DC_SUITE(cache,
 	 DC_CASE(cache_arguments),
 	 DC_CASE(cache_hit_after_miss),
 	 DC_CASE(cache_small_ranges),
+	 DC_CASE(cache_hint_collisions),
 	 DC_CASE(cache_racing_misses),
 	 DC_CASE(cache_upgrade),
 	 DC_CASE(cache_alloc_free_pool_first),
