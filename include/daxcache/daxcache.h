@@ -14,5 +14,7 @@
 #include <daxcache/itree.h>
 #include <daxcache/iocomp.h>
 #include <daxcache/cache.h>
+#include <daxcache/slots.h>
+#include <daxcache/attr.h>
 
 #endif /* DAXCACHE_DAXCACHE_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * lat_hist.h - a log-linear latency histogram: each power of two of
+ * nanoseconds is cut into 8 buckets, so a percentile read from it is within
+ * 1/16 (6.25%) of the true value.  Values below 16 ns have a bucket each.
+ */
+#ifndef BENCH_CACHE_LAT_HIST_H
+#define BENCH_CACHE_LAT_HIST_H
+
+#include <stdint.h>
+
+#define LAT_HIST_SUB_BITS	3
+#define LAT_HIST_SUB		(1u << LAT_HIST_SUB_BITS)
+#define LAT_HIST_LINEAR		(2 * LAT_HIST_SUB)	/* exact below this */
+#define LAT_HIST_BUCKETS	(LAT_HIST_LINEAR + (64 - LAT_HIST_SUB_BITS - 1) * LAT_HIST_SUB)
+
+/**
+ * struct lat_hist - counts per bucket; zero it to start.
+ * @count: samples per bucket.
+ * @n: samples in all.
+ * @max: the largest sample.
+ */
+struct lat_hist {
+	uint64_t count[LAT_HIST_BUCKETS];
+	uint64_t n;
+	uint64_t max;
+};
+
+/**
+ * lat_hist_add() - count one sample.
+ * @h: the histogram.
+ * @ns: the sample.
+ */
+static inline void lat_hist_add(struct lat_hist *h, uint64_t ns)
+{
+	unsigned int b, e;
+
+	if (ns < LAT_HIST_LINEAR) {
+		b = (unsigned int)ns;
+	} else {
+		e = 63u - (unsigned int)__builtin_clzll(ns);
+		b = LAT_HIST_LINEAR + (e - LAT_HIST_SUB_BITS - 1) * LAT_HIST_SUB +
+		    (unsigned int)((ns >> (e - LAT_HIST_SUB_BITS)) &
+				   (LAT_HIST_SUB - 1));
+	}
+	h->count[b]++;
+	h->n++;
+	if (ns > h->max)
+		h->max = ns;
+}
+
+/**
+ * lat_hist_merge() - add @src's samples to @dst.
+ * @dst: the sum.
+ * @src: what to add.
+ */
+void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);
+
+/**
+ * lat_hist_percentile() - the value below which @pct percent of samples lie.
+ * @h: the histogram.
+ * @pct: 0..100.
+ *
+ * Return: the middle of the bucket that holds that sample, or 0 when empty.
+ */
+uint64_t lat_hist_percentile(const struct lat_hist *h, double pct);
+
+#endif /* BENCH_CACHE_LAT_HIST_H */

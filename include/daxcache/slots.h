@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * daxcache/slots.h - a request slot table with on-demand growth and a FIFO
+ * backlog.
+ *
+ * After the SUNRPC slot-table patch of seed 004: a table holds up to
+ * @max_slots request slots, @min_slots of them allocated up front.  A caller
+ * that finds no free slot allocates a new one, with the table lock dropped
+ * around the allocation, as long as the table is below its maximum.  When
+ * the table is at its maximum, or the allocation fails, the caller joins a
+ * FIFO backlog; dc_slot_put() hands the slot it frees straight to the first
+ * waiter, so nobody can overtake a waiter.  A slot freed with nobody waiting
+ * is kept while the table holds no more than @min_slots, and released
+ * otherwise.
+ *
+ * A slot is @slot_size bytes, zeroed when allocated, that begin with a
+ * struct dc_slot: the caller keeps per-slot state (a request buffer) in the
+ * rest, reached with container_of(), and it survives from one use to the
+ * next.  Slots are interchangeable: which one a caller gets says nothing.
+ *
+ * One exception to "an allocation failure waits": when no slot at all is
+ * out, nobody would ever wake the waiter, so the caller gets -ENOMEM.
+ */
+#ifndef DAXCACHE_SLOTS_H
+#define DAXCACHE_SLOTS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dc_slot_table;
+
+/**
+ * struct dc_slot - the head of one request slot; its fields are private.
+ */
+struct dc_slot {
+	/* private: */
+	struct dc_slot *next;
+};
+
+/**
+ * struct dc_slot_stats - counters of a slot table.
+ * @allocated: slots that exist now (free or out).
+ * @out: slots held by callers now.
+ * @backlog: callers waiting now.
+ * @dynamic_allocs: slots allocated on demand (beyond the preallocated ones).
+ * @alloc_failures: on-demand allocations that failed.
+ * @releases: slots freed because the table held more than @min_slots.
+ * @waits: callers that joined the backlog.
+ * @handoffs: slots handed by dc_slot_put() straight to a waiter.
+ * @timeouts: waits that ended without a slot (-ETIMEDOUT or -EINTR).
+ * @max_backlog: the longest the backlog has been.
+ */
+struct dc_slot_stats {
+	unsigned int allocated;
+	unsigned int out;
+	unsigned int backlog;
+	uint64_t dynamic_allocs;
+	uint64_t alloc_failures;
+	uint64_t releases;
+	uint64_t waits;
+	uint64_t handoffs;
+	uint64_t timeouts;
+	unsigned int max_backlog;
+};
+
+/**
+ * dc_slot_table_create() - create a table and preallocate its minimum.
+ * @min_slots: slots allocated now and never released (may be 0).
+ * @max_slots: the most slots that may exist at once (at least 1, and at
+ *             least @min_slots).
+ * @slot_size: bytes per slot, at least sizeof(struct dc_slot); 0 means
+ *             sizeof(struct dc_slot).
+ * @tblp: where the table goes.
+ *
+ * Context: process context; allocates.
+ * Return: 0, -EINVAL for bad limits, -ENOMEM.
+ */
+int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
+			 unsigned long slot_size, struct dc_slot_table **tblp);
+
+/**
+ * dc_slot_table_destroy() - free a table and its slots.
+ * @tbl: the table, or NULL.
+ *
+ * Refuses while a slot is out or a caller waits, leaving everything as it
+ * was.  The caller must have stopped all other use of the table.
+ *
+ * Context: process context.
+ * Return: 0, or -EBUSY when slots are out or callers wait.
+ */
+int dc_slot_table_destroy(struct dc_slot_table *tbl);
+
+/**
+ * dc_slot_get() - get a slot, waiting in the backlog if need be.
+ * @tbl: the table.
+ * @slotp: where the slot goes.
+ *
+ * Context: process context; may allocate and sleep.  In the kernel the wait
+ * is killable.
+ * Return: 0; -ENOMEM when the allocation failed and no slot is out to be
+ * freed; -EINTR on a fatal signal (kernel only).
+ */
+int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp);
+
+/**
+ * dc_slot_get_timeout() - get a slot, waiting at most @timeout_ns.
+ * @tbl: the table.
+ * @timeout_ns: the longest wait in the backlog; UINT64_MAX waits forever.
+ * @slotp: where the slot goes.
+ *
+ * Context: process context; may allocate and sleep.
+ * Return: 0, -ETIMEDOUT, -ENOMEM (as dc_slot_get()), -EINTR (kernel only).
+ */
+int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
+			struct dc_slot **slotp);
+
+/**
+ * dc_slot_tryget() - get a slot without waiting.
+ * @tbl: the table.
+ * @slotp: where the slot goes.
+ *
+ * Allocates on demand like dc_slot_get() (so it may still block in the
+ * allocator), but never joins the backlog, and never overtakes callers that
+ * wait in it.
+ *
+ * Context: process context; may allocate.
+ * Return: 0, or -EAGAIN when dc_slot_get() would have waited (or, with no
+ * slot out, failed with -ENOMEM).
+ */
+int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **slotp);
+
+/**
+ * dc_slot_put() - give a slot back.
+ * @tbl: the table.
+ * @slot: a slot of @tbl, from a get.
+ *
+ * Hands the slot to the first caller in the backlog if there is one; else
+ * keeps it, or frees it when the table holds more than its minimum.
+ *
+ * Context: process context (it may free a slot); never waits.
+ */
+void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot);
+
+/**
+ * dc_slot_table_stats() - read a table's counters.
+ * @tbl: the table.
+ * @st: filled in, as one consistent snapshot.
+ *
+ * Context: any that may take a spinlock.
+ */
+void dc_slot_table_stats(struct dc_slot_table *tbl, struct dc_slot_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DAXCACHE_SLOTS_H */

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * attr.c - cached attributes with a validity deadline (see
+ * include/daxcache/attr.h).
+ *
+ * Everything sits under one spinlock per object, held for a few loads and
+ * stores; the invalidate hook runs after it is dropped.  @version counts
+ * noted writes, so that a GETATTR answer sent before a write cannot undo
+ * what the write taught the cache.
+ */
+#include "platform.h"
+
+#include <daxcache/attr.h>
+
+struct dc_attr {
+	dc_spinlock_t lock;
+	struct dc_attr_params p;
+	struct dc_attr_values v;
+	uint64_t deadline_ns;	/* valid while now < deadline */
+	uint64_t version;	/* writes noted */
+	bool have;		/* @v came from a refresh */
+	bool stale;		/* expired, or written under the old rule */
+	struct dc_attr_stats st;
+};
+
+DC_EXPORT int dc_attr_create(const struct dc_attr_params *params,
+			     struct dc_attr **attrp)
+{
+	struct dc_attr *a;
+
+	if (!attrp)
+		return -EINVAL;
+	*attrp = NULL;
+	if (!params || (params->rule != DC_ATTR_RULE_TIMEOUT &&
+			params->rule != DC_ATTR_RULE_EVERY_READ))
+		return -EINVAL;
+	a = dc_zalloc(sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	dc_spin_lock_init(&a->lock);
+	a->p = *params;
+	*attrp = a;
+	return 0;
+}
+
+DC_EXPORT void dc_attr_destroy(struct dc_attr *a)
+{
+	if (!a)
+		return;
+	dc_spin_lock_destroy(&a->lock);
+	dc_free(a);
+}
+
+static bool attr_valid_locked(const struct dc_attr *a, uint64_t now_ns)
+{
+	return a->have && !a->stale && now_ns < a->deadline_ns;
+}
+
+DC_EXPORT bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
+				  uint64_t now_ns, uint64_t *versionp)
+{
+	bool need = false;
+
+	dc_spin_lock(&a->lock);
+	a->st.checks++;
+	if (!a->have || pos + len > a->v.size || pos + len < pos) {
+		/* Past the cached size (or nothing cached): always. */
+		need = true;
+		a->st.refresh_eof++;
+	} else if (a->p.auto_inval && !attr_valid_locked(a, now_ns)) {
+		/*
+		 * Timed out, or stale: under the new rule only an explicit
+		 * dc_attr_expire() makes them stale, under the old one every
+		 * noted write does.
+		 */
+		need = true;
+		a->st.refresh_timeout++;
+	}
+	if (versionp)
+		*versionp = a->version;
+	dc_spin_unlock(&a->lock);
+	return need;
+}
+
+DC_EXPORT int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cur,
+			      uint64_t version, uint64_t now_ns)
+{
+	struct dc_attr_values old;
+	bool changed;
+
+	dc_spin_lock(&a->lock);
+	if (version != a->version) {
+		a->st.stale_refreshes++;
+		dc_spin_unlock(&a->lock);
+		return -ESTALE;
+	}
+	old = a->v;
+	changed = a->have && (old.size != cur->size ||
+			      old.mtime_ns != cur->mtime_ns);
+	a->v = *cur;
+	a->have = true;
+	a->stale = false;
+	a->deadline_ns = now_ns + a->p.timeout_ns;
+	if (a->deadline_ns < now_ns)
+		a->deadline_ns = UINT64_MAX;
+	a->st.refreshes++;
+	if (changed)
+		a->st.invalidations++;
+	dc_spin_unlock(&a->lock);
+
+	if (!changed)
+		return 0;
+	if (a->p.invalidate)
+		a->p.invalidate(a->p.data, &old, cur);
+	return 1;
+}
+
+DC_EXPORT uint64_t dc_attr_version(struct dc_attr *a)
+{
+	uint64_t v;
+
+	dc_spin_lock(&a->lock);
+	v = a->version;
+	dc_spin_unlock(&a->lock);
+	return v;
+}
+
+DC_EXPORT void dc_attr_note_write(struct dc_attr *a, uint64_t end,
+				  int64_t mtime_ns, uint64_t now_ns)
+{
+	dc_spin_lock(&a->lock);
+	a->version++;
+	a->st.writes++;
+	if (end > a->v.size)
+		a->v.size = end;
+	if (mtime_ns != DC_ATTR_MTIME_UNKNOWN)
+		a->v.mtime_ns = mtime_ns;
+	if (a->p.rule == DC_ATTR_RULE_EVERY_READ)
+		a->stale = true;
+	dc_spin_unlock(&a->lock);
+}
+
+DC_EXPORT void dc_attr_expire(struct dc_attr *a)
+{
+	dc_spin_lock(&a->lock);
+	a->stale = true;
+	dc_spin_unlock(&a->lock);
+}
+
+DC_EXPORT bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v,
+			   uint64_t now_ns)
+{
+	bool valid;
+
+	dc_spin_lock(&a->lock);
+	*v = a->v;
+	valid = attr_valid_locked(a, now_ns);
+	dc_spin_unlock(&a->lock);
+	return valid;
+}
+
+DC_EXPORT void dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st)
+{
+	dc_spin_lock(&a->lock);
+	*st = a->st;
+	dc_spin_unlock(&a->lock);
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * slots.c - request slot table (see include/daxcache/slots.h).
+ *
+ * One spinlock guards the free list, the counts and the backlog.  It is
+ * never held across an allocation, a free or a sleep: a caller that must
+ * allocate reserves its place in @nr_alloc under the lock, drops it,
+ * allocates, and takes it again only to account for the result.
+ *
+ * A waiter lives on its caller's stack, queued on the backlog list.  A put
+ * with waiters unlinks the first one, stores the slot in it and then sets
+ * @granted with release ordering; from that store on the waiter may return,
+ * so the putter touches nothing of it afterwards and wakes the table's wait
+ * queue, which lives as long as the table.
+ */
+#include "platform.h"
+
+#include <daxcache/slots.h>
+
+struct slot_waiter {
+	struct slot_waiter *next, *prev;	/* backlog; table lock */
+	struct dc_slot *slot;			/* set before @granted */
+	bool granted;
+};
+
+struct dc_slot_table {
+	dc_spinlock_t lock;
+	struct dc_slot *free;			/* free slots, LIFO */
+	struct slot_waiter backlog;		/* list head, FIFO */
+	unsigned int min_slots, max_slots;
+	unsigned int nr_alloc;			/* existing + being allocated */
+	unsigned int nr_out;
+	unsigned int nr_waiting;
+	unsigned long slot_size;
+	struct dc_waitq wq;
+	struct dc_slot_stats st;		/* table lock */
+};
+
+static void backlog_add_tail(struct dc_slot_table *tbl, struct slot_waiter *w)
+{
+	w->next = &tbl->backlog;
+	w->prev = tbl->backlog.prev;
+	tbl->backlog.prev->next = w;
+	tbl->backlog.prev = w;
+	tbl->nr_waiting++;
+	tbl->st.waits++;
+	if (tbl->nr_waiting > tbl->st.max_backlog)
+		tbl->st.max_backlog = tbl->nr_waiting;
+}
+
+static void backlog_del(struct dc_slot_table *tbl, struct slot_waiter *w)
+{
+	w->prev->next = w->next;
+	w->next->prev = w->prev;
+	w->next = w->prev = w;
+	tbl->nr_waiting--;
+}
+
+static struct dc_slot *slot_alloc(struct dc_slot_table *tbl)
+{
+	return dc_zalloc(tbl->slot_size);
+}
+
+DC_EXPORT int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
+				   unsigned long slot_size,
+				   struct dc_slot_table **tblp)
+{
+	struct dc_slot_table *tbl;
+	unsigned int i;
+
+	*tblp = NULL;
+	if (!slot_size)
+		slot_size = sizeof(struct dc_slot);
+	if (!max_slots || min_slots > max_slots ||
+	    slot_size < sizeof(struct dc_slot))
+		return -EINVAL;
+	tbl = dc_zalloc(sizeof(*tbl));
+	if (!tbl)
+		return -ENOMEM;
+	dc_spin_lock_init(&tbl->lock);
+	dc_waitq_init(&tbl->wq);
+	tbl->backlog.next = tbl->backlog.prev = &tbl->backlog;
+	tbl->min_slots = min_slots;
+	tbl->max_slots = max_slots;
+	tbl->slot_size = slot_size;
+	for (i = 0; i < min_slots; i++) {
+		struct dc_slot *s = slot_alloc(tbl);
+
+		if (!s) {
+			dc_slot_table_destroy(tbl);
+			return -ENOMEM;
+		}
+		s->next = tbl->free;
+		tbl->free = s;
+		tbl->nr_alloc++;
+	}
+	*tblp = tbl;
+	return 0;
+}
+
+DC_EXPORT int dc_slot_table_destroy(struct dc_slot_table *tbl)
+{
+	struct dc_slot *s;
+
+	if (!tbl)
+		return 0;
+	dc_spin_lock(&tbl->lock);
+	if (tbl->nr_out || tbl->nr_waiting) {
+		dc_spin_unlock(&tbl->lock);
+		return -EBUSY;
+	}
+	s = tbl->free;
+	tbl->free = NULL;
+	dc_spin_unlock(&tbl->lock);
+	while (s) {
+		struct dc_slot *next = s->next;
+
+		dc_free(s);
+		s = next;
+	}
+	dc_waitq_destroy(&tbl->wq);
+	dc_spin_lock_destroy(&tbl->lock);
+	dc_free(tbl);
+	return 0;
+}
+
+/*
+ * Take a free slot or make one; with the lock held on entry and on return.
+ * Returns the slot, or NULL when the caller must wait (the table is full,
+ * others already wait, or the allocation failed).  Sets *@failed when the
+ * allocation failed.
+ */
+static struct dc_slot *slot_take_locked(struct dc_slot_table *tbl, bool *failed)
+{
+	struct dc_slot *s;
+
+	*failed = false;
+	s = tbl->free;
+	if (s) {
+		tbl->free = s->next;
+		s->next = NULL;
+		tbl->nr_out++;
+		return s;
+	}
+	/* Room to grow, and nobody queued ahead of us: allocate unlocked. */
+	if (tbl->nr_alloc >= tbl->max_slots || tbl->nr_waiting)
+		return NULL;
+	tbl->nr_alloc++;
+	dc_spin_unlock(&tbl->lock);
+	s = slot_alloc(tbl);
+	dc_spin_lock(&tbl->lock);
+	if (!s) {
+		tbl->nr_alloc--;
+		tbl->st.alloc_failures++;
+		*failed = true;
+		return NULL;
+	}
+	tbl->st.dynamic_allocs++;
+	tbl->nr_out++;
+	return s;
+}
+
+static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
+		    struct dc_slot **slotp)
+{
+	struct slot_waiter w = { .slot = NULL, .granted = false };
+	struct dc_slot *s;
+	bool failed;
+	int ret;
+
+	*slotp = NULL;
+	dc_spin_lock(&tbl->lock);
+	s = slot_take_locked(tbl, &failed);
+	if (s) {
+		dc_spin_unlock(&tbl->lock);
+		*slotp = s;
+		return 0;
+	}
+	/* Nobody holds a slot: nobody would ever wake us. */
+	if (failed && !tbl->nr_out) {
+		dc_spin_unlock(&tbl->lock);
+		return wait ? -ENOMEM : -EAGAIN;
+	}
+	if (!wait) {
+		dc_spin_unlock(&tbl->lock);
+		return -EAGAIN;
+	}
+	backlog_add_tail(tbl, &w);
+	dc_spin_unlock(&tbl->lock);
+
+	ret = dc_waitq_wait_timeout(&tbl->wq, dc_load_acquire(&w.granted),
+				    timeout_ns);
+	if (ret) {
+		dc_spin_lock(&tbl->lock);
+		if (dc_read_once(w.granted)) {
+			ret = 0;	/* granted after all: keep it */
+		} else {
+			backlog_del(tbl, &w);
+			tbl->st.timeouts++;
+		}
+		dc_spin_unlock(&tbl->lock);
+		if (ret)
+			return ret;
+	}
+	*slotp = w.slot;
+	return 0;
+}
+
+DC_EXPORT int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp)
+{
+	return slot_get(tbl, true, UINT64_MAX, slotp);
+}
+
+DC_EXPORT int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
+				  struct dc_slot **slotp)
+{
+	return slot_get(tbl, true, timeout_ns, slotp);
+}
+
+DC_EXPORT int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **slotp)
+{
+	return slot_get(tbl, false, 0, slotp);
+}
+
+DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
+{
+	struct slot_waiter *w;
+
+	dc_spin_lock(&tbl->lock);
+	if (dc_warn_once(!tbl->nr_out, "dc_slot_put() with no slot out")) {
+		dc_spin_unlock(&tbl->lock);
+		return;
+	}
+	w = tbl->backlog.next;
+	if (w != &tbl->backlog) {
+		/* Hand over: the slot stays out, now held by the waiter. */
+		backlog_del(tbl, w);
+		tbl->st.handoffs++;
+		w->slot = slot;
+		dc_store_release(&w->granted, true);
+		dc_spin_unlock(&tbl->lock);
+		dc_waitq_wake_all(&tbl->wq);
+		return;
+	}
+	tbl->nr_out--;
+	if (tbl->nr_alloc > tbl->min_slots) {
+		tbl->nr_alloc--;
+		tbl->st.releases++;
+		dc_spin_unlock(&tbl->lock);
+		dc_free(slot);
+		return;
+	}
+	slot->next = tbl->free;
+	tbl->free = slot;
+	dc_spin_unlock(&tbl->lock);
+}
+
+DC_EXPORT void dc_slot_table_stats(struct dc_slot_table *tbl,
+				   struct dc_slot_stats *st)
+{
+	dc_spin_lock(&tbl->lock);
+	*st = tbl->st;
+	st->allocated = tbl->nr_alloc;
+	st->out = tbl->nr_out;
+	st->backlog = tbl->nr_waiting;
+	dc_spin_unlock(&tbl->lock);
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * slots_cases.c - slot table cases: the minimum is preallocated, the table
+ * grows on demand up to its maximum and shrinks back to the minimum; a
+ * failed allocation waits in the backlog rather than failing; the backlog is
+ * served in FIFO order; non-blocking and timed gets; a threaded stress that
+ * checks the invariants (never more than max out, every get matched by a
+ * put, back to the minimum at the end).
+ */
+#include "dc_test.h"
+
+#include <daxcache/fault.h>
+#include <daxcache/slots.h>
+
+static void stats(struct dc_slot_table *tbl, struct dc_slot_stats *st)
+{
+	dc_slot_table_stats(tbl, st);
+}
+
+DC_TEST(slots_bad_limits_and_busy_destroy)
+{
+	struct dc_slot_table *tbl;
+	struct dc_slot *s;
+
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create(0, 0, 0, &tbl), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create(3, 2, 0, &tbl), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create(1, 2, 1, &tbl), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create(1, 2, 0, &tbl), 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_tryget(tbl, &s), 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), -EBUSY);
+	dc_slot_put(tbl, s);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(NULL), 0);
+}
+
+DC_TEST(slots_min_preallocated_grow_to_max_release_above_min)
+{
+	struct dc_slot *held[8];
+	struct dc_slot_table *tbl;
+	struct dc_slot_stats st;
+	struct dc_slot *s;
+	unsigned int i;
+
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create(3, 8, 0, &tbl), 0);
+	stats(tbl, &st);
+	DC_ASSERT_EQ(t, st.allocated, 3);
+	DC_ASSERT_EQ(t, st.dynamic_allocs, 0);
+	for (i = 0; i < 8; i++) {
+		DC_ASSERT_INT_EQ(t, dc_slot_tryget(tbl, &held[i]), 0);
+		stats(tbl, &st);
+		/* The first three come from the preallocated ones. */
+		DC_ASSERT_EQ(t, st.dynamic_allocs, i < 3 ? 0 : i - 2);
+		DC_ASSERT_EQ(t, st.allocated, i < 3 ? 3 : i + 1);
+		DC_ASSERT_EQ(t, st.out, i + 1);
+	}
+	/* At the maximum: non-blocking is refused, timed waits time out. */
+	DC_ASSERT_INT_EQ(t, dc_slot_tryget(tbl, &s), -EAGAIN);
+	DC_ASSERT(t, s == NULL);
+	DC_ASSERT_INT_EQ(t, dc_slot_get_timeout(tbl, 1000000, &s), -ETIMEDOUT);
+	stats(tbl, &st);
+	DC_ASSERT_EQ(t, st.waits, 1);
+	DC_ASSERT_EQ(t, st.timeouts, 1);
+	DC_ASSERT_EQ(t, st.backlog, 0);
+	/* Freed slots above the minimum are released, the rest kept. */
+	for (i = 0; i < 8; i++) {
+		dc_slot_put(tbl, held[i]);
+		stats(tbl, &st);
+		DC_ASSERT_EQ(t, st.allocated, i < 5 ? 7 - i : 3);
+	}
+	stats(tbl, &st);
+	DC_ASSERT_EQ(t, st.releases, 5);
+	DC_ASSERT_EQ(t, st.out, 0);
+	/* And reused without allocating. */
+	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &s), 0);
+	stats(tbl, &st);
+	DC_ASSERT_EQ(t, st.dynamic_allocs, 5);
+	dc_slot_put(tbl, s);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
+}
+
+DC_TEST(slots_alloc_failure_joins_backlog)
+{
+	struct dc_slot_table *tbl;
+	struct dc_slot_stats st;
+	struct dc_slot *a, *s;
+
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create(1, 4, 0, &tbl), 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &a), 0);
+	/* Below the maximum, but the allocation fails: wait, not -ENOMEM. */
+	dc_fault_alloc_fail_nth(1);
+	DC_ASSERT_INT_EQ(t, dc_slot_get_timeout(tbl, 1000000, &s), -ETIMEDOUT);
+	DC_ASSERT_EQ(t, dc_fault_alloc_failed(), 1);
+	stats(tbl, &st);
+	DC_ASSERT_EQ(t, st.alloc_failures, 1);
+	DC_ASSERT_EQ(t, st.waits, 1);
+	DC_ASSERT_EQ(t, st.allocated, 1);
+	/* Non-blocking callers get -EAGAIN for the same. */
+	dc_fault_alloc_fail_nth(1);
+	DC_ASSERT_INT_EQ(t, dc_slot_tryget(tbl, &s), -EAGAIN);
+	dc_slot_put(tbl, a);
+	/* With no slot out, nobody could wake a waiter: -ENOMEM. */
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create(0, 4, 0, &tbl), 0);
+	dc_fault_alloc_fail_nth(1);
+	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &s), -ENOMEM);
+	dc_fault_alloc_fail_nth(0);
+	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &s), 0);
+	dc_slot_put(tbl, s);
+	stats(tbl, &st);
+	DC_ASSERT_EQ(t, st.allocated, 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
+}
+
+/* --- threads ----------------------------------------------------------- */
+
+#define FIFO_WAITERS	4
+
+struct fifo_ctx {
+	struct dc_slot_table *tbl;
+	struct dc_slot *held;
+	dc_atomic_t order;	/* grants seen so far */
+	dc_atomic_t bad;
+	bool fail_alloc;
+};
+
+static unsigned int backlog_len(struct dc_slot_table *tbl)
+{
+	struct dc_slot_stats st;
+
+	dc_slot_table_stats(tbl, &st);
+	return st.backlog;
+}
+
+/* Wait (bounded, ~5 s) until the backlog holds @n callers. */
+static bool wait_backlog(struct dc_slot_table *tbl, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 50000; i++) {
+		if (backlog_len(tbl) == n)
+			return true;
+		dc_test_sleep_us(100);
+	}
+	return false;
+}
+
+static void fifo_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct fifo_ctx *c = arg;
+	struct dc_slot *s;
+
+	if (idx == 0) {
+		/* The holder: lets go once every waiter is queued (or never). */
+		bool queued = wait_backlog(c->tbl, FIFO_WAITERS);
+
+		dc_slot_put(c->tbl, c->held);
+		DC_ASSERT(t, queued);
+		return;
+	}
+	/* Waiter idx queues right after waiter idx - 1. */
+	DC_ASSERT(t, wait_backlog(c->tbl, idx - 1));
+	if (c->fail_alloc && idx == 1)
+		dc_fault_alloc_fail_nth(1);
+	DC_ASSERT_INT_EQ(t, dc_slot_get(c->tbl, &s), 0);
+	if ((unsigned int)dc_atomic_read(&c->order) != idx - 1)
+		dc_atomic_inc(&c->bad);
+	dc_atomic_inc(&c->order);
+	dc_slot_put(c->tbl, s);
+}
+
+static void fifo_round(struct dc_test *t, unsigned int max, bool fail_alloc)
+{
+	struct fifo_ctx *c = dc_test_alloc(sizeof(*c));
+	struct dc_slot_stats st;
+	int order, bad;
+
+	DC_ASSERT(t, c != NULL);
+	c->fail_alloc = fail_alloc;
+	dc_atomic_set(&c->order, 0);
+	dc_atomic_set(&c->bad, 0);
+	if (dc_slot_table_create(1, max, 0, &c->tbl)) {
+		dc_test_free(c);
+		DC_ASSERT(t, false);
+	}
+	if (dc_slot_get(c->tbl, &c->held) == 0)
+		dc_test_run_threads(t, FIFO_WAITERS + 1, fifo_thread, c);
+	dc_fault_alloc_fail_nth(0);
+	dc_slot_table_stats(c->tbl, &st);
+	dc_slot_table_destroy(c->tbl);
+	order = dc_atomic_read(&c->order);
+	bad = dc_atomic_read(&c->bad);
+	dc_test_free(c);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, order, FIFO_WAITERS);
+	DC_ASSERT_EQ(t, bad, 0);
+	DC_ASSERT_EQ(t, st.handoffs, FIFO_WAITERS);
+	DC_ASSERT_EQ(t, st.max_backlog, FIFO_WAITERS);
+	DC_ASSERT_EQ(t, st.out, 0);
+	if (fail_alloc)
+		DC_ASSERT_EQ(t, st.alloc_failures, 1);
+}
+
+DC_TEST(slots_backlog_fifo_at_max)
+{
+	fifo_round(t, 1, false);
+}
+
+/*
+ * Below the maximum: the first waiter is there because its allocation
+ * failed; later callers queue behind it instead of overtaking.
+ */
+DC_TEST(slots_backlog_fifo_after_alloc_failure)
+{
+	fifo_round(t, 8, true);
+}
+
+#define STRESS_THREADS	6
+#define STRESS_MAX	4
+
+struct stress_ctx {
+	struct dc_slot_table *tbl;
+	dc_atomic_t out;
+	dc_atomic_t max_seen;
+	dc_atomic_t over;	/* times more than max were out */
+	dc_atomic64_t gets, puts, refused;
+	unsigned int iters;
+	uint64_t seed;
+};
+
+static void stress_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct stress_ctx *c = arg;
+	struct dc_test_rng rng;
+	unsigned int i;
+
+	dc_test_rng_init(&rng, c->seed + idx);
+	for (i = 0; i < c->iters && !dc_test_failed(t); i++) {
+		struct dc_slot *s;
+		int ret, now, seen;
+
+		switch (dc_test_below(&rng, 3)) {
+		case 0:
+			ret = dc_slot_get(c->tbl, &s);
+			break;
+		case 1:
+			ret = dc_slot_tryget(c->tbl, &s);
+			break;
+		default:
+			ret = dc_slot_get_timeout(c->tbl, 200000, &s);
+			break;
+		}
+		if (ret) {
+			DC_ASSERT(t, ret == -EAGAIN || ret == -ETIMEDOUT);
+			dc_atomic64_inc(&c->refused);
+			continue;
+		}
+		dc_atomic64_inc(&c->gets);
+		dc_atomic_inc(&c->out);
+		now = dc_atomic_read(&c->out);
+		seen = dc_atomic_read(&c->max_seen);
+		if (now > seen)
+			dc_atomic_set(&c->max_seen, now);
+		if (now > STRESS_MAX)
+			dc_atomic_inc(&c->over);	/* checked at the end */
+		if (!dc_test_below(&rng, 8))
+			dc_test_sleep_us(0);
+		dc_atomic_dec(&c->out);
+		dc_slot_put(c->tbl, s);
+		dc_atomic64_inc(&c->puts);
+	}
+}
+
+DC_TEST(slots_threads_stress_invariants)
+{
+	struct stress_ctx *c = dc_test_alloc(sizeof(*c));
+	struct dc_slot_stats st;
+
+	DC_ASSERT(t, c != NULL);
+	dc_atomic_set(&c->out, 0);
+	dc_atomic_set(&c->max_seen, 0);
+	dc_atomic_set(&c->over, 0);
+	dc_atomic64_set(&c->gets, 0);
+	dc_atomic64_set(&c->puts, 0);
+	dc_atomic64_set(&c->refused, 0);
+	c->iters = 3000 * dc_test_scale();
+	c->seed = t->seed;
+	if (dc_slot_table_create(1, STRESS_MAX, 0, &c->tbl)) {
+		dc_test_free(c);
+		DC_ASSERT(t, false);
+	}
+	dc_test_run_threads(t, STRESS_THREADS, stress_thread, c);
+	dc_slot_table_stats(c->tbl, &st);
+	dc_test_log(t, "gets %llu refused %llu waits %llu handoffs %llu dyn %llu releases %llu max_backlog %u",
+		    (unsigned long long)dc_atomic64_read(&c->gets),
+		    (unsigned long long)dc_atomic64_read(&c->refused),
+		    (unsigned long long)st.waits,
+		    (unsigned long long)st.handoffs,
+		    (unsigned long long)st.dynamic_allocs,
+		    (unsigned long long)st.releases, st.max_backlog);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(c->tbl), 0);
+	if (!dc_test_failed(t)) {
+		DC_ASSERT_EQ(t, dc_atomic64_read(&c->gets),
+			     dc_atomic64_read(&c->puts));
+		DC_ASSERT_EQ(t, dc_atomic64_read(&c->gets) +
+			     dc_atomic64_read(&c->refused),
+			     (uint64_t)c->iters * STRESS_THREADS);
+		DC_ASSERT_EQ(t, dc_atomic_read(&c->over), 0);
+		DC_ASSERT(t, dc_atomic_read(&c->max_seen) <= STRESS_MAX);
+		DC_ASSERT_EQ(t, st.out, 0);
+		DC_ASSERT_EQ(t, st.backlog, 0);
+		DC_ASSERT_EQ(t, st.allocated, 1);
+		DC_ASSERT_EQ(t, st.dynamic_allocs, st.releases);
+		DC_ASSERT(t, st.waits >= st.handoffs);
+	}
+	dc_test_free(c);
+}
+
+DC_SUITE(slots,
+	 DC_CASE(slots_bad_limits_and_busy_destroy),
+	 DC_CASE(slots_min_preallocated_grow_to_max_release_above_min),
+	 DC_CASE(slots_alloc_failure_joins_backlog),
+	 DC_CASE(slots_backlog_fifo_at_max),
+	 DC_CASE(slots_backlog_fifo_after_alloc_failure),
+	 DC_CASE(slots_threads_stress_invariants));
