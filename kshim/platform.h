@@ -403,9 +403,12 @@ static inline unsigned int dc_this_stripe(void)
 /* item on system_unbound_wq).  Queueing a queued worker does nothing; */
 /* the function may queue its own worker again.  dc_worker_stop()      */
 /* waits for a running call and drops a pending one.                   */
+/* dc_worker_queue_delayed() runs it no earlier than the delay from now */
+/* (rounded up to jiffies), unless it is already queued (then nothing); */
+/* dc_worker_queue() on a delayed worker makes it run now.              */
 
 struct dc_worker {
-	struct work_struct work;
+	struct delayed_work work;
 	spinlock_t lock;		/* orders queueing against stopping */
 	bool stopped;
 	void (*fn)(struct dc_worker *w);
@@ -414,6 +417,7 @@ struct dc_worker {
 int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 		    const char *name);
 void dc_worker_queue(struct dc_worker *w);
+void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns);
 void dc_worker_stop(struct dc_worker *w);
 
 #endif /* DC_PLATFORM_KERNEL_H */

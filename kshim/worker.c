@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * worker.c - the shim's workers: a work item on system_unbound_wq, and a
- * stop flag that queueing checks under a lock so that nothing is queued
+ * worker.c - the shim's workers: a delayed work item on system_unbound_wq
+ * (queued with no delay unless asked for one), and a stop flag that queueing checks under a lock so that nothing is queued
  * once dc_worker_stop() has begun.
  */
 #include "platform.h"
 
 static void dc_worker_run(struct work_struct *work)
 {
-	struct dc_worker *w = container_of(work, struct dc_worker, work);
+	struct dc_worker *w = container_of(to_delayed_work(work),
+					   struct dc_worker, work);
 
 	w->fn(w);
 }
@@ -25,7 +26,7 @@ static void dc_worker_run(struct work_struct *work)
 int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 		    const char *name)
 {
-	INIT_WORK(&w->work, dc_worker_run);
+	INIT_DELAYED_WORK(&w->work, dc_worker_run);
 	spin_lock_init(&w->lock);
 	w->stopped = false;
 	w->fn = fn;
@@ -36,7 +37,8 @@ int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
  * dc_worker_queue() - have @w's function run (again) soon.
  * @w: the worker.
  *
- * Does nothing when the worker is already queued or is being stopped.
+ * Does nothing when the worker is already queued to run now or is being
+ * stopped; a delayed run still waiting for its timer is brought forward.
  *
  * Context: any; never sleeps.
  */
@@ -46,7 +48,29 @@ void dc_worker_queue(struct dc_worker *w)
 
 	spin_lock_irqsave(&w->lock, flags);
 	if (!w->stopped)
-		queue_work(system_unbound_wq, &w->work);
+		mod_delayed_work(system_unbound_wq, &w->work, 0);
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+/**
+ * dc_worker_queue_delayed() - have @w's function run after a delay.
+ * @w: the worker.
+ * @delay_ns: the least time before it runs, rounded up to whole jiffies.
+ *
+ * Does nothing when the worker is already queued (delayed or not) or is
+ * being stopped.
+ *
+ * Context: any; never sleeps.
+ */
+void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
+{
+	u64 us = div_u64(delay_ns + NSEC_PER_USEC - 1, NSEC_PER_USEC);
+	unsigned long flags;
+
+	spin_lock_irqsave(&w->lock, flags);
+	if (!w->stopped)
+		queue_delayed_work(system_unbound_wq, &w->work,
+				   usecs_to_jiffies(min_t(u64, us, UINT_MAX)));
 	spin_unlock_irqrestore(&w->lock, flags);
 }
 
@@ -64,5 +88,5 @@ void dc_worker_stop(struct dc_worker *w)
 	spin_lock_irq(&w->lock);
 	w->stopped = true;
 	spin_unlock_irq(&w->lock);
-	cancel_work_sync(&w->work);
+	cancel_delayed_work_sync(&w->work);
 }

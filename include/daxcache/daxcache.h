@@ -16,5 +16,6 @@
 #include <daxcache/cache.h>
 #include <daxcache/slots.h>
 #include <daxcache/attr.h>
+#include <daxcache/reqq.h>
 
 #endif /* DAXCACHE_DAXCACHE_H */

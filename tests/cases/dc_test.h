@@ -76,6 +76,13 @@ void dc_test_sleep_us(unsigned int us);
 /* A scale factor for iteration counts: 1 normally, larger for long runs. */
 unsigned int dc_test_scale(void);
 
+/*
+ * How much slower than native this environment runs: 1 in userspace, more
+ * for the kernel suite, which boots under CPU emulation.  Heavy cases divide
+ * their work by it.
+ */
+unsigned int dc_test_slowdown(void);
+
 /* --- checks ------------------------------------------------------------ */
 
 static inline bool dc_test_failed(struct dc_test *t)

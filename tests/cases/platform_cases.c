@@ -162,10 +162,73 @@ DC_TEST(platform_rcu_read_held)
 	DC_ASSERT(t, nested);
 }
 
+struct delayed_ctx {
+	struct dc_worker w;
+	dc_atomic_t runs;
+	uint64_t ran_at;
+};
+
+static void delayed_fn(struct dc_worker *w)
+{
+	struct delayed_ctx *c = dc_container_of(w, struct delayed_ctx, w);
+
+	dc_write_once(c->ran_at, dc_now_ns());
+	dc_atomic_inc(&c->runs);
+}
+
+/* Wait up to @ms for @c to have run @n times. */
+static bool delayed_wait_runs(struct delayed_ctx *c, int n, unsigned int ms)
+{
+	uint64_t end = dc_now_ns() + ms * MS;
+
+	while (dc_atomic_read(&c->runs) < n && dc_now_ns() < end)
+		dc_test_sleep_us(1000);
+	return dc_atomic_read(&c->runs) >= n;
+}
+
+DC_TEST(platform_worker_delayed)
+{
+	struct delayed_ctx *c = dc_test_alloc(sizeof(*c));
+	uint64_t start;
+
+	DC_ASSERT(t, c);
+	dc_atomic_set(&c->runs, 0);
+	DC_ASSERT_INT_EQ(t, dc_worker_start(&c->w, delayed_fn, "dc-test-delayed"), 0);
+
+	/* Not before the delay (the kernel rounds it up to jiffies). */
+	start = dc_now_ns();
+	dc_worker_queue_delayed(&c->w, 30 * MS);
+	/* Already queued: a second, shorter delay changes nothing. */
+	dc_worker_queue_delayed(&c->w, 1 * MS);
+	dc_test_sleep_us(10000);
+	if (dc_now_ns() - start < 25 * MS)
+		DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 0);
+	DC_ASSERT(t, delayed_wait_runs(c, 1, 5000));
+	DC_ASSERT(t, dc_read_once(c->ran_at) - start >= 30 * MS);
+	dc_test_sleep_us(40000);
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 1);
+
+	/* A plain queue brings a long delay forward. */
+	start = dc_now_ns();
+	dc_worker_queue_delayed(&c->w, 10000 * MS);
+	dc_worker_queue(&c->w);
+	DC_ASSERT(t, delayed_wait_runs(c, 2, 5000));
+	DC_ASSERT(t, dc_read_once(c->ran_at) - start < 5000 * MS);
+
+	/* Stop drops a pending delayed run, without waiting for it. */
+	dc_worker_queue_delayed(&c->w, 10000 * MS);
+	start = dc_now_ns();
+	dc_worker_stop(&c->w);
+	DC_ASSERT(t, dc_now_ns() - start < 5000 * MS);
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 2);
+	dc_test_free(c);
+}
+
 DC_SUITE(platform,
 	 DC_CASE(platform_waitq_timeout),
 	 DC_CASE(platform_waitq_wake),
 	 DC_CASE(platform_refcount),
 	 DC_CASE(platform_warn_once_counts),
 	 DC_CASE(platform_alloc_fault),
-	 DC_CASE(platform_rcu_read_held));
+	 DC_CASE(platform_rcu_read_held),
+	 DC_CASE(platform_worker_delayed));

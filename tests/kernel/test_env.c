@@ -128,3 +128,9 @@ unsigned int dc_test_scale(void)
 {
 	return dc_ktap_scale ? dc_ktap_scale : 1;
 }
+
+/* The test kernel normally boots under TCG, about ten times slower. */
+unsigned int dc_test_slowdown(void)
+{
+	return 10;
+}

@@ -105,3 +105,8 @@ unsigned int dc_test_scale(void)
 
 	return v ? (unsigned int)v : 1;
 }
+
+unsigned int dc_test_slowdown(void)
+{
+	return 1;
+}

@@ -211,7 +211,18 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&w->cond, &w->lock);
 		if (w->stop)
 			break;
+		if (w->deadline_ns && dc_now_ns() < w->deadline_ns) {
+			struct timespec ts = {
+				.tv_sec = (time_t)(w->deadline_ns / 1000000000ull),
+				.tv_nsec = (long)(w->deadline_ns % 1000000000ull),
+			};
+
+			/* Woken early by a queue, a stop or nothing: re-check. */
+			pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+			continue;
+		}
 		w->pending = false;
+		w->deadline_ns = 0;
 		pthread_mutex_unlock(&w->lock);
 		w->fn(w);
 		pthread_mutex_lock(&w->lock);
@@ -224,12 +235,17 @@ static void *worker_main(void *arg)
 int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 		    const char *name)
 {
+	pthread_condattr_t attr;
 	int ret;
 
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cond, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cond, &attr);
+	pthread_condattr_destroy(&attr);
 	w->pending = false;
 	w->stop = false;
+	w->deadline_ns = 0;
 	w->fn = fn;
 	ret = pthread_create(&w->thread, NULL, worker_main, w);
 	if (ret) {
@@ -244,8 +260,25 @@ int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 void dc_worker_queue(struct dc_worker *w)
 {
 	pthread_mutex_lock(&w->lock);
+	if (!w->stop && (!w->pending || w->deadline_ns)) {
+		/* Queued, or a delayed run brought forward. */
+		w->pending = true;
+		w->deadline_ns = 0;
+		pthread_cond_signal(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
+{
+	if (!delay_ns) {
+		dc_worker_queue(w);
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
 	if (!w->pending && !w->stop) {
 		w->pending = true;
+		w->deadline_ns = dc_now_ns() + delay_ns;
 		pthread_cond_signal(&w->cond);
 	}
 	pthread_mutex_unlock(&w->lock);

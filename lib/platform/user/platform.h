@@ -354,20 +354,24 @@ static inline unsigned int dc_this_stripe(void)
 /* Workers: a function run on a library thread when queued.             */
 /* Queueing a queued worker does nothing; the function may queue its   */
 /* own worker again.  dc_worker_stop() waits for a running call and     */
-/* drops a pending one.                                                 */
+/* drops a pending one.  dc_worker_queue_delayed() runs it no earlier   */
+/* than the delay from now, unless it is already queued (then nothing);  */
+/* dc_worker_queue() on a delayed worker makes it run now.               */
 
 struct dc_worker {
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond;		/* on CLOCK_MONOTONIC */
 	bool pending;
 	bool stop;
+	uint64_t deadline_ns;		/* when pending: not before (0: now) */
 	void (*fn)(struct dc_worker *w);
 };
 
 int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 		    const char *name);
 void dc_worker_queue(struct dc_worker *w);
+void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns);
 void dc_worker_stop(struct dc_worker *w);
 
 #endif /* DC_PLATFORM_USER_H */

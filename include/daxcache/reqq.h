@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * daxcache/reqq.h - request dispatch queue in front of a bounded device
+ * queue, with completion-driven retry of a full queue.
+ *
+ * After seed 002 (virtio-fs, 2024): a caller-provided submit op places a
+ * request on the device's queue and answers 0, -ENOSPC (the queue is full),
+ * -ENOMEM or another -errno.
+ *
+ * - -ENOSPC: the request is parked, in FIFO order, and resubmitted as soon
+ *   as a completion (dc_reqq_complete()) frees room.  No timer is involved:
+ *   -ENOSPC must mean that the device holds requests of this queue whose
+ *   completions are still to come.
+ * - -ENOMEM or any other error: the request fails back to its caller with
+ *   that errno.  A DC_REQQ_FORGET request (fire-and-forget, like FUSE's
+ *   FORGET) is dropped instead, and counted.
+ *
+ * Who hears about a request, exactly once:
+ * - dc_reqq_submit() returns the error of a first submission that fails with
+ *   anything but -ENOSPC (and -ENOTCONN after shutdown).  The request was
+ *   not accepted: its end callback is not called, the caller still owns it.
+ * - Every request that dc_reqq_submit() accepted (returned 0) has its end
+ *   callback called exactly once: with the status given to
+ *   dc_reqq_complete(); with the error of a later resubmission from the
+ *   parked list; or with -ENOTCONN when the queue is shut down while it is
+ *   parked.  The end callback is never called from inside dc_reqq_submit().
+ *   A FORGET request's end callback is called too (with the error when it
+ *   is dropped), so that its memory can be released.
+ *
+ * Locking: the queue's lock protects the parked list and the counters.  It
+ * is never held while the submit op or an end callback runs, so both may
+ * call dc_reqq_complete() (a device that completes synchronously) or
+ * dc_reqq_submit().  One thread at a time resubmits parked requests (the
+ * "dispatcher"): a completion that finds a dispatcher running leaves the
+ * work to it, so the submit op is never re-entered from the completion
+ * path and parked requests reach the device in order.  dc_reqq_complete()
+ * may run the submit op for parked requests in its caller's context: the
+ * caller must not hold, around dc_reqq_complete(), a lock its submit op
+ * takes.
+ *
+ * The 2019 behaviour is kept for comparison (DC_REQQ_TIMER_RETRY): parked
+ * requests are retried from a delayed worker (1 ms by default), completions
+ * do not dispatch, and new requests go to the device directly even when
+ * others are parked (they may overtake parked ones, as they did then).
+ */
+#ifndef DAXCACHE_REQQ_H
+#define DAXCACHE_REQQ_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dc_reqq;
+struct dc_reqq_req;
+
+/**
+ * typedef dc_reqq_end_fn - a request's end callback.
+ * @req: the request; it belongs to the caller again (it may be freed).
+ * @status: the device's status from dc_reqq_complete(), the error of a
+ *          failed resubmission, or -ENOTCONN after dc_reqq_shutdown().
+ */
+typedef void (*dc_reqq_end_fn)(struct dc_reqq_req *req, int status);
+
+/* Request flags. */
+#define DC_REQQ_FORGET		0x1u	/* fire-and-forget: dropped on error */
+
+/**
+ * struct dc_reqq_req - a request, embedded in the caller's own structure
+ * (find it again with container_of()).  Set up with dc_reqq_req_init().
+ * @end: called once when an accepted request ends.
+ * @flags: DC_REQQ_FORGET or 0.
+ */
+struct dc_reqq_req {
+	dc_reqq_end_fn end;
+	unsigned int flags;
+	/* private: */
+	struct dc_reqq_req *dc_next;
+};
+
+/**
+ * struct dc_reqq_ops - what the queue calls.
+ * @submit: place @req on the device's queue.  Returns 0 (the device now
+ *          owns it and will report it with dc_reqq_complete()), -ENOSPC when
+ *          the device queue is full, or another -errno.  Called without any
+ *          lock of the queue held, from dc_reqq_submit(), dc_reqq_complete()
+ *          or the retry worker; never re-entered from dc_reqq_complete().
+ */
+struct dc_reqq_ops {
+	int (*submit)(struct dc_reqq_req *req, void *priv);
+};
+
+/* Queue flags. */
+#define DC_REQQ_TIMER_RETRY	0x1u	/* 2019 behaviour: retry from a timer */
+
+/**
+ * struct dc_reqq_config - how to create a queue.
+ * @ops: the submit op (required).
+ * @priv: passed to the ops.
+ * @flags: DC_REQQ_TIMER_RETRY or 0 (completion-driven retry).
+ * @retry_delay_ns: the retry timer's delay with DC_REQQ_TIMER_RETRY; 0 means
+ *                  1 ms.  The kernel rounds it up to whole jiffies.
+ */
+struct dc_reqq_config {
+	const struct dc_reqq_ops *ops;
+	void *priv;
+	unsigned int flags;
+	uint64_t retry_delay_ns;
+};
+
+/**
+ * struct dc_reqq_stats - counters of a queue.
+ * @submitted: calls of the submit op that returned 0.
+ * @enospc: calls of the submit op that returned -ENOSPC.
+ * @resubmitted: parked requests that later reached the device.
+ * @completed: dc_reqq_complete() calls.
+ * @failed: normal requests failed back with a submit error.
+ * @dropped: FORGET requests dropped on a submit error.
+ * @shut_down: parked requests ended with -ENOTCONN.
+ * @in_flight: requests being submitted or on the device, now.
+ * @parked: requests parked now.
+ */
+struct dc_reqq_stats {
+	uint64_t submitted;
+	uint64_t enospc;
+	uint64_t resubmitted;
+	uint64_t completed;
+	uint64_t failed;
+	uint64_t dropped;
+	uint64_t shut_down;
+	uint64_t in_flight;
+	uint64_t parked;
+};
+
+/**
+ * dc_reqq_create() - create a queue.
+ * @cfg: the configuration (copied).
+ * @qp: where the queue goes.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL when @cfg has no submit op or unknown flags, -ENOMEM,
+ * or an error from starting the retry worker (DC_REQQ_TIMER_RETRY).
+ */
+int dc_reqq_create(const struct dc_reqq_config *cfg, struct dc_reqq **qp);
+
+/**
+ * dc_reqq_destroy() - shut a queue down and free it.
+ * @q: the queue, or NULL.
+ *
+ * Parked requests end with -ENOTCONN.  Requests still on the device are the
+ * caller's bug (dc_reqq_drain() first): they are reported once and their
+ * later completion would touch freed memory.
+ *
+ * Context: process context; may sleep (stops the retry worker).
+ */
+void dc_reqq_destroy(struct dc_reqq *q);
+
+/**
+ * dc_reqq_req_init() - set up a request before its first submission.
+ * @req: the request.
+ * @end: its end callback (non-NULL).
+ * @flags: DC_REQQ_FORGET or 0.
+ *
+ * A request may be submitted again after it ended (re-init not needed).
+ *
+ * Context: any.
+ */
+void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
+		      unsigned int flags);
+
+/**
+ * dc_reqq_submit() - send a request to the device, or park it.
+ * @q: the queue.
+ * @req: the request, not currently submitted.
+ *
+ * With completion-driven retry, a request goes to the device directly only
+ * when nothing is parked (otherwise it is parked behind the others, FIFO).
+ * On -ENOSPC it is parked.  The end callback is not called from here.
+ *
+ * Context: any context in which the submit op may run; takes the queue's
+ * spinlock.
+ * Return: 0 when the request was accepted (its end callback will run once);
+ * -ENOTCONN after dc_reqq_shutdown(); otherwise the submit op's error (not
+ * -ENOSPC), the request not accepted (for a FORGET request the drop is
+ * counted).
+ */
+int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req);
+
+/**
+ * dc_reqq_complete() - the device finished a request.
+ * @q: the queue.
+ * @req: a request the submit op had accepted.
+ * @status: its result, handed to its end callback.
+ *
+ * Runs the end callback, then (completion-driven mode) resubmits parked
+ * requests while the device accepts them, unless another thread is doing so
+ * already.  May be called from within the submit op.
+ *
+ * Context: the caller's completion context; the submit op and end
+ * callbacks run in it.  Hold no lock the submit op takes.
+ */
+void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req, int status);
+
+/**
+ * dc_reqq_drain() - wait until no request is parked, being submitted, on
+ * the device or in its end callback.
+ * @q: the queue.
+ * @timeout_ns: the longest wait; UINT64_MAX waits for good.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -ETIMEDOUT, or -EINTR (kernel: fatal signal).
+ */
+int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns);
+
+/**
+ * dc_reqq_shutdown() - refuse new requests and end the parked ones.
+ * @q: the queue.
+ *
+ * Parked requests end with -ENOTCONN, in FIFO order, from here.  Requests on
+ * the device still complete normally through dc_reqq_complete(); a request
+ * being resubmitted that meets -ENOSPC ends with -ENOTCONN.  Later
+ * dc_reqq_submit() calls return -ENOTCONN.  Idempotent.
+ *
+ * Context: any context where end callbacks may run.
+ */
+void dc_reqq_shutdown(struct dc_reqq *q);
+
+/**
+ * dc_reqq_get_stats() - read the counters.
+ * @q: the queue.
+ * @st: filled with a consistent snapshot.
+ *
+ * Context: any.
+ */
+void dc_reqq_get_stats(struct dc_reqq *q, struct dc_reqq_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DAXCACHE_REQQ_H */
