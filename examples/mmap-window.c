@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* cc mmap-window.c $(pkg-config --cflags --libs daxcache) -pthread */
+/*
+ * mmap-window - a file read through a DAX-style window with the mmap backend.
+ *
+ * A data file larger than the window (by default 256 MiB in $TMPDIR, written
+ * with a deterministic pattern and deleted at exit) is registered with the
+ * mmap backend; the window (64 MiB of 2 MiB ranges) maps file ranges with
+ * mmap(MAP_FIXED) as a virtio-fs DAX window does.  Reader threads do random
+ * 4 KiB reads through the window (uniform or zipf), each checked against the
+ * pattern (or against pread() for a file given with --file), and the example
+ * prints what the cache did, the IOPS and the latency percentiles.
+ *
+ * Run with --help for the knobs.
+ */
+#define _GNU_SOURCE
+#include <daxcache/daxcache.h>
+#include <daxcache/mmap_backend.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BLOCK		4096u
+#define INO		1
+#define MAX_THREADS	64
+/* Latency histogram: 16 linear sub-buckets per power of two of nanoseconds. */
+#define HIST_SUB	16
+#define HIST_BUCKETS	(64 * HIST_SUB)
+
+struct opts {
+	uint64_t window_size;
+	uint64_t file_size;
+	unsigned int range_shift;
+	const char *file;
+	bool zipf;
+	double theta;
+	unsigned int threads;
+	double seconds;
+	enum dc_victim_policy victim;
+	unsigned int flags;
+};
+
+struct worker {
+	pthread_t tid;
+	unsigned int idx;
+	uint64_t reads, bad, errors;
+	uint64_t hist[HIST_BUCKETS];
+};
+
+static struct opts opt = {
+	.window_size = 64ull << 20,
+	.file_size = 256ull << 20,
+	.range_shift = 21,
+	.theta = 0.99,
+	.threads = 2,
+	.seconds = 5.0,
+	.victim = DC_VICTIM_CLOCK,
+};
+
+static struct dc_inode *inode;
+static unsigned char *window;
+static int data_fd = -1;
+static bool check_pattern;	/* the file holds our pattern */
+static uint64_t nr_blocks;
+static double *zipf_cdf;	/* cumulative probability per rank */
+static uint64_t zipf_stride;	/* rank -> block scattering, coprime with nr_blocks */
+static atomic_bool stop;
+static atomic_uint_fast64_t progress_reads;
+
+static uint64_t pattern_word(uint64_t off)
+{
+	uint64_t x = off * 0x9e3779b97f4a7c15ull;
+
+	return x ^ (x >> 29) ^ 0x5a5a5a5a00000000ull;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned int hist_bucket(uint64_t ns)
+{
+	unsigned int e;
+
+	if (ns < HIST_SUB)
+		return (unsigned int)ns;
+	e = 63 - (unsigned int)__builtin_clzll(ns);	/* >= 4 */
+	return (e - 3) * HIST_SUB + (unsigned int)((ns >> (e - 4)) & (HIST_SUB - 1));
+}
+
+/* The upper bound of bucket @b, in nanoseconds. */
+static uint64_t hist_upper(unsigned int b)
+{
+	unsigned int e;
+
+	if (b < HIST_SUB)
+		return b;
+	e = b / HIST_SUB + 3;
+	return ((uint64_t)(HIST_SUB + b % HIST_SUB + 1) << (e - 4)) - 1;
+}
+
+static uint64_t hist_pct(const uint64_t *h, uint64_t total, double pct)
+{
+	double exact = (double)total * pct / 100.0;
+	uint64_t want = (uint64_t)exact, sum = 0;
+	unsigned int b;
+
+	if ((double)want < exact)
+		want++;
+
+	for (b = 0; b < HIST_BUCKETS; b++) {
+		sum += h[b];
+		if (sum >= want && sum)
+			return hist_upper(b);
+	}
+	return 0;
+}
+
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static uint64_t pick_block(uint64_t *x)
+{
+	double u;
+	uint64_t lo = 0, hi = nr_blocks - 1;
+
+	if (!zipf_cdf)
+		return xorshift(x) % nr_blocks;
+	u = (double)(xorshift(x) >> 11) / 9007199254740992.0;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (zipf_cdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo * zipf_stride) % nr_blocks;
+}
+
+static bool verify(const unsigned char *buf, uint64_t off)
+{
+	unsigned char ref[BLOCK];
+	unsigned int i;
+
+	if (check_pattern) {
+		for (i = 0; i < BLOCK; i += 8) {
+			uint64_t w;
+
+			memcpy(&w, buf + i, 8);
+			if (w != pattern_word(off + i))
+				return false;
+		}
+		return true;
+	}
+	if (pread(data_fd, ref, BLOCK, (off_t)off) != BLOCK)
+		return false;
+	return !memcmp(buf, ref, BLOCK);
+}
+
+static void *reader(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t x = 0x9e3779b97f4a7c15ull * (w->idx + 1) ^ now_ns();
+	unsigned char buf[BLOCK];
+	struct dc_pin pin;
+
+	if (!x)
+		x = 1;
+	dc_thread_register();
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		uint64_t off = pick_block(&x) * BLOCK, t0 = now_ns();
+
+		if (dc_map(inode, off, 0, &pin)) {
+			w->errors++;
+			continue;
+		}
+		memcpy(buf, window + pin.win_off, BLOCK);
+		dc_unpin(&pin);
+		w->hist[hist_bucket(now_ns() - t0)]++;
+		if (!verify(buf, off))
+			w->bad++;
+		w->reads++;
+		if (!(w->reads & 1023))
+			atomic_fetch_add_explicit(&progress_reads, 1024,
+						  memory_order_relaxed);
+	}
+	dc_thread_unregister();
+	return NULL;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned int shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B' && shift)
+		end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [options]\n"
+		"Random 4 KiB reads of a file through a DAX-style mmap window.\n"
+		"Sizes take K, M, G, T suffixes (powers of 1024).\n"
+		"  -w, --window-size=SIZE  window size (default 64M)\n"
+		"  -s, --file-size=SIZE    size of the created data file (default 256M)\n"
+		"  -r, --range-shift=N     log2 of the range size, 12..40 (default 21: 2 MiB)\n"
+		"  -f, --file=PATH         read an existing file instead (verified with pread)\n"
+		"  -d, --dist=DIST         uniform or zipf (default uniform)\n"
+		"      --theta=X           zipf exponent (default 0.99)\n"
+		"  -j, --threads=N         reader threads, 1..%d (default 2)\n"
+		"  -t, --time=SECONDS      run time (default 5)\n"
+		"      --victim=POLICY     clock or rr (default clock)\n"
+		"      --kick-bg-first     kick the background reclaimer before inline reclaim (2019)\n"
+		"      --remove-on-inline  send remove before reusing an inline-reclaimed range (2019)\n"
+		"      --inline-own-only   inline reclaim only from the mapping inode (upstream)\n"
+		"  -h, --help              this text\n"
+		"The created file goes to $TMPDIR (or /tmp) and is deleted at exit.\n",
+		prog, MAX_THREADS);
+}
+
+static int parse_args(int argc, char **argv)
+{
+	enum { O_THETA = 256, O_VICTIM, O_KICK, O_REMOVE, O_OWN };
+	static const struct option longopts[] = {
+		{ "window-size", required_argument, NULL, 'w' },
+		{ "file-size", required_argument, NULL, 's' },
+		{ "range-shift", required_argument, NULL, 'r' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "dist", required_argument, NULL, 'd' },
+		{ "theta", required_argument, NULL, O_THETA },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "time", required_argument, NULL, 't' },
+		{ "victim", required_argument, NULL, O_VICTIM },
+		{ "kick-bg-first", no_argument, NULL, O_KICK },
+		{ "remove-on-inline", no_argument, NULL, O_REMOVE },
+		{ "inline-own-only", no_argument, NULL, O_OWN },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "w:s:r:f:d:j:t:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			if (parse_size(optarg, &opt.window_size))
+				goto bad;
+			break;
+		case 's':
+			if (parse_size(optarg, &opt.file_size))
+				goto bad;
+			break;
+		case 'r':
+			if (parse_size(optarg, &v) || v < 12 || v > 40)
+				goto bad;
+			opt.range_shift = (unsigned int)v;
+			break;
+		case 'f':
+			opt.file = optarg;
+			break;
+		case 'd':
+			if (!strcmp(optarg, "zipf"))
+				opt.zipf = true;
+			else if (!strcmp(optarg, "uniform"))
+				opt.zipf = false;
+			else
+				goto bad;
+			break;
+		case O_THETA:
+			opt.theta = atof(optarg);
+			if (opt.theta <= 0 || opt.theta > 10)
+				goto bad;
+			break;
+		case 'j':
+			if (parse_size(optarg, &v) || v < 1 || v > MAX_THREADS)
+				goto bad;
+			opt.threads = (unsigned int)v;
+			break;
+		case 't':
+			opt.seconds = atof(optarg);
+			if (!(opt.seconds > 0))
+				goto bad;
+			break;
+		case O_VICTIM:
+			if (!strcmp(optarg, "clock"))
+				opt.victim = DC_VICTIM_CLOCK;
+			else if (!strcmp(optarg, "rr"))
+				opt.victim = DC_VICTIM_ROUND_ROBIN;
+			else
+				goto bad;
+			break;
+		case O_KICK:
+			opt.flags |= DC_CACHE_KICK_BG_FIRST;
+			break;
+		case O_REMOVE:
+			opt.flags |= DC_CACHE_REMOVE_ON_INLINE;
+			break;
+		case O_OWN:
+			opt.flags |= DC_CACHE_INLINE_OWN_ONLY;
+			break;
+		case 'h':
+			usage(stdout, argv[0]);
+			exit(0);
+		default:
+			usage(stderr, argv[0]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+		return -1;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "%s: bad value '%s'\n", argv[0], optarg);
+	return -1;
+}
+
+/* Create an unlinked temporary file of @size bytes of pattern. */
+static int create_file(uint64_t size)
+{
+	const char *dir = getenv("TMPDIR");
+	const size_t chunk = 4u << 20;
+	uint64_t *buf, off;
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/mmap-window-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		fprintf(stderr, "mkstemp %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	unlink(path);	/* deleted now; gone for good when we exit */
+	buf = malloc(chunk);
+	if (!buf) {
+		close(fd);
+		return -1;
+	}
+	for (off = 0; off < size; off += chunk) {
+		size_t n = size - off < chunk ? (size_t)(size - off) : chunk;
+		size_t i;
+
+		for (i = 0; i < n / 8; i++)
+			buf[i] = pattern_word(off + 8 * i);
+		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n) {
+			fprintf(stderr, "writing %s: %s\n", path, strerror(errno));
+			free(buf);
+			close(fd);
+			return -1;
+		}
+	}
+	free(buf);
+	printf("created %s (%" PRIu64 " MiB, deleted at exit)\n", path, size >> 20);
+	return fd;
+}
+
+/* k^-theta for k >= 1, without libm: exp(-theta * ln k). */
+static double inv_pow(uint64_t k, double theta)
+{
+	double m = (double)k, ln = 0, z, z2, term, y, e = 1;
+	unsigned int i, halvings = 0;
+
+	while (m >= 2) {
+		m /= 2;
+		ln += 0.69314718055994530942;
+	}
+	/* ln m = 2 atanh((m - 1) / (m + 1)), |z| <= 1/3 */
+	z = (m - 1) / (m + 1);
+	z2 = z * z;
+	term = z;
+	for (i = 1; i < 40; i += 2) {
+		ln += 2 * term / i;
+		term *= z2;
+	}
+	y = -theta * ln;
+	while (y < -0.5) {
+		y /= 2;
+		halvings++;
+	}
+	term = 1;
+	for (i = 1; i < 20; i++) {
+		term *= y / i;
+		e += term;
+	}
+	while (halvings--)
+		e *= e;
+	return e;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static int zipf_init(void)
+{
+	double sum = 0;
+	uint64_t k;
+
+	zipf_cdf = malloc(nr_blocks * sizeof(*zipf_cdf));
+	if (!zipf_cdf)
+		return -1;
+	for (k = 0; k < nr_blocks; k++) {
+		sum += inv_pow(k + 1, opt.theta);
+		zipf_cdf[k] = sum;
+	}
+	for (k = 0; k < nr_blocks; k++)
+		zipf_cdf[k] /= sum;
+	/* Scatter the popular blocks over the file. */
+	zipf_stride = 2654435761ull % nr_blocks;
+	while (zipf_stride < 1 || gcd(zipf_stride, nr_blocks) != 1)
+		zipf_stride++;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct worker workers[MAX_THREADS];
+	static uint64_t hist[HIST_BUCKETS];
+	uint64_t reads = 0, bad = 0, errors = 0, file_size, rsize;
+	struct dc_cache_config cfg;
+	struct dc_cache_stats st;
+	struct dc_mmapbe *be = NULL;
+	struct dc_cache *cache = NULL;
+	unsigned int i, b;
+	double t0, el;
+	int ret = 1, err;
+
+	if (parse_args(argc, argv))
+		return 2;
+	rsize = 1ull << opt.range_shift;
+	if (!opt.window_size || opt.window_size % rsize) {
+		fprintf(stderr, "window size must be a non-zero multiple of the range size (%" PRIu64 ")\n",
+			rsize);
+		return 2;
+	}
+	if (opt.file) {
+		off_t end;
+
+		data_fd = open(opt.file, O_RDONLY);
+		if (data_fd < 0) {
+			fprintf(stderr, "%s: %s\n", opt.file, strerror(errno));
+			return 1;
+		}
+		end = lseek(data_fd, 0, SEEK_END);
+		file_size = end > 0 ? (uint64_t)end : 0;
+	} else {
+		check_pattern = true;
+		file_size = opt.file_size & ~(uint64_t)(BLOCK - 1);
+		data_fd = create_file(file_size);
+		if (data_fd < 0)
+			return 1;
+	}
+	nr_blocks = file_size / BLOCK;
+	if (!nr_blocks) {
+		fprintf(stderr, "the file is smaller than one block\n");
+		goto out;
+	}
+	if (opt.zipf && zipf_init()) {
+		fprintf(stderr, "out of memory\n");
+		goto out;
+	}
+
+	dc_thread_register();
+	err = dc_mmapbe_create(opt.window_size, opt.range_shift, &be);
+	if (!err)
+		err = dc_mmapbe_add_file(be, INO, data_fd);
+	if (!err) {
+		window = dc_mmapbe_window(be);
+		dc_cache_config_init(&cfg, opt.window_size);
+		cfg.range_shift = opt.range_shift;
+		cfg.victim = opt.victim;
+		cfg.flags = opt.flags;
+		err = dc_cache_create(&cfg, dc_mmapbe_ops(), be, &cache);
+	}
+	if (!err)
+		err = dc_inode_get(cache, INO, &inode);
+	if (err) {
+		fprintf(stderr, "setting up the window: %s\n", strerror(-err));
+		goto out_cache;
+	}
+	printf("file %" PRIu64 " MiB, window %" PRIu64 " MiB (%" PRIu64 " ranges of %" PRIu64
+	       " KiB), %s reads, %u threads, %.1f s, victim %s%s%s%s\n",
+	       file_size >> 20, opt.window_size >> 20, opt.window_size >> opt.range_shift,
+	       rsize >> 10, opt.zipf ? "zipf" : "uniform", opt.threads, opt.seconds,
+	       opt.victim == DC_VICTIM_CLOCK ? "clock" : "rr",
+	       opt.flags & DC_CACHE_KICK_BG_FIRST ? ", kick-bg-first" : "",
+	       opt.flags & DC_CACHE_REMOVE_ON_INLINE ? ", remove-on-inline" : "",
+	       opt.flags & DC_CACHE_INLINE_OWN_ONLY ? ", inline-own-only" : "");
+
+	t0 = now_s();
+	for (i = 0; i < opt.threads; i++) {
+		workers[i].idx = i;
+		if (pthread_create(&workers[i].tid, NULL, reader, &workers[i])) {
+			fprintf(stderr, "pthread_create failed\n");
+			atomic_store(&stop, true);
+			opt.threads = i;
+			break;
+		}
+	}
+	while (!atomic_load(&stop) && (el = now_s() - t0) < opt.seconds) {
+		struct timespec ts = { 0, 250000000 };
+
+		nanosleep(&ts, NULL);
+		dc_cache_stats(cache, &st, sizeof(st));
+		fprintf(stderr, "\r  %4.1f s: %" PRIu64 " reads, %" PRIu64 " hits, %" PRIu64
+			" misses   ", now_s() - t0,
+			(uint64_t)atomic_load(&progress_reads), st.hits, st.misses);
+	}
+	atomic_store(&stop, true);
+	for (i = 0; i < opt.threads; i++) {
+		pthread_join(workers[i].tid, NULL);
+		reads += workers[i].reads;
+		bad += workers[i].bad;
+		errors += workers[i].errors;
+		for (b = 0; b < HIST_BUCKETS; b++)
+			hist[b] += workers[i].hist[b];
+	}
+	el = now_s() - t0;
+	fputc('\n', stderr);
+
+	dc_cache_stats(cache, &st, sizeof(st));
+	printf("reads: %" PRIu64 " verified, %" PRIu64 " wrong, %" PRIu64 " errors\n",
+	       reads - bad, bad, errors);
+	printf("cache: %" PRIu64 " hits, %" PRIu64 " misses (hit ratio %.1f%%)\n",
+	       st.hits, st.misses,
+	       100.0 * (double)st.hits / (double)(st.hits + st.misses ? st.hits + st.misses : 1));
+	printf("reclaims: %" PRIu64 " inline, %" PRIu64 " background; removes: %" PRIu64
+	       " sent in %" PRIu64 " batches, %" PRIu64 " skipped; waits %" PRIu64 "\n",
+	       st.inline_reclaims, st.bg_reclaims, st.removes_sent, st.remove_batches,
+	       st.removes_skipped, st.waits);
+	printf("throughput: %.0f IOPS (%.1f MiB/s)\n", (double)reads / el,
+	       (double)reads * BLOCK / el / (1 << 20));
+	printf("latency (map + copy + unpin): p50 %.2f us, p99 %.2f us, p99.9 %.2f us\n",
+	       hist_pct(hist, reads, 50) / 1e3, hist_pct(hist, reads, 99) / 1e3,
+	       hist_pct(hist, reads, 99.9) / 1e3);
+	ret = bad || errors || !reads ? 1 : 0;
+out_cache:
+	if (inode)
+		dc_inode_put(inode);
+	dc_cache_destroy(cache);
+	dc_mmapbe_destroy(be);
+	dc_thread_unregister();
+out:
+	free(zipf_cdf);
+	close(data_fd);
+	return ret;
+}
