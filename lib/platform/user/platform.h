@@ -254,15 +254,17 @@ static inline void dc_refcount_inc(dc_refcount_t *r)
 		dc_plat_refcount_warn(r, old ? "saturated" : "increment on 0; use-after-free");
 }
 
-/* Returns true when the count dropped to zero (with acquire ordering). */
+/*
+ * Returns true when the count dropped to zero, ordered after every earlier
+ * decrement.  acq_rel rather than release plus a fence on the last one: the
+ * same instruction on x86, and ThreadSanitizer understands it.
+ */
 static inline bool dc_refcount_dec_and_test(dc_refcount_t *r)
 {
-	int old = atomic_fetch_sub_explicit(&r->refs, 1, memory_order_release);
+	int old = atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel);
 
-	if (old == 1) {
-		atomic_thread_fence(memory_order_acquire);
+	if (old == 1)
 		return true;
-	}
 	if (dc_unlikely(old <= 0))
 		dc_plat_refcount_warn(r, "underflow; use-after-free");
 	return false;
