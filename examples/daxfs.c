@@ -1,0 +1,1026 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* cc daxfs.c $(pkg-config --cflags --libs daxcache fuse3) -pthread */
+/*
+ * daxfs - a FUSE passthrough filesystem whose reads and writes go through a
+ * libdaxcache window.
+ *
+ * Usage: daxfs SRC MNT [options]   (--help lists them)
+ *
+ * Every directory entry of SRC is shown under MNT.  While a regular file is
+ * open, its source file is registered with the mmap backend (cache inode id
+ * = the source inode number) and read and write copy through the window, as
+ * a virtio-fs guest does with its DAX window: dc_map() the range, memcpy,
+ * dc_unpin().  Reads are clipped to the file size; writes that reach past
+ * the end of the file go to pwrite() (a window range past EOF cannot be
+ * touched), and a truncate punches the inode's mappings before ftruncate().
+ * With --no-dax every read and write is a plain pread()/pwrite().
+ *
+ * The cache counters can be read at any time from /.daxfs-stats in the
+ * mount root and are printed when the filesystem is unmounted.
+ */
+#define _GNU_SOURCE
+#define FUSE_USE_VERSION 31
+
+#include <daxcache/daxcache.h>
+#include <daxcache/mmap_backend.h>
+#include <fuse_lowlevel.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define STATS_NAME	".daxfs-stats"
+#define NR_BUCKETS	4096
+#define TIMEOUT_S	1.0
+
+/* One source inode the kernel knows about. */
+struct dnode {
+	struct dnode *next;		/* hash chain */
+	dev_t dev;
+	ino_t ino;
+	int path_fd;			/* O_PATH descriptor of the source */
+	uint64_t nlookup;		/* kernel references */
+	unsigned int nopen;		/* open files (dax mode bookkeeping) */
+	pthread_rwlock_t io_lock;	/* read/write shared, truncate exclusive */
+	int map_fd;			/* registered with the backend while nopen */
+	struct dc_inode *dci;
+};
+
+struct dfile {
+	int fd;
+	DIR *dir;
+	char *text;			/* the stats snapshot */
+	size_t text_len;
+};
+
+static struct {
+	uint64_t window_size;
+	unsigned int range_shift;
+	const char *policy;
+	bool no_dax;
+	bool direct_io;
+	bool foreground;
+	bool debug;
+	const char *fuse_opts;
+	const char *src;
+	const char *mnt;
+} opt = {
+	.window_size = 256ull << 20,
+	.range_shift = 21,
+	.policy = "default",
+};
+
+static struct dnode root;
+static struct dnode stats_node;
+static struct dnode *table[NR_BUCKETS];
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct dc_mmapbe *be;
+static struct dc_cache *cache;
+static unsigned char *window;
+
+static atomic_uint_fast64_t n_reads, n_writes, n_ext_writes, n_fallbacks;
+
+static __thread bool thread_registered;
+static pthread_key_t reg_key;
+
+static void reg_destructor(void *arg)
+{
+	dc_thread_unregister();
+}
+
+/* Register the calling thread before its first call into libdaxcache. */
+static void ensure_registered(void)
+{
+	if (thread_registered)
+		return;
+	dc_thread_register();
+	pthread_setspecific(reg_key, (void *)1);
+	thread_registered = true;
+}
+
+static struct dnode *get_node(fuse_ino_t ino)
+{
+	if (ino == FUSE_ROOT_ID)
+		return &root;
+	return (struct dnode *)(uintptr_t)ino;
+}
+
+static unsigned int bucket(dev_t dev, ino_t ino)
+{
+	return (unsigned int)((ino * 0x9e3779b97f4a7c15ull ^ dev) % NR_BUCKETS);
+}
+
+static int stat_fd(int fd, struct stat *st)
+{
+	return fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+}
+
+static size_t stats_text(char *buf, size_t size)
+{
+	struct dc_cache_stats st;
+	int len;
+
+	memset(&st, 0, sizeof(st));
+	if (cache)
+		dc_cache_stats(cache, &st, sizeof(st));
+	len = snprintf(buf, size,
+		       "mode: %s\n"
+		       "policy: %s\n"
+		       "window_size: %" PRIu64 "\n"
+		       "range_size: %" PRIu64 "\n"
+		       "reads: %" PRIu64 "\n"
+		       "writes: %" PRIu64 "\n"
+		       "extending_writes: %" PRIu64 "\n"
+		       "fallbacks: %" PRIu64 "\n"
+		       "hits: %" PRIu64 "\n"
+		       "misses: %" PRIu64 "\n"
+		       "upgrades: %" PRIu64 "\n"
+		       "inline_reclaims: %" PRIu64 "\n"
+		       "bg_reclaims: %" PRIu64 "\n"
+		       "removes_sent: %" PRIu64 "\n"
+		       "removes_skipped: %" PRIu64 "\n"
+		       "remove_batches: %" PRIu64 "\n"
+		       "waits: %" PRIu64 "\n"
+		       "wait_ns: %" PRIu64 "\n"
+		       "setup_failures: %" PRIu64 "\n"
+		       "writebacks: %" PRIu64 "\n"
+		       "nr_free: %" PRIu64 "\n"
+		       "nr_mapped: %" PRIu64 "\n",
+		       opt.no_dax ? "no-dax" : "dax", opt.policy,
+		       opt.window_size, (uint64_t)1 << opt.range_shift,
+		       (uint64_t)atomic_load(&n_reads), (uint64_t)atomic_load(&n_writes),
+		       (uint64_t)atomic_load(&n_ext_writes),
+		       (uint64_t)atomic_load(&n_fallbacks),
+		       st.hits, st.misses, st.upgrades, st.inline_reclaims,
+		       st.bg_reclaims, st.removes_sent, st.removes_skipped,
+		       st.remove_batches, st.waits, st.wait_ns, st.setup_failures,
+		       st.writebacks, st.nr_free, st.nr_mapped);
+	if (len < 0)
+		return 0;
+	return (size_t)len < size ? (size_t)len : size - 1;
+}
+
+static void stats_attr(struct stat *st)
+{
+	char buf[2048];
+
+	memset(st, 0, sizeof(*st));
+	st->st_ino = 1;		/* shown as-is only without use_ino */
+	st->st_mode = S_IFREG | 0444;
+	st->st_nlink = 1;
+	st->st_size = (off_t)stats_text(buf, sizeof(buf));
+}
+
+/* Find or add the node of @st (holding @fd, which it takes or closes). */
+static struct dnode *find_or_add(const struct stat *st, int fd)
+{
+	unsigned int b = bucket(st->st_dev, st->st_ino);
+	struct dnode *n;
+
+	pthread_mutex_lock(&table_lock);
+	for (n = table[b]; n; n = n->next)
+		if (n->dev == st->st_dev && n->ino == st->st_ino)
+			break;
+	if (n) {
+		n->nlookup++;
+		pthread_mutex_unlock(&table_lock);
+		close(fd);
+		return n;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		pthread_mutex_unlock(&table_lock);
+		close(fd);
+		return NULL;
+	}
+	n->dev = st->st_dev;
+	n->ino = st->st_ino;
+	n->path_fd = fd;
+	n->nlookup = 1;
+	n->map_fd = -1;
+	pthread_rwlock_init(&n->io_lock, NULL);
+	n->next = table[b];
+	table[b] = n;
+	pthread_mutex_unlock(&table_lock);
+	return n;
+}
+
+static void forget_node(struct dnode *n, uint64_t count)
+{
+	struct dnode **pp;
+
+	if (n == &root || n == &stats_node)
+		return;
+	pthread_mutex_lock(&table_lock);
+	n->nlookup -= count < n->nlookup ? count : n->nlookup;
+	if (n->nlookup) {
+		pthread_mutex_unlock(&table_lock);
+		return;
+	}
+	for (pp = &table[bucket(n->dev, n->ino)]; *pp; pp = &(*pp)->next) {
+		if (*pp == n) {
+			*pp = n->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&table_lock);
+	close(n->path_fd);
+	pthread_rwlock_destroy(&n->io_lock);
+	free(n);
+}
+
+/* Look up @name in @parent and fill @e; the node gains a lookup reference. */
+static int do_lookup(struct dnode *parent, const char *name, struct fuse_entry_param *e)
+{
+	struct dnode *n;
+	int fd, err;
+
+	memset(e, 0, sizeof(*e));
+	e->attr_timeout = TIMEOUT_S;
+	e->entry_timeout = TIMEOUT_S;
+	if (parent == &root && !strcmp(name, STATS_NAME)) {
+		e->ino = (fuse_ino_t)(uintptr_t)&stats_node;
+		e->attr_timeout = 0;
+		stats_attr(&e->attr);
+		return 0;
+	}
+	fd = openat(parent->path_fd, name, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	err = stat_fd(fd, &e->attr);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	n = find_or_add(&e->attr, fd);
+	if (!n)
+		return -ENOMEM;
+	e->ino = (fuse_ino_t)(uintptr_t)n;
+	return 0;
+}
+
+/* Open the source of @n with @flags through /proc. */
+static int reopen(struct dnode *n, int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", n->path_fd);
+	/* O_DIRECT is the kernel's business: our buffers need not be aligned. */
+	return open(path, flags & ~(O_NOFOLLOW | O_DIRECT));
+}
+
+/* First open of a regular file in dax mode: register it with the cache. */
+static int dax_attach(struct dnode *n)
+{
+	int err = 0;
+
+	if (opt.no_dax)
+		return 0;
+	pthread_mutex_lock(&open_lock);
+	if (n->nopen++) {
+		pthread_mutex_unlock(&open_lock);
+		return 0;
+	}
+	n->map_fd = reopen(n, O_RDWR);
+	if (n->map_fd < 0)
+		n->map_fd = reopen(n, O_RDONLY);
+	if (n->map_fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = dc_mmapbe_add_file(be, (uint64_t)n->ino, n->map_fd);
+	if (err)
+		goto fail_close;
+	ensure_registered();
+	err = dc_inode_get(cache, (uint64_t)n->ino, &n->dci);
+	if (err)
+		goto fail_remove;
+	pthread_mutex_unlock(&open_lock);
+	return 0;
+fail_remove:
+	dc_mmapbe_remove_file(be, (uint64_t)n->ino);
+fail_close:
+	close(n->map_fd);
+fail:
+	n->map_fd = -1;
+	n->dci = NULL;
+	n->nopen--;
+	pthread_mutex_unlock(&open_lock);
+	return err;
+}
+
+static void dax_detach(struct dnode *n)
+{
+	if (opt.no_dax)
+		return;
+	pthread_mutex_lock(&open_lock);
+	if (--n->nopen) {
+		pthread_mutex_unlock(&open_lock);
+		return;
+	}
+	ensure_registered();
+	dc_inode_put(n->dci);
+	n->dci = NULL;
+	dc_mmapbe_remove_file(be, (uint64_t)n->ino);
+	close(n->map_fd);
+	n->map_fd = -1;
+	pthread_mutex_unlock(&open_lock);
+}
+
+static void dfs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+}
+
+static void dfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+	int err = do_lookup(get_node(parent), name, &e);
+
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+static void dfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	forget_node(get_node(ino), nlookup);
+	fuse_reply_none(req);
+}
+
+static void dfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dnode *n = get_node(ino);
+	struct stat st;
+	int err;
+
+	if (n == &stats_node) {
+		stats_attr(&st);
+		fuse_reply_attr(req, &st, 0);
+		return;
+	}
+	err = stat_fd(n->path_fd, &st);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_attr(req, &st, TIMEOUT_S);
+}
+
+static int do_truncate(struct dnode *n, struct fuse_file_info *fi, off_t size)
+{
+	int fd = fi ? (int)fi->fh : reopen(n, O_WRONLY);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	pthread_rwlock_wrlock(&n->io_lock);
+	pthread_mutex_lock(&open_lock);
+	if (n->dci) {
+		ensure_registered();
+		err = dc_inode_punch(n->dci, (uint64_t)size, UINT64_MAX);
+	}
+	pthread_mutex_unlock(&open_lock);
+	if (!err && ftruncate(fd, size))
+		err = -errno;
+	pthread_rwlock_unlock(&n->io_lock);
+	if (!fi)
+		close(fd);
+	return err;
+}
+
+static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+			int valid, struct fuse_file_info *fi)
+{
+	struct dnode *n = get_node(ino);
+	char path[64];
+	int err = 0;
+
+	if (n == &stats_node) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", n->path_fd);
+	if ((valid & FUSE_SET_ATTR_MODE) && chmod(path, attr->st_mode))
+		err = -errno;
+	if (!err && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
+		uid_t uid = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
+		gid_t gid = (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
+
+		if (fchownat(n->path_fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+			err = -errno;
+	}
+	if (!err && (valid & FUSE_SET_ATTR_SIZE))
+		err = do_truncate(n, fi, attr->st_size);
+	if (!err && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
+		struct timespec ts[2] = {
+			{ .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT },
+		};
+
+		if (valid & FUSE_SET_ATTR_ATIME_NOW)
+			ts[0].tv_nsec = UTIME_NOW;
+		else if (valid & FUSE_SET_ATTR_ATIME)
+			ts[0] = attr->st_atim;
+		if (valid & FUSE_SET_ATTR_MTIME_NOW)
+			ts[1].tv_nsec = UTIME_NOW;
+		else if (valid & FUSE_SET_ATTR_MTIME)
+			ts[1] = attr->st_mtim;
+		if (utimensat(AT_FDCWD, path, ts, 0))
+			err = -errno;
+	}
+	if (err) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	dfs_getattr(req, ino, fi);
+}
+
+static void dfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct dnode *p = get_node(parent);
+	struct fuse_entry_param e;
+	int err = 0;
+
+	if (mkdirat(p->path_fd, name, mode))
+		err = -errno;
+	if (!err)
+		err = do_lookup(p, name, &e);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+static void dfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	int r = unlinkat(get_node(parent)->path_fd, name, 0);
+
+	fuse_reply_err(req, r ? errno : 0);
+}
+
+static void dfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	int r = unlinkat(get_node(parent)->path_fd, name, AT_REMOVEDIR);
+
+	fuse_reply_err(req, r ? errno : 0);
+}
+
+static void dfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		       fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	int r = renameat2(get_node(parent)->path_fd, name,
+			  get_node(newparent)->path_fd, newname, flags);
+
+	fuse_reply_err(req, r ? errno : 0);
+}
+
+static void dfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dnode *n = get_node(ino);
+	struct dfile *f = calloc(1, sizeof(*f));
+	int fd;
+
+	if (!f) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fd = openat(n->path_fd, ".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || !(f->dir = fdopendir(fd))) {
+		int err = errno;
+
+		if (fd >= 0)
+			close(fd);
+		free(f);
+		fuse_reply_err(req, err);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)f;
+	fuse_reply_open(req, fi);
+}
+
+static void dfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			struct fuse_file_info *fi)
+{
+	struct dfile *f = (struct dfile *)(uintptr_t)fi->fh;
+	char *buf = malloc(size);
+	size_t used = 0;
+	struct dirent *d;
+
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	seekdir(f->dir, off);
+	for (;;) {
+		struct stat st;
+		size_t len;
+
+		errno = 0;
+		d = readdir(f->dir);
+		if (!d)
+			break;
+		memset(&st, 0, sizeof(st));
+		st.st_ino = d->d_ino;
+		st.st_mode = (mode_t)d->d_type << 12;
+		len = fuse_add_direntry(req, buf + used, size - used, d->d_name, &st,
+					d->d_off);
+		if (len > size - used)
+			break;
+		used += len;
+	}
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static void dfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dfile *f = (struct dfile *)(uintptr_t)fi->fh;
+
+	closedir(f->dir);
+	free(f);
+	fuse_reply_err(req, 0);
+}
+
+static void setup_open(struct dnode *n, struct fuse_file_info *fi, int fd)
+{
+	fi->fh = (uint64_t)fd;
+	if (opt.direct_io)
+		fi->direct_io = 1;
+}
+
+static void dfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		       mode_t mode, struct fuse_file_info *fi)
+{
+	struct dnode *p = get_node(parent), *n;
+	struct fuse_entry_param e;
+	int fd, err;
+
+	fd = openat(p->path_fd, name, (fi->flags | O_CREAT) & ~(O_NOFOLLOW | O_DIRECT), mode);
+	if (fd < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	err = do_lookup(p, name, &e);
+	if (err)
+		goto fail;
+	n = get_node(e.ino);
+	err = dax_attach(n);
+	if (err) {
+		forget_node(n, 1);
+		goto fail;
+	}
+	setup_open(n, fi, fd);
+	fuse_reply_create(req, &e, fi);
+	return;
+fail:
+	close(fd);
+	fuse_reply_err(req, -err);
+}
+
+static void dfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dnode *n = get_node(ino);
+	struct dfile *f;
+	int fd, err;
+
+	if (n == &stats_node) {
+		f = calloc(1, sizeof(*f) + 2048);
+		if (!f) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		f->fd = -1;
+		f->text = (char *)(f + 1);
+		f->text_len = stats_text(f->text, 2048);
+		fi->fh = (uint64_t)(uintptr_t)f;
+		fi->direct_io = 1;
+		fuse_reply_open(req, fi);
+		return;
+	}
+	fd = reopen(n, fi->flags);
+	if (fd < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	err = dax_attach(n);
+	if (err) {
+		close(fd);
+		fuse_reply_err(req, -err);
+		return;
+	}
+	setup_open(n, fi, fd);
+	fuse_reply_open(req, fi);
+}
+
+static void dfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dnode *n = get_node(ino);
+
+	if (n == &stats_node) {
+		free((void *)(uintptr_t)fi->fh);
+	} else {
+		close((int)fi->fh);
+		dax_detach(n);
+	}
+	fuse_reply_err(req, 0);
+}
+
+/* Copy [@off, @off + @len) of @n through the window; 0 or -errno. */
+static int window_copy(struct dnode *n, char *buf, size_t len, uint64_t off, bool write)
+{
+	struct dc_pin pin;
+	int err;
+
+	ensure_registered();
+	while (len) {
+		size_t chunk;
+
+		err = dc_map(n->dci, off, write ? DC_MAP_WRITE : 0, &pin);
+		if (err)
+			return err;
+		chunk = pin.len < len ? (size_t)pin.len : len;
+		if (write)
+			memcpy(window + pin.win_off, buf, chunk);
+		else
+			memcpy(buf, window + pin.win_off, chunk);
+		dc_unpin(&pin);
+		buf += chunk;
+		off += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct dnode *n = get_node(ino);
+	struct stat st;
+	ssize_t got;
+	char *buf;
+	int err;
+
+	if (n == &stats_node) {
+		struct dfile *f = (struct dfile *)(uintptr_t)fi->fh;
+
+		if ((size_t)off >= f->text_len)
+			fuse_reply_buf(req, NULL, 0);
+		else
+			fuse_reply_buf(req, f->text + off,
+				       f->text_len - (size_t)off < size ?
+				       f->text_len - (size_t)off : size);
+		return;
+	}
+	atomic_fetch_add_explicit(&n_reads, 1, memory_order_relaxed);
+	buf = malloc(size ? size : 1);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_rwlock_rdlock(&n->io_lock);
+	if (!n->dci) {
+		got = pread((int)fi->fh, buf, size, off);
+		err = got < 0 ? -errno : 0;
+		goto out;
+	}
+	err = stat_fd(n->map_fd, &st);
+	if (err)
+		goto out;
+	if (off >= st.st_size) {
+		got = 0;
+		goto out;
+	}
+	if ((uint64_t)size > (uint64_t)(st.st_size - off))
+		size = (size_t)(st.st_size - off);
+	got = (ssize_t)size;
+	err = window_copy(n, buf, size, (uint64_t)off, false);
+	if (err) {
+		atomic_fetch_add_explicit(&n_fallbacks, 1, memory_order_relaxed);
+		got = pread((int)fi->fh, buf, size, off);
+		err = got < 0 ? -errno : 0;
+	}
+out:
+	pthread_rwlock_unlock(&n->io_lock);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_buf(req, buf, (size_t)got);
+	free(buf);
+}
+
+static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+		      off_t off, struct fuse_file_info *fi)
+{
+	struct dnode *n = get_node(ino);
+	struct stat st;
+	ssize_t done = (ssize_t)size;
+	int err;
+
+	if (n == &stats_node) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	atomic_fetch_add_explicit(&n_writes, 1, memory_order_relaxed);
+	pthread_rwlock_rdlock(&n->io_lock);
+	if (!n->dci || (fi->flags & O_APPEND)) {
+		err = 0;
+		goto plain;
+	}
+	err = stat_fd(n->map_fd, &st);
+	if (err)
+		goto out;
+	if ((uint64_t)off + size > (uint64_t)st.st_size) {
+		atomic_fetch_add_explicit(&n_ext_writes, 1, memory_order_relaxed);
+		goto plain;
+	}
+	err = window_copy(n, (char *)buf, size, (uint64_t)off, true);
+	if (!err)
+		goto out;
+	atomic_fetch_add_explicit(&n_fallbacks, 1, memory_order_relaxed);
+plain:
+	done = pwrite((int)fi->fh, buf, size, off);
+	err = done < 0 ? -errno : 0;
+out:
+	pthread_rwlock_unlock(&n->io_lock);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_write(req, (size_t)done);
+}
+
+static void dfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	fuse_reply_err(req, 0);
+}
+
+static void dfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		      struct fuse_file_info *fi)
+{
+	int r = 0;
+
+	/* Pages written through the window are the file's page cache pages. */
+	if (get_node(ino) != &stats_node)
+		r = datasync ? fdatasync((int)fi->fh) : fsync((int)fi->fh);
+	fuse_reply_err(req, r ? errno : 0);
+}
+
+static void dfs_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(root.path_fd, &sv))
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_statfs(req, &sv);
+}
+
+static const struct fuse_lowlevel_ops dfs_ops = {
+	.init = dfs_init,
+	.lookup = dfs_lookup,
+	.forget = dfs_forget,
+	.getattr = dfs_getattr,
+	.setattr = dfs_setattr,
+	.mkdir = dfs_mkdir,
+	.unlink = dfs_unlink,
+	.rmdir = dfs_rmdir,
+	.rename = dfs_rename,
+	.open = dfs_open,
+	.create = dfs_create,
+	.read = dfs_read,
+	.write = dfs_write,
+	.flush = dfs_flush,
+	.release = dfs_release,
+	.fsync = dfs_fsync,
+	.opendir = dfs_opendir,
+	.readdir = dfs_readdir,
+	.releasedir = dfs_releasedir,
+	.statfs = dfs_statfs,
+};
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B' && shift)
+		end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s SRC MNT [options]\n"
+		"A FUSE passthrough of SRC on MNT whose reads and writes copy through a\n"
+		"libdaxcache window (mmap backend).  Sizes take K, M, G suffixes.\n"
+		"  -w, --window-size=SIZE  window size (default 256M)\n"
+		"  -r, --range-shift=N     log2 of the range size, 12..40 (default 21)\n"
+		"  -p, --policy=NAME       default, 2019, seed000 or upstream\n"
+		"      --no-dax            plain pread/pwrite (the baseline)\n"
+		"      --direct-io         open files with direct_io (no page cache)\n"
+		"  -f, --foreground        stay in the foreground\n"
+		"  -d, --debug             FUSE debug output (implies -f)\n"
+		"  -o OPTS                 mount options passed to FUSE\n"
+		"  -h, --help              this text\n"
+		"Statistics: cat MNT/" STATS_NAME "; printed at unmount.\n", prog);
+}
+
+static int parse_args(int argc, char **argv)
+{
+	enum { OPT_NO_DAX = 256, OPT_DIRECT_IO };
+	static const struct option longopts[] = {
+		{ "window-size", required_argument, NULL, 'w' },
+		{ "range-shift", required_argument, NULL, 'r' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "no-dax", no_argument, NULL, OPT_NO_DAX },
+		{ "direct-io", no_argument, NULL, OPT_DIRECT_IO },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "w:r:p:fdo:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			if (parse_size(optarg, &opt.window_size) || !opt.window_size)
+				goto bad;
+			break;
+		case 'r':
+			if (parse_size(optarg, &v) || v < 12 || v > 40)
+				goto bad;
+			opt.range_shift = (unsigned int)v;
+			break;
+		case 'p':
+			if (strcmp(optarg, "default") && strcmp(optarg, "2019") &&
+			    strcmp(optarg, "seed000") && strcmp(optarg, "upstream"))
+				goto bad;
+			opt.policy = optarg;
+			break;
+		case OPT_NO_DAX:
+			opt.no_dax = true;
+			break;
+		case OPT_DIRECT_IO:
+			opt.direct_io = true;
+			break;
+		case 'f':
+			opt.foreground = true;
+			break;
+		case 'd':
+			opt.debug = opt.foreground = true;
+			break;
+		case 'o':
+			opt.fuse_opts = optarg;
+			break;
+		case 'h':
+			usage(stdout, argv[0]);
+			exit(0);
+		default:
+			usage(stderr, argv[0]);
+			return -1;
+		}
+	}
+	if (argc - optind != 2) {
+		usage(stderr, argv[0]);
+		return -1;
+	}
+	opt.src = argv[optind];
+	opt.mnt = argv[optind + 1];
+	return 0;
+bad:
+	fprintf(stderr, "%s: bad value '%s'\n", argv[0], optarg);
+	return -1;
+}
+
+static int cache_start(void)
+{
+	struct dc_cache_config cfg;
+	int err;
+
+	dc_cache_config_init(&cfg, opt.window_size);
+	cfg.range_shift = opt.range_shift;
+	if (!strcmp(opt.policy, "2019")) {
+		cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE;
+	} else if (!strcmp(opt.policy, "seed000")) {
+		cfg.flags = 0;
+		cfg.victim = DC_VICTIM_ROUND_ROBIN;
+	} else if (!strcmp(opt.policy, "upstream")) {
+		cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
+		cfg.victim = DC_VICTIM_ROUND_ROBIN;
+	}
+	err = dc_mmapbe_create(opt.window_size, opt.range_shift, &be);
+	if (err) {
+		fprintf(stderr, "daxfs: mmap backend: %s\n", strerror(-err));
+		return err;
+	}
+	err = dc_cache_create(&cfg, dc_mmapbe_ops(), be, &cache);
+	if (err) {
+		fprintf(stderr, "daxfs: cache: %s\n", strerror(-err));
+		dc_mmapbe_destroy(be);
+		be = NULL;
+		return err;
+	}
+	window = dc_mmapbe_window(be);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char *fargv[8];
+	struct fuse_args args;
+	struct fuse_session *se;
+	struct stat st;
+	char buf[2048];
+	int fargc = 0, ret = 1;
+
+	if (parse_args(argc, argv))
+		return 2;
+	root.path_fd = open(opt.src, O_PATH | O_DIRECTORY);
+	if (root.path_fd < 0 || stat_fd(root.path_fd, &st)) {
+		fprintf(stderr, "daxfs: %s: %s\n", opt.src, strerror(errno));
+		return 1;
+	}
+	root.dev = st.st_dev;
+	root.ino = st.st_ino;
+	root.nlookup = 1;
+	root.map_fd = -1;
+	pthread_rwlock_init(&root.io_lock, NULL);
+	pthread_key_create(&reg_key, reg_destructor);
+	ensure_registered();
+	if (!opt.no_dax && cache_start())
+		return 1;
+
+	fargv[fargc++] = argv[0];
+	if (opt.debug)
+		fargv[fargc++] = "-d";
+	fargv[fargc++] = "-o";
+	fargv[fargc++] = "fsname=daxfs,subtype=daxfs";
+	if (opt.fuse_opts) {
+		fargv[fargc++] = "-o";
+		fargv[fargc++] = (char *)opt.fuse_opts;
+	}
+	fargv[fargc] = NULL;
+	args.argc = fargc;
+	args.argv = fargv;
+	args.allocated = 0;
+
+	se = fuse_session_new(&args, &dfs_ops, sizeof(dfs_ops), NULL);
+	if (!se)
+		goto out_cache;
+	if (fuse_set_signal_handlers(se))
+		goto out_session;
+	if (fuse_session_mount(se, opt.mnt))
+		goto out_signals;
+	if (fuse_daemonize(opt.foreground))
+		goto out_unmount;
+	/* > 0: ended by a signal, which is a clean unmount too */
+	ret = fuse_session_loop_mt(se, 0) < 0 ? 1 : 0;
+out_unmount:
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+	fuse_opt_free_args(&args);
+out_cache:
+	stats_text(buf, sizeof(buf));
+	fprintf(stderr, "daxfs: unmounted %s\n%s", opt.mnt, buf);
+	if (cache)
+		dc_cache_destroy(cache);
+	dc_mmapbe_destroy(be);
+	dc_thread_unregister();
+	return ret;
+}
