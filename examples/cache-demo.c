@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+/* cc cache-demo.c $(pkg-config --cflags --libs daxcache) -pthread */
 /*
  * cache-demo - the DAX window cache at work.
  *
@@ -8,9 +9,6 @@
  * file appear there), remove poisons the window range.  Reader threads do
  * random 4 KiB reads through the window for a while, check every byte
  * against the file, and the demo prints what the cache did.
- *
- * Builds against the installed library:
- *   cc cache-demo.c $(pkg-config --cflags --libs daxcache) -pthread
  * Usage: cache-demo [seconds] [threads]
  */
 #include <daxcache/daxcache.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+/* cc itree-demo.c $(pkg-config --cflags --libs daxcache) -pthread */
 /*
  * itree-demo - the interval tree and the io-completion counter at work.
  *
@@ -6,9 +7,6 @@
  * reader threads look extents up without any lock; then a batch of
  * "writeback" I/Os completes on several threads and one completion
  * function runs when the last of them is done.
- *
- * Builds against the installed library:
- *   cc itree-demo.c $(pkg-config --cflags --libs daxcache)
  */
 #include <daxcache/daxcache.h>
 
