@@ -52,7 +52,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DC_PLATFORM_KERNEL 1
 
 /* ------------------------------------------------------------------ */
 /* Compiler helpers                                                     */

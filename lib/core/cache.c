@@ -250,11 +250,6 @@ DC_EXPORT void dc_inode_put(struct dc_inode *inode)
 		inode_evict(inode);
 }
 
-void dc_inode_hold(struct dc_inode *inode)
-{
-	dc_refcount_inc(&inode->ref);
-}
-
 bool dc_inode_tryhold(struct dc_inode *inode)
 {
 	return dc_refcount_inc_not_zero(&inode->ref);

@@ -171,7 +171,6 @@ static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 }
 
 /* cache.c */
-void dc_inode_hold(struct dc_inode *inode);
 bool dc_inode_tryhold(struct dc_inode *inode);
 
 /* cache_map.c */

@@ -35,8 +35,6 @@
 
 #include <urcu/urcu-memb.h>
 
-#define DC_PLATFORM_USERSPACE 1
-
 /* ------------------------------------------------------------------ */
 /* Compiler helpers                                                     */
 
@@ -98,8 +96,6 @@ void dc_plat_log(int level, const char *fmt, ...)
 #define dc_pr_warn(fmt, ...)	dc_plat_log(DC_LOG_WARNING, "daxcache: " fmt, ##__VA_ARGS__)
 #define dc_pr_info(fmt, ...)	dc_plat_log(DC_LOG_INFO, "daxcache: " fmt, ##__VA_ARGS__)
 
-/* Number of warnings emitted so far (tests check that misuse was reported). */
-unsigned long dc_plat_warn_count(void);
 void dc_plat_warn_note(void);
 
 /*
