@@ -52,7 +52,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-
 /* ------------------------------------------------------------------ */
 /* Compiler helpers                                                     */
 
