@@ -32,6 +32,14 @@ struct dc_inode;
 /* dc_map() only: */
 #define DC_MAP_NOWAIT		0x10u	/* -EAGAIN instead of sleeping on a lock or a free range */
 #define DC_MAP_NORECLAIM	0x20u	/* never reclaim inline (fault context); -EAGAIN when no range is free */
+#define DC_MAP_MAY_BYPASS	0x40u	/* the caller can serve the access without the window */
+
+/*
+ * dc_map() with DC_MAP_MAY_BYPASS may answer DC_MAP_BYPASS instead of a pin:
+ * mapping this range now would only churn the window, so the caller should
+ * read or write it directly (a plain FUSE read, say) and hold no pin.
+ */
+#define DC_MAP_BYPASS		1
 
 /* Victim choice when a range must be reclaimed. */
 enum dc_victim_policy {

@@ -6,7 +6,8 @@
  */
 #include "cache_internal.h"
 
-#define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM)
+#define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
+			 DC_MAP_MAY_BYPASS)
 
 /* Bump the event count and wake everyone waiting for a range. */
 void dc_cache_wake(struct dc_cache *c)
