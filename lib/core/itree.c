@@ -579,7 +579,7 @@ DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 	if (old)
 		node_retire(old);
 done:
-	t->count++;
+	dc_write_once(t->count, t->count + 1);
 	return 0;
 }
 
@@ -666,6 +666,6 @@ DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
 		node_retire(old);
 	}
 done:
-	t->count--;
+	dc_write_once(t->count, t->count - 1);
 	return 0;
 }

@@ -11,6 +11,10 @@
 #include <daxcache/log.h>
 #include <daxcache/thread.h>
 
+#ifdef DC_TSAN
+char dc_rcu_tsan_gp;
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Logging                                                              */
 

@@ -33,7 +33,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <urcu/urcu-memb.h>
 
 /* ------------------------------------------------------------------ */
 /* Compiler helpers                                                     */
@@ -168,17 +167,7 @@ void dc_plat_lock_init(pthread_mutex_t *m);
 /* ------------------------------------------------------------------ */
 /* RCU                                                                  */
 
-typedef struct rcu_head dc_rcu_head_t;
-
-#define dc_rcu_read_lock()		urcu_memb_read_lock()
-#define dc_rcu_read_unlock()		urcu_memb_read_unlock()
-#define dc_rcu_read_held()		urcu_memb_read_ongoing()
-#define dc_rcu_dereference(p)		rcu_dereference(p)
-#define dc_rcu_assign_pointer(p, v)	rcu_assign_pointer(p, v)
-#define dc_rcu_access_pointer(p)	dc_read_once(p)
-#define dc_call_rcu(head, fn)		urcu_memb_call_rcu((head), (fn))
-#define dc_synchronize_rcu()		urcu_memb_synchronize_rcu()
-#define dc_rcu_barrier()		urcu_memb_barrier()
+#include "rcu.h"
 
 /* ------------------------------------------------------------------ */
 /* Reference counts with the kernel's refcount_t semantics:             */

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rcu.h - the RCU part of the userspace platform: liburcu's memb flavour,
+ * with its read side inlined (_LGPL_SOURCE), included by platform.h only.
+ *
+ * Pointers are published and read with C11 release stores and consume
+ * loads (an acquire on every compiler we build with, free on x86), which
+ * is what rcu_assign_pointer()/rcu_dereference() promise, spelled so that
+ * ThreadSanitizer understands it.
+ *
+ * ThreadSanitizer cannot see a grace period: liburcu's memb flavour orders
+ * readers against the updater with membarrier() and compiler barriers,
+ * which TSan does not model, so it would report every free after a grace
+ * period as a race with the readers that used the object before.  Under
+ * TSan (and only there) the read side releases a token on unlock and the
+ * end of every grace period (synchronize, and each call_rcu callback)
+ * acquires it: exactly the happens-before edge liburcu guarantees, no more.
+ * Likewise call_rcu's lock-free queue hands each head to liburcu's thread
+ * unseen: the head is released when queued and acquired by the callback.
+ * A reader still inside its section when the object is freed is not
+ * covered by the edge, so TSan still reports a real grace-period bug.
+ */
+#ifndef DC_PLATFORM_USER_RCU_H
+#define DC_PLATFORM_USER_RCU_H
+
+#include <urcu/urcu-memb.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define DC_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DC_TSAN 1
+#endif
+#endif
+
+#define dc_rcu_dereference(p)		__atomic_load_n(&(p), __ATOMIC_CONSUME)
+#define dc_rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define dc_rcu_access_pointer(p)	__atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define dc_rcu_read_lock()		urcu_memb_read_lock()
+#define dc_rcu_read_held()		urcu_memb_read_ongoing()
+#define dc_rcu_barrier()		urcu_memb_barrier()
+
+#ifndef DC_TSAN
+
+typedef struct rcu_head dc_rcu_head_t;
+
+#define dc_rcu_read_unlock()		urcu_memb_read_unlock()
+#define dc_call_rcu(head, fn)		urcu_memb_call_rcu((head), (fn))
+#define dc_synchronize_rcu()		urcu_memb_synchronize_rcu()
+
+#else /* DC_TSAN */
+
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+
+/* The token; its address is all that matters (platform.c). */
+extern char dc_rcu_tsan_gp;
+
+typedef struct dc_rcu_head {
+	struct rcu_head head;
+	void (*fn)(struct dc_rcu_head *h);
+} dc_rcu_head_t;
+
+static inline void dc_rcu_read_unlock(void)
+{
+	__tsan_release(&dc_rcu_tsan_gp);
+	urcu_memb_read_unlock();
+}
+
+static inline void dc_rcu_tsan_callback(struct rcu_head *head)
+{
+	dc_rcu_head_t *h = (dc_rcu_head_t *)head;
+
+	__tsan_acquire(h);
+	__tsan_acquire(&dc_rcu_tsan_gp);
+	h->fn(h);
+}
+
+static inline void dc_call_rcu(dc_rcu_head_t *h, void (*fn)(dc_rcu_head_t *h))
+{
+	h->fn = fn;
+	/* liburcu's callback queue hands @h over without TSan seeing it. */
+	__tsan_release(h);
+	urcu_memb_call_rcu(&h->head, dc_rcu_tsan_callback);
+}
+
+static inline void dc_synchronize_rcu(void)
+{
+	urcu_memb_synchronize_rcu();
+	__tsan_acquire(&dc_rcu_tsan_gp);
+}
+
+#endif /* DC_TSAN */
+
+#endif /* DC_PLATFORM_USER_RCU_H */
