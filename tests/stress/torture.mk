@@ -1,2 +1,19 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Included from Makefile.am; paths are relative to the top of the tree.
+
+# The torture test (issue 8): many threads map, pin, read, write, punch and
+# evict for a bounded time, with random backend delays, checking content
+# identity, range age and the invariants after each round.  make check runs
+# the short version (about 5 s); the long one is
+#   make torture TORTURE_ARGS="-t 600 -j 16"
+# (add --faults to inject backend failures, --seed N to replay a seed).
+check_PROGRAMS += tests/stress/torture
+tests_stress_torture_SOURCES = tests/stress/torture.h \
+	tests/stress/torture_main.c tests/stress/torture_roles.c \
+	tests/stress/torture_backend.c tests/stress/torture_monitor.c
+tests_stress_torture_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+
+TORTURE_ARGS ?= -t 600 -j 16
+.PHONY: torture
+torture: tests/stress/torture
+	$(top_builddir)/tests/stress/torture $(TORTURE_ARGS)
