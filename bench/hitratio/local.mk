@@ -1,2 +1,24 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Included from Makefile.am; paths are relative to the top of the tree.
+#
+# bench/hitratio: the hit-ratio study (issue 6): the library's victim
+# policies against exact LRU, Belady's OPT, textbook CLOCK and FIFO on
+# traces from bench/daxsim's generators.
+noinst_PROGRAMS += bench/hitratio/bench-hitratio
+bench_hitratio_bench_hitratio_SOURCES = \
+	bench/hitratio/bench_hitratio.c \
+	bench/hitratio/hitratio.h \
+	bench/hitratio/lib_replay.c \
+	bench/hitratio/report.c \
+	bench/hitratio/sim_clock.c \
+	bench/hitratio/sim_lru.c \
+	bench/hitratio/sim_opt.c \
+	bench/hitratio/study.h \
+	bench/daxsim/workload.c bench/daxsim/workload.h
+bench_hitratio_bench_hitratio_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/bench/daxsim
+bench_hitratio_bench_hitratio_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS) -lm
+
+# The offline simulators against textbook values and their invariants.
+check_PROGRAMS += bench/hitratio/sim-test
+bench_hitratio_sim_test_SOURCES = bench/hitratio/sim_test.c bench/hitratio/hitratio.h \
+	bench/hitratio/sim_clock.c bench/hitratio/sim_lru.c bench/hitratio/sim_opt.c
