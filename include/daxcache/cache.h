@@ -37,7 +37,8 @@ struct dc_inode;
 /*
  * dc_map() with DC_MAP_MAY_BYPASS may answer DC_MAP_BYPASS instead of a pin:
  * mapping this range now would only churn the window, so the caller should
- * read or write it directly (a plain FUSE read, say) and hold no pin.
+ * read or write it directly (a plain FUSE read, say) and hold no pin.  See
+ * dc_map() and enum dc_admit_policy for when.
  */
 #define DC_MAP_BYPASS		1
 
@@ -45,6 +46,25 @@ struct dc_inode;
 enum dc_victim_policy {
 	DC_VICTIM_CLOCK = 0,		/* second chance on an accessed bit set by hits (default) */
 	DC_VICTIM_ROUND_ROBIN = 1,	/* in setup order, as upstream Linux */
+};
+
+/**
+ * enum dc_admit_policy - admission control for dc_map(..., DC_MAP_MAY_BYPASS).
+ * @DC_ADMIT_ALWAYS: every miss is mapped; DC_MAP_MAY_BYPASS is ignored (the
+ *	behaviour before admission control, kept for comparison).
+ * @DC_ADMIT_FREQ: a miss that would evict a mapping is mapped only if its
+ *	file range was missed recently and is referenced more often than the
+ *	victim it would replace (a frequency sketch, counted on misses and when
+ *	the victim scan finds a range's accessed bit set); otherwise dc_map()
+ *	answers DC_MAP_BYPASS.  Misses served from free ranges are always
+ *	mapped.  The default.
+ *
+ * Only calls that pass DC_MAP_MAY_BYPASS are ever refused; callers that do
+ * not pass it see no change of behaviour under either policy.
+ */
+enum dc_admit_policy {
+	DC_ADMIT_ALWAYS = 0,
+	DC_ADMIT_FREQ = 1,
 };
 
 /* Behaviour switches (config.flags), mostly older behaviours kept for benchmarks. */
@@ -64,6 +84,8 @@ enum dc_victim_policy {
  * @flags: DC_CACHE_* switches (default 0).
  * @wait_timeout_ns: how long dc_map() waits for a free range before
  *	-ETIMEDOUT (default 10 s; DC_WAIT_FOREVER to wait forever).
+ * @admit: admission control for DC_MAP_MAY_BYPASS calls (default
+ *	DC_ADMIT_FREQ; a zeroed config gets DC_ADMIT_ALWAYS).
  */
 struct dc_cache_config {
 	uint64_t window_size;
@@ -74,6 +96,7 @@ struct dc_cache_config {
 	enum dc_victim_policy victim;
 	unsigned int flags;
 	uint64_t wait_timeout_ns;
+	enum dc_admit_policy admit;
 };
 
 #define DC_WAIT_FOREVER		UINT64_MAX
@@ -161,6 +184,11 @@ struct dc_cache_stats {
 	uint64_t nr_free;		/* gauge: ranges in the free pool */
 	uint64_t nr_mapped;		/* gauge: ranges mapping a file range */
 	uint64_t nr_inodes;		/* gauge: inodes with references */
+	/* Admission control (DC_MAP_MAY_BYPASS calls under DC_ADMIT_FREQ): */
+	uint64_t bypasses;		/* dc_map() that answered DC_MAP_BYPASS */
+	uint64_t bypass_full;		/* ... because the candidate lost to the victim */
+	uint64_t bypass_busy;		/* ... because no idle range could be reclaimed */
+	uint64_t admits_contested;	/* misses mapped over a victim they beat */
 };
 
 /**
@@ -185,8 +213,8 @@ void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window_size);
  * Context: process context; may sleep.
  * Return: 0; -EINVAL for a bad config (no ranges, window not a multiple of
  * the range size, range_shift out of 12..40, threshold over 100, zero batch
- * sizes, unknown victim policy or flags, NULL ops or setup), -ENOMEM, or the
- * error starting the reclaimer.
+ * sizes, unknown victim policy, admit policy or flags, NULL ops or setup),
+ * -ENOMEM, or the error starting the reclaimer.
  */
 int dc_cache_create(const struct dc_cache_config *cfg,
 		    const struct dc_backend_ops *ops, void *priv,
@@ -234,7 +262,7 @@ void dc_inode_put(struct dc_inode *inode);
  * dc_map() - pin the mapping of @file_off, setting it up if needed.
  * @inode: the inode.
  * @file_off: the file offset to reach.
- * @flags: DC_MAP_WRITE, DC_MAP_NOWAIT, DC_MAP_NORECLAIM.
+ * @flags: DC_MAP_WRITE, DC_MAP_NOWAIT, DC_MAP_NORECLAIM, DC_MAP_MAY_BYPASS.
  * @pin: receives the pin.
  *
  * A hit takes no lock.  A miss allocates a range (free pool, then inline
@@ -242,13 +270,25 @@ void dc_inode_put(struct dc_inode *inode);
  * most the config's wait_timeout_ns) and calls setup().  A write to a
  * read-only mapping calls setup() with DC_MAP_WRITE once.
  *
+ * With DC_MAP_MAY_BYPASS (the caller can serve the access without the
+ * window) and the config's admit policy DC_ADMIT_FREQ (the default), a miss
+ * is decided: with a free range it is mapped (and the background reclaimer
+ * is not started for it); otherwise it is mapped over an idle victim only
+ * if it was missed recently and its reference count beats the victim's,
+ * else dc_map() returns DC_MAP_BYPASS (stats: bypass_full).  When no idle
+ * range can be reclaimed (every range pinned), it returns DC_MAP_BYPASS at
+ * once instead of waiting (bypass_busy).  DC_MAP_BYPASS leaves @pin without
+ * a pin (dc_unpin() on it does nothing); the caller reads or writes the
+ * file directly.  Hits are never bypassed.
+ *
  * Context: a registered thread outside read-side sections.  Sleeps unless
  * DC_MAP_NOWAIT.
- * Return: 0; -EINVAL for bad arguments; -EAGAIN with DC_MAP_NOWAIT or
- * DC_MAP_NORECLAIM when it would sleep or reclaim (see dc_wait_free());
- * -ETIMEDOUT when no range came free in time (for instance when the caller
- * itself pins every range); -EINTR when interrupted (kernel); -ENOMEM; or
- * the error of setup().
+ * Return: 0 with a pin; DC_MAP_BYPASS (1, only with DC_MAP_MAY_BYPASS): no
+ * pin, serve the access directly; -EINVAL for bad arguments; -EAGAIN with
+ * DC_MAP_NOWAIT or DC_MAP_NORECLAIM when it would sleep or reclaim (see
+ * dc_wait_free()); -ETIMEDOUT when no range came free in time (for instance
+ * when the caller itself pins every range); -EINTR when interrupted
+ * (kernel); -ENOMEM; or the error of setup().
  */
 int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	   struct dc_pin *pin);

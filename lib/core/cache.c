@@ -24,6 +24,7 @@ DC_EXPORT void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window
 	cfg->remove_batch_max = DC_DEFAULT_REMOVE_BATCH_MAX;
 	cfg->victim = DC_VICTIM_CLOCK;
 	cfg->wait_timeout_ns = DC_DEFAULT_WAIT_NS;
+	cfg->admit = DC_ADMIT_FREQ;
 }
 
 /* Say why a config is refused, and refuse it. */
@@ -59,6 +60,8 @@ static int config_check(const struct dc_cache_config *cfg,
 		return config_invalid("unknown victim policy");
 	if (cfg->flags & ~DC_KNOWN_FLAGS)
 		return config_invalid("unknown flags");
+	if (cfg->admit != DC_ADMIT_ALWAYS && cfg->admit != DC_ADMIT_FREQ)
+		return config_invalid("unknown admit policy");
 	return 0;
 }
 
@@ -94,6 +97,9 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 		ret = -ENOMEM;
 		goto fail_free;
 	}
+	ret = dc_admit_init(c);
+	if (ret)
+		goto fail_free;
 	dc_spin_lock_init(&c->pool_lock);
 	dc_list_init(&c->free_list);
 	dc_list_init(&c->busy);
@@ -121,6 +127,7 @@ fail_locks:
 	dc_waitq_destroy(&c->waitq);
 	dc_spin_lock_destroy(&c->pool_lock);
 fail_free:
+	dc_admit_fini(c);
 	dc_free(c->bg_entries);
 	dc_free(c->bg_ranges);
 	dc_free(c->ranges);
@@ -170,6 +177,7 @@ DC_EXPORT void dc_cache_destroy(struct dc_cache *c)
 	dc_mutex_destroy(&c->inode_lock);
 	dc_waitq_destroy(&c->waitq);
 	dc_spin_lock_destroy(&c->pool_lock);
+	dc_admit_fini(c);
 	dc_free(c->bg_entries);
 	dc_free(c->bg_ranges);
 	dc_free(c->ranges);
@@ -293,6 +301,10 @@ DC_EXPORT int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *s
 	full.setup_failures = sum[DC_STAT_SETUP_FAILURES];
 	full.writebacks = sum[DC_STAT_WRITEBACKS];
 	full.writeback_failures = sum[DC_STAT_WRITEBACK_FAILURES];
+	full.bypass_full = sum[DC_STAT_BYPASS_FULL];
+	full.bypass_busy = sum[DC_STAT_BYPASS_BUSY];
+	full.bypasses = full.bypass_full + full.bypass_busy;
+	full.admits_contested = sum[DC_STAT_ADMITS_CONTESTED];
 	full.nr_ranges = c->nr_ranges;
 	dc_spin_lock(&c->pool_lock);
 	full.nr_free = c->nr_free;

@@ -3,12 +3,12 @@
  * cache_internal.h - the DAX window cache's objects, shared by the core's
  * cache files: cache.c (lifetime, inodes, stats), cache_map.c (the map and
  * pin paths), cache_reclaim.c (claiming ranges, inline and background
- * reclaim, punch and evict).
+ * reclaim, punch and evict), cache_admit.c (admission control).
  *
  * Locks, outermost first: the inode table mutex (get/put only); an inode's
  * mutex; the pool spinlock (free list, busy ring, counts; never held across a
- * backend call or a sleep).  A thread that holds an inode mutex takes another
- * one only with a trylock.
+ * backend call or a sleep); the admission lock (the sketch and the ghost).
+ * A thread that holds an inode mutex takes another one only with a trylock.
  */
 #ifndef DC_CACHE_INTERNAL_H
 #define DC_CACHE_INTERNAL_H
@@ -113,6 +113,9 @@ enum dc_stat {
 	DC_STAT_SETUP_FAILURES,
 	DC_STAT_WRITEBACKS,
 	DC_STAT_WRITEBACK_FAILURES,
+	DC_STAT_BYPASS_FULL,
+	DC_STAT_BYPASS_BUSY,
+	DC_STAT_ADMITS_CONTESTED,
 	DC_STAT_NR
 };
 
@@ -121,6 +124,32 @@ struct dc_stat_stripe {
 } __dc_cacheline_aligned;
 
 #define DC_INODE_HASH_BITS	10
+
+/*
+ * Admission control (cache_admit.c), allocated under DC_ADMIT_FREQ only.
+ * A count-min sketch of 4-bit-valued counters (one byte each) with two
+ * hashes of (inode id, range index), halved every @sample increments, and a
+ * direct-mapped table of fingerprints of recent misses (the ghost).  Every
+ * update is on a miss or a victim scan, never on a hit; @lock is innermost
+ * (taken under the pool lock by the hand).
+ */
+struct dc_admit {
+	dc_spinlock_t lock;
+	uint8_t *sketch;
+	uint32_t *ghost;
+	uint32_t sketch_mask;
+	uint32_t ghost_mask;
+	uint64_t incs;			/* increments since the last halving */
+	uint64_t sample;		/* halve after this many */
+};
+
+/* A miss under admission control, as dc_admit_note_miss() saw it. */
+struct dc_admit_cand {
+	uint64_t ino;
+	uint64_t index;
+	unsigned int est;		/* its estimate, this miss included */
+	bool recent;			/* it was in the ghost: missed recently */
+};
 
 struct dc_cache {
 	struct dc_cache_config cfg;
@@ -157,6 +186,8 @@ struct dc_cache {
 	unsigned long nr_inodes;
 	struct dc_inode *inode_hash[1u << DC_INODE_HASH_BITS];
 
+	struct dc_admit adm;
+
 	struct dc_stat_stripe stats[DC_STRIPES];
 };
 
@@ -176,12 +207,29 @@ bool dc_inode_tryhold(struct dc_inode *inode);
 /* cache_map.c */
 void dc_cache_wake(struct dc_cache *c);
 
+/* cache_admit.c */
+int dc_admit_init(struct dc_cache *c);
+void dc_admit_fini(struct dc_cache *c);
+void dc_admit_note_miss(struct dc_cache *c, uint64_t ino, uint64_t index,
+			struct dc_admit_cand *cand);
+void dc_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index);
+bool dc_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
+		      uint64_t victim_ino, uint64_t victim_index);
+
+/* Whether a dc_map() call with @flags is under admission control. */
+static inline bool dc_admit_applies(const struct dc_cache *c, unsigned int flags)
+{
+	return (flags & DC_MAP_MAY_BYPASS) && c->cfg.admit == DC_ADMIT_FREQ;
+}
+
 /* cache_reclaim.c */
-struct dc_range *dc_pool_take_free(struct dc_cache *c);
+struct dc_range *dc_pool_take_free(struct dc_cache *c, bool may_kick);
 void dc_pool_put_free(struct dc_cache *c, struct dc_range *r);
 void dc_range_release(struct dc_cache *c, struct dc_range *r);
 void dc_pool_add_busy(struct dc_cache *c, struct dc_range *r);
-struct dc_range *dc_reclaim_inline(struct dc_cache *c, struct dc_inode *self);
+struct dc_range *dc_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
+				   const struct dc_admit_cand *cand,
+				   bool *refused);
 void dc_reclaimer_kick(struct dc_cache *c);
 void dc_reclaimer_fn(struct dc_worker *w);
 int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,

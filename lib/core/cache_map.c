@@ -115,18 +115,29 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 	return ret;
 }
 
-/* Get a range for a new mapping: free pool, then inline reclaim. */
-static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags)
+/*
+ * Get a range for a new mapping: free pool, then inline reclaim.  With
+ * @cand (admission control) the free pool does not start the background
+ * reclaimer, and inline reclaim contests its victim: NULL with *@refused
+ * means bypass.  *@contested tells a range won over a victim.
+ */
+static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
+				    const struct dc_admit_cand *cand,
+				    bool *refused, bool *contested)
 {
 	struct dc_cache *c = inode->cache;
 	struct dc_range *r;
 
-	r = dc_pool_take_free(c);
+	*refused = false;
+	*contested = false;
+	r = dc_pool_take_free(c, !cand);
 	if (r || (flags & DC_MAP_NORECLAIM))
 		return r;
 	if (c->cfg.flags & DC_CACHE_KICK_BG_FIRST)
 		dc_reclaimer_kick(c);
-	return dc_reclaim_inline(c, inode);
+	r = dc_reclaim_inline(c, inode, cand, refused);
+	*contested = r && cand;
+	return r;
 }
 
 /*
@@ -177,14 +188,17 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
  * The slow path: under the inode mutex, look again (another thread may have
  * mapped @index meanwhile: then pin theirs), else allocate and set up.  When
  * no range can be had, drop the mutex and wait for a free range or an unpin,
- * then start over.
+ * then start over.  Under admission control the miss is counted, and instead
+ * of waiting (or when it loses to its victim) it returns DC_MAP_BYPASS.
  */
 static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 		    uint64_t timeout_ns, struct dc_range **out)
 {
 	struct dc_cache *c = inode->cache;
 	uint64_t start = 0, ev = 0, deadline = DC_WAIT_FOREVER;
-	bool registered = false;
+	bool admit = dc_admit_applies(c, flags);
+	bool registered = false, noted = false, refused, contested;
+	struct dc_admit_cand cand;
 	struct dc_range *r;
 	int ret;
 
@@ -211,14 +225,32 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			}
 			break;
 		}
-		r = alloc_range(inode, flags);
+		if (admit && !noted) {
+			dc_admit_note_miss(c, inode->id, index, &cand);
+			noted = true;
+		}
+		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
+				&contested);
 		if (r) {
 			ret = map_new(inode, r, index, flags);
 			dc_mutex_unlock(&inode->mutex);
+			if (!ret && contested)
+				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
 			break;
 		}
 		dc_mutex_unlock(&inode->mutex);
+		if (refused) {
+			dc_stat_inc(c, DC_STAT_BYPASS_FULL);
+			ret = DC_MAP_BYPASS;
+			break;
+		}
 		dc_reclaimer_kick(c);
+		if (admit && !(flags & DC_MAP_NORECLAIM)) {
+			/* Nothing idle to reclaim: serve it directly, no wait. */
+			dc_stat_inc(c, DC_STAT_BYPASS_BUSY);
+			ret = DC_MAP_BYPASS;
+			break;
+		}
 		if (flags & (DC_MAP_NOWAIT | DC_MAP_NORECLAIM)) {
 			ret = -EAGAIN;
 			break;
@@ -277,8 +309,11 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 		}
 	} else {
 		ret = map_slow(inode, index, flags, timeout_ns, &r);
-		if (ret)
+		if (ret) {
+			if (ret == DC_MAP_BYPASS)
+				pin->range = NULL;
 			return ret;
+		}
 	}
 	in = file_off & (c->range_size - 1);
 	pin->win_off = r->win_off + in;

@@ -14,7 +14,12 @@
 
 /* --- the pool ------------------------------------------------------------ */
 
-struct dc_range *dc_pool_take_free(struct dc_cache *c)
+/*
+ * Take a free range.  Falling below the threshold starts the background
+ * reclaimer, unless !@may_kick: a miss under admission control maps into
+ * free ranges without having mappings evicted to make more.
+ */
+struct dc_range *dc_pool_take_free(struct dc_cache *c, bool may_kick)
 {
 	struct dc_range *r = NULL;
 	bool kick = false;
@@ -24,8 +29,7 @@ struct dc_range *dc_pool_take_free(struct dc_cache *c)
 		r = dc_container_of(c->free_list.next, struct dc_range, link);
 		dc_list_del(&r->link);
 		c->nr_free--;
-		/* Falling below the threshold starts the background reclaimer. */
-		kick = c->nr_free < c->threshold;
+		kick = may_kick && c->nr_free < c->threshold;
 	}
 	dc_spin_unlock(&c->pool_lock);
 	if (kick)
@@ -196,6 +200,7 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 			goto next;
 		if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
 			dc_write_once(r->accessed, false);
+			dc_admit_seen(c, r->owner->id, r->index);
 			goto next;
 		}
 		/* On the busy ring, the owner is alive; it may be dying. */
@@ -213,9 +218,12 @@ next:
 /*
  * Inline reclaim from the allocating inode itself: walk its own mappings
  * from where the last walk stopped (second chance for accessed ones under
- * CLOCK).  The caller holds @self's mutex.
+ * CLOCK).  The caller holds @self's mutex.  With @cand (admission control),
+ * the first victim found is contested: if the miss loses, nothing is
+ * claimed, the walk stops there and *@refused is set.
  */
-static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self)
+static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
+				    const struct dc_admit_cand *cand, bool *refused)
 {
 	size_t budget = 2 * dc_itree_count(self->tree);
 	struct dc_itree_entry e;
@@ -229,6 +237,12 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self)
 		if (dc_refcount_read(&r->ref) == 1) {
 			if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
 				dc_write_once(r->accessed, false);
+				dc_admit_seen(c, self->id, r->index);
+			} else if (cand && !dc_admit_contest(c, cand, self->id, r->index)) {
+				/* The next contest starts from this victim. */
+				self->reclaim_cursor = e.start;
+				*refused = true;
+				return NULL;
 			} else if (!claim_locked(c, self, r, false)) {
 				self->reclaim_cursor = e.start + 1;
 				return r;
@@ -240,8 +254,26 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self)
 	return NULL;
 }
 
-/* Claim a victim found by the hand, taking its owner's mutex by trylock. */
-static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self)
+/* Contest @r (when @cand) and claim it; -EBUSY with *@refused if it won. */
+static int contest_claim(struct dc_cache *c, struct dc_inode *owner,
+			 struct dc_range *r, const struct dc_admit_cand *cand,
+			 bool *refused)
+{
+	if (cand && dc_read_once(r->owner) == owner &&
+	    !dc_admit_contest(c, cand, owner->id, r->index)) {
+		*refused = true;
+		return -EBUSY;
+	}
+	return claim_locked(c, owner, r, false);
+}
+
+/*
+ * Claim a victim found by the hand, taking its owner's mutex by trylock.
+ * With @cand, contest the victim first (its identity is stable under its
+ * owner's mutex); a lost contest claims nothing and sets *@refused.
+ */
+static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
+				      const struct dc_admit_cand *cand, bool *refused)
 {
 	unsigned int tries = c->nr_ranges;
 	struct dc_inode *owner;
@@ -251,25 +283,35 @@ static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self)
 		int ret = -EBUSY;
 
 		if (owner == self) {
-			ret = claim_locked(c, owner, r, false);
+			ret = contest_claim(c, owner, r, cand, refused);
 		} else if (dc_mutex_trylock(&owner->mutex)) {
-			ret = claim_locked(c, owner, r, false);
+			ret = contest_claim(c, owner, r, cand, refused);
 			dc_mutex_unlock(&owner->mutex);
 		}
 		dc_inode_put(owner);
 		if (!ret)
 			return r;
+		if (*refused)
+			return NULL;
 	}
 	return NULL;
 }
 
-struct dc_range *dc_reclaim_inline(struct dc_cache *c, struct dc_inode *self)
+/*
+ * Inline reclaim for a miss of @self (whose mutex the caller holds).  With
+ * @cand (admission control), the victim is contested before it is claimed;
+ * NULL with *@refused set means the miss lost and should be bypassed, NULL
+ * without it that no idle range could be claimed.
+ */
+struct dc_range *dc_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
+				   const struct dc_admit_cand *cand, bool *refused)
 {
 	struct dc_range *r;
 
-	r = reclaim_own(c, self);
-	if (!r && !(c->cfg.flags & DC_CACHE_INLINE_OWN_ONLY))
-		r = reclaim_other(c, self);
+	*refused = false;
+	r = reclaim_own(c, self, cand, refused);
+	if (!r && !*refused && !(c->cfg.flags & DC_CACHE_INLINE_OWN_ONLY))
+		r = reclaim_other(c, self, cand, refused);
 	if (!r)
 		return NULL;
 	dc_stat_inc(c, DC_STAT_INLINE_RECLAIMS);

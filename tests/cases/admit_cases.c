@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * admit_cases.c - admission control (DC_MAP_MAY_BYPASS, DC_ADMIT_FREQ)
+ * against the simulation backend with the null latency model: when dc_map()
+ * maps a miss and when it answers DC_MAP_BYPASS, with deterministic access
+ * sequences and exact or clearly bounded counts.
+ *
+ * Every admitted pin is checked against the backend (it maps what was asked
+ * for, with the right content).  Each case ends with the stats identity:
+ * every successful dc_map() call is a hit, a miss or a bypass.
+ */
+#include "dc_test.h"
+
+#include <daxcache/cache.h>
+#include <daxcache/simbe.h>
+
+#define A_INODES	2u		/* ids A_INO + 0..1 */
+#define A_PINS		8u
+#define A_INO		500u
+#define A_RS		(2ull << 20)
+#define BYPASS		DC_MAP_MAY_BYPASS
+#define MS		1000000ull
+
+struct aenv {
+	struct dc_cache_config cfg;
+	struct dc_simbe *be;
+	struct dc_cache *cache;
+	struct dc_inode *inode[A_INODES];
+	struct dc_pin pin[A_PINS];
+	unsigned int nr;
+	uint64_t calls;			/* dc_map() calls that returned >= 0 */
+};
+
+static struct dc_cache_stats ast(const struct aenv *e)
+{
+	struct dc_cache_stats st;
+
+	memset(&st, 0, sizeof(st));
+	dc_cache_stats(e->cache, &st, sizeof(st));
+	return st;
+}
+
+static void aenv_init(struct aenv *e, unsigned int nr)
+{
+	memset(e, 0, sizeof(*e));
+	e->nr = nr;
+	dc_cache_config_init(&e->cfg, (uint64_t)nr * A_RS);
+	e->cfg.wait_timeout_ns = 10000 * MS;
+}
+
+static bool aenv_start(struct dc_test *t, struct aenv *e)
+{
+	struct dc_simbe_config bcfg;
+	unsigned int i;
+	int ret;
+
+	dc_simbe_config_init(&bcfg, e->cfg.window_size);
+	ret = dc_simbe_create(&bcfg, &e->be);
+	if (ret) {
+		dc_test_fail(t, __FILE__, __LINE__, "dc_simbe_create: %d", ret);
+		return false;
+	}
+	ret = dc_cache_create(&e->cfg, dc_simbe_ops(), e->be, &e->cache);
+	if (ret) {
+		dc_test_fail(t, __FILE__, __LINE__, "dc_cache_create: %d", ret);
+		return false;
+	}
+	for (i = 0; i < A_INODES; i++) {
+		ret = dc_inode_get(e->cache, A_INO + i, &e->inode[i]);
+		if (ret) {
+			dc_test_fail(t, __FILE__, __LINE__, "dc_inode_get: %d", ret);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Counts add up; the backend saw nothing wrong; then tear down. */
+static void aenv_finish(struct dc_test *t, struct aenv *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < A_PINS; i++)
+		dc_unpin(&e->pin[i]);
+	if (e->cache && !dc_test_failed(t)) {
+		struct dc_cache_stats st = ast(e);
+		struct dc_simbe_stats bs;
+
+		memset(&bs, 0, sizeof(bs));
+		dc_simbe_stats(e->be, &bs, sizeof(bs));
+		if (st.hits + st.misses + st.bypasses != e->calls ||
+		    st.bypasses != st.bypass_full + st.bypass_busy ||
+		    bs.overlaps || bs.bad_calls || bs.tag_failures ||
+		    bs.remove_mismatches || bs.lost_writes)
+			dc_test_fail(t, __FILE__, __LINE__,
+				     "stats: %llu hits + %llu misses + %llu bypasses (%llu full + %llu busy) for %llu calls; backend: %llu overlaps, %llu bad, %llu tag, %llu remove mismatches",
+				     (unsigned long long)st.hits,
+				     (unsigned long long)st.misses,
+				     (unsigned long long)st.bypasses,
+				     (unsigned long long)st.bypass_full,
+				     (unsigned long long)st.bypass_busy,
+				     (unsigned long long)e->calls,
+				     (unsigned long long)bs.overlaps,
+				     (unsigned long long)bs.bad_calls,
+				     (unsigned long long)bs.tag_failures,
+				     (unsigned long long)bs.remove_mismatches);
+	}
+	for (i = 0; i < A_INODES; i++)
+		dc_inode_put(e->inode[i]);
+	dc_cache_destroy(e->cache);
+	dc_simbe_destroy(e->be);
+}
+
+#define AENV_RUN(t, e, body) do {					\
+	if (aenv_start((t), (e)))					\
+		body((t), (e));						\
+	aenv_finish((t), (e));						\
+} while (0)
+
+/*
+ * One access to range @idx of inode @i (at a byte inside it that varies with
+ * @k) with @flags.  Returns the result of dc_map(): 0 (the pin was checked
+ * and dropped) or DC_MAP_BYPASS (no pin was taken); anything else fails.
+ */
+static int access1(struct dc_test *t, struct aenv *e, unsigned int i,
+		   uint64_t idx, uint64_t k, unsigned int flags)
+{
+	uint64_t off = idx * A_RS + (k * 4096) % A_RS;
+	struct dc_pin pin;
+	int ret;
+
+	memset(&pin, 0, sizeof(pin));
+	pin.range = &pin;	/* a bypass must clear it */
+	ret = dc_map(e->inode[i], off, flags, &pin);
+	if (ret == DC_MAP_BYPASS) {
+		e->calls++;
+		if (!(flags & DC_MAP_MAY_BYPASS))
+			dc_test_fail(t, __FILE__, __LINE__,
+				     "bypass without DC_MAP_MAY_BYPASS");
+		if (pin.range)
+			dc_test_fail(t, __FILE__, __LINE__,
+				     "a bypass left a pin");
+		return ret;
+	}
+	if (ret) {
+		dc_test_fail(t, __FILE__, __LINE__, "dc_map: %d", ret);
+		return ret;
+	}
+	e->calls++;
+	if (dc_simbe_check_tag(e->be, pin.win_off, A_INO + i, off))
+		dc_test_fail(t, __FILE__, __LINE__, "pin maps the wrong data");
+	dc_unpin(&pin);
+	return 0;
+}
+
+/* --- configuration ------------------------------------------------------ */
+
+static dc_atomic_t log_lines;
+
+static void count_log(void *priv, int level, const char *msg)
+{
+	dc_atomic_inc(&log_lines);
+}
+
+DC_TEST(admit_config)
+{
+	struct dc_cache_config cfg;
+	struct dc_simbe_config bcfg;
+	struct dc_cache *c = NULL;
+	struct dc_simbe *be;
+	int before;
+
+	dc_cache_config_init(&cfg, 8 * A_RS);
+	DC_ASSERT_EQ(t, cfg.admit, DC_ADMIT_FREQ);
+	dc_simbe_config_init(&bcfg, 8 * A_RS);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
+	dc_atomic_set(&log_lines, 0);
+	dc_set_log_fn(count_log, NULL);
+	cfg.admit = (enum dc_admit_policy)2;
+	before = dc_atomic_read(&log_lines);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), -EINVAL);
+	DC_ASSERT(t, dc_atomic_read(&log_lines) > before);
+	cfg.admit = (enum dc_admit_policy)-1;
+	before = dc_atomic_read(&log_lines);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), -EINVAL);
+	DC_ASSERT(t, dc_atomic_read(&log_lines) > before);
+	dc_set_log_fn(NULL, NULL);
+	cfg.admit = DC_ADMIT_ALWAYS;
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), 0);
+	dc_cache_destroy(c);
+	cfg.admit = DC_ADMIT_FREQ;
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), 0);
+	dc_cache_destroy(c);
+	dc_simbe_destroy(be);
+}
+
+/* --- who may be bypassed -------------------------------------------------- */
+
+/* Uniform over 8x the window, without the flag: every call is mapped. */
+static void no_flag_body(struct dc_test *t, struct aenv *e)
+{
+	struct dc_test_rng rng;
+	unsigned int k;
+
+	dc_test_rng_init(&rng, t->seed);
+	for (k = 0; k < 2000; k++) {
+		DC_ASSERT_INT_EQ(t, access1(t, e, k & 1, dc_test_below(&rng, 32), k,
+					    k & 8 ? DC_MAP_WRITE : 0), 0);
+	}
+	DC_ASSERT_EQ(t, ast(e).bypasses, 0);
+	DC_ASSERT(t, ast(e).misses > 1000);
+}
+
+DC_TEST(admit_never_without_flag)
+{
+	struct aenv e;
+
+	aenv_init(&e, 8);
+	AENV_RUN(t, &e, no_flag_body);
+}
+
+/* DC_ADMIT_ALWAYS ignores the flag: the same churn, no bypass. */
+DC_TEST(admit_always_ignores_flag)
+{
+	struct aenv e;
+
+	aenv_init(&e, 8);
+	e.cfg.admit = DC_ADMIT_ALWAYS;
+	if (aenv_start(t, &e)) {
+		struct dc_test_rng rng;
+		unsigned int k;
+
+		dc_test_rng_init(&rng, t->seed);
+		for (k = 0; k < 1000 && !dc_test_failed(t); k++)
+			access1(t, &e, 0, dc_test_below(&rng, 32), k, BYPASS);
+		if (!dc_test_failed(t) && ast(&e).bypasses)
+			dc_test_fail(t, __FILE__, __LINE__, "bypassed under ALWAYS");
+	}
+	aenv_finish(t, &e);
+}
+
+/*
+ * With free ranges every miss is mapped, once per range, and mapping them
+ * does not start the background reclaimer: all of the window stays mapped.
+ */
+static void free_body(struct dc_test *t, struct aenv *e)
+{
+	struct dc_cache_stats st;
+	unsigned int k;
+
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, k & 1, k, k, BYPASS), 0);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.misses, e->nr);
+	DC_ASSERT_EQ(t, st.bypasses, 0);
+	DC_ASSERT_EQ(t, st.admits_contested, 0);
+	DC_ASSERT_EQ(t, st.nr_free, 0);
+	DC_ASSERT_EQ(t, st.nr_mapped, e->nr);
+	DC_ASSERT_EQ(t, st.bg_reclaims, 0);
+	/* All of them are hits now. */
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, k & 1, k, k + 7, BYPASS), 0);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.hits, e->nr);
+	DC_ASSERT_EQ(t, st.misses, e->nr);
+	DC_ASSERT_EQ(t, st.bg_reclaims, 0);
+}
+
+DC_TEST(admit_free_ranges_always)
+{
+	struct aenv e;
+
+	aenv_init(&e, 16);
+	AENV_RUN(t, &e, free_body);
+}
+
+/* A working set that fits: after one miss per range, only hits. */
+static void fits_body(struct dc_test *t, struct aenv *e)
+{
+	struct dc_test_rng rng;
+	struct dc_cache_stats st;
+	uint64_t seen = 0;
+	unsigned int k;
+
+	dc_test_rng_init(&rng, t->seed);
+	for (k = 0; k < 3000; k++) {
+		uint64_t idx = dc_test_below(&rng, 14);
+
+		seen |= 1ull << idx;
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, idx, k, BYPASS), 0);
+	}
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.bypasses, 0);
+	DC_ASSERT_EQ(t, st.misses, __builtin_popcountll(seen));
+	DC_ASSERT_EQ(t, st.hits, 3000 - st.misses);
+}
+
+DC_TEST(admit_fits_all_hits)
+{
+	struct aenv e;
+
+	aenv_init(&e, 16);
+	AENV_RUN(t, &e, fits_body);
+}
+
+/* --- what is refused ---------------------------------------------------- */
+
+struct run_result {
+	uint64_t hits, misses, bypasses, full;
+};
+
+/* @n uniform accesses over @file ranges of inode 0, all with the flag. */
+static void uniform_run(struct dc_test *t, struct aenv *e, uint64_t seed,
+			unsigned int n, uint64_t file, struct run_result *res)
+{
+	struct dc_test_rng rng;
+	struct dc_cache_stats st;
+	unsigned int k;
+
+	dc_test_rng_init(&rng, seed);
+	for (k = 0; k < n; k++) {
+		access1(t, e, 0, dc_test_below(&rng, file), k, BYPASS);
+		DC_RETURN_IF_FAILED(t);
+	}
+	st = ast(e);
+	res->hits = st.hits;
+	res->misses = st.misses;
+	res->bypasses = st.bypasses;
+	res->full = st.bypass_full;
+}
+
+/*
+ * Uniform over 4x the window: every range is worth the same, so mapping a
+ * miss over a victim only churns.  Admission control maps a small fraction
+ * of what the unfiltered cache maps, for at least as many hits.
+ */
+DC_TEST(admit_uniform_no_churn)
+{
+	const unsigned int n = 6000, nr = 16;
+	struct run_result always = { 0 }, freq = { 0 };
+	struct aenv e;
+
+	aenv_init(&e, nr);
+	e.cfg.admit = DC_ADMIT_ALWAYS;
+	if (aenv_start(t, &e))
+		uniform_run(t, &e, t->seed, n, 4 * nr, &always);
+	aenv_finish(t, &e);
+	DC_RETURN_IF_FAILED(t);
+
+	aenv_init(&e, nr);
+	if (aenv_start(t, &e))
+		uniform_run(t, &e, t->seed, n, 4 * nr, &freq);
+	aenv_finish(t, &e);
+	DC_RETURN_IF_FAILED(t);
+
+	dc_test_log(t, "always: %llu hits %llu setups; freq: %llu hits %llu setups %llu bypasses",
+		    (unsigned long long)always.hits,
+		    (unsigned long long)always.misses,
+		    (unsigned long long)freq.hits,
+		    (unsigned long long)freq.misses,
+		    (unsigned long long)freq.bypasses);
+	/* Without admission about 3/4 of the accesses set up a mapping. */
+	DC_ASSERT(t, always.misses > n / 2);
+	/* With it, fewer than 1 in 16 do (the 16 free ones included)... */
+	DC_ASSERT(t, freq.misses * 16 < n);
+	DC_ASSERT(t, freq.misses * 8 < always.misses);
+	/* ...for a hit ratio no worse (within 10%) than the churning one. */
+	DC_ASSERT(t, freq.hits * 10 >= always.hits * 9);
+	DC_ASSERT_EQ(t, freq.hits + freq.misses + freq.bypasses, n);
+	DC_ASSERT_EQ(t, freq.full, freq.bypasses);
+}
+
+/*
+ * A hot set re-referenced all along, then a one-pass scan of a large file
+ * (one access per range, interleaved with the hot set): the scan is
+ * bypassed once the window is full, and the hot set stays mapped.
+ */
+static void scan_body(struct dc_test *t, struct aenv *e)
+{
+	const unsigned int hot = 8, scan = 2000;
+	struct dc_cache_stats st, before;
+	unsigned int k, r;
+
+	for (r = 0; r < 4; r++)
+		for (k = 0; k < hot; k++)
+			DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, r, BYPASS), 0);
+	for (k = 0; k < scan; k++) {
+		access1(t, e, 1, k, 0, BYPASS);
+		DC_RETURN_IF_FAILED(t);
+		if (k % 4 == 0)
+			DC_ASSERT_INT_EQ(t, access1(t, e, 0, (k / 4) % hot, k, BYPASS), 0);
+	}
+	st = ast(e);
+	/* The free half of the window took the first scanned ranges... */
+	DC_ASSERT_EQ(t, st.misses, hot + (e->nr - hot));
+	/* ...and every later one was bypassed. */
+	DC_ASSERT_EQ(t, st.bypass_full, scan - (e->nr - hot));
+	before = st;
+	for (k = 0; k < hot; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 99, BYPASS), 0);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.hits - before.hits, hot);
+}
+
+DC_TEST(admit_scan_keeps_hot_set)
+{
+	struct aenv e;
+
+	aenv_init(&e, 16);
+	AENV_RUN(t, &e, scan_body);
+}
+
+/*
+ * Sequential 4 KiB reads of one range, in a window full of ranges that
+ * were used once: the range is mapped at its second access, and every later
+ * access is a hit.
+ */
+static void seq_body(struct dc_test *t, struct aenv *e)
+{
+	struct dc_cache_stats st, before;
+	unsigned int k, first = 0;
+
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
+	before = ast(e);
+	for (k = 0; k < 512; k++) {
+		int ret = access1(t, e, 1, 3, k, BYPASS);
+
+		DC_RETURN_IF_FAILED(t);
+		if (!ret && !first)
+			first = k + 1;
+		if (first)
+			DC_ASSERT_INT_EQ(t, ret, 0);
+	}
+	dc_test_log(t, "mapped at access %u of 512", first);
+	DC_ASSERT(t, first >= 1 && first <= 3);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.misses - before.misses, 1);
+	DC_ASSERT_EQ(t, st.admits_contested - before.admits_contested, 1);
+	DC_ASSERT_EQ(t, st.bypasses - before.bypasses, first - 1);
+	DC_ASSERT_EQ(t, st.hits - before.hits, 512 - first);
+}
+
+DC_TEST(admit_sequential_admitted)
+{
+	struct aenv e;
+
+	aenv_init(&e, 8);
+	AENV_RUN(t, &e, seq_body);
+}
+
+/*
+ * Zipf-like skew over 4x the window (range r drawn with weight 1/(r+1)),
+ * after the coldest ranges filled the window: the hottest ranges end up
+ * mapped, and the hit ratio nears the best static one (the 16 hottest: 71%
+ * of the accesses), where the ranges that came first would give 5%.  The
+ * sequence is fixed (its own seed), so the counts are too.
+ */
+static void skew_body(struct dc_test *t, struct aenv *e)
+{
+	const uint64_t file = 64;
+	uint64_t cdf[64], total = 0, i;
+	struct dc_test_rng rng;
+	struct dc_cache_stats st, before;
+	unsigned int k, hot_hits = 0;
+
+	for (i = 0; i < file; i++) {
+		total += 720720 / (i + 1);
+		cdf[i] = total;
+	}
+	dc_test_rng_init(&rng, 0x5eed);
+	/* Cold ranges first fill the window. */
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, file - 1 - k, 0, BYPASS), 0);
+	for (k = 0; k < 8000; k++) {
+		uint64_t x = dc_test_below(&rng, total);
+
+		for (i = 0; cdf[i] <= x; i++)
+			;
+		access1(t, e, 0, i, k, BYPASS);
+		DC_RETURN_IF_FAILED(t);
+	}
+	/* The 8 hottest are mapped now (NORECLAIM: a miss maps nothing). */
+	before = ast(e);
+	for (i = 0; i < 8; i++) {
+		struct dc_pin pin;
+
+		if (!dc_map(e->inode[0], i * A_RS, DC_MAP_NORECLAIM, &pin)) {
+			e->calls++;
+			dc_unpin(&pin);
+		}
+	}
+	st = ast(e);
+	hot_hits = (unsigned int)(st.hits - before.hits);
+	dc_test_log(t, "%llu hits %llu misses %llu bypasses; hottest 8: %u hits",
+		    (unsigned long long)before.hits,
+		    (unsigned long long)before.misses,
+		    (unsigned long long)before.bypasses, hot_hits);
+	DC_ASSERT(t, hot_hits >= 7);
+	DC_ASSERT(t, before.hits * 10 >= 8000 * 6);
+	DC_ASSERT(t, before.admits_contested > 0);
+}
+
+DC_TEST(admit_skew_keeps_hottest)
+{
+	struct aenv e;
+
+	aenv_init(&e, 16);
+	AENV_RUN(t, &e, skew_body);
+}
+
+/* --- busy windows --------------------------------------------------------- */
+
+/*
+ * Every range pinned: a miss with the flag is bypassed at once (no wait),
+ * one without it would wait (here: -EAGAIN with DC_MAP_NOWAIT).
+ */
+static void busy_body(struct dc_test *t, struct aenv *e)
+{
+	struct dc_cache_stats st;
+	struct dc_pin pin;
+	unsigned int k;
+
+	for (k = 0; k < e->nr; k++) {
+		DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], k * A_RS, 0, &e->pin[k]), 0);
+		e->calls++;
+	}
+	memset(&pin, 0, sizeof(pin));
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[1], 0, DC_MAP_NOWAIT, &pin), -EAGAIN);
+	for (k = 0; k < 3; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 1, k, k, BYPASS), DC_MAP_BYPASS);
+	/* Also for a range that was missed before and would win a contest. */
+	DC_ASSERT_INT_EQ(t, access1(t, e, 1, 0, 9, BYPASS | DC_MAP_WRITE),
+			 DC_MAP_BYPASS);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.bypass_busy, 4);
+	DC_ASSERT_EQ(t, st.bypass_full, 0);
+	DC_ASSERT_EQ(t, st.waits, 0);
+	/* Hits on pinned ranges are never bypassed. */
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 1, 5, BYPASS), 0);
+	/* One unpinned range: the flagged miss may now reclaim it. */
+	dc_unpin(&e->pin[2]);
+	DC_ASSERT_INT_EQ(t, access1(t, e, 1, 0, 10, BYPASS), 0);
+	DC_ASSERT_EQ(t, ast(e).admits_contested, 1);
+}
+
+DC_TEST(admit_busy_bypasses_at_once)
+{
+	struct aenv e;
+
+	aenv_init(&e, 4);
+	AENV_RUN(t, &e, busy_body);
+}
+
+DC_SUITE(admit,
+	DC_CASE(admit_config),
+	DC_CASE(admit_never_without_flag),
+	DC_CASE(admit_always_ignores_flag),
+	DC_CASE(admit_free_ranges_always),
+	DC_CASE(admit_fits_all_hits),
+	DC_CASE(admit_uniform_no_churn),
+	DC_CASE(admit_scan_keeps_hot_set),
+	DC_CASE(admit_sequential_admitted),
+	DC_CASE(admit_skew_keeps_hottest),
+	DC_CASE(admit_busy_bypasses_at_once));
