@@ -98,6 +98,7 @@ struct t_thread {
 	struct dc_inode *held;		/* a reference kept across ops */
 	uint64_t held_id;
 	atomic_int cur_op;		/* enum t_op, T_IDLE between ops */
+	atomic_int last_op;		/* the op now or the one before */
 	atomic_ullong op_start_ns;
 	atomic_ullong nops;
 };

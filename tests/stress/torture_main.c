@@ -53,7 +53,9 @@ static const enum t_role role_table[] = {
 
 static struct t_thread workers[T_MAX_THREADS];
 static unsigned int nworkers;
-static struct t_thread main_th = { .role = T_ROLE_MAIN, .cur_op = T_IDLE };
+static struct t_thread main_th = {
+	.role = T_ROLE_MAIN, .cur_op = T_IDLE, .last_op = T_IDLE,
+};
 
 static void step(enum t_op s)
 {
@@ -392,6 +394,7 @@ int main(int argc, char **argv)
 		workers[i].id = i;
 		workers[i].role = role_table[i % (sizeof(role_table) / sizeof(role_table[0]))];
 		atomic_store(&workers[i].cur_op, T_IDLE);
+		atomic_store(&workers[i].last_op, T_IDLE);
 	}
 	main_th.id = nworkers;
 	dc_set_log_fn(t_log_fn, NULL);

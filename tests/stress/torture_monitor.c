@@ -119,6 +119,7 @@ const char *t_op_name(int op)
 void t_op_begin(struct t_thread *th, enum t_op op)
 {
 	atomic_store_explicit(&th->op_start_ns, t_now_ns(), memory_order_relaxed);
+	atomic_store_explicit(&th->last_op, (int)op, memory_order_relaxed);
 	atomic_store_explicit(&th->cur_op, (int)op, memory_order_release);
 	if (op < T_OP_NR)
 		atomic_fetch_add_explicit(&t_cnt.ops[op], 1, memory_order_relaxed);
@@ -173,12 +174,12 @@ static uint64_t completed_ops(void)
 
 static void dump_thread(const struct t_thread *th, uint64_t now)
 {
-	int op = atomic_load(&th->cur_op);
+	bool busy = atomic_load(&th->cur_op) != T_IDLE;
 	uint64_t start = atomic_load(&th->op_start_ns);
 
-	fprintf(stderr, "  thread %2u %-8s %s: %s for %.3f s, %llu ops done\n",
-		th->id, t_role_name(th->role), op == T_IDLE ? "last op" : "in",
-		t_op_name(op), start ? (now - start) / 1e9 : 0.0,
+	fprintf(stderr, "  thread %2u %-8s %s %s, started %.3f s ago; %llu ops done\n",
+		th->id, t_role_name(th->role), busy ? "in" : "idle after",
+		t_op_name(atomic_load(&th->last_op)), start ? (now - start) / 1e9 : 0.0,
 		(unsigned long long)atomic_load(&th->nops));
 }
 

@@ -554,8 +554,7 @@ static void one_op(struct t_thread *th)
 		break;
 	case T_ROLE_PUNCHER:
 		do_punch(th);
-		if (r & 1)
-			usleep((useconds_t)t_below(&th->rng, 100));
+		usleep((useconds_t)t_below(&th->rng, 200));
 		break;
 	case T_ROLE_EVICTOR:
 		do_evict(th);
