@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * daxsim_main.c - bench-daxsim: the DAX window simulator.  Sweeps
+ * workloads x thread counts x window/file ratios x policies (policies
+ * interleaved within each ratio), prints a line per point, summaries, the
+ * achieved latencies and the targets, and writes JSON and TSV.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <daxcache/thread.h>
+
+#include "daxsim.h"
+
+#define DEFAULT_FILE_MIB	512
+#define DEFAULT_RT_US		30.0
+#define DEFAULT_TIME_S		0.5
+#define QUICK_TIME_S		0.35
+#define QUICK_WARM_S		0.15
+#define DEFAULT_SEED		1
+
+static const double quick_ratios[] = { 1.0 / 16, 1.0 / 8, 1.0 / 4, 0.4, 0.5, 1.0, 2.0 };
+static const double full_ratios[] = { 1.0 / 16, 1.0 / 8, 1.0 / 4, 0.4, 0.5, 0.75,
+				      1.0, 1.5, 2.0 };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: bench-daxsim [options]\n"
+"  --time S          measured seconds per point (default %g; --quick %g)\n"
+"  --warm S          most seconds of warm-up per point; it stops earlier after\n"
+"                    one pass (file pages) of accesses (default time/2; --quick %g)\n"
+"  --quick           shorter points over the ratios 1/16,1/8,1/4,0.4,1/2,1,2\n"
+"  --workload LIST   comma list of uniform,zipf0.9,zipf0.99,seq,scanhot (default all)\n"
+"  --policy LIST     comma list of nodax,2019,seed000,upstream,default (default all)\n"
+"  --threads LIST    comma list of reader thread counts, 1..%d (default 1,2)\n"
+"  --ratio LIST      comma list of window/file ratios, as 0.4 or 1/16\n"
+"                    (default 1/16,1/8,1/4,0.4,1/2,3/4,1,3/2,2)\n"
+"  --rt-us US        one round trip: setup, remove call, non-DAX read (default %g)\n"
+"  --file-mib N      file size in MiB, a multiple of 2 (default %d)\n"
+"  --seed N          workload seed (default %d)\n"
+"  --json FILE       write the results as JSON\n"
+"  --tsv FILE        write one tab-separated line per point\n",
+		DEFAULT_TIME_S, QUICK_TIME_S, QUICK_WARM_S, DSIM_MAX_THREADS,
+		DEFAULT_RT_US, DEFAULT_FILE_MIB, DEFAULT_SEED);
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+	double num, den;
+
+	errno = 0;
+	num = strtod(s, &end);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end == '/') {
+		s = end + 1;
+		den = strtod(s, &end);
+		if (errno || end == s || den <= 0)
+			return -EINVAL;
+		num /= den;
+	}
+	if (*end)
+		return -EINVAL;
+	*out = num;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	return errno || end == s || *end || *s == '-' ? -EINVAL : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Parse a comma list, calling @one on each item; 0 or -EINVAL. */
+static int each_item(char *list, int (*one)(struct dsim_params *p, const char *s),
+		     struct dsim_params *p)
+{
+	char *save = NULL, *tok;
+	int ret;
+
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		ret = one(p, tok);
+		if (ret) {
+			fprintf(stderr, "bench-daxsim: bad list item '%s'\n", tok);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int add_wl(struct dsim_params *p, const char *s)
+{
+	enum dsim_wl wl;
+
+	if (dsim_wl_parse(s, &wl))
+		return -EINVAL;
+	p->wl_on[wl] = true;
+	return 0;
+}
+
+static int add_policy(struct dsim_params *p, const char *s)
+{
+	enum dsim_policy pol;
+
+	if (dsim_policy_parse(s, &pol))
+		return -EINVAL;
+	p->pol_on[pol] = true;
+	return 0;
+}
+
+static int add_threads(struct dsim_params *p, const char *s)
+{
+	uint64_t n;
+	unsigned int i;
+
+	if (parse_u64(s, &n) || !n || n > DSIM_MAX_THREADS)
+		return -EINVAL;
+	for (i = 0; i < p->nr_threads; i++)
+		if (p->threads[i] == n)
+			return 0;
+	if (p->nr_threads >= DSIM_MAX_THREADS)
+		return -EINVAL;
+	p->threads[p->nr_threads++] = (unsigned int)n;
+	return 0;
+}
+
+static int add_ratio(struct dsim_params *p, const char *s)
+{
+	double r;
+	unsigned int i;
+
+	if (parse_double(s, &r) || r <= 0 || r > 64)
+		return -EINVAL;
+	for (i = 0; i < p->nr_ratios; i++)
+		if (p->ratios[i] == r)
+			return 0;
+	if (p->nr_ratios >= DSIM_MAX_RATIOS)
+		return -EINVAL;
+	p->ratios[p->nr_ratios++] = r;
+	return 0;
+}
+
+enum { OPT_TIME = 256, OPT_WARM, OPT_QUICK, OPT_WL, OPT_POLICY, OPT_THREADS,
+       OPT_RATIO, OPT_RT, OPT_FILE, OPT_SEED, OPT_JSON, OPT_TSV, OPT_HELP };
+
+static const struct option long_opts[] = {
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "warm", required_argument, NULL, OPT_WARM },
+	{ "quick", no_argument, NULL, OPT_QUICK },
+	{ "workload", required_argument, NULL, OPT_WL },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "ratio", required_argument, NULL, OPT_RATIO },
+	{ "rt-us", required_argument, NULL, OPT_RT },
+	{ "file-mib", required_argument, NULL, OPT_FILE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "tsv", required_argument, NULL, OPT_TSV },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Parse the command line into @p and @out; exits on a bad option. */
+static void parse_args(int argc, char **argv, struct dsim_params *p,
+		       struct dsim_output *out)
+{
+	double time_s = -1, warm_s = -1, rt_us = DEFAULT_RT_US;
+	uint64_t file_mib = DEFAULT_FILE_MIB;
+	bool any_wl = false, any_pol = false;
+	unsigned int i;
+	int c, bad = 0;
+
+	memset(p, 0, sizeof(*p));
+	memset(out, 0, sizeof(*out));
+	p->seed = DEFAULT_SEED;
+	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_TIME:
+			bad |= parse_double(optarg, &time_s) || time_s <= 0;
+			break;
+		case OPT_WARM:
+			bad |= parse_double(optarg, &warm_s) || warm_s < 0;
+			break;
+		case OPT_QUICK:
+			p->quick = true;
+			break;
+		case OPT_WL:
+			bad |= each_item(optarg, add_wl, p);
+			any_wl = true;
+			break;
+		case OPT_POLICY:
+			bad |= each_item(optarg, add_policy, p);
+			any_pol = true;
+			break;
+		case OPT_THREADS:
+			bad |= each_item(optarg, add_threads, p);
+			break;
+		case OPT_RATIO:
+			bad |= each_item(optarg, add_ratio, p);
+			break;
+		case OPT_RT:
+			bad |= parse_double(optarg, &rt_us) || rt_us < 0 || rt_us > 1e6;
+			break;
+		case OPT_FILE:
+			bad |= parse_u64(optarg, &file_mib) || file_mib < 2 ||
+			       file_mib % 2 || file_mib > (1u << 20);
+			break;
+		case OPT_SEED:
+			bad |= parse_u64(optarg, &p->seed);
+			break;
+		case OPT_JSON:
+			out->json = optarg;
+			break;
+		case OPT_TSV:
+			out->tsv = optarg;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		default:
+			bad = 1;
+		}
+		if (bad)
+			break;
+	}
+	if (bad || optind != argc) {
+		if (bad && c > 0 && optarg)
+			fprintf(stderr, "bench-daxsim: bad value '%s'\n", optarg);
+		usage(stderr);
+		exit(2);
+	}
+	if (!any_wl)
+		for (i = 0; i < DSIM_NR_WL; i++)
+			p->wl_on[i] = true;
+	if (!any_pol)
+		for (i = 0; i < DSIM_NR_POLICIES; i++)
+			p->pol_on[i] = true;
+	if (!p->nr_threads) {
+		p->threads[p->nr_threads++] = 1;
+		p->threads[p->nr_threads++] = 2;
+	}
+	if (!p->nr_ratios) {
+		const double *r = p->quick ? quick_ratios : full_ratios;
+		unsigned int n = p->quick ? sizeof(quick_ratios) / sizeof(*r) :
+				 sizeof(full_ratios) / sizeof(*r);
+
+		memcpy(p->ratios, r, n * sizeof(*r));
+		p->nr_ratios = n;
+	}
+	qsort(p->ratios, p->nr_ratios, sizeof(p->ratios[0]), cmp_double);
+	p->time_s = time_s > 0 ? time_s : p->quick ? QUICK_TIME_S : DEFAULT_TIME_S;
+	p->warm_s = warm_s >= 0 ? warm_s : p->quick ? QUICK_WARM_S : p->time_s / 2;
+	p->rt_ns = (uint64_t)(rt_us * 1000.0 + 0.5);
+	p->file_pages = file_mib << (20 - DSIM_PAGE_SHIFT);
+	p->file_ranges = p->file_pages / DSIM_RANGE_PAGES;
+}
+
+static void print_params(const struct dsim_params *p)
+{
+	char model[128];
+	unsigned int i;
+
+	dsim_cpu_model(model, sizeof(model));
+	printf("daxsim: file %llu MiB (%llu ranges of 2 MiB, 4 KiB reads), round trip %.2f us "
+	       "(setup, remove call, non-DAX read), seed %llu\n",
+	       (unsigned long long)(p->file_pages >> (20 - DSIM_PAGE_SHIFT)),
+	       (unsigned long long)p->file_ranges, (double)p->rt_ns / 1000.0,
+	       (unsigned long long)p->seed);
+	printf("daxsim: %.2f s per point after a warm-up of one pass or %.2f s; "
+	       "%ld CPUs (%s)\n", p->time_s, p->warm_s, dsim_cpus(), model);
+	printf("daxsim: ratios");
+	for (i = 0; i < p->nr_ratios; i++)
+		printf(" %g", p->ratios[i]);
+	printf("; threads");
+	for (i = 0; i < p->nr_threads; i++)
+		printf(" %u", p->threads[i]);
+	printf("; the default policy passes DC_MAP_MAY_BYPASS\n\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct dsim_params p;
+	struct dsim_output out;
+	struct dsim_point *pts;
+	size_t n = 0, max;
+	unsigned int w, t, r, k, g;
+	uint64_t errors = 0;
+	int ret, failed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	parse_args(argc, argv, &p, &out);
+	max = (size_t)DSIM_NR_WL * p.nr_threads * p.nr_ratios * DSIM_NR_POLICIES;
+	pts = calloc(max, sizeof(*pts));
+	if (!pts) {
+		fprintf(stderr, "bench-daxsim: out of memory\n");
+		return 1;
+	}
+	dc_thread_register();
+	print_params(&p);
+	dsim_print_header();
+	for (w = 0; w < DSIM_NR_WL; w++) {
+		if (!p.wl_on[w])
+			continue;
+		for (t = 0; t < p.nr_threads; t++)
+		for (r = 0; r < p.nr_ratios; r++) {
+			/* The policies of one ratio, measured side by side. */
+			g = 0;
+			for (k = 0; k < DSIM_NR_POLICIES; k++) {
+				if (!p.pol_on[k])
+					continue;
+				pts[n + g].wl = w;
+				pts[n + g].threads = p.threads[t];
+				pts[n + g].policy = k;
+				pts[n + g].ratio = p.ratios[r];
+				g++;
+			}
+			ret = dsim_run_group(&p, &pts[n], g);
+			if (ret) {
+				fprintf(stderr, "FAIL: %s %u thr ratio %g: %d\n",
+					dsim_wl_name(w), p.threads[t], p.ratios[r], ret);
+				memset(&pts[n], 0, g * sizeof(pts[0]));
+				failed = 1;
+				continue;
+			}
+			for (k = 0; k < g; k++) {
+				errors += pts[n + k].errors;
+				dsim_print_point(&pts[n + k]);
+			}
+			n += g;
+		}
+	}
+	dsim_mem_release();
+	dsim_print_summaries(&p, pts, n);
+	dsim_print_achieved(&p, pts, n);
+	dsim_print_targets(&p, pts, n);
+	if (dsim_write_files(&p, pts, n, &out))
+		failed = 1;
+	if (errors) {
+		fprintf(stderr, "FAIL: %llu errors (dc_map() failures or bad backend calls)\n",
+			(unsigned long long)errors);
+		failed = 1;
+	}
+	free(pts);
+	dc_thread_unregister();
+	return failed;
+}

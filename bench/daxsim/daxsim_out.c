@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * daxsim_out.c - the simulator's human tables: one line per point, the
+ * summaries by workload and thread count, and the achieved latencies.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "daxsim.h"
+
+void dsim_print_header(void)
+{
+	printf("%-8s %2s %-8s %7s %10s %8s %8s %9s %6s %6s %8s %8s\n",
+	       "workload", "th", "policy", "ratio", "iops", "p50_us", "p99_us",
+	       "p999_us", "hit", "bypass", "set/kop", "rm/kop");
+}
+
+/* How far @ns is from the round trip @rt, in percent. */
+static double drift_pct(double ns, uint64_t rt)
+{
+	return rt ? 100.0 * (ns - (double)rt) / (double)rt : 0.0;
+}
+
+static bool drifted(double ns, uint64_t calls, uint64_t rt)
+{
+	return calls && fabs(drift_pct(ns, rt)) > DSIM_DRIFT_PCT;
+}
+
+void dsim_print_point(const struct dsim_point *pt)
+{
+	printf("%-8s %2u %-8s %7.4g %10.0f %8.2f %8.2f %9.2f %6.3f %6.3f %8.2f %8.2f\n",
+	       dsim_wl_name(pt->wl), pt->threads, dsim_policy_name(pt->policy),
+	       pt->ratio, pt->iops, pt->p50_us, pt->p99_us, pt->p999_us,
+	       pt->hit_ratio, pt->bypass_ratio, pt->setups_per_kop,
+	       pt->removes_per_kop);
+	fflush(stdout);
+}
+
+/* Print a warning for each kind of round trip of @pt that drifted. */
+static bool warn_drift(const struct dsim_params *p, const struct dsim_point *pt)
+{
+	static const char *const kind[3] = { "setup", "remove", "non-DAX read" };
+	const double ns[3] = { pt->setup_ns, pt->remove_ns, pt->read_rt_ns };
+	const uint64_t calls[3] = { pt->setup_calls, pt->remove_calls, pt->read_rts };
+	bool any = false;
+	unsigned int k;
+
+	for (k = 0; k < 3; k++) {
+		if (!drifted(ns[k], calls[k], p->rt_ns))
+			continue;
+		fprintf(stderr, "WARNING: %s %u thr %s ratio %g: achieved %s %.2f us, "
+			"%+.1f%% off the %.2f us target (%llu calls; readers had %.0f%% CPU, "
+			"%llu preemptions)\n",
+			dsim_wl_name(pt->wl), pt->threads, dsim_policy_name(pt->policy),
+			pt->ratio, kind[k], ns[k] / 1000.0, drift_pct(ns[k], p->rt_ns),
+			(double)p->rt_ns / 1000.0, (unsigned long long)calls[k],
+			pt->cpu_pct, (unsigned long long)pt->preempted);
+		any = true;
+	}
+	return any;
+}
+
+unsigned int dsim_print_achieved(const struct dsim_params *p,
+				 const struct dsim_point *pts, size_t n)
+{
+	double tot[3] = { 0, 0, 0 }, ns;
+	uint64_t calls[3] = { 0, 0, 0 };
+	static const char *const kind[3] = { "setup", "remove", "non-DAX read" };
+	unsigned int bad = 0, bad2 = 0, k;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		tot[0] += pts[i].setup_ns * (double)pts[i].setup_calls;
+		calls[0] += pts[i].setup_calls;
+		tot[1] += pts[i].remove_ns * (double)pts[i].remove_calls;
+		calls[1] += pts[i].remove_calls;
+		tot[2] += pts[i].read_rt_ns * (double)pts[i].read_rts;
+		calls[2] += pts[i].read_rts;
+		if (warn_drift(p, &pts[i])) {
+			bad++;
+			bad2 += pts[i].threads > 1;
+		}
+	}
+	printf("\nachieved latency (target round trip %.2f us; spun, measured with CLOCK_MONOTONIC):\n",
+	       (double)p->rt_ns / 1000.0);
+	for (k = 0; k < 3; k++) {
+		ns = calls[k] ? tot[k] / (double)calls[k] : 0.0;
+		printf("  %-13s mean %8.2f us  %+6.2f%%  (%llu calls)%s\n", kind[k],
+		       ns / 1000.0, calls[k] ? drift_pct(ns, p->rt_ns) : 0.0,
+		       (unsigned long long)calls[k],
+		       drifted(ns, calls[k], p->rt_ns) ? "  <-- OFF TARGET" : "");
+	}
+	if (bad) {
+		printf("WARNING: achieved latency off by more than %.0f%% at %u of %zu points "
+		       "(%u of them with 2+ threads; see the warnings above)\n",
+		       DSIM_DRIFT_PCT, bad, n, bad2);
+		printf("WARNING: %ld CPUs here: readers + the background reclaimer may "
+		       "oversubscribe them, and a preempted spin lasts longer\n",
+		       dsim_cpus());
+	} else {
+		printf("  every point within %.0f%% of the target\n", DSIM_DRIFT_PCT);
+	}
+	return bad;
+}
+
+static const struct dsim_point *find(const struct dsim_point *pts, size_t n,
+				     enum dsim_wl wl, unsigned int threads,
+				     enum dsim_policy pol, double ratio)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (pts[i].wl == wl && pts[i].threads == threads &&
+		    pts[i].policy == pol && fabs(pts[i].ratio - ratio) < 1e-9)
+			return &pts[i];
+	}
+	return NULL;
+}
+
+static void print_summary(const struct dsim_params *p, const struct dsim_point *pts,
+			  size_t n, enum dsim_wl wl, unsigned int threads)
+{
+	const struct dsim_point *pt, *nd, *df;
+	unsigned int r, k;
+
+	printf("\nsummary %s, %u thread%s: kIOPS (p99 us)\n", dsim_wl_name(wl),
+	       threads, threads > 1 ? "s" : "");
+	printf("%7s %6s", "ratio", "ranges");
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (p->pol_on[k])
+			printf(" %15s", dsim_policy_name(k));
+	printf(" %9s %6s\n", "def/nodax", "bypass");
+	for (r = 0; r < p->nr_ratios; r++) {
+		printf("%7.4g %6llu", p->ratios[r],
+		       (unsigned long long)dsim_window_ranges(p, p->ratios[r]));
+		for (k = 0; k < DSIM_NR_POLICIES; k++) {
+			if (!p->pol_on[k])
+				continue;
+			pt = find(pts, n, wl, threads, k, p->ratios[r]);
+			if (pt)
+				printf(" %6.1f (%6.1f)", pt->iops / 1000.0, pt->p99_us);
+			else
+				printf(" %15s", "-");
+		}
+		nd = find(pts, n, wl, threads, DSIM_NODAX, p->ratios[r]);
+		df = find(pts, n, wl, threads, DSIM_DEFAULT, p->ratios[r]);
+		if (nd && df && nd->iops > 0)
+			printf(" %8.2fx %6.3f\n", df->iops / nd->iops, df->bypass_ratio);
+		else if (df)
+			printf(" %9s %6.3f\n", "-", df->bypass_ratio);
+		else
+			printf(" %9s %6s\n", "-", "-");
+	}
+}
+
+void dsim_print_summaries(const struct dsim_params *p,
+			  const struct dsim_point *pts, size_t n)
+{
+	unsigned int w, t;
+
+	for (w = 0; w < DSIM_NR_WL; w++) {
+		if (!p->wl_on[w])
+			continue;
+		for (t = 0; t < p->nr_threads; t++)
+			print_summary(p, pts, n, w, p->threads[t]);
+	}
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * daxsim_policy.c - the policies the simulator compares, as cache configs.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <daxcache/cache.h>
+
+#include "daxsim.h"
+
+static const char *const policy_names[DSIM_NR_POLICIES] = {
+	[DSIM_NODAX] = "nodax",
+	[DSIM_P2019] = "2019",
+	[DSIM_SEED000] = "seed000",
+	[DSIM_UPSTREAM] = "upstream",
+	[DSIM_DEFAULT] = "default",
+};
+
+const char *dsim_policy_name(enum dsim_policy p)
+{
+	if ((unsigned int)p >= DSIM_NR_POLICIES)
+		return "?";
+	return policy_names[p];
+}
+
+int dsim_policy_parse(const char *name, enum dsim_policy *out)
+{
+	unsigned int i;
+
+	if (!name || !out)
+		return -EINVAL;
+	for (i = 0; i < DSIM_NR_POLICIES; i++) {
+		if (!strcmp(name, policy_names[i])) {
+			*out = (enum dsim_policy)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+void dsim_policy_config(struct dc_cache_config *cfg, enum dsim_policy p,
+			unsigned int *map_flags)
+{
+	*map_flags = 0;
+	switch (p) {
+	case DSIM_P2019:
+		/* Kick the background reclaimer first; remove before inline reuse. */
+		cfg->flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE;
+		cfg->victim = DC_VICTIM_CLOCK;
+		break;
+	case DSIM_SEED000:
+		/* Inline reclaim first, reuse without a remove. */
+		cfg->flags = 0;
+		cfg->victim = DC_VICTIM_ROUND_ROBIN;
+		break;
+	case DSIM_UPSTREAM:
+		/* Linux: round robin, inline only from the own inode, with a remove. */
+		cfg->flags = DC_CACHE_INLINE_OWN_ONLY | DC_CACHE_REMOVE_ON_INLINE;
+		cfg->victim = DC_VICTIM_ROUND_ROBIN;
+		break;
+	case DSIM_DEFAULT:
+		/* The library's defaults; the caller can read without the window. */
+		*map_flags = DC_MAP_MAY_BYPASS;
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * daxsim_run.c - measuring a group of points that differ only in policy
+ * (one workload, thread count and ratio).  Each policy gets a cell: a cache
+ * over its own simulation backend and its reader states.  Every cell warms
+ * up (one pass over the file's pages, or the warm-up time), then the
+ * measured time is cut into DSIM_SLICES slices, and slice s runs the cells
+ * in the order s, s+1, ... so that a burst of outside load lands on every
+ * policy alike.  Each read is timed into a latency histogram.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* RUSAGE_THREAD */
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+
+#include <daxcache/cache.h>
+#include <daxcache/simbe.h>
+#include <daxcache/thread.h>
+
+#include "../cache/lat_hist.h"
+#include "daxsim.h"
+
+#define DSIM_INO	1
+#define DSIM_SLICES	5
+
+struct cell;
+
+/* One reader: its generator and what it measured, kept across slices. */
+struct reader {
+	pthread_t tid;
+	unsigned int id;
+	struct cell *cell;
+	struct dsim_gen gen;
+	struct lat_hist hist;
+	char *buf;
+	uint64_t ops;
+	uint64_t warm_ops;
+	uint64_t bypasses;
+	uint64_t errors;
+	uint64_t rt_ns;
+	uint64_t rts;
+	uint64_t ns;		/* measured time, all slices */
+	uint64_t cpu_ns;	/* CPU time it got meanwhile */
+	uint64_t preempted;
+};
+
+/* The counters a cell sums over its measured slices. */
+struct counts {
+	uint64_t hits;
+	uint64_t setups, setup_ns;
+	uint64_t removes, remove_ns;
+	uint64_t removes_sent;
+	uint64_t inline_reclaims, bg_reclaims;
+	uint64_t waits;
+};
+
+/* One policy of the group. */
+struct cell {
+	const struct dsim_params *p;
+	struct dsim_point *pt;
+	struct dc_simbe *be;		/* NULL for nodax */
+	struct dc_cache *cache;
+	struct dc_inode *inode;
+	unsigned int map_flags;
+	char *mem;
+	struct reader *rd;
+	struct counts sum;
+	uint64_t anomalies;
+	/* The current run of the readers: */
+	bool warming;
+	uint64_t deadline;		/* warm-up only */
+	pthread_barrier_t go;
+	int stop;
+	int first_error;
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static long thread_preemptions(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return ru.ru_nivcsw;
+}
+
+/* A read without the window: one round trip, then the copy. */
+static void read_direct(struct reader *r, uint64_t page)
+{
+	uint64_t s = dsim_now_ns(), e;
+
+	dsim_spin_until(s + r->cell->p->rt_ns);
+	e = dsim_now_ns();
+	r->rt_ns += e - s;
+	r->rts++;
+	memcpy(r->buf, r->cell->mem + (page << DSIM_PAGE_SHIFT), DSIM_PAGE_SIZE);
+}
+
+static void read_page(struct reader *r, uint64_t page)
+{
+	struct cell *cl = r->cell;
+	struct dc_pin pin;
+	int ret, zero = 0;
+
+	if (!cl->inode) {
+		read_direct(r, page);
+	} else {
+		ret = dc_map(cl->inode, page << DSIM_PAGE_SHIFT, cl->map_flags, &pin);
+		if (ret == 0) {
+			/* A DAX hit: copy from the window. */
+			memcpy(r->buf, cl->mem + pin.win_off, DSIM_PAGE_SIZE);
+			dc_unpin(&pin);
+		} else if (ret == DC_MAP_BYPASS) {
+			r->bypasses++;
+			read_direct(r, page);
+		} else {
+			r->errors++;
+			__atomic_compare_exchange_n(&cl->first_error, &zero, ret, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		}
+	}
+	/* The copy must happen: its destination escapes. */
+	__asm__ __volatile__("" : : "r"(r->buf) : "memory");
+}
+
+static void warm(struct reader *r)
+{
+	struct cell *cl = r->cell;
+	uint64_t pass = cl->p->file_pages / cl->pt->threads;
+
+	while (r->warm_ops < pass &&
+	       ((r->warm_ops & 63) || dsim_now_ns() < cl->deadline)) {
+		read_page(r, dsim_gen_next(&r->gen));
+		r->warm_ops++;
+	}
+	/* Only measured reads count (errors do, always). */
+	r->bypasses = 0;
+	r->rt_ns = 0;
+	r->rts = 0;
+}
+
+static void measure(struct reader *r)
+{
+	struct cell *cl = r->cell;
+	uint64_t t0, t, t2, cpu0;
+	long pre0;
+
+	pre0 = thread_preemptions();
+	cpu0 = thread_cpu_ns();
+	t0 = dsim_now_ns();
+	t = t0;
+	while (!__atomic_load_n(&cl->stop, __ATOMIC_RELAXED)) {
+		read_page(r, dsim_gen_next(&r->gen));
+		t2 = dsim_now_ns();
+		lat_hist_add(&r->hist, t2 - t);
+		r->ops++;
+		t = t2;
+	}
+	r->ns += t - t0;
+	r->cpu_ns += thread_cpu_ns() - cpu0;
+	r->preempted += (uint64_t)(thread_preemptions() - pre0);
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	dc_thread_register();
+	pthread_barrier_wait(&r->cell->go);
+	if (r->cell->warming)
+		warm(r);
+	else
+		measure(r);
+	dc_thread_unregister();
+	return NULL;
+}
+
+/* The backend's own checks: anything here is a cache bug. */
+static uint64_t simbe_anomalies(const struct dc_simbe_stats *s)
+{
+	return s->remove_mismatches + s->remove_unmapped + s->writeback_mismatches +
+	       s->lost_writes + s->overlaps + s->bad_calls + s->tag_failures +
+	       s->gate_timeouts;
+}
+
+static void read_counts(struct cell *cl, struct counts *c)
+{
+	struct dc_cache_stats cs;
+	struct dc_simbe_stats bs;
+
+	memset(c, 0, sizeof(*c));
+	if (!cl->cache)
+		return;
+	memset(&cs, 0, sizeof(cs));
+	memset(&bs, 0, sizeof(bs));
+	dc_cache_stats(cl->cache, &cs, sizeof(cs));
+	dc_simbe_stats(cl->be, &bs, sizeof(bs));
+	c->hits = cs.hits;
+	c->setups = bs.calls[DC_SIMBE_SETUP];
+	c->setup_ns = bs.total_ns[DC_SIMBE_SETUP];
+	c->removes = bs.calls[DC_SIMBE_REMOVE];
+	c->remove_ns = bs.total_ns[DC_SIMBE_REMOVE];
+	c->removes_sent = cs.removes_sent;
+	c->inline_reclaims = cs.inline_reclaims;
+	c->bg_reclaims = cs.bg_reclaims;
+	c->waits = cs.waits;
+	cl->anomalies = simbe_anomalies(&bs);
+}
+
+static void add_delta(struct counts *sum, const struct counts *a,
+		      const struct counts *b)
+{
+	sum->hits += b->hits - a->hits;
+	sum->setups += b->setups - a->setups;
+	sum->setup_ns += b->setup_ns - a->setup_ns;
+	sum->removes += b->removes - a->removes;
+	sum->remove_ns += b->remove_ns - a->remove_ns;
+	sum->removes_sent += b->removes_sent - a->removes_sent;
+	sum->inline_reclaims += b->inline_reclaims - a->inline_reclaims;
+	sum->bg_reclaims += b->bg_reclaims - a->bg_reclaims;
+	sum->waits += b->waits - a->waits;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) == EINTR)
+		;
+}
+
+/* Run the cell's readers once: a warm-up, or a measured slice of @secs. */
+static void run_cell(struct cell *cl, bool warming, double secs)
+{
+	unsigned int i, n = cl->pt->threads;
+	struct counts a, b;
+	int ret;
+
+	cl->warming = warming;
+	cl->stop = 0;
+	cl->deadline = dsim_now_ns() + (uint64_t)(cl->p->warm_s * 1e9);
+	pthread_barrier_init(&cl->go, NULL, n + 1);
+	for (i = 0; i < n; i++) {
+		ret = pthread_create(&cl->rd[i].tid, NULL, reader_main, &cl->rd[i]);
+		if (ret) {
+			/* The barrier counts every reader: no way to go on. */
+			fprintf(stderr, "daxsim: starting a reader: %s\n", strerror(ret));
+			exit(1);
+		}
+	}
+	read_counts(cl, &a);
+	pthread_barrier_wait(&cl->go);
+	if (!warming) {
+		sleep_s(secs);
+		__atomic_store_n(&cl->stop, 1, __ATOMIC_RELAXED);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(cl->rd[i].tid, NULL);
+	pthread_barrier_destroy(&cl->go);
+	if (!warming) {
+		read_counts(cl, &b);
+		add_delta(&cl->sum, &a, &b);
+	}
+}
+
+static int cell_create(const struct dsim_params *p, struct dsim_point *pt,
+		       char *mem, struct cell *cl)
+{
+	uint64_t wsize = pt->window_ranges << DSIM_RANGE_SHIFT;
+	struct dc_simbe_config bcfg;
+	struct dc_cache_config cfg;
+	unsigned int i;
+	int ret;
+
+	memset(cl, 0, sizeof(*cl));
+	cl->p = p;
+	cl->pt = pt;
+	cl->mem = mem;
+	cl->rd = calloc(pt->threads, sizeof(*cl->rd));
+	if (!cl->rd)
+		return -ENOMEM;
+	for (i = 0; i < pt->threads; i++) {
+		cl->rd[i].id = i;
+		cl->rd[i].cell = cl;
+		cl->rd[i].buf = aligned_alloc(DSIM_PAGE_SIZE, DSIM_PAGE_SIZE);
+		if (!cl->rd[i].buf)
+			return -ENOMEM;
+		ret = dsim_gen_init(&cl->rd[i].gen, pt->wl, p->file_pages, i,
+				    pt->threads, p->seed);
+		if (ret)
+			return ret;
+	}
+	if (pt->policy == DSIM_NODAX)
+		return 0;
+	dc_simbe_config_init(&bcfg, wsize);
+	bcfg.range_shift = DSIM_RANGE_SHIFT;
+	bcfg.latency_ns[DC_SIMBE_SETUP] = p->rt_ns;
+	bcfg.latency_ns[DC_SIMBE_REMOVE] = p->rt_ns;
+	bcfg.latency_ns[DC_SIMBE_WRITEBACK] = p->rt_ns;
+	ret = dc_simbe_create(&bcfg, &cl->be);
+	if (ret) {
+		fprintf(stderr, "daxsim: dc_simbe_create: %d\n", ret);
+		return ret;
+	}
+	dc_cache_config_init(&cfg, wsize);
+	cfg.range_shift = DSIM_RANGE_SHIFT;
+	dsim_policy_config(&cfg, pt->policy, &cl->map_flags);
+	ret = dc_cache_create(&cfg, dc_simbe_ops(), cl->be, &cl->cache);
+	if (ret) {
+		fprintf(stderr, "daxsim: dc_cache_create: %d\n", ret);
+		return ret;
+	}
+	ret = dc_inode_get(cl->cache, DSIM_INO, &cl->inode);
+	if (ret)
+		fprintf(stderr, "daxsim: dc_inode_get: %d\n", ret);
+	return ret;
+}
+
+static void cell_destroy(struct cell *cl)
+{
+	unsigned int i;
+
+	if (cl->inode)
+		dc_inode_put(cl->inode);
+	if (cl->cache)
+		dc_cache_destroy(cl->cache);
+	if (cl->be)
+		dc_simbe_destroy(cl->be);
+	if (cl->rd) {
+		for (i = 0; i < cl->pt->threads; i++) {
+			dsim_gen_fini(&cl->rd[i].gen);
+			free(cl->rd[i].buf);
+		}
+	}
+	free(cl->rd);
+	memset(cl, 0, sizeof(*cl));
+}
+
+static double per_kop(uint64_t n, uint64_t ops)
+{
+	return ops ? 1000.0 * (double)n / (double)ops : 0.0;
+}
+
+static double mean_ns(uint64_t total, uint64_t n)
+{
+	return n ? (double)total / (double)n : 0.0;
+}
+
+/* Fill the cell's point from its readers and summed counters. */
+static void collect(struct cell *cl)
+{
+	struct dsim_point *pt = cl->pt;
+	uint64_t ns = 0, byp = 0, rt_ns = 0, rts = 0, wall = 0, cpu = 0;
+	const struct counts *s = &cl->sum;
+	struct lat_hist *h;
+	unsigned int i;
+
+	h = calloc(1, sizeof(*h));
+	for (i = 0; i < pt->threads; i++) {
+		struct reader *r = &cl->rd[i];
+
+		if (h)
+			lat_hist_merge(h, &r->hist);
+		pt->ops += r->ops;
+		pt->warm_ops += r->warm_ops;
+		pt->errors += r->errors;
+		pt->preempted += r->preempted;
+		byp += r->bypasses;
+		rt_ns += r->rt_ns;
+		rts += r->rts;
+		wall += r->ns;
+		cpu += r->cpu_ns;
+		if (r->ns > ns)
+			ns = r->ns;
+	}
+	pt->elapsed_s = (double)ns / 1e9;
+	pt->cpu_pct = wall ? 100.0 * (double)cpu / (double)wall : 0.0;
+	pt->iops = ns ? (double)pt->ops / pt->elapsed_s : 0.0;
+	if (h) {
+		pt->p50_us = (double)lat_hist_percentile(h, 50.0) / 1000.0;
+		pt->p99_us = (double)lat_hist_percentile(h, 99.0) / 1000.0;
+		pt->p999_us = (double)lat_hist_percentile(h, 99.9) / 1000.0;
+		pt->max_us = (double)h->max / 1000.0;
+		free(h);
+	}
+	pt->hit_ratio = pt->ops ? (double)s->hits / (double)pt->ops : 0.0;
+	pt->bypass_ratio = pt->ops ? (double)byp / (double)pt->ops : 0.0;
+	pt->setup_calls = s->setups;
+	pt->remove_calls = s->removes;
+	pt->setups_per_kop = per_kop(s->setups, pt->ops);
+	pt->removes_per_kop = per_kop(s->removes, pt->ops);
+	pt->remove_entries_per_kop = per_kop(s->removes_sent, pt->ops);
+	pt->inline_per_kop = per_kop(s->inline_reclaims, pt->ops);
+	pt->bg_per_kop = per_kop(s->bg_reclaims, pt->ops);
+	pt->waits = s->waits;
+	pt->setup_ns = mean_ns(s->setup_ns, s->setups);
+	pt->remove_ns = mean_ns(s->remove_ns, s->removes);
+	pt->read_rts = rts;
+	pt->read_rt_ns = mean_ns(rt_ns, rts);
+	if (cl->first_error)
+		fprintf(stderr, "FAIL: %s %u thr %s ratio %g: %llu dc_map() errors, first %d\n",
+			dsim_wl_name(pt->wl), pt->threads, dsim_policy_name(pt->policy),
+			pt->ratio, (unsigned long long)pt->errors, cl->first_error);
+	if (cl->anomalies) {
+		fprintf(stderr, "FAIL: %s %u thr %s ratio %g: the backend saw %llu bad calls\n",
+			dsim_wl_name(pt->wl), pt->threads, dsim_policy_name(pt->policy),
+			pt->ratio, (unsigned long long)cl->anomalies);
+		pt->errors += cl->anomalies;
+	}
+}
+
+int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
+		   unsigned int n)
+{
+	uint64_t bytes, file_bytes = p->file_pages << DSIM_PAGE_SHIFT;
+	struct cell *cells;
+	unsigned int i, s;
+	char *mem;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		pts[i].window_ranges = dsim_window_ranges(p, pts[i].ratio);
+	bytes = pts[0].window_ranges << DSIM_RANGE_SHIFT;
+	mem = dsim_mem_prepare(bytes > file_bytes ? bytes : file_bytes);
+	if (!mem)
+		return -ENOMEM;
+	cells = calloc(n, sizeof(*cells));
+	if (!cells)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++)
+		ret = cell_create(p, &pts[i], mem, &cells[i]);
+	if (!ret) {
+		for (i = 0; i < n; i++)
+			run_cell(&cells[i], true, 0.0);
+		for (s = 0; s < DSIM_SLICES; s++)
+			for (i = 0; i < n; i++)
+				run_cell(&cells[(s + i) % n], false,
+					 p->time_s / DSIM_SLICES);
+		for (i = 0; i < n; i++)
+			collect(&cells[i]);
+	}
+	for (i = 0; i < n; i++)
+		if (cells[i].pt)
+			cell_destroy(&cells[i]);
+	free(cells);
+	return ret;
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * daxsim_targets.c - the targets the simulator reports (never asserts),
+ * read from the uniform random, 1 thread points.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "daxsim.h"
+
+#define RATIO_SEED	0.4	/* seed 000: a 4 GiB window over a 10 GiB file */
+#define RATIO_CLIFF	0.25	/* the working set is 4x the window */
+
+static const struct dsim_point *find(const struct dsim_point *pts, size_t n,
+				     enum dsim_policy pol, double ratio)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (pts[i].wl == DSIM_UNIFORM && pts[i].threads == 1 &&
+		    pts[i].policy == pol && fabs(pts[i].ratio - ratio) < 1e-9 &&
+		    pts[i].ops)
+			return &pts[i];
+	}
+	return NULL;
+}
+
+static void judge(struct dsim_target *t, const char *what, double ratio,
+		  const struct dsim_point *a, const struct dsim_point *b,
+		  bool p99, enum dsim_cmp cmp, double limit)
+{
+	double va, vb;
+	bool ok;
+
+	snprintf(t->what, sizeof(t->what), "%s", what);
+	t->ratio = ratio;
+	t->limit = limit;
+	t->cmp = cmp;
+	t->value = 0.0;
+	if (!a || !b) {
+		t->met = DSIM_NOT_MEASURED;
+		return;
+	}
+	va = p99 ? a->p99_us : a->iops;
+	vb = p99 ? b->p99_us : b->iops;
+	if (vb <= 0.0) {
+		t->met = DSIM_NOT_MEASURED;
+		return;
+	}
+	t->value = va / vb;
+	switch (cmp) {
+	case DSIM_GE:
+		ok = t->value >= limit;
+		break;
+	case DSIM_LE:
+		ok = t->value <= limit;
+		break;
+	default:
+		ok = t->value < limit;
+		break;
+	}
+	t->met = ok ? DSIM_MET : DSIM_NOT_MET;
+}
+
+unsigned int dsim_targets_eval(const struct dsim_params *p,
+			       const struct dsim_point *pts, size_t n,
+			       struct dsim_target *t)
+{
+	unsigned int k = 0, i;
+	double r;
+
+	judge(&t[k++], "seed000/2019 IOPS", RATIO_SEED,
+	      find(pts, n, DSIM_SEED000, RATIO_SEED),
+	      find(pts, n, DSIM_P2019, RATIO_SEED), false, DSIM_GE, 1.87);
+	judge(&t[k++], "seed000/2019 p99", RATIO_SEED,
+	      find(pts, n, DSIM_SEED000, RATIO_SEED),
+	      find(pts, n, DSIM_P2019, RATIO_SEED), true, DSIM_LE, 0.56);
+	judge(&t[k++], "2019/nodax IOPS (cliff)", RATIO_CLIFF,
+	      find(pts, n, DSIM_P2019, RATIO_CLIFF),
+	      find(pts, n, DSIM_NODAX, RATIO_CLIFF), false, DSIM_LT, 1.0);
+	judge(&t[k++], "upstream/nodax IOPS (cliff)", RATIO_CLIFF,
+	      find(pts, n, DSIM_UPSTREAM, RATIO_CLIFF),
+	      find(pts, n, DSIM_NODAX, RATIO_CLIFF), false, DSIM_LT, 1.0);
+	for (i = 0; i < p->nr_ratios; i++) {
+		r = p->ratios[i];
+		judge(&t[k++], "default/nodax IOPS (no cliff)", r,
+		      find(pts, n, DSIM_DEFAULT, r), find(pts, n, DSIM_NODAX, r),
+		      false, DSIM_GE, 0.95);
+	}
+	/* The whole file fits in the window from ratio 1 on. */
+	for (i = 0; i < p->nr_ratios; i++) {
+		r = p->ratios[i];
+		if (r < 1.0)
+			continue;
+		judge(&t[k++], "default/nodax IOPS (fits)", r,
+		      find(pts, n, DSIM_DEFAULT, r), find(pts, n, DSIM_NODAX, r),
+		      false, DSIM_GE, 5.0);
+	}
+	return k;
+}
+
+static const char *cmp_name(enum dsim_cmp c)
+{
+	return c == DSIM_GE ? ">=" : c == DSIM_LE ? "<=" : "<";
+}
+
+static const char *met_name(enum dsim_met m)
+{
+	return m == DSIM_MET ? "met" : m == DSIM_NOT_MET ? "NOT met" : "not measured";
+}
+
+void dsim_print_targets(const struct dsim_params *p,
+			const struct dsim_point *pts, size_t n)
+{
+	struct dsim_target t[DSIM_MAX_TARGETS];
+	unsigned int k, i, met = 0, measured = 0;
+
+	k = dsim_targets_eval(p, pts, n, t);
+	printf("\ntargets (uniform random 4 KiB reads, 1 thread; reported, not asserted):\n");
+	printf("  %-30s %7s %9s %8s  %s\n", "target", "ratio", "value", "limit", "verdict");
+	for (i = 0; i < k; i++) {
+		if (t[i].met == DSIM_NOT_MEASURED)
+			printf("  %-30s %7.4g %9s %2s%6.2fx  %s\n", t[i].what, t[i].ratio,
+			       "-", cmp_name(t[i].cmp), t[i].limit, met_name(t[i].met));
+		else
+			printf("  %-30s %7.4g %8.2fx %2s%6.2fx  %s\n", t[i].what, t[i].ratio,
+			       t[i].value, cmp_name(t[i].cmp), t[i].limit,
+			       met_name(t[i].met));
+		measured += t[i].met != DSIM_NOT_MEASURED;
+		met += t[i].met == DSIM_MET;
+	}
+	printf("targets: %u of %u met (%u not measured)\n", met, measured, k - measured);
+}
