@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "daxsim.h"
 
@@ -36,39 +37,67 @@ void dsim_print_point(const struct dsim_point *pt)
 	fflush(stdout);
 }
 
-/* Print a warning for each kind of round trip of @pt that drifted. */
-static bool warn_drift(const struct dsim_params *p, const struct dsim_point *pt)
+#define DRIFT_SHOWN	12	/* the worst drifts printed one by one */
+
+/* One achieved latency off its target. */
+struct drift {
+	const struct dsim_point *pt;
+	unsigned int kind;
+	double ns;
+	uint64_t calls;
+};
+
+static const char *const kind_name[3] = { "setup", "remove", "non-DAX read" };
+
+static int cmp_drift(const void *a, const void *b)
 {
-	static const char *const kind[3] = { "setup", "remove", "non-DAX read" };
+	const struct drift *x = a, *y = b;
+
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+/* Collect the drifted round trips of @pt into @d; returns how many. */
+static unsigned int point_drifts(const struct dsim_params *p,
+				 const struct dsim_point *pt, struct drift *d)
+{
 	const double ns[3] = { pt->setup_ns, pt->remove_ns, pt->read_rt_ns };
 	const uint64_t calls[3] = { pt->setup_calls, pt->remove_calls, pt->read_rts };
-	bool any = false;
-	unsigned int k;
+	unsigned int k, n = 0;
 
 	for (k = 0; k < 3; k++) {
 		if (!drifted(ns[k], calls[k], p->rt_ns))
 			continue;
-		fprintf(stderr, "WARNING: %s %u thr %s ratio %g: achieved %s %.2f us, "
-			"%+.1f%% off the %.2f us target (%llu calls; readers had %.0f%% CPU, "
-			"%llu preemptions)\n",
-			dsim_wl_name(pt->wl), pt->threads, dsim_policy_name(pt->policy),
-			pt->ratio, kind[k], ns[k] / 1000.0, drift_pct(ns[k], p->rt_ns),
-			(double)p->rt_ns / 1000.0, (unsigned long long)calls[k],
-			pt->cpu_pct, (unsigned long long)pt->preempted);
-		any = true;
+		d[n].pt = pt;
+		d[n].kind = k;
+		d[n].ns = ns[k];
+		d[n].calls = calls[k];
+		n++;
 	}
-	return any;
+	return n;
+}
+
+static void print_drift(const struct dsim_params *p, const struct drift *d)
+{
+	const struct dsim_point *pt = d->pt;
+
+	printf("WARNING: %s %u thr %s ratio %g: achieved %s %.2f us, %+.1f%% off "
+	       "(%llu calls; readers had %.0f%% CPU, %llu preemptions)\n",
+	       dsim_wl_name(pt->wl), pt->threads, dsim_policy_name(pt->policy),
+	       pt->ratio, kind_name[d->kind], d->ns / 1000.0,
+	       drift_pct(d->ns, p->rt_ns), (unsigned long long)d->calls,
+	       pt->cpu_pct, (unsigned long long)pt->preempted);
 }
 
 unsigned int dsim_print_achieved(const struct dsim_params *p,
 				 const struct dsim_point *pts, size_t n)
 {
-	double tot[3] = { 0, 0, 0 }, ns;
+	double tot[3] = { 0, 0, 0 }, ns, cpu = 0;
 	uint64_t calls[3] = { 0, 0, 0 };
-	static const char *const kind[3] = { "setup", "remove", "non-DAX read" };
-	unsigned int bad = 0, bad2 = 0, k;
+	unsigned int bad = 0, bad2 = 0, k, nd = 0, m;
+	struct drift *d;
 	size_t i;
 
+	d = calloc(3 * n + 1, sizeof(*d));
 	for (i = 0; i < n; i++) {
 		tot[0] += pts[i].setup_ns * (double)pts[i].setup_calls;
 		calls[0] += pts[i].setup_calls;
@@ -76,30 +105,43 @@ unsigned int dsim_print_achieved(const struct dsim_params *p,
 		calls[1] += pts[i].remove_calls;
 		tot[2] += pts[i].read_rt_ns * (double)pts[i].read_rts;
 		calls[2] += pts[i].read_rts;
-		if (warn_drift(p, &pts[i])) {
+		cpu += pts[i].cpu_pct;
+		if (!d)
+			continue;
+		m = point_drifts(p, &pts[i], &d[nd]);
+		nd += m;
+		if (m) {
 			bad++;
 			bad2 += pts[i].threads > 1;
 		}
 	}
-	printf("\nachieved latency (target round trip %.2f us; spun, measured with CLOCK_MONOTONIC):\n",
+	printf("\nachieved latency (target round trip %.2f us; spun, timed with CLOCK_MONOTONIC):\n",
 	       (double)p->rt_ns / 1000.0);
 	for (k = 0; k < 3; k++) {
 		ns = calls[k] ? tot[k] / (double)calls[k] : 0.0;
-		printf("  %-13s mean %8.2f us  %+6.2f%%  (%llu calls)%s\n", kind[k],
+		printf("  %-13s mean %8.2f us  %+7.2f%%  (%llu calls)%s\n", kind_name[k],
 		       ns / 1000.0, calls[k] ? drift_pct(ns, p->rt_ns) : 0.0,
 		       (unsigned long long)calls[k],
 		       drifted(ns, calls[k], p->rt_ns) ? "  <-- OFF TARGET" : "");
 	}
+	printf("  readers had %.1f%% of a CPU each on average over the points\n",
+	       n ? cpu / (double)n : 0.0);
 	if (bad) {
+		qsort(d, nd, sizeof(*d), cmp_drift);
+		for (k = 0; k < nd && k < DRIFT_SHOWN; k++)
+			print_drift(p, &d[k]);
+		if (nd > DRIFT_SHOWN)
+			printf("WARNING: ... and %u more drifted round trip means\n",
+			       nd - DRIFT_SHOWN);
 		printf("WARNING: achieved latency off by more than %.0f%% at %u of %zu points "
-		       "(%u of them with 2+ threads; see the warnings above)\n",
-		       DSIM_DRIFT_PCT, bad, n, bad2);
-		printf("WARNING: %ld CPUs here: readers + the background reclaimer may "
-		       "oversubscribe them, and a preempted spin lasts longer\n",
-		       dsim_cpus());
+		       "(%u of them with 2+ threads)\n", DSIM_DRIFT_PCT, bad, n, bad2);
+		printf("WARNING: %ld CPUs here: readers + the background reclaimer (+ other "
+		       "load) may oversubscribe them; a preempted spin lasts longer, so "
+		       "these points understate every policy that waits\n", dsim_cpus());
 	} else {
 		printf("  every point within %.0f%% of the target\n", DSIM_DRIFT_PCT);
 	}
+	free(d);
 	return bad;
 }
 

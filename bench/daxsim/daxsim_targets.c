@@ -109,6 +109,40 @@ static const char *met_name(enum dsim_met m)
 	return m == DSIM_MET ? "met" : m == DSIM_NOT_MET ? "NOT met" : "not measured";
 }
 
+/* Not a target: the other workloads and thread counts where default < 0.95x nodax. */
+static void print_default_elsewhere(const struct dsim_point *pts, size_t n)
+{
+	const struct dsim_point *nd;
+	unsigned int below = 0, compared = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (pts[i].policy != DSIM_DEFAULT ||
+		    (pts[i].wl == DSIM_UNIFORM && pts[i].threads == 1))
+			continue;
+		nd = NULL;
+		for (j = 0; j < n; j++)
+			if (pts[j].policy == DSIM_NODAX && pts[j].wl == pts[i].wl &&
+			    pts[j].threads == pts[i].threads &&
+			    fabs(pts[j].ratio - pts[i].ratio) < 1e-9)
+				nd = &pts[j];
+		if (!nd || nd->iops <= 0)
+			continue;
+		compared++;
+		if (pts[i].iops >= 0.95 * nd->iops)
+			continue;
+		if (!below++)
+			printf("not a target: default below 0.95x nodax IOPS at");
+		printf(" %s/%uthr/%g (%.2fx)", dsim_wl_name(pts[i].wl), pts[i].threads,
+		       pts[i].ratio, pts[i].iops / nd->iops);
+	}
+	if (below)
+		printf("\n");
+	if (compared)
+		printf("not a target: default >= 0.95x nodax IOPS at %u of %u points of the "
+		       "other workloads and thread counts\n", compared - below, compared);
+}
+
 void dsim_print_targets(const struct dsim_params *p,
 			const struct dsim_point *pts, size_t n)
 {
@@ -130,4 +164,5 @@ void dsim_print_targets(const struct dsim_params *p,
 		met += t[i].met == DSIM_MET;
 	}
 	printf("targets: %u of %u met (%u not measured)\n", met, measured, k - measured);
+	print_default_elsewhere(pts, n);
 }
