@@ -29,3 +29,7 @@ bench-daxsim: bench/daxsim/bench-daxsim
 	$(top_builddir)/bench/daxsim/bench-daxsim \
 		--json $(top_builddir)/bench/results/daxsim.json \
 		--tsv $(top_builddir)/bench/results/daxsim.tsv $(DAXSIM_ARGS)
+
+# A tiny sweep that must run clean (no timing checked).
+TESTS += bench/daxsim/daxsim-smoke
+EXTRA_DIST += bench/daxsim/daxsim-smoke
