@@ -13,6 +13,9 @@
  * dc_unpin().  Reads are clipped to the file size; writes that reach past
  * the end of the file go to pwrite() (a window range past EOF cannot be
  * touched), and a truncate punches the inode's mappings before ftruncate().
+ * Under the default policy every dc_map() passes DC_MAP_MAY_BYPASS, and a
+ * range the cache answers DC_MAP_BYPASS for (admission control: mapping it
+ * would only churn the window) is read or written with pread()/pwrite().
  * With --no-dax every read and write is a plain pread()/pwrite().
  *
  * The cache counters can be read at any time from /.daxfs-stats in the
@@ -93,7 +96,9 @@ static struct dc_mmapbe *be;
 static struct dc_cache *cache;
 static unsigned char *window;
 
-static atomic_uint_fast64_t n_reads, n_writes, n_ext_writes, n_fallbacks;
+static atomic_uint_fast64_t n_reads, n_writes, n_ext_writes, n_fallbacks, n_bypassed;
+/* dc_map() flags of every access: DC_MAP_MAY_BYPASS under the default policy. */
+static unsigned int map_flags;
 
 static __thread bool thread_registered;
 static pthread_key_t reg_key;
@@ -147,8 +152,13 @@ static size_t stats_text(char *buf, size_t size)
 		       "writes: %" PRIu64 "\n"
 		       "extending_writes: %" PRIu64 "\n"
 		       "fallbacks: %" PRIu64 "\n"
+		       "bypassed_ios: %" PRIu64 "\n"
 		       "hits: %" PRIu64 "\n"
 		       "misses: %" PRIu64 "\n"
+		       "bypasses: %" PRIu64 "\n"
+		       "bypass_full: %" PRIu64 "\n"
+		       "bypass_busy: %" PRIu64 "\n"
+		       "admits_contested: %" PRIu64 "\n"
 		       "upgrades: %" PRIu64 "\n"
 		       "inline_reclaims: %" PRIu64 "\n"
 		       "bg_reclaims: %" PRIu64 "\n"
@@ -166,7 +176,9 @@ static size_t stats_text(char *buf, size_t size)
 		       (uint64_t)atomic_load(&n_reads), (uint64_t)atomic_load(&n_writes),
 		       (uint64_t)atomic_load(&n_ext_writes),
 		       (uint64_t)atomic_load(&n_fallbacks),
-		       st.hits, st.misses, st.upgrades, st.inline_reclaims,
+		       (uint64_t)atomic_load(&n_bypassed),
+		       st.hits, st.misses, st.bypasses, st.bypass_full,
+		       st.bypass_busy, st.admits_contested, st.upgrades, st.inline_reclaims,
 		       st.bg_reclaims, st.removes_sent, st.removes_skipped,
 		       st.remove_batches, st.waits, st.wait_ns, st.setup_failures,
 		       st.writebacks, st.nr_free, st.nr_mapped);
@@ -640,9 +652,37 @@ static void dfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	fuse_reply_err(req, 0);
 }
 
-/* Copy [@off, @off + @len) of @n through the window; 0 or -errno. */
-static int window_copy(struct dnode *n, char *buf, size_t len, uint64_t off, bool write)
+/*
+ * Copy @len bytes between @buf and @fd at @off with pread()/pwrite(), for a
+ * range the cache told us to bypass (the window maps the file MAP_SHARED,
+ * so both views stay coherent through the page cache); 0 or -errno.
+ */
+static int direct_copy(int fd, char *buf, size_t len, uint64_t off, bool write)
 {
+	while (len) {
+		ssize_t got = write ? pwrite(fd, buf, len, (off_t)off) :
+				      pread(fd, buf, len, (off_t)off);
+
+		if (got < 0)
+			return -errno;
+		if (!got)
+			return -EIO;	/* the size was checked: a racing truncate */
+		buf += got;
+		off += (uint64_t)got;
+		len -= (size_t)got;
+	}
+	return 0;
+}
+
+/*
+ * Copy [@off, @off + @len) of @n through the window, range by range; a
+ * range the cache answers DC_MAP_BYPASS for goes straight to @fd.  0 or
+ * -errno.
+ */
+static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
+		       uint64_t off, bool write)
+{
+	uint64_t rs = (uint64_t)1 << opt.range_shift;
 	struct dc_pin pin;
 	int err;
 
@@ -650,7 +690,19 @@ static int window_copy(struct dnode *n, char *buf, size_t len, uint64_t off, boo
 	while (len) {
 		size_t chunk;
 
-		err = dc_map(n->dci, off, write ? DC_MAP_WRITE : 0, &pin);
+		err = dc_map(n->dci, off, map_flags | (write ? DC_MAP_WRITE : 0), &pin);
+		if (err == DC_MAP_BYPASS) {
+			chunk = rs - (off & (rs - 1)) < len ?
+				(size_t)(rs - (off & (rs - 1))) : len;
+			atomic_fetch_add_explicit(&n_bypassed, 1, memory_order_relaxed);
+			err = direct_copy(fd, buf, chunk, off, write);
+			if (err)
+				return err;
+			buf += chunk;
+			off += chunk;
+			len -= chunk;
+			continue;
+		}
 		if (err)
 			return err;
 		chunk = pin.len < len ? (size_t)pin.len : len;
@@ -708,7 +760,7 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if ((uint64_t)size > (uint64_t)(st.st_size - off))
 		size = (size_t)(st.st_size - off);
 	got = (ssize_t)size;
-	err = window_copy(n, buf, size, (uint64_t)off, false);
+	err = window_copy(n, (int)fi->fh, buf, size, (uint64_t)off, false);
 	if (err) {
 		atomic_fetch_add_explicit(&n_fallbacks, 1, memory_order_relaxed);
 		got = pread((int)fi->fh, buf, size, off);
@@ -748,7 +800,7 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 		atomic_fetch_add_explicit(&n_ext_writes, 1, memory_order_relaxed);
 		goto plain;
 	}
-	err = window_copy(n, (char *)buf, size, (uint64_t)off, true);
+	err = window_copy(n, (int)fi->fh, (char *)buf, size, (uint64_t)off, true);
 	if (!err)
 		goto out;
 	atomic_fetch_add_explicit(&n_fallbacks, 1, memory_order_relaxed);
@@ -846,7 +898,7 @@ static void usage(FILE *f, const char *prog)
 		"libdaxcache window (mmap backend).  Sizes take K, M, G suffixes.\n"
 		"  -w, --window-size=SIZE  window size (default 256M)\n"
 		"  -r, --range-shift=N     log2 of the range size, 12..40 (default 21)\n"
-		"  -p, --policy=NAME       default, 2019, seed000 or upstream\n"
+		"  -p, --policy=NAME       default (admission control), 2019, seed000 or upstream\n"
 		"      --no-dax            plain pread/pwrite (the baseline)\n"
 		"      --direct-io         open files with direct_io (no page cache)\n"
 		"  -f, --foreground        stay in the foreground\n"
@@ -932,14 +984,23 @@ static int cache_start(void)
 
 	dc_cache_config_init(&cfg, opt.window_size);
 	cfg.range_shift = opt.range_shift;
+	/*
+	 * The older policies map every miss, as they always did; the default
+	 * one lets admission control answer DC_MAP_BYPASS (read it directly).
+	 */
+	cfg.admit = DC_ADMIT_ALWAYS;
 	if (!strcmp(opt.policy, "2019")) {
 		cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE;
 	} else if (!strcmp(opt.policy, "seed000")) {
 		cfg.flags = 0;
 		cfg.victim = DC_VICTIM_ROUND_ROBIN;
 	} else if (!strcmp(opt.policy, "upstream")) {
-		cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
+		/* Upstream Linux sends REMOVEMAPPING on inline reclaim too. */
+		cfg.flags = DC_CACHE_INLINE_OWN_ONLY | DC_CACHE_REMOVE_ON_INLINE;
 		cfg.victim = DC_VICTIM_ROUND_ROBIN;
+	} else {
+		cfg.admit = DC_ADMIT_FREQ;
+		map_flags = DC_MAP_MAY_BYPASS;
 	}
 	err = dc_mmapbe_create(opt.window_size, opt.range_shift, &be);
 	if (err) {

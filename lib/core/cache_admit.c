@@ -21,7 +21,7 @@
  */
 #include "cache_internal.h"
 
-#define DC_ADMIT_MAX		15u	/* counters saturate here (4-bit values) */
+#define DC_ADMIT_MAX		255u	/* counters saturate here */
 #define DC_ADMIT_SKETCH_PER_RANGE 8u	/* counters per window range */
 #define DC_ADMIT_SKETCH_MIN	256u
 #define DC_ADMIT_SKETCH_MAX	(1u << 22)
