@@ -125,6 +125,10 @@ struct t_counters {
 	atomic_ullong be_delay_ns;
 	atomic_ullong be_long_delays;
 	atomic_ullong log_lines;
+	/* The checks with every thread stopped, after each round. */
+	atomic_ullong inv_rounds;
+	atomic_ullong inv_checks;
+	atomic_ullong inv_failures;
 };
 
 extern struct t_counters t_cnt;

@@ -231,7 +231,7 @@ static int run_round(const struct t_opts *o, unsigned int number, uint64_t round
 	struct dc_cache_config cfg;
 	unsigned int combo, delay_us, i, started = 0;
 	unsigned long warns = dc_warn_count();
-	uint64_t end;
+	uint64_t end, checks, failures;
 	int ret;
 
 	step(T_STEP_SETUP);
@@ -298,6 +298,8 @@ static int run_round(const struct t_opts *o, unsigned int number, uint64_t round
 	for (i = 0; i < started; i++)
 		pthread_join(workers[i].tid, NULL);
 
+	checks = atomic_load(&t_cnt.checks);
+	failures = atomic_load(&t_cnt.failures);
 	check_round(&rd);
 	print_round(&rd, &cfg, delay_us);
 	t_check(dc_warn_count() == warns, "round %u: the library printed %lu misuse warnings",
@@ -307,6 +309,10 @@ static int run_round(const struct t_opts *o, unsigned int number, uint64_t round
 		dc_inode_put(rd.stable[i]);
 	dc_cache_destroy(rd.cache);
 	check_backend(&rd, "after destroy");
+	/* Nothing else runs now: every check since is an invariant's. */
+	atomic_fetch_add(&t_cnt.inv_rounds, 1);
+	atomic_fetch_add(&t_cnt.inv_checks, atomic_load(&t_cnt.checks) - checks);
+	atomic_fetch_add(&t_cnt.inv_failures, atomic_load(&t_cnt.failures) - failures);
 out_free:
 	dc_simbe_destroy(rd.be.sim);
 	free(rd.stable);

@@ -554,7 +554,7 @@ static void one_op(struct t_thread *th)
 		break;
 	case T_ROLE_PUNCHER:
 		do_punch(th);
-		usleep((useconds_t)t_below(&th->rng, 200));
+		usleep((useconds_t)t_below(&th->rng, 500));
 		break;
 	case T_ROLE_EVICTOR:
 		do_evict(th);
