@@ -211,21 +211,39 @@ static void print_round(struct t_round *rd, const struct dc_cache_config *cfg,
 	struct dc_cache_stats st = cstats(rd);
 	struct dc_simbe_stats bs = bstats(rd);
 
-	printf("round %u: %u range%s of %" PRIu64 " KiB, %u inodes (%u held), %s, flags %#x, batches %u/%u, delays %u us, %s: hits %" PRIu64 " misses %" PRIu64 " upgrades %" PRIu64 " inline %" PRIu64 " bg %" PRIu64 " removes %" PRIu64 " waits %" PRIu64 " injected %" PRIu64 "\n",
+	printf("round %u: %u range%s of %" PRIu64 " KiB, %u inodes (%u held), %s, flags %#x, batches %u/%u, threshold %u%%, delays %u us, %s: hits %" PRIu64 " misses %" PRIu64 " upgrades %" PRIu64 " inline %" PRIu64 " bg %" PRIu64 " removes %" PRIu64 " waits %" PRIu64 " injected %" PRIu64 "\n",
 	       rd->number, rd->nr, rd->nr == 1 ? "" : "s", rd->rs >> 10,
 	       rd->ninodes, rd->nstable,
 	       cfg->victim == DC_VICTIM_CLOCK ? "clock" : "round-robin",
-	       cfg->flags, cfg->remove_batch_max, cfg->reclaim_batch, delay_us,
+	       cfg->flags, cfg->remove_batch_max, cfg->reclaim_batch,
+	       cfg->reclaim_threshold_pct, delay_us,
 	       rd->faults ? "failures" : "clean", st.hits, st.misses,
 	       st.upgrades, st.inline_reclaims, st.bg_reclaims, st.removes_sent,
 	       st.waits, bs.injected[DC_SIMBE_SETUP] + bs.injected[DC_SIMBE_REMOVE] +
 	       bs.injected[DC_SIMBE_WRITEBACK]);
 }
 
+/* A generator state for (seed, round, stream): unrelated for any two. */
+static uint64_t mix(uint64_t seed, uint64_t round, uint64_t stream)
+{
+	uint64_t z = seed;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		/* splitmix64's finalizer, once per input word */
+		z += 0x9e3779b97f4a7c15ull + (i == 1 ? round : i == 2 ? stream : 0);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+	}
+	return z;
+}
+
 static int run_round(const struct t_opts *o, unsigned int number, uint64_t round_ns)
 {
 	static const unsigned int delays[] = { 0, 2, 20, 200 };
-	uint64_t rng = ((o->seed + number) * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull) | 1;
+	static const unsigned int thresholds[] = { 0, 20, 50, 100 };
+	uint64_t rng = mix(o->seed, number, 0) | 1;
 	struct t_round rd = { .number = number };
 	struct dc_simbe_config bcfg;
 	struct dc_cache_config cfg;
@@ -248,7 +266,7 @@ static int run_round(const struct t_opts *o, unsigned int number, uint64_t round
 	cfg.flags = combo >> 1;
 	cfg.remove_batch_max = 1 + (unsigned int)t_below(&rng, 8);
 	cfg.reclaim_batch = 1 + (unsigned int)t_below(&rng, 10);
-	cfg.reclaim_threshold_pct = t_below(&rng, 2) ? 20 : 50;
+	cfg.reclaim_threshold_pct = thresholds[t_below(&rng, 4)];
 	rd.rs = 1ull << cfg.range_shift;
 	rd.nidx = 2 * rd.nr + 2;
 	rd.ninodes = 2 + (unsigned int)t_below(&rng, o->threads);
@@ -278,14 +296,14 @@ static int run_round(const struct t_opts *o, unsigned int number, uint64_t round
 	}
 	atomic_store(&rd.be.max_delay_us, delay_us);
 	atomic_store(&rd.be.long_delay_ppm, delay_us ? 1000 : 0);
-	set_faults(&rd, rd.faults, o->seed + number);
+	set_faults(&rd, rd.faults, mix(o->seed, number, 1));
 
 	step(T_STEP_RUN);
 	for (i = 0; i < nworkers && !ret; i++) {
 		struct t_thread *th = &workers[i];
 
 		th->rd = &rd;
-		th->rng = ((o->seed + number) * 0x2545f4914f6cdd1dull + i) | 1;
+		th->rng = mix(o->seed, number, 2 + i) | 1;
 		ret = -pthread_create(&th->tid, NULL, t_worker_main, th);
 		if (t_check(!ret, "round %u: pthread_create: %d", number, ret))
 			started++;
