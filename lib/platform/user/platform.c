@@ -69,6 +69,22 @@ static _Atomic unsigned long dc_fail_nth;
 static _Atomic unsigned long dc_alloc_seen;
 static _Atomic unsigned long dc_fail_hits;
 
+/*
+ * The per-site hook: the armed site and how many of its allocations are
+ * still to pass (the one that takes the count from 1 to 0 fails).
+ */
+static struct dc_alloc_site *_Atomic dc_armed_site;
+static _Atomic unsigned long dc_armed_left;
+static _Atomic bool dc_site_recording;
+static struct dc_alloc_site *_Atomic dc_last_failed_site;
+
+/*
+ * The bounds of the "dc_alloc_sites" section, defined by the linker.  Weak:
+ * a program that links no allocation site at all gets NULL for both.
+ */
+extern struct dc_alloc_site *const __start_dc_alloc_sites[] __attribute__((weak));
+extern struct dc_alloc_site *const __stop_dc_alloc_sites[] __attribute__((weak));
+
 DC_EXPORT void dc_fault_alloc_fail_nth(unsigned long nth)
 {
 	atomic_store(&dc_alloc_seen, 0);
@@ -86,7 +102,78 @@ DC_EXPORT unsigned long dc_fault_alloc_failed(void)
 	return atomic_load(&dc_fail_hits);
 }
 
-static bool dc_alloc_should_fail(void)
+DC_EXPORT unsigned int dc_fault_site_count(void)
+{
+	if (!__start_dc_alloc_sites || !__stop_dc_alloc_sites)
+		return 0;
+	return (unsigned int)(__stop_dc_alloc_sites - __start_dc_alloc_sites);
+}
+
+DC_EXPORT int dc_fault_site_get(unsigned int idx, struct dc_fault_site *site)
+{
+	const struct dc_alloc_site *s;
+
+	if (!site)
+		return -EINVAL;
+	if (idx >= dc_fault_site_count())
+		return -ENOENT;
+	s = __start_dc_alloc_sites[idx];
+	site->file = s->file;
+	site->func = s->func;
+	site->line = s->line;
+	site->calls = atomic_load_explicit(&s->calls, memory_order_relaxed);
+	site->failures = atomic_load_explicit(&s->failures, memory_order_relaxed);
+	return 0;
+}
+
+DC_EXPORT void dc_fault_site_record(bool on)
+{
+	atomic_store(&dc_site_recording, on);
+}
+
+DC_EXPORT int dc_fault_site_fail_nth(unsigned int idx, unsigned long nth)
+{
+	atomic_store(&dc_armed_site, NULL);
+	if (idx >= dc_fault_site_count())
+		return -ENOENT;
+	if (!nth)
+		return 0;
+	atomic_store(&dc_armed_left, nth);
+	atomic_store(&dc_armed_site, __start_dc_alloc_sites[idx]);
+	return 0;
+}
+
+DC_EXPORT int dc_fault_alloc_last_site(void)
+{
+	struct dc_alloc_site *last = atomic_load(&dc_last_failed_site);
+	unsigned int i, n = dc_fault_site_count();
+
+	for (i = 0; last && i < n; i++)
+		if (__start_dc_alloc_sites[i] == last)
+			return (int)i;
+	return -ENOENT;
+}
+
+/* Whether the armed per-site hook fails this allocation from @site. */
+static bool dc_site_should_fail(struct dc_alloc_site *site)
+{
+	unsigned long left;
+
+	if (atomic_load_explicit(&dc_armed_site, memory_order_relaxed) != site)
+		return false;
+	left = atomic_load(&dc_armed_left);
+	do {
+		if (!left)
+			return false;
+	} while (!atomic_compare_exchange_weak(&dc_armed_left, &left, left - 1));
+	if (left != 1)
+		return false;
+	atomic_store(&dc_armed_site, NULL);
+	return true;
+}
+
+/* Whether the global N-th allocation hook fails this one. */
+static bool dc_nth_should_fail(void)
 {
 	unsigned long nth = atomic_load_explicit(&dc_fail_nth,
 						 memory_order_relaxed);
@@ -102,15 +189,32 @@ static bool dc_alloc_should_fail(void)
 	return false;
 }
 
+static bool dc_alloc_should_fail(struct dc_alloc_site *site)
+{
+	bool fail;
+
+	if (dc_unlikely(atomic_load_explicit(&dc_site_recording,
+					     memory_order_relaxed)))
+		atomic_fetch_add_explicit(&site->calls, 1, memory_order_relaxed);
+	/* Both hooks count this allocation, whichever fails it. */
+	fail = dc_site_should_fail(site);
+	fail |= dc_nth_should_fail();
+	if (dc_likely(!fail))
+		return false;
+	atomic_fetch_add_explicit(&site->failures, 1, memory_order_relaxed);
+	atomic_store(&dc_last_failed_site, site);
+	return true;
+}
+
 /*
  * Cache-line aligned, so that objects declared __dc_cacheline_aligned (the
  * range objects, the statistics stripes) really share no line.
  */
-void *dc_plat_alloc(size_t size, bool zero)
+void *dc_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero)
 {
 	void *p;
 
-	if (dc_alloc_should_fail())
+	if (dc_alloc_should_fail(site))
 		return NULL;
 	if (posix_memalign(&p, DC_CACHELINE, size ? size : 1))
 		return NULL;

@@ -138,11 +138,41 @@ static inline void dc_delay_ns(uint64_t ns)
 /* ------------------------------------------------------------------ */
 /* Allocation (with a fault-injection hook for tests)                   */
 
-/* Returns memory aligned to DC_CACHELINE, or NULL. */
-void *dc_plat_alloc(size_t size, bool zero);
+/*
+ * Each dc_alloc()/dc_zalloc() call site owns a descriptor, and a pointer to
+ * it goes into the ELF section "dc_alloc_sites" (pointers, not the
+ * descriptors: an array of 8-byte pointers has no padding whatever a
+ * sanitizer adds around globals).  The linker gathers the section from
+ * every object linked in, so the fault-injection API of <daxcache/fault.h>
+ * can list every site at run time, count the calls from each one and make
+ * a chosen one fail.
+ */
+struct dc_alloc_site {
+	const char *file;
+	const char *func;
+	unsigned int line;
+	_Atomic unsigned long calls;	/* while recording */
+	_Atomic unsigned long failures;	/* failed on purpose */
+};
 
-#define dc_alloc(size)		dc_plat_alloc((size), false)
-#define dc_zalloc(size)		dc_plat_alloc((size), true)
+#define DC_ALLOC_SITES		dc_alloc_sites
+
+/* Returns memory aligned to DC_CACHELINE, or NULL. */
+void *dc_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
+
+#define dc_plat_alloc_here(size, zero) ({				\
+	static struct dc_alloc_site __dc_site = {			\
+		.file = __FILE__, .func = __func__, .line = __LINE__,	\
+	};								\
+	static struct dc_alloc_site *const __dc_site_ref		\
+		__attribute__((used, section("dc_alloc_sites"))) =	\
+		&__dc_site;						\
+	(void)__dc_site_ref;						\
+	dc_plat_alloc(&__dc_site, (size), (zero));			\
+})
+
+#define dc_alloc(size)		dc_plat_alloc_here((size), false)
+#define dc_zalloc(size)		dc_plat_alloc_here((size), true)
 void dc_free(void *p);
 
 /* ------------------------------------------------------------------ */
