@@ -125,6 +125,7 @@ struct t_counters {
 	atomic_ullong be_delay_ns;
 	atomic_ullong be_long_delays;
 	atomic_ullong log_lines;
+	atomic_ullong alloc_failures;	/* library allocations failed on purpose */
 	/* The checks with every thread stopped, after each round. */
 	atomic_ullong inv_rounds;
 	atomic_ullong inv_checks;

@@ -8,7 +8,8 @@
  * inodes (main keeps a reference to half of them; the others live only
  * while a thread holds one), the victim policy and the legacy flags in
  * rotation, batch sizes, the backend's delays and, with --faults, whether
- * setup(), remove() and writeback() fail now and then.  The worker threads
+ * setup(), remove() and writeback() fail now and then, and so does one of
+ * the library's allocations every 10 ms.  The worker threads
  * (torture_roles.c) run for the round's time; then, with every thread
  * stopped and the cache quiet, the invariants are checked: free + mapped
  * == ranges; the backend saw no overlapping, malformed or mismatched call,
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <daxcache/fault.h>
 #include <daxcache/log.h>
 #include <daxcache/thread.h>
 
@@ -223,6 +225,22 @@ static void print_round(struct t_round *rd, const struct dc_cache_config *cfg,
 	       bs.injected[DC_SIMBE_WRITEBACK]);
 }
 
+/*
+ * Make one of the library's next allocations fail (-ENOMEM), counting the
+ * one the last arming made fail.
+ */
+static void arm_alloc_failure(uint64_t *rng)
+{
+	atomic_fetch_add(&t_cnt.alloc_failures, dc_fault_alloc_failed());
+	dc_fault_alloc_fail_nth(1 + t_below(rng, 100));
+}
+
+static void disarm_alloc_failure(void)
+{
+	atomic_fetch_add(&t_cnt.alloc_failures, dc_fault_alloc_failed());
+	dc_fault_alloc_fail_nth(0);
+}
+
 /* A generator state for (seed, round, stream): unrelated for any two. */
 static uint64_t mix(uint64_t seed, uint64_t round, uint64_t stream)
 {
@@ -309,9 +327,14 @@ static int run_round(const struct t_opts *o, unsigned int number, uint64_t round
 			started++;
 	}
 	end = t_now_ns() + round_ns;
-	while (t_now_ns() < end)
+	while (t_now_ns() < end) {
 		usleep(10000);
+		if (rd.faults)
+			arm_alloc_failure(&rng);
+	}
 	step(T_STEP_JOIN);
+	if (rd.faults)
+		disarm_alloc_failure();
 	atomic_store(&rd.stop, true);
 	for (i = 0; i < started; i++)
 		pthread_join(workers[i].tid, NULL);

@@ -318,6 +318,8 @@ void t_print_summary(void)
 	       (unsigned long long)atomic_load(&t_cnt.inv_rounds),
 	       (unsigned long long)atomic_load(&t_cnt.inv_checks),
 	       (unsigned long long)atomic_load(&t_cnt.inv_failures));
+	printf("library allocations failed on purpose %llu\n",
+	       (unsigned long long)atomic_load(&t_cnt.alloc_failures));
 	printf("backend calls %llu, delayed %.3f s in all, long delays %llu; library log lines %llu\n",
 	       (unsigned long long)atomic_load(&t_cnt.be_calls),
 	       atomic_load(&t_cnt.be_delay_ns) / 1e9,

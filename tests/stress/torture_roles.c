@@ -72,6 +72,10 @@ static struct dc_inode *get_inode(struct t_thread *th, uint64_t id)
 	struct dc_inode *inode = NULL;
 	int ret = dc_inode_get(th->rd->cache, id, &inode);
 
+	if (ret == -ENOMEM && th->rd->faults) {
+		t_count_err(T_OP_GET, ret);
+		return NULL;
+	}
 	if (!t_check(!ret && inode, "dc_inode_get(%" PRIu64 "): %d", id, ret))
 		return NULL;
 	t_check(dc_inode_id(inode) == id, "dc_inode_get(%" PRIu64 ") gave inode %" PRIu64,
@@ -135,7 +139,7 @@ static void check_map_error(struct t_thread *th, enum t_op op, uint64_t id,
 		ok = flags & (DC_MAP_NOWAIT | DC_MAP_NORECLAIM);
 	else if (ret == -ETIMEDOUT)
 		ok = timeout != DC_WAIT_FOREVER;
-	else if (ret == T_SETUP_ERR)
+	else if (ret == T_SETUP_ERR || ret == -ENOMEM)
 		ok = th->rd->faults;
 	t_check(ok, "round %u: dc_map(ino %" PRIu64 ", %#" PRIx64 ", flags %#x, timeout %" PRIu64 " ns): %d (%s)%s",
 		th->rd->number, id, off, flags, timeout, ret, t_errname(ret),
