@@ -121,6 +121,12 @@ struct dsim_params {
  * @remove_entries_per_kop: mappings removed per 1000 reads.
  * @inline_per_kop: inline reclaims per 1000 reads.
  * @bg_per_kop: background reclaims per 1000 reads.
+ * @bypass_full_per_kop: bypasses per 1000 reads because the candidate lost
+ *	to the victim (dc_cache_stats).
+ * @bypass_busy_per_kop: bypasses per 1000 reads because no idle range could
+ *	be reclaimed.
+ * @admits_contested_per_kop: misses per 1000 reads mapped over a victim
+ *	they beat.
  * @waits: dc_map() calls that slept for a free range.
  * @errors: dc_map() failures.
  * @setup_ns: achieved mean setup time (0: none).
@@ -154,6 +160,9 @@ struct dsim_point {
 	double remove_entries_per_kop;
 	double inline_per_kop;
 	double bg_per_kop;
+	double bypass_full_per_kop;
+	double bypass_busy_per_kop;
+	double admits_contested_per_kop;
 	uint64_t waits;
 	uint64_t errors;
 	double setup_ns;

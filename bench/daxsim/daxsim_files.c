@@ -129,14 +129,18 @@ static void write_point(FILE *f, const struct dsim_point *pt)
 		"\"p99_us\":%.3f,\"p999_us\":%.3f,\"max_us\":%.3f,\"hit_ratio\":%.5f,"
 		"\"bypass_ratio\":%.5f,\"setups_per_kop\":%.3f,\"removes_per_kop\":%.3f,"
 		"\"remove_entries_per_kop\":%.3f,\"inline_reclaims_per_kop\":%.3f,"
-		"\"bg_reclaims_per_kop\":%.3f,\"waits\":%llu,\"errors\":%llu,"
+		"\"bg_reclaims_per_kop\":%.3f,\"bypass_full_per_kop\":%.3f,"
+		"\"bypass_busy_per_kop\":%.3f,\"admits_contested_per_kop\":%.3f,"
+		"\"waits\":%llu,\"errors\":%llu,"
 		"\"ops\":%llu,\"warm_ops\":%llu,\"elapsed_s\":%.4f,"
 		"\"setup_us\":%.3f,\"remove_us\":%.3f,\"read_rt_us\":%.3f,"
 		"\"preempted\":%llu,\"cpu_pct\":%.1f}",
 		pt->ratio, (unsigned long long)pt->window_ranges, pt->iops, pt->p50_us,
 		pt->p99_us, pt->p999_us, pt->max_us, pt->hit_ratio, pt->bypass_ratio,
 		pt->setups_per_kop, pt->removes_per_kop, pt->remove_entries_per_kop,
-		pt->inline_per_kop, pt->bg_per_kop, (unsigned long long)pt->waits,
+		pt->inline_per_kop, pt->bg_per_kop, pt->bypass_full_per_kop,
+		pt->bypass_busy_per_kop, pt->admits_contested_per_kop,
+		(unsigned long long)pt->waits,
 		(unsigned long long)pt->errors, (unsigned long long)pt->ops,
 		(unsigned long long)pt->warm_ops, pt->elapsed_s,
 		pt->setup_ns / 1000.0, pt->remove_ns / 1000.0, pt->read_rt_ns / 1000.0,

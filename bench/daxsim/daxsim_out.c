@@ -115,8 +115,8 @@ unsigned int dsim_print_achieved(const struct dsim_params *p,
 			bad2 += pts[i].threads > 1;
 		}
 	}
-	printf("\nachieved latency (target round trip %.2f us; spun, timed with CLOCK_MONOTONIC):\n",
-	       (double)p->rt_ns / 1000.0);
+	printf("\nachieved latency (target round trip %.2f us; spun, "
+	       "timed with CLOCK_MONOTONIC):\n", (double)p->rt_ns / 1000.0);
 	for (k = 0; k < 3; k++) {
 		ns = calls[k] ? tot[k] / (double)calls[k] : 0.0;
 		printf("  %-13s mean %8.2f us  %+7.2f%%  (%llu calls)%s\n", kind_name[k],

@@ -58,6 +58,7 @@ struct counts {
 	uint64_t removes_sent;
 	uint64_t inline_reclaims, bg_reclaims;
 	uint64_t waits;
+	uint64_t bypasses, bypass_full, bypass_busy, admits_contested;
 };
 
 /* One policy of the group. */
@@ -217,6 +218,10 @@ static void read_counts(struct cell *cl, struct counts *c)
 	c->inline_reclaims = cs.inline_reclaims;
 	c->bg_reclaims = cs.bg_reclaims;
 	c->waits = cs.waits;
+	c->bypasses = cs.bypasses;
+	c->bypass_full = cs.bypass_full;
+	c->bypass_busy = cs.bypass_busy;
+	c->admits_contested = cs.admits_contested;
 	cl->anomalies = simbe_anomalies(&bs);
 }
 
@@ -232,6 +237,10 @@ static void add_delta(struct counts *sum, const struct counts *a,
 	sum->inline_reclaims += b->inline_reclaims - a->inline_reclaims;
 	sum->bg_reclaims += b->bg_reclaims - a->bg_reclaims;
 	sum->waits += b->waits - a->waits;
+	sum->bypasses += b->bypasses - a->bypasses;
+	sum->bypass_full += b->bypass_full - a->bypass_full;
+	sum->bypass_busy += b->bypass_busy - a->bypass_busy;
+	sum->admits_contested += b->admits_contested - a->admits_contested;
 }
 
 static void sleep_s(double s)
@@ -408,6 +417,9 @@ static void collect(struct cell *cl)
 	pt->inline_per_kop = per_kop(s->inline_reclaims, pt->ops);
 	pt->bg_per_kop = per_kop(s->bg_reclaims, pt->ops);
 	pt->waits = s->waits;
+	pt->bypass_full_per_kop = per_kop(s->bypass_full, pt->ops);
+	pt->bypass_busy_per_kop = per_kop(s->bypass_busy, pt->ops);
+	pt->admits_contested_per_kop = per_kop(s->admits_contested, pt->ops);
 	pt->setup_ns = mean_ns(s->setup_ns, s->setups);
 	pt->remove_ns = mean_ns(s->remove_ns, s->removes);
 	pt->read_rts = rts;
@@ -416,6 +428,14 @@ static void collect(struct cell *cl)
 		fprintf(stderr, "FAIL: %s %u thr %s ratio %g: %llu dc_map() errors, first %d\n",
 			dsim_wl_name(pt->wl), pt->threads, dsim_policy_name(pt->policy),
 			pt->ratio, (unsigned long long)pt->errors, cl->first_error);
+	/* The library's count of DC_MAP_BYPASS answers must be ours. */
+	if (s->bypasses != byp) {
+		fprintf(stderr, "FAIL: %s %u thr %s ratio %g: dc_cache_stats() counts %llu "
+			"bypasses, the readers got %llu\n", dsim_wl_name(pt->wl),
+			pt->threads, dsim_policy_name(pt->policy), pt->ratio,
+			(unsigned long long)s->bypasses, (unsigned long long)byp);
+		pt->errors++;
+	}
 	if (cl->anomalies) {
 		fprintf(stderr, "FAIL: %s %u thr %s ratio %g: the backend saw %llu bad calls\n",
 			dsim_wl_name(pt->wl), pt->threads, dsim_policy_name(pt->policy),
