@@ -6,7 +6,8 @@
  *
  * Ops (one byte each, then their arguments): insert, remove, lookup,
  * range walk, insert or remove with an allocation failing, lookups inside a
- * read-side section, remove everything.
+ * read-side section, a run of inserts (so that nodes split and the tree
+ * grows levels), removal of every k-th interval, remove everything.
  */
 #include "fuzz.h"
 
@@ -18,7 +19,7 @@
 #include <daxcache/itree.h>
 #include <daxcache/thread.h>
 
-#define MODEL_MAX	128	/* intervals the model holds at most */
+#define MODEL_MAX	512	/* intervals the model holds at most */
 #define SMALL		96	/* most bounds fall below this, so they collide */
 
 struct ival {
@@ -221,6 +222,50 @@ static void do_remove(struct fz_in *in, struct dc_itree *t, struct model *m,
 			 (unsigned long long)start, got, want_item);
 }
 
+/* Insert a run of intervals base + k * stride, each [s, s + span]. */
+static void do_run(struct fz_in *in, struct dc_itree *t, struct model *m)
+{
+	unsigned int n = 8 + fz_below(in, 120), stride = 1 + fz_below(in, 8), k;
+	unsigned int span = fz_below(in, stride);
+	uint64_t base = fz_num(in, 1u << 16);
+	uint8_t tok = fz_u8(in);
+
+	for (k = 0; k < n && m->n < MODEL_MAX; k++) {
+		uint64_t start = base + (uint64_t)k * stride, last = start + span;
+		void *item = &tokens[(uint8_t)(tok + k) % 255];
+		int ret, want;
+
+		if (start < base || last < start)
+			break;		/* wrapped past UINT64_MAX */
+		ret = dc_itree_insert(t, start, last, item);
+		want = m_insert(m, start, last, item);
+		FZ_CHECK(ret == want, "run insert [%#llx, %#llx]: %d, model %d",
+			 (unsigned long long)start, (unsigned long long)last, ret, want);
+	}
+}
+
+/* Remove every k-th interval, from a chosen phase. */
+static void do_thin(struct fz_in *in, struct dc_itree *t, struct model *m)
+{
+	unsigned int every = 1 + fz_below(in, 4), phase = fz_below(in, every);
+	unsigned int j, kept = 0, n = m->n;
+	void *item;
+	int ret;
+
+	for (j = 0; j < n; j++) {
+		struct ival iv = m->iv[j];
+
+		if (j % every != phase) {
+			m->iv[kept++] = iv;
+			continue;
+		}
+		ret = dc_itree_remove(t, iv.start, &item);
+		FZ_CHECK(!ret && item == iv.item, "thin: remove %#llx: %d",
+			 (unsigned long long)iv.start, ret);
+	}
+	m->n = kept;
+}
+
 void fz_itree(struct fz_in *in)
 {
 	struct dc_itree *t;
@@ -278,8 +323,14 @@ void fz_itree(struct fz_in *in)
 			break;
 		}
 		default:
-			if ((op & 0xf0) != 0xf0)
+			if ((op & 0xf0) == 0x70) {
+				do_thin(in, t, m);
 				break;
+			}
+			if ((op & 0xf0) != 0xf0) {
+				do_run(in, t, m);
+				break;
+			}
 			/* Remove everything, from the back. */
 			while (m->n) {
 				uint64_t start = m->iv[m->n - 1].start;

@@ -32,6 +32,7 @@ struct sfz {
 	struct dc_slot_table *tbl;
 	unsigned int min, max;
 	bool tagged;			/* slots big enough for a payload */
+	unsigned int handoffs_left;	/* threads are slow: a few per input */
 	struct dc_slot *held[MAX_SLOTS];
 	unsigned int nheld;
 	uint64_t free_ids[MAX_SLOTS];	/* ids of the free slots */
@@ -235,8 +236,9 @@ static void do_handoff(struct sfz *s, unsigned int k)
 	struct dc_slot *slot;
 	pthread_t tid;
 
-	if (predict(s) != BLOCKED || !s->nheld)
+	if (predict(s) != BLOCKED || !s->nheld || !s->handoffs_left)
 		return;
+	s->handoffs_left--;
 	FZ_CHECK(!pthread_create(&tid, NULL, waiter_fn, &w), "pthread_create");
 	do {
 		sched_yield();
@@ -274,6 +276,7 @@ void fz_slots(struct fz_in *in)
 	struct dc_slot_table *bad = (struct dc_slot_table *)1;
 
 	FZ_CHECK(s, "out of memory");
+	s->handoffs_left = 2;
 	FZ_CHECK(dc_slot_table_create(2, 1, 0, &bad) == -EINVAL && !bad,
 		 "create with min > max");
 	FZ_CHECK(!dc_slot_table_destroy(NULL), "destroy(NULL)");

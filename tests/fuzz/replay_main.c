@@ -146,7 +146,7 @@ static const char *const area_names[FZ_NR_AREAS] = {
  */
 static const uint8_t seed_cache_full[] = {
 	FZ_AREA_CACHE,
-	0x13, 0x09, 0x28, 0x00,		/* shift 12, 2 ranges, thr 20, batch 1 */
+	0x13, 0x09, 0x28, 0x00,		/* 2 ranges of 2 MiB, threshold 20% */
 	0x02, 0x00, 0x00, 0x00, 0x00,	/* map ino 0 idx 0 */
 	0x02, 0x04, 0x01, 0x00, 0x00,	/* map ino 0 idx 1, WRITE */
 	0x02, 0x08, 0x20, 0x00, 0x00,	/* map ino 0 idx 2: short wait, times out */
@@ -166,6 +166,18 @@ static const uint8_t seed_reqq_sync[] = {
 	0x05, 0x01, 0x03, 0x00,		/* fail the 2nd next call; complete */
 	0x06, 0x01,			/* synchronous completions */
 	0x00, 0x05, 0x03, 0x00, 0x07, 0x07,	/* submit, complete, shutdown */
+};
+
+/* Runs of inserts that split nodes, thinning, and removal of everything. */
+static const uint8_t seed_itree_grow[] = {
+	FZ_AREA_ITREE,
+	0x07, 100, 0, 0, 3, 5,		/* 108 intervals from 0, stride 1 */
+	0x04, 1, 0, 0,			/* walk [0, 0] */
+	0x77, 1, 0,			/* remove every second */
+	0x07, 60, 2, 1, 3, 0x10, 9,	/* 68 more, stride 3 */
+	0x77, 0, 0,			/* remove all (every one) */
+	0x07, 120, 7, 3, 0, 0,		/* 128 from 0, stride 8 */
+	0xf7,				/* remove everything, from the back */
 };
 
 int main(int argc, char **argv)
@@ -196,7 +208,9 @@ int main(int argc, char **argv)
 		if (write_seed(argv[2], "cache-full-window", seed_cache_full,
 			       sizeof(seed_cache_full)) ||
 		    write_seed(argv[2], "reqq-sync-refuse", seed_reqq_sync,
-			       sizeof(seed_reqq_sync)))
+			       sizeof(seed_reqq_sync)) ||
+		    write_seed(argv[2], "itree-grow-and-thin", seed_itree_grow,
+			       sizeof(seed_itree_grow)))
 			return 1;
 		return 0;
 	}
