@@ -158,6 +158,7 @@ static size_t stats_text(char *buf, size_t size)
 		       "bypasses: %" PRIu64 "\n"
 		       "bypass_full: %" PRIu64 "\n"
 		       "bypass_busy: %" PRIu64 "\n"
+		       "bypass_write: %" PRIu64 "\n"
 		       "admits_contested: %" PRIu64 "\n"
 		       "upgrades: %" PRIu64 "\n"
 		       "inline_reclaims: %" PRIu64 "\n"
@@ -178,7 +179,7 @@ static size_t stats_text(char *buf, size_t size)
 		       (uint64_t)atomic_load(&n_fallbacks),
 		       (uint64_t)atomic_load(&n_bypassed),
 		       st.hits, st.misses, st.bypasses, st.bypass_full,
-		       st.bypass_busy, st.admits_contested, st.upgrades, st.inline_reclaims,
+		       st.bypass_busy, st.bypass_write, st.admits_contested, st.upgrades, st.inline_reclaims,
 		       st.bg_reclaims, st.removes_sent, st.removes_skipped,
 		       st.remove_batches, st.waits, st.wait_ns, st.setup_failures,
 		       st.writebacks, st.nr_free, st.nr_mapped);

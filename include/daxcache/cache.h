@@ -186,9 +186,10 @@ struct dc_cache_stats {
 	uint64_t nr_inodes;		/* gauge: inodes with references */
 	/* Admission control (DC_MAP_MAY_BYPASS calls under DC_ADMIT_FREQ): */
 	uint64_t bypasses;		/* dc_map() that answered DC_MAP_BYPASS */
-	uint64_t bypass_full;		/* ... because the candidate lost to the victim */
+	uint64_t bypass_full;		/* ... because the read miss lost to the victim */
 	uint64_t bypass_busy;		/* ... because no idle range could be reclaimed */
 	uint64_t admits_contested;	/* misses mapped over a victim they beat */
+	uint64_t bypass_write;		/* bypassed writes that would upgrade or evict */
 };
 
 /**
@@ -273,13 +274,18 @@ void dc_inode_put(struct dc_inode *inode);
  * With DC_MAP_MAY_BYPASS (the caller can serve the access without the
  * window) and the config's admit policy DC_ADMIT_FREQ (the default), a miss
  * is decided: with a free range it is mapped (and the background reclaimer
- * is not started for it); otherwise it is mapped over an idle victim only
- * if it was missed recently and its reference count beats the victim's,
- * else dc_map() returns DC_MAP_BYPASS (stats: bypass_full).  When no idle
- * range can be reclaimed (every range pinned), it returns DC_MAP_BYPASS at
+ * is not started for it); otherwise a read is mapped over an idle victim
+ * only if it was missed recently and its reference count beats the
+ * victim's, else dc_map() returns DC_MAP_BYPASS (stats: bypass_full).  A
+ * write is never mapped over a victim, and while no range is free a write
+ * to a read-only mapping is not upgraded (bypass_write): a writable mapping
+ * costs a writeback before its range can be reclaimed.  When no idle range
+ * can be reclaimed (every range pinned), dc_map() returns DC_MAP_BYPASS at
  * once instead of waiting (bypass_busy).  DC_MAP_BYPASS leaves @pin without
  * a pin (dc_unpin() on it does nothing); the caller reads or writes the
- * file directly.  Hits are never bypassed.
+ * file directly, by a path coherent with the window (a later mapping must
+ * see a direct write).  Read hits and writes to writable mappings are never
+ * bypassed.
  *
  * Context: a registered thread outside read-side sections.  Sleeps unless
  * DC_MAP_NOWAIT.

@@ -303,7 +303,8 @@ DC_EXPORT int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *s
 	full.writeback_failures = sum[DC_STAT_WRITEBACK_FAILURES];
 	full.bypass_full = sum[DC_STAT_BYPASS_FULL];
 	full.bypass_busy = sum[DC_STAT_BYPASS_BUSY];
-	full.bypasses = full.bypass_full + full.bypass_busy;
+	full.bypass_write = sum[DC_STAT_BYPASS_WRITE];
+	full.bypasses = full.bypass_full + full.bypass_busy + full.bypass_write;
 	full.admits_contested = sum[DC_STAT_ADMITS_CONTESTED];
 	full.nr_ranges = c->nr_ranges;
 	dc_spin_lock(&c->pool_lock);

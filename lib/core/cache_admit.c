@@ -211,9 +211,12 @@ void dc_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
  * @victim_ino: the inode id of the idle mapping that would be reclaimed.
  * @victim_index: its range index.
  *
- * Admit only what was missed recently (short re-reference distance) and is
- * referenced strictly more than the victim.  Ties keep the victim: swapping
- * two ranges of equal worth costs a setup and gains nothing.
+ * Admit only a read that was missed recently (short re-reference distance)
+ * and is referenced more than the victim by DC_ADMIT_MARGIN.  Near-ties keep
+ * the victim: swapping two ranges of about equal worth costs a setup and
+ * gains nothing.  A write never wins: it would make the new mapping
+ * writable, and a writable mapping costs a writeback before its reclaim,
+ * while a direct write costs no more than a write through the window.
  *
  * Context: the mapping inode's mutex held; takes the admission lock.
  * Return: true to map the miss over the victim, false to bypass.
@@ -224,7 +227,7 @@ bool dc_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 	struct dc_admit *a = &c->adm;
 	unsigned int vest;
 
-	if (!cand->recent)
+	if (cand->write || !cand->recent)
 		return false;
 	dc_spin_lock(&a->lock);
 	vest = estimate_locked(a, key_hash(victim_ino, victim_index));

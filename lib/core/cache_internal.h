@@ -115,6 +115,7 @@ enum dc_stat {
 	DC_STAT_WRITEBACK_FAILURES,
 	DC_STAT_BYPASS_FULL,
 	DC_STAT_BYPASS_BUSY,
+	DC_STAT_BYPASS_WRITE,
 	DC_STAT_ADMITS_CONTESTED,
 	DC_STAT_NR
 };
@@ -149,6 +150,7 @@ struct dc_admit_cand {
 	uint64_t index;
 	unsigned int est;		/* its estimate, this miss included */
 	bool recent;			/* it was in the ghost: missed recently */
+	bool write;			/* a write: never worth a victim */
 };
 
 struct dc_cache {

@@ -116,6 +116,17 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 }
 
 /*
+ * Under admission control, a write to a read-only mapping is served directly
+ * while the window is full: the upgrade would cost a setup now and a
+ * writeback before the range can be reclaimed, and reclaim is what a full
+ * window does.
+ */
+static inline bool upgrade_bypassed(struct dc_cache *c, unsigned int flags)
+{
+	return dc_admit_applies(c, flags) && !dc_read_once(c->nr_free);
+}
+
+/*
  * Get a range for a new mapping: free pool, then inline reclaim.  With
  * @cand (admission control) the free pool does not start the background
  * reclaimer, and inline reclaim contests its victim: NULL with *@refused
@@ -216,6 +227,13 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			/* Mapped by a racing thread; ours to pin (we hold the mutex). */
 			dc_refcount_inc(&r->ref);
 			dc_mutex_unlock(&inode->mutex);
+			if ((flags & DC_MAP_WRITE) && !r->writable &&
+			    upgrade_bypassed(c, flags)) {
+				range_unpin(r);
+				dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
+				ret = DC_MAP_BYPASS;
+				break;
+			}
 			dc_stat_inc(c, DC_STAT_HITS);
 			ret = 0;
 			if ((flags & DC_MAP_WRITE) && !r->writable) {
@@ -227,6 +245,7 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 		}
 		if (admit && !noted) {
 			dc_admit_note_miss(c, inode->id, index, &cand);
+			cand.write = flags & DC_MAP_WRITE;
 			noted = true;
 		}
 		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
@@ -240,7 +259,8 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 		}
 		dc_mutex_unlock(&inode->mutex);
 		if (refused) {
-			dc_stat_inc(c, DC_STAT_BYPASS_FULL);
+			dc_stat_inc(c, flags & DC_MAP_WRITE ? DC_STAT_BYPASS_WRITE :
+					      DC_STAT_BYPASS_FULL);
 			ret = DC_MAP_BYPASS;
 			break;
 		}
@@ -299,6 +319,13 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 	index = file_off >> c->cfg.range_shift;
 	r = map_fast(inode, index);
 	if (dc_likely(r)) {
+		if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable) &&
+		    upgrade_bypassed(c, flags)) {
+			range_unpin(r);
+			dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
+			pin->range = NULL;
+			return DC_MAP_BYPASS;
+		}
 		dc_stat_inc(c, DC_STAT_HITS);
 		if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable)) {
 			ret = map_upgrade(inode, r, flags);

@@ -254,7 +254,7 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
 	return NULL;
 }
 
-/* Contest @r (when @cand) and claim it; -EBUSY with *@refused if it won. */
+/* Contest @r (when @cand), then claim it; -EBUSY with *@refused if @r won. */
 static int contest_claim(struct dc_cache *c, struct dc_inode *owner,
 			 struct dc_range *r, const struct dc_admit_cand *cand,
 			 bool *refused)

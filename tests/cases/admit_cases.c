@@ -89,7 +89,7 @@ static void aenv_finish(struct dc_test *t, struct aenv *e)
 		memset(&bs, 0, sizeof(bs));
 		dc_simbe_stats(e->be, &bs, sizeof(bs));
 		if (st.hits + st.misses + st.bypasses != e->calls ||
-		    st.bypasses != st.bypass_full + st.bypass_busy ||
+		    st.bypasses != st.bypass_full + st.bypass_busy + st.bypass_write ||
 		    bs.overlaps || bs.bad_calls || bs.tag_failures ||
 		    bs.remove_mismatches || bs.lost_writes)
 			dc_test_fail(t, __FILE__, __LINE__,
@@ -511,6 +511,58 @@ DC_TEST(admit_skew_keeps_hottest)
 	AENV_RUN(t, &e, skew_body);
 }
 
+/* --- writes ------------------------------------------------------------------- */
+
+/*
+ * Writes never evict and, while no range is free, never upgrade a
+ * read-only mapping (either would leave a writable mapping to write back
+ * before reclaim); with free ranges they map and upgrade as before.
+ */
+static void write_body(struct dc_test *t, struct aenv *e)
+{
+	struct dc_cache_stats st;
+	struct dc_simbe_stats bs;
+	unsigned int k;
+
+	/* A free range: a write miss maps writable, a write hit upgrades. */
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 0, 0, BYPASS | DC_MAP_WRITE), 0);
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 1, 0, BYPASS), 0);
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 1, 1, BYPASS | DC_MAP_WRITE), 0);
+	DC_ASSERT_EQ(t, ast(e).upgrades, 1);
+	/* Fill the window read-only. */
+	for (k = 2; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
+	DC_ASSERT_EQ(t, ast(e).nr_free, 0);
+	/* Full: a write to a read-only mapping is served directly... */
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 2, 3, BYPASS | DC_MAP_WRITE),
+			 DC_MAP_BYPASS);
+	/* ...but one to a writable mapping goes through it. */
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 0, 3, BYPASS | DC_MAP_WRITE), 0);
+	/* Without the flag, the old behaviour: upgrade. */
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 3, 0, DC_MAP_WRITE), 0);
+	/* Write misses never win, however often they recur; reads would. */
+	for (k = 0; k < 6; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 1, 0, k, BYPASS | DC_MAP_WRITE),
+				 DC_MAP_BYPASS);
+	DC_ASSERT_INT_EQ(t, access1(t, e, 1, 0, 7, BYPASS), 0);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.bypass_write, 7);
+	DC_ASSERT_EQ(t, st.bypass_full, 0);
+	DC_ASSERT_EQ(t, st.upgrades, 2);
+	DC_ASSERT_EQ(t, st.admits_contested, 1);
+	memset(&bs, 0, sizeof(bs));
+	dc_simbe_stats(e->be, &bs, sizeof(bs));
+	DC_ASSERT_EQ(t, bs.setups_write, 3);
+}
+
+DC_TEST(admit_writes_never_evict)
+{
+	struct aenv e;
+
+	aenv_init(&e, 6);
+	AENV_RUN(t, &e, write_body);
+}
+
 /* --- busy windows --------------------------------------------------------- */
 
 /*
@@ -554,6 +606,92 @@ DC_TEST(admit_busy_bypasses_at_once)
 	AENV_RUN(t, &e, busy_body);
 }
 
+/* --- threads ---------------------------------------------------------------- */
+
+#define T_THREADS	4u
+
+struct mt_ctx {
+	struct aenv *e;
+	unsigned int ops;
+	dc_atomic64_t calls;
+	dc_atomic_t ready;
+};
+
+/*
+ * Flagged and unflagged reads and writes of two inodes over 4x the window,
+ * with punches: every pin maps what it was asked for, every bypass holds
+ * nothing, and the counts still add up.
+ */
+static void mt_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct mt_ctx *c = arg;
+	struct aenv *e = c->e;
+	struct dc_test_rng rng;
+	unsigned int k;
+
+	dc_test_rng_init(&rng, t->seed * 31 + idx);
+	dc_atomic_inc(&c->ready);
+	while ((unsigned int)dc_atomic_read(&c->ready) < T_THREADS)
+		dc_cpu_relax();
+	for (k = 0; k < c->ops && !dc_test_failed(t); k++) {
+		unsigned int op = (unsigned int)dc_test_below(&rng, 100);
+		unsigned int i = (unsigned int)dc_test_below(&rng, A_INODES);
+		uint64_t idx2 = dc_test_below(&rng, 2 * e->nr);
+		uint64_t off = idx2 * A_RS + dc_test_below(&rng, A_RS);
+		unsigned int flags = (op < 70 ? BYPASS : 0) |
+				     (op % 5 == 0 ? DC_MAP_WRITE : 0);
+		struct dc_pin pin;
+		int ret;
+
+		if (op >= 95) {
+			ret = dc_inode_punch(e->inode[i], idx2 * A_RS, A_RS);
+			DC_ASSERT(t, ret == 0 || ret == -EBUSY);
+			continue;
+		}
+		pin.range = &pin;
+		ret = dc_map(e->inode[i], off, flags, &pin);
+		DC_ASSERT(t, ret == 0 || (ret == DC_MAP_BYPASS && (flags & BYPASS)));
+		dc_atomic64_inc(&c->calls);
+		if (ret == DC_MAP_BYPASS) {
+			DC_ASSERT(t, pin.range == NULL);
+			continue;
+		}
+		ret = flags & DC_MAP_WRITE ?
+		      dc_simbe_write(e->be, pin.win_off, A_INO + i, off) :
+		      dc_simbe_check_tag(e->be, pin.win_off, A_INO + i, off);
+		dc_unpin(&pin);
+		DC_ASSERT_INT_EQ(t, ret, 0);
+	}
+}
+
+static void mt_body(struct dc_test *t, struct aenv *e)
+{
+	struct mt_ctx c = { .e = e };
+	struct dc_cache_stats st;
+
+	c.ops = 4000 * dc_test_scale() / dc_test_slowdown();
+	dc_atomic64_set(&c.calls, 0);
+	dc_atomic_set(&c.ready, 0);
+	dc_test_run_threads(t, T_THREADS, mt_thread, &c);
+	e->calls += dc_atomic64_read(&c.calls);
+	st = ast(e);
+	dc_test_log(t, "%llu hits %llu misses %llu bypasses (%llu busy) %llu contested",
+		    (unsigned long long)st.hits, (unsigned long long)st.misses,
+		    (unsigned long long)st.bypasses,
+		    (unsigned long long)st.bypass_busy,
+		    (unsigned long long)st.admits_contested);
+	DC_ASSERT(t, st.bypasses > 0);
+	DC_ASSERT_EQ(t, st.nr_free + st.nr_mapped, st.nr_ranges);
+}
+
+DC_TEST(admit_threads)
+{
+	struct aenv e;
+
+	aenv_init(&e, 8);
+	AENV_RUN(t, &e, mt_body);
+}
+
 DC_SUITE(admit,
 	DC_CASE(admit_config),
 	DC_CASE(admit_never_without_flag),
@@ -564,4 +702,6 @@ DC_SUITE(admit,
 	DC_CASE(admit_scan_keeps_hot_set),
 	DC_CASE(admit_sequential_admitted),
 	DC_CASE(admit_skew_keeps_hottest),
-	DC_CASE(admit_busy_bypasses_at_once));
+	DC_CASE(admit_writes_never_evict),
+	DC_CASE(admit_busy_bypasses_at_once),
+	DC_CASE(admit_threads));
