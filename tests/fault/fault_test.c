@@ -37,6 +37,7 @@ int main(void)
 
 	alloc_cases = ft_alloc_run();
 	backend_cases = ft_backend_run();
+	ft_mmapbe_run();
 
 	snprintf(ft_context, sizeof(ft_context), "end");
 	/* No misuse warning: refcounts, lost ranges, pinned evictions. */

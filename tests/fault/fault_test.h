@@ -113,5 +113,7 @@ void ft_touch(struct ft_env *e, unsigned int i, uint64_t off, unsigned int flags
 unsigned long ft_alloc_run(void);
 /* Every backend op x errno x calling path; returns the number of cases. */
 unsigned long ft_backend_run(void);
+/* The mmap backend's error paths; returns the number of cases. */
+unsigned long ft_mmapbe_run(void);
 
 #endif /* DC_FAULT_TEST_H */

@@ -5,7 +5,8 @@
 # backend op failed with every errno on every calling path (issue 8).
 check_PROGRAMS += tests/fault/fault-test
 tests_fault_fault_test_SOURCES = tests/fault/fault_test.c tests/fault/fault_test.h \
-	tests/fault/fault_env.c tests/fault/fault_alloc.c tests/fault/fault_backend.c
+	tests/fault/fault_env.c tests/fault/fault_alloc.c tests/fault/fault_backend.c \
+	tests/fault/fault_mmapbe.c
 tests_fault_fault_test_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
 
 # The same program under valgrind (the ASan build's LeakSanitizer is the
