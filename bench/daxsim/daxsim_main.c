@@ -18,7 +18,7 @@
 #define DEFAULT_FILE_MIB	512
 #define DEFAULT_RT_US		30.0
 #define DEFAULT_TIME_S		0.5
-#define QUICK_TIME_S		0.35
+#define QUICK_TIME_S		0.45
 #define QUICK_WARM_S		0.15
 #define DEFAULT_SEED		1
 
