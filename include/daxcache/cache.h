@@ -52,12 +52,13 @@ enum dc_victim_policy {
  * enum dc_admit_policy - admission control for dc_map(..., DC_MAP_MAY_BYPASS).
  * @DC_ADMIT_ALWAYS: every miss is mapped; DC_MAP_MAY_BYPASS is ignored (the
  *	behaviour before admission control, kept for comparison).
- * @DC_ADMIT_FREQ: a miss that would evict a mapping is mapped only if its
- *	file range was missed recently and is referenced more often than the
- *	victim it would replace (a frequency sketch, counted on misses and when
- *	the victim scan finds a range's accessed bit set); otherwise dc_map()
- *	answers DC_MAP_BYPASS.  Misses served from free ranges are always
- *	mapped.  The default.
+ * @DC_ADMIT_FREQ: a read miss that would evict a mapping is mapped only if
+ *	its file range was missed recently and is referenced more often than
+ *	the victim it would replace (a frequency sketch, counted on misses and
+ *	when the victim scan finds a range's accessed bit set); otherwise
+ *	dc_map() answers DC_MAP_BYPASS.  Writes never evict, nor upgrade a
+ *	read-only mapping while no range is free.  Misses served from free
+ *	ranges are always mapped.  The default.
  *
  * Only calls that pass DC_MAP_MAY_BYPASS are ever refused; callers that do
  * not pass it see no change of behaviour under either policy.

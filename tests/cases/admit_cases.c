@@ -455,7 +455,7 @@ DC_TEST(admit_sequential_admitted)
  * Zipf-like skew over 4x the window (range r drawn with weight 1/(r+1)),
  * after the coldest ranges filled the window: the hottest ranges end up
  * mapped, and the hit ratio nears the best static one (the 16 hottest: 71%
- * of the accesses), where the ranges that came first would give 5%.  The
+ * of the accesses), where the ranges that came first would give 6%.  The
  * sequence is fixed (its own seed), so the counts are too.
  */
 static void skew_body(struct dc_test *t, struct aenv *e)
