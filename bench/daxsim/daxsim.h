@@ -135,6 +135,9 @@ struct dsim_params {
  * @setup_calls: setups measured.
  * @remove_calls: remove calls measured.
  * @read_rts: non-DAX round trips measured.
+ * @setup_ok_pct: percent of setups within DSIM_DRIFT_PCT of the round trip.
+ * @remove_ok_pct: likewise for remove calls.
+ * @read_rt_ok_pct: likewise for non-DAX round trips.
  * @preempted: involuntary context switches of the readers.
  * @cpu_pct: CPU time the readers got, in percent of their measured time
  *	(below 100: the machine was busy and their spins overran).
@@ -171,6 +174,9 @@ struct dsim_point {
 	uint64_t setup_calls;
 	uint64_t remove_calls;
 	uint64_t read_rts;
+	double setup_ok_pct;
+	double remove_ok_pct;
+	double read_rt_ok_pct;
 	uint64_t preempted;
 	double cpu_pct;
 };

@@ -134,6 +134,7 @@ static void write_point(FILE *f, const struct dsim_point *pt)
 		"\"waits\":%llu,\"errors\":%llu,"
 		"\"ops\":%llu,\"warm_ops\":%llu,\"elapsed_s\":%.4f,"
 		"\"setup_us\":%.3f,\"remove_us\":%.3f,\"read_rt_us\":%.3f,"
+		"\"setup_ok_pct\":%.2f,\"remove_ok_pct\":%.2f,\"read_rt_ok_pct\":%.2f,"
 		"\"preempted\":%llu,\"cpu_pct\":%.1f}",
 		pt->ratio, (unsigned long long)pt->window_ranges, pt->iops, pt->p50_us,
 		pt->p99_us, pt->p999_us, pt->max_us, pt->hit_ratio, pt->bypass_ratio,
@@ -144,6 +145,7 @@ static void write_point(FILE *f, const struct dsim_point *pt)
 		(unsigned long long)pt->errors, (unsigned long long)pt->ops,
 		(unsigned long long)pt->warm_ops, pt->elapsed_s,
 		pt->setup_ns / 1000.0, pt->remove_ns / 1000.0, pt->read_rt_ns / 1000.0,
+		pt->setup_ok_pct, pt->remove_ok_pct, pt->read_rt_ok_pct,
 		(unsigned long long)pt->preempted, pt->cpu_pct);
 }
 

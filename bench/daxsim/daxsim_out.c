@@ -91,7 +91,7 @@ static void print_drift(const struct dsim_params *p, const struct drift *d)
 unsigned int dsim_print_achieved(const struct dsim_params *p,
 				 const struct dsim_point *pts, size_t n)
 {
-	double tot[3] = { 0, 0, 0 }, ns, cpu = 0;
+	double tot[3] = { 0, 0, 0 }, ok[3] = { 0, 0, 0 }, ns, cpu = 0;
 	uint64_t calls[3] = { 0, 0, 0 };
 	unsigned int bad = 0, bad2 = 0, k, nd = 0, m;
 	struct drift *d;
@@ -100,10 +100,13 @@ unsigned int dsim_print_achieved(const struct dsim_params *p,
 	d = calloc(3 * n + 1, sizeof(*d));
 	for (i = 0; i < n; i++) {
 		tot[0] += pts[i].setup_ns * (double)pts[i].setup_calls;
+		ok[0] += pts[i].setup_ok_pct * (double)pts[i].setup_calls;
 		calls[0] += pts[i].setup_calls;
 		tot[1] += pts[i].remove_ns * (double)pts[i].remove_calls;
+		ok[1] += pts[i].remove_ok_pct * (double)pts[i].remove_calls;
 		calls[1] += pts[i].remove_calls;
 		tot[2] += pts[i].read_rt_ns * (double)pts[i].read_rts;
+		ok[2] += pts[i].read_rt_ok_pct * (double)pts[i].read_rts;
 		calls[2] += pts[i].read_rts;
 		cpu += pts[i].cpu_pct;
 		if (!d)
@@ -119,9 +122,11 @@ unsigned int dsim_print_achieved(const struct dsim_params *p,
 	       "timed with CLOCK_MONOTONIC):\n", (double)p->rt_ns / 1000.0);
 	for (k = 0; k < 3; k++) {
 		ns = calls[k] ? tot[k] / (double)calls[k] : 0.0;
-		printf("  %-13s mean %8.2f us  %+7.2f%%  (%llu calls)%s\n", kind_name[k],
-		       ns / 1000.0, calls[k] ? drift_pct(ns, p->rt_ns) : 0.0,
+		printf("  %-13s mean %8.2f us  %+7.2f%%  (%llu calls, %.1f%% of them "
+		       "within %.0f%%)%s\n", kind_name[k], ns / 1000.0,
+		       calls[k] ? drift_pct(ns, p->rt_ns) : 0.0,
 		       (unsigned long long)calls[k],
+		       calls[k] ? ok[k] / (double)calls[k] : 0.0, DSIM_DRIFT_PCT,
 		       drifted(ns, calls[k], p->rt_ns) ? "  <-- OFF TARGET" : "");
 	}
 	printf("  readers had %.1f%% of a CPU each on average over the points\n",

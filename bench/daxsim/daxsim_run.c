@@ -45,6 +45,7 @@ struct reader {
 	uint64_t errors;
 	uint64_t rt_ns;
 	uint64_t rts;
+	uint64_t rts_over;	/* round trips more than DSIM_DRIFT_PCT over */
 	uint64_t ns;		/* measured time, all slices */
 	uint64_t cpu_ns;	/* CPU time it got meanwhile */
 	uint64_t preempted;
@@ -53,8 +54,8 @@ struct reader {
 /* The counters a cell sums over its measured slices. */
 struct counts {
 	uint64_t hits;
-	uint64_t setups, setup_ns;
-	uint64_t removes, remove_ns;
+	uint64_t setups, setup_ns, setups_over;
+	uint64_t removes, remove_ns, removes_over;
 	uint64_t removes_sent;
 	uint64_t inline_reclaims, bg_reclaims;
 	uint64_t waits;
@@ -72,6 +73,10 @@ struct cell {
 	char *mem;
 	struct reader *rd;
 	struct counts sum;
+	struct dc_backend_ops ops;	/* simbe's, timed call by call */
+	uint64_t over_ns;		/* a round trip longer than this overran */
+	uint64_t setups_over;		/* timed calls that overran (atomic) */
+	uint64_t removes_over;
 	uint64_t anomalies;
 	/* The current run of the readers: */
 	bool warming;
@@ -107,6 +112,8 @@ static void read_direct(struct reader *r, uint64_t page)
 	e = dsim_now_ns();
 	r->rt_ns += e - s;
 	r->rts++;
+	if (e - s > r->cell->over_ns)
+		r->rts_over++;
 	memcpy(r->buf, r->cell->mem + (page << DSIM_PAGE_SHIFT), DSIM_PAGE_SIZE);
 }
 
@@ -151,6 +158,7 @@ static void warm(struct reader *r)
 	r->bypasses = 0;
 	r->rt_ns = 0;
 	r->rts = 0;
+	r->rts_over = 0;
 }
 
 static void measure(struct reader *r)
@@ -211,6 +219,8 @@ static void read_counts(struct cell *cl, struct counts *c)
 	dc_simbe_stats(cl->be, &bs, sizeof(bs));
 	c->hits = cs.hits;
 	c->setups = bs.calls[DC_SIMBE_SETUP];
+	c->setups_over = __atomic_load_n(&cl->setups_over, __ATOMIC_RELAXED);
+	c->removes_over = __atomic_load_n(&cl->removes_over, __ATOMIC_RELAXED);
 	c->setup_ns = bs.total_ns[DC_SIMBE_SETUP];
 	c->removes = bs.calls[DC_SIMBE_REMOVE];
 	c->remove_ns = bs.total_ns[DC_SIMBE_REMOVE];
@@ -230,6 +240,8 @@ static void add_delta(struct counts *sum, const struct counts *a,
 {
 	sum->hits += b->hits - a->hits;
 	sum->setups += b->setups - a->setups;
+	sum->setups_over += b->setups_over - a->setups_over;
+	sum->removes_over += b->removes_over - a->removes_over;
 	sum->setup_ns += b->setup_ns - a->setup_ns;
 	sum->removes += b->removes - a->removes;
 	sum->remove_ns += b->remove_ns - a->remove_ns;
@@ -287,6 +299,48 @@ static void run_cell(struct cell *cl, bool warming, double secs)
 	}
 }
 
+/*
+ * The simbe ops, each call timed as the cache sees it, to count those that
+ * overran the round trip (simbe only sums the time).
+ */
+static void count_call(struct cell *cl, uint64_t *over, uint64_t t0)
+{
+	if (dsim_now_ns() - t0 > cl->over_ns)
+		__atomic_fetch_add(over, 1, __ATOMIC_RELAXED);
+}
+
+static int timed_setup(void *priv, uint64_t ino, uint64_t file_off,
+		       uint64_t win_off, uint64_t len, unsigned int flags)
+{
+	struct cell *cl = priv;
+	uint64_t t0 = dsim_now_ns();
+	int ret;
+
+	ret = dc_simbe_ops()->setup(cl->be, ino, file_off, win_off, len, flags);
+	count_call(cl, &cl->setups_over, t0);
+	return ret;
+}
+
+static int timed_remove(void *priv, const struct dc_remove_entry *e,
+			unsigned int n)
+{
+	struct cell *cl = priv;
+	uint64_t t0 = dsim_now_ns();
+	int ret;
+
+	ret = dc_simbe_ops()->remove(cl->be, e, n);
+	count_call(cl, &cl->removes_over, t0);
+	return ret;
+}
+
+static int timed_writeback(void *priv, uint64_t ino, uint64_t file_off,
+			   uint64_t len, uint64_t win_off)
+{
+	struct cell *cl = priv;
+
+	return dc_simbe_ops()->writeback(cl->be, ino, file_off, len, win_off);
+}
+
 static int cell_create(const struct dsim_params *p, struct dsim_point *pt,
 		       char *mem, struct cell *cl)
 {
@@ -300,6 +354,7 @@ static int cell_create(const struct dsim_params *p, struct dsim_point *pt,
 	cl->p = p;
 	cl->pt = pt;
 	cl->mem = mem;
+	cl->over_ns = p->rt_ns + (uint64_t)((double)p->rt_ns * DSIM_DRIFT_PCT / 100.0);
 	cl->rd = calloc(pt->threads, sizeof(*cl->rd));
 	if (!cl->rd)
 		return -ENOMEM;
@@ -329,7 +384,11 @@ static int cell_create(const struct dsim_params *p, struct dsim_point *pt,
 	dc_cache_config_init(&cfg, wsize);
 	cfg.range_shift = DSIM_RANGE_SHIFT;
 	dsim_policy_config(&cfg, pt->policy, &cl->map_flags);
-	ret = dc_cache_create(&cfg, dc_simbe_ops(), cl->be, &cl->cache);
+	cl->ops = *dc_simbe_ops();
+	cl->ops.setup = timed_setup;
+	cl->ops.remove = timed_remove;
+	cl->ops.writeback = timed_writeback;
+	ret = dc_cache_create(&cfg, &cl->ops, cl, &cl->cache);
 	if (ret) {
 		fprintf(stderr, "daxsim: dc_cache_create: %d\n", ret);
 		return ret;
@@ -365,6 +424,12 @@ static double per_kop(uint64_t n, uint64_t ops)
 	return ops ? 1000.0 * (double)n / (double)ops : 0.0;
 }
 
+/* Percent of @n calls that did not overrun, @over of them did. */
+static double within_pct(uint64_t over, uint64_t n)
+{
+	return n ? 100.0 * (double)(n - (over < n ? over : n)) / (double)n : 0.0;
+}
+
 static double mean_ns(uint64_t total, uint64_t n)
 {
 	return n ? (double)total / (double)n : 0.0;
@@ -374,7 +439,7 @@ static double mean_ns(uint64_t total, uint64_t n)
 static void collect(struct cell *cl)
 {
 	struct dsim_point *pt = cl->pt;
-	uint64_t ns = 0, byp = 0, rt_ns = 0, rts = 0, wall = 0, cpu = 0;
+	uint64_t ns = 0, byp = 0, rt_ns = 0, rts = 0, wall = 0, cpu = 0, over = 0;
 	const struct counts *s = &cl->sum;
 	struct lat_hist *h;
 	unsigned int i;
@@ -392,6 +457,7 @@ static void collect(struct cell *cl)
 		byp += r->bypasses;
 		rt_ns += r->rt_ns;
 		rts += r->rts;
+		over += r->rts_over;
 		wall += r->ns;
 		cpu += r->cpu_ns;
 		if (r->ns > ns)
@@ -424,6 +490,9 @@ static void collect(struct cell *cl)
 	pt->remove_ns = mean_ns(s->remove_ns, s->removes);
 	pt->read_rts = rts;
 	pt->read_rt_ns = mean_ns(rt_ns, rts);
+	pt->setup_ok_pct = within_pct(s->setups_over, s->setups);
+	pt->remove_ok_pct = within_pct(s->removes_over, s->removes);
+	pt->read_rt_ok_pct = within_pct(over, rts);
 	if (cl->first_error)
 		fprintf(stderr, "FAIL: %s %u thr %s ratio %g: %llu dc_map() errors, first %d\n",
 			dsim_wl_name(pt->wl), pt->threads, dsim_policy_name(pt->policy),
