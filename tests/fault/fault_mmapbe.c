@@ -21,10 +21,17 @@ unsigned long ft_mmapbe_run(void)
 	unsigned long cases = 0;
 	uint64_t rs = 1ull << 16;
 	unsigned char *base;
+	int ret;
 
 	snprintf(ft_context, sizeof(ft_context), "mmap backend errors");
-	/* 2^64 - 2^16 bytes of window: no address space holds that. */
-	FT_CHECK_INT(dc_mmapbe_create(UINT64_MAX & ~(rs - 1), 16, &be), -ENOMEM);
+	/*
+	 * 2^64 - 2^16 bytes of window: no address space holds that, and
+	 * mmap() fails with -ENOMEM (under valgrind, whose mmap() checks the
+	 * length first, with -EINVAL): passed on, nothing left behind.
+	 */
+	ret = dc_mmapbe_create(UINT64_MAX & ~(rs - 1), 16, &be);
+	if (ret != -EINVAL)
+		FT_CHECK_INT(ret, -ENOMEM);
 	FT_CHECK(!be);
 	cases++;
 	FT_CHECK_INT(dc_mmapbe_create(4 * rs, 11, &be), -EINVAL);
