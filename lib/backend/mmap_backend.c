@@ -169,14 +169,14 @@ DC_EXPORT int dc_mmapbe_create(uint64_t window_size, unsigned int range_shift,
 	if (!window_size || (window_size & (rsize - 1)) ||
 	    window_size > (uint64_t)SIZE_MAX)
 		return -EINVAL;
-	be = calloc(1, sizeof(*be));
+	be = dc_zalloc(sizeof(*be));
 	if (!be)
 		return -ENOMEM;
 	p = mmap(NULL, window_size, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
-		free(be);
+		dc_free(be);
 		return ret;
 	}
 	be->base = p;
@@ -193,8 +193,8 @@ DC_EXPORT void dc_mmapbe_destroy(struct dc_mmapbe *be)
 		return;
 	munmap(be->base, be->window_size);
 	dc_mutex_destroy(&be->lock);
-	free(be->files);
-	free(be);
+	dc_free(be->files);
+	dc_free(be);
 }
 
 DC_EXPORT void *dc_mmapbe_window(const struct dc_mmapbe *be)
@@ -222,11 +222,15 @@ DC_EXPORT int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd)
 	if (be->nr_files == be->cap_files) {
 		size_t cap = be->cap_files ? 2 * be->cap_files : 8;
 
-		files = realloc(be->files, cap * sizeof(*files));
+		/* dc_alloc, not realloc: every allocation has a fault site. */
+		files = dc_alloc(cap * sizeof(*files));
 		if (!files) {
 			ret = -ENOMEM;
 			goto out;
 		}
+		if (be->nr_files)
+			memcpy(files, be->files, be->nr_files * sizeof(*files));
+		dc_free(be->files);
 		be->files = files;
 		be->cap_files = cap;
 	}

@@ -680,16 +680,30 @@ static int simbe_create_op(struct fx *x)
 	return 0;
 }
 
-/* The mmap backend allocates with calloc(), outside the hook: see the note. */
+/*
+ * The mmap backend: create it and register nine files, so that its file
+ * table is allocated and then grown once (8 -> 16 entries).
+ */
 static int mmapbe_create_op(struct fx *x)
 {
 	struct dc_mmapbe *be;
-	int ret = dc_mmapbe_create(16ull << 16, 16, &be);
+	FILE *f = tmpfile();
+	int ret, i;
 
+	(void)x;
+	if (!f)
+		return -errno;
+	ret = dc_mmapbe_create(16ull << 16, 16, &be);
 	if (ret)
-		return ret;
+		goto out;
+	for (i = 0; i < 9 && !ret; i++)
+		ret = dc_mmapbe_add_file(be, 100 + i, fileno(f));
+	if (!ret)
+		FT_CHECK_INT(dc_mmapbe_add_file(be, 100, fileno(f)), -EEXIST);
 	dc_mmapbe_destroy(be);
-	return 0;
+out:
+	fclose(f);
+	return ret;
 }
 
 static const struct scenario scenarios[] = {

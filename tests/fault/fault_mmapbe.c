@@ -3,8 +3,8 @@
  * fault_mmapbe.c - the mmap backend's failures that a test can cause: a
  * window the address space cannot hold (mmap() fails), bad shifts, and a
  * remove() batch with one malformed entry (the others are still torn
- * down).  Its two allocations (calloc, realloc) bypass the library's
- * allocation hook and cannot be injected: see the report.
+ * down).  Its two allocation sites (the backend and its file table) are
+ * failed by the allocation part, scenario "mmap backend create".
  */
 #include "fault_test.h"
 
