@@ -90,8 +90,12 @@ static int m_remove(struct model *m, uint64_t start, void **item)
 	return 0;
 }
 
-/* The tree equals the model: count, and a walk over everything. */
-static void check_all(const struct dc_itree *t, const struct model *m)
+/*
+ * The tree equals the model: count, and a walk over everything (for big
+ * trees only every 16th op, or the walks would make the inputs slow).
+ */
+static void check_all(const struct dc_itree *t, const struct model *m,
+		      unsigned int nop)
 {
 	struct dc_itree_entry e;
 	unsigned int i = 0;
@@ -99,6 +103,8 @@ static void check_all(const struct dc_itree *t, const struct model *m)
 
 	FZ_CHECK(dc_itree_count(t) == m->n, "count %zu, model %u",
 		 dc_itree_count(t), m->n);
+	if (m->n > 32 && nop % 16)
+		return;
 	for (have = dc_itree_first(t, 0, UINT64_MAX, &e); have;
 	     have = dc_itree_next(t, &e, UINT64_MAX), i++) {
 		FZ_CHECK(i < m->n, "walk returns more than the model's %u", m->n);
@@ -269,6 +275,7 @@ static void do_thin(struct fz_in *in, struct dc_itree *t, struct model *m)
 void fz_itree(struct fz_in *in)
 {
 	struct dc_itree *t;
+	unsigned int nop;
 	struct model *m;
 	void *item;
 	int ret;
@@ -278,7 +285,7 @@ void fz_itree(struct fz_in *in)
 	FZ_CHECK(dc_itree_create(NULL) == -EINVAL, "create(NULL)");
 	ret = dc_itree_create(&t);
 	FZ_CHECK(!ret, "create: %d", ret);
-	while (fz_more(in)) {
+	for (nop = 1; fz_more(in); nop++) {
 		uint8_t op = fz_u8(in);
 
 		switch (op % 8) {
@@ -342,8 +349,15 @@ void fz_itree(struct fz_in *in)
 			}
 			break;
 		}
-		check_all(t, m);
+		check_all(t, m, nop);
 	}
+	check_all(t, m, 0);
 	dc_itree_destroy(t);
+	/*
+	 * The nodes are freed through RCU callbacks: wait for them, so that
+	 * each input frees what it allocated (libFuzzer runs a leak check
+	 * after any input that did not, and stops checking after 1000).
+	 */
+	dc_barrier();
 	free(m);
 }
