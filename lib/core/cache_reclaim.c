@@ -28,7 +28,7 @@ struct dc_range *dc_pool_take_free(struct dc_cache *c, bool may_kick)
 	if (!dc_list_empty(&c->free_list)) {
 		r = dc_container_of(c->free_list.next, struct dc_range, link);
 		dc_list_del(&r->link);
-		c->nr_free--;
+		dc_write_once(c->nr_free, c->nr_free - 1);
 		kick = may_kick && c->nr_free < c->threshold;
 	}
 	dc_spin_unlock(&c->pool_lock);
@@ -41,7 +41,7 @@ void dc_pool_put_free(struct dc_cache *c, struct dc_range *r)
 {
 	dc_spin_lock(&c->pool_lock);
 	dc_list_add_before(&r->link, c->free_list.next);
-	c->nr_free++;
+	dc_write_once(c->nr_free, c->nr_free + 1);
 	dc_spin_unlock(&c->pool_lock);
 	dc_smp_mb();
 	if (dc_atomic_read(&c->waiters))
@@ -148,7 +148,7 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 	int ret;
 
 	if (dc_read_once(r->owner) != owner ||
-	    dc_itree_lookup(owner->tree, r->index) != r)
+	    dc_itree_lookup(owner->tree, dc_read_once(r->index)) != r)
 		return -EBUSY;
 	if (!dc_refcount_dec_if_one(&r->ref))
 		return -EBUSY;
