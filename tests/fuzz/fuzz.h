@@ -106,6 +106,13 @@ void fz_iocomp(struct fz_in *in);
  */
 void fz_expect_warnings(unsigned long n);
 
+/*
+ * fz_allowed() - whether DC_FUZZ_ALLOW (a comma-separated list) names
+ * @what: a known library bug whose check is relaxed, so that a long run can
+ * look for others meanwhile.  The checks are strict by default.
+ */
+bool fz_allowed(const char *what);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 

@@ -203,7 +203,14 @@ static void do_put(struct fz_world *w, unsigned int i)
 static void do_map(struct fz_in *in, struct fz_world *w, uint8_t op,
 		   bool alloc_fails)
 {
-	static const uint64_t short_waits[] = { 0, 1000, 1000000 };
+	/*
+	 * A wait that expires a few hundred ns after it starts can hang:
+	 * map_slow() reads the clock twice when it computes what is left
+	 * ("deadline > now ? deadline - now : 0"); when the second read is
+	 * deadline + 1 the remainder is UINT64_MAX, which means no timeout.
+	 * DC_FUZZ_ALLOW=map-timeout-clock avoids such waits.
+	 */
+	uint64_t short_waits[] = { 0, 1000, 1000000 };
 	uint8_t a = fz_u8(in), fl = fz_u8(in);
 	unsigned int i = a % FZ_NINO, idx = (a >> 2) % FZ_NIDX, k;
 	uint64_t off = idx_off(w, idx) + (fz_u16(in) % w->rs);
@@ -217,6 +224,8 @@ static void do_map(struct fz_in *in, struct fz_world *w, uint8_t op,
 
 	if (!w->refs[i])
 		return;
+	if (fz_allowed("map-timeout-clock"))
+		short_waits[1] = 0;
 	for (k = 0; k < FZ_NPIN && w->pins[k].used; k++)
 		;
 	if (k == FZ_NPIN)

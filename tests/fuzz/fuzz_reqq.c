@@ -67,13 +67,6 @@ static struct qfz *F;
  * header says no end runs inside dc_reqq_submit(); the library does it.
  * Reproducer: tests/fuzz/pending/reqq-end-in-own-submit.
  */
-static bool allow_end_in_submit(void)
-{
-	const char *a = getenv("DC_FUZZ_ALLOW");
-
-	return a && strstr(a, "reqq-end-in-submit");
-}
-
 static unsigned int idx_of(struct dc_reqq_req *req)
 {
 	struct rq *r = (struct rq *)((char *)req - offsetof(struct rq, req));
@@ -179,7 +172,7 @@ static void end_fn(struct dc_reqq_req *req, int status)
 		r->expect = -ENOTCONN;
 	}
 	FZ_CHECK(!r->inner_submit || r->state == R_COMPLETING ||
-		 allow_end_in_submit(),
+		 fz_allowed("reqq-end-in-submit"),
 		 "end of #%u (status %d) from inside its own dc_reqq_submit()",
 		 i, status);
 	FZ_CHECK(status == r->expect, "end of #%u: status %d, want %d", i,
