@@ -381,6 +381,10 @@ void dc_plat_sleep_end(struct dc_plat_sleep *s);
 #define dc_waitq_wait_uninterruptible(wq, cond)				\
 	((void)__dc_waitq_wait(wq, cond, UINT64_MAX, false))
 
+/* The same with a bound: 0 when @cond became true, else -ETIMEDOUT. */
+#define dc_waitq_wait_uninterruptible_timeout(wq, cond, timeout_ns)	\
+	__dc_waitq_wait(wq, cond, timeout_ns, false)
+
 /* ------------------------------------------------------------------ */
 /* Per-CPU-ish striping for statistics: the CPU number, folded.        */
 

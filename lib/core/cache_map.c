@@ -40,6 +40,13 @@ static inline void range_unpin(struct dc_range *r)
 static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 			   uint64_t index)
 {
+	/*
+	 * Look before touching the count: a stale hint or a range reused
+	 * since the lookup must not be pinned even for a moment, or a punch
+	 * or an eviction of its new owner would see a pin nobody holds.
+	 */
+	if (dc_read_once(r->owner) != inode || dc_read_once(r->index) != index)
+		return false;
 	if (!dc_refcount_inc_not_zero(&r->ref))
 		return false;
 	if (dc_likely(dc_read_once(r->owner) == inode &&

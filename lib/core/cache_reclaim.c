@@ -392,6 +392,9 @@ void dc_reclaimer_fn(struct dc_worker *w)
 
 /* --- punch and evict ------------------------------------------------------- */
 
+/* How long an eviction waits for pins before it calls them a misuse. */
+#define DC_EVICT_PIN_GRACE_NS	(100ull * 1000 * 1000)
+
 /*
  * Drop @inode's mappings of indexes [@first, @last].  Pinned mappings stay
  * (-EBUSY) unless @evict, which waits for their pins and drops mappings
@@ -406,8 +409,8 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 	struct remove_batch b = { .ranges = &one_range, .entries = &one_entry, .max = 1 };
 	struct dc_itree_entry e;
 	unsigned int want;
-	uint64_t ev = 0;
-	bool registered = false;
+	uint64_t ev = 0, busy_since = 0;
+	bool registered = false, warned = false;
 	int ret;
 
 	want = (unsigned int)(dc_itree_count(inode->tree) < c->cfg.remove_batch_max ?
@@ -454,15 +457,23 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 		if (ret != -EBUSY || !evict)
 			break;
 		if (!registered) {
-			dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
-				     (unsigned long long)inode->id);
 			dc_atomic_inc(&c->waiters);
 			dc_smp_mb__after_atomic();
 			registered = true;
+			busy_since = dc_now_ns();
 			continue;
 		}
-		dc_waitq_wait_uninterruptible(&c->waitq,
-					      dc_atomic64_read(&c->events) != ev);
+		/*
+		 * A hit racing with a reuse may hold a range for an instant
+		 * (see try_pin()); only a pin that lasts is the caller's.
+		 */
+		if (!warned && dc_now_ns() - busy_since > DC_EVICT_PIN_GRACE_NS) {
+			dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
+				     (unsigned long long)inode->id);
+			warned = true;
+		}
+		dc_waitq_wait_uninterruptible_timeout(&c->waitq,
+				dc_atomic64_read(&c->events) != ev, DC_EVICT_PIN_GRACE_NS);
 	}
 	if (registered)
 		dc_atomic_dec(&c->waiters);

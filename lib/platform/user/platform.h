@@ -351,6 +351,10 @@ int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
 #define dc_waitq_wait_uninterruptible(wq, cond)				\
 	((void)dc_waitq_wait_timeout(wq, cond, UINT64_MAX))
 
+/* The same with a bound: 0 when @cond became true, else -ETIMEDOUT. */
+#define dc_waitq_wait_uninterruptible_timeout(wq, cond, timeout_ns)	\
+	dc_waitq_wait_timeout(wq, cond, timeout_ns)
+
 /* ------------------------------------------------------------------ */
 /* Per-CPU-ish striping for statistics: a small number per thread.      */
 
