@@ -213,7 +213,7 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 		    uint64_t timeout_ns, struct dc_range **out)
 {
 	struct dc_cache *c = inode->cache;
-	uint64_t start = 0, ev = 0, deadline = DC_WAIT_FOREVER;
+	uint64_t start = 0, ev = 0, deadline = DC_WAIT_FOREVER, now;
 	bool admit = dc_admit_applies(c, flags);
 	bool registered = false, noted = false, refused, contested;
 	struct dc_admit_cand cand;
@@ -288,15 +288,18 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			dc_smp_mb__after_atomic();
 			registered = true;
 			start = dc_now_ns();
-			if (timeout_ns != DC_WAIT_FOREVER)
+			/* Saturating: a huge timeout means forever. */
+			if (timeout_ns < DC_WAIT_FOREVER - start)
 				deadline = start + timeout_ns;
 			ev = dc_atomic64_read(&c->events);
 			continue;
 		}
+		/* One clock read: two could make deadline - now wrap. */
+		now = dc_now_ns();
 		ret = dc_waitq_wait_timeout(&c->waitq,
 				dc_atomic64_read(&c->events) != ev,
 				deadline == DC_WAIT_FOREVER ? DC_WAIT_FOREVER :
-				deadline > dc_now_ns() ? deadline - dc_now_ns() : 0);
+				deadline > now ? deadline - now : 0);
 		if (ret)
 			break;
 		ev = dc_atomic64_read(&c->events);
@@ -385,8 +388,10 @@ DC_EXPORT int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 
 	if (!c)
 		return -EINVAL;
-	deadline = timeout_ns == DC_WAIT_FOREVER ? DC_WAIT_FOREVER :
-		   dc_now_ns() + timeout_ns;
+	now = dc_now_ns();
+	/* Saturating: a huge timeout means forever. */
+	deadline = timeout_ns >= DC_WAIT_FOREVER - now ? DC_WAIT_FOREVER :
+		   now + timeout_ns;
 	dc_atomic_inc(&c->waiters);
 	dc_smp_mb__after_atomic();
 	for (;;) {

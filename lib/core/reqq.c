@@ -219,7 +219,6 @@ DC_EXPORT void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
 
 DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 {
-	bool kick = false;
 	uint64_t seq;
 	int ret;
 
@@ -236,30 +235,40 @@ DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 		dc_spin_unlock(&q->lock);
 		return 0;
 	}
-	q->st.in_flight++;
-	seq = q->seq;
-	dc_spin_unlock(&q->lock);
-
-	ret = q->ops->submit(req, q->priv);
-
-	dc_spin_lock(&q->lock);
-	if (!ret) {
-		q->st.submitted++;
+	for (;;) {
+		q->st.in_flight++;
+		seq = q->seq;
 		dc_spin_unlock(&q->lock);
-		return 0;
-	}
-	q->st.in_flight--;
-	if (ret == -ENOSPC) {
+
+		ret = q->ops->submit(req, q->priv);
+
+		dc_spin_lock(&q->lock);
+		if (!ret) {
+			q->st.submitted++;
+			dc_spin_unlock(&q->lock);
+			return 0;
+		}
+		q->st.in_flight--;
+		if (ret != -ENOSPC)
+			break;
 		q->st.enospc++;
+		/*
+		 * A completion that came while this submission failed found
+		 * nothing parked to resubmit: try again here rather than park
+		 * and dispatch, which could end other requests (or this one)
+		 * from inside dc_reqq_submit().  Anything parked already has
+		 * a completion coming, or a dispatcher, to take this one too.
+		 */
+		if (q->shutdown || q->timer || q->seq == seq || q->head ||
+		    q->dispatching)
+			break;
+	}
+	if (ret == -ENOSPC) {
 		if (!q->shutdown) {
 			park_tail(q, req);
 			if (q->timer)
 				dc_worker_queue_delayed(&q->retry, q->delay_ns);
-			else
-				kick = q->seq != seq;
 			dc_spin_unlock(&q->lock);
-			if (kick)
-				dispatch(q);
 			return 0;
 		}
 		ret = -ENOTCONN;

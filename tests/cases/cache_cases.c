@@ -1510,7 +1510,8 @@ static void put_thread(struct dc_test *t, void *arg, unsigned int idx)
 		ret = dc_map(c->x, 5, 0, &c->pin);
 		dc_atomic_set(&c->pinned, ret ? -1 : 1);
 		DC_ASSERT_INT_EQ(t, ret, 0);
-		dc_test_sleep_us(20000);
+		/* Past the 100 ms an eviction allows a pin before it warns. */
+		dc_test_sleep_us(300000);
 		/* The put has not taken the mapping from under the pin. */
 		ret = dc_simbe_check_tag(c->e->be, c->pin.win_off, 88, 5);
 		dc_unpin(&c->pin);

@@ -204,10 +204,9 @@ static void do_map(struct fz_in *in, struct fz_world *w, uint8_t op,
 		   bool alloc_fails)
 {
 	/*
-	 * A wait that expires a few hundred ns after it starts can hang:
-	 * map_slow() reads the clock twice when it computes what is left
-	 * ("deadline > now ? deadline - now : 0"); when the second read is
-	 * deadline + 1 the remainder is UINT64_MAX, which means no timeout.
+	 * Waits that expire a few hundred ns after they start: the fuzzer
+	 * found map_slow() reading the clock twice for the time left, which
+	 * could wrap to "no timeout" and hang (fixed: one read).
 	 * DC_FUZZ_ALLOW=map-timeout-clock avoids such waits.
 	 */
 	uint64_t short_waits[] = { 0, 1000, 1000000 };

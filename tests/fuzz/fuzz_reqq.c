@@ -40,6 +40,7 @@ struct rq {
 	unsigned int ends;
 	unsigned int resubmits;		/* submits left for its end callback */
 	unsigned int inner_submit;	/* nested dc_reqq_submit()s of it */
+	bool refused;			/* the op said -ENOSPC in this submit */
 };
 
 struct qfz {
@@ -61,11 +62,11 @@ struct qfz {
 static struct qfz *F;
 
 /*
- * DC_FUZZ_ALLOW=reqq-end-in-submit relaxes one check: dc_reqq_submit() that
- * parks its request and then, seeing a completion happened meanwhile,
- * resubmits it itself may end it there (its resubmission failed).  The
- * header says no end runs inside dc_reqq_submit(); the library does it.
- * Reproducer: tests/fuzz/pending/reqq-end-in-own-submit.
+ * DC_FUZZ_ALLOW=reqq-end-in-submit relaxes one check: that no end callback
+ * runs inside dc_reqq_submit().  The fuzzer found a submit that parked its
+ * request and, seeing a completion meanwhile, dispatched it and ended it
+ * there; fixed (a submitter now retries its own request, and only while
+ * nothing is parked).  Regression input: corpus/reqq-end-in-own-submit.
  */
 static unsigned int idx_of(struct dc_reqq_req *req)
 {
@@ -132,11 +133,12 @@ static int submit_op(struct dc_reqq_req *req, void *priv)
 			device_complete(0, 0);
 	} else if (ret == -ENOSPC) {
 		F->st.enospc++;
-		if (!resub) {
-			r->state = R_PARKED;
-			F->parked[F->nparked++] = i;
-			F->st.parked++;
-		}
+		/*
+		 * A first submission refused stays the submitter's: it may
+		 * try again before it parks the request (seen when it returns).
+		 */
+		if (!resub)
+			r->refused = true;
 	} else {
 		count_error(r);
 		if (resub) {
@@ -194,6 +196,7 @@ static int do_submit(unsigned int i)
 
 	FZ_CHECK(r->state == R_IDLE, "submitting busy #%u", i);
 	r->state = R_SUBMITTING;
+	r->refused = false;
 	r->inner_submit++;
 	F->api_depth++;
 	ret = dc_reqq_submit(F->q, &r->req);
@@ -212,10 +215,11 @@ static int do_submit(unsigned int i)
 	}
 	if (r->state == R_SUBMITTING) {
 		/*
-		 * The op never saw it: parked behind the parked ones, or
-		 * behind a dispatcher that is running (we are in a callback).
+		 * Parked: the op refused it (-ENOSPC), or never saw it because
+		 * others were parked or a dispatcher is running (we are in a
+		 * callback).
 		 */
-		FZ_CHECK(!F->timer && (F->nparked || F->api_depth),
+		FZ_CHECK(r->refused || (!F->timer && (F->nparked || F->api_depth)),
 			 "#%u parked with nothing parked", i);
 		r->state = R_PARKED;
 		F->parked[F->nparked++] = i;
