@@ -19,6 +19,9 @@
  * - dc_reqq_submit() returns the error of a first submission that fails with
  *   anything but -ENOSPC (and -ENOTCONN after shutdown).  The request was
  *   not accepted: its end callback is not called, the caller still owns it.
+ *   (A first submission refused with -ENOSPC while a completion freed room
+ *   and nothing was parked is tried again at once by dc_reqq_submit(); the
+ *   error of that retry is returned the same way.)
  * - Every request that dc_reqq_submit() accepted (returned 0) has its end
  *   callback called exactly once: with the status given to
  *   dc_reqq_complete(); with the error of a later resubmission from the
