@@ -42,10 +42,16 @@ struct dc_inode;
  */
 #define DC_MAP_BYPASS		1
 
-/* Victim choice when a range must be reclaimed. */
+/*
+ * Victim choice when a range must be reclaimed.  Inline reclaim looks at the
+ * mapping inode's own ranges first, walking them in file order from a
+ * cursor; the background reclaimer and inline reclaim from other inodes
+ * use the global hand over all mapped ranges, in setup order.  The policy
+ * says whether either walk gives a second chance to recently hit ranges.
+ */
 enum dc_victim_policy {
 	DC_VICTIM_CLOCK = 0,		/* second chance on an accessed bit set by hits (default) */
-	DC_VICTIM_ROUND_ROBIN = 1,	/* in setup order, as upstream Linux */
+	DC_VICTIM_ROUND_ROBIN = 1,	/* the next one, as upstream Linux */
 };
 
 /**
