@@ -12,8 +12,10 @@
 /**
  * dc_plat_rcu_read_held() - whether the caller is in an RCU reader.
  *
- * Exact with lockdep.  Without it: the preemptible-RCU nesting depth, or
- * preemption disabled (which also holds off a grace period).
+ * Exact with lockdep.  Without it, or once lockdep has turned itself off
+ * after a report (rcu_read_lock_held() then answers true for everyone):
+ * the preemptible-RCU nesting depth, or preemption disabled (which also
+ * holds off a grace period).
  *
  * Context: any.
  * Return: true if a grace period cannot end under the caller.
@@ -21,10 +23,10 @@
 bool dc_plat_rcu_read_held(void)
 {
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
-	return rcu_read_lock_held();
-#else
-	return rcu_preempt_depth() > 0 || !preemptible();
+	if (debug_lockdep_rcu_enabled())
+		return rcu_read_lock_held();
 #endif
+	return rcu_preempt_depth() > 0 || !preemptible();
 }
 
 int dc_thread_register(void)
