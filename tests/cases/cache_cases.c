@@ -1499,19 +1499,26 @@ struct put_ctx {
 	struct dc_inode *x;
 	dc_atomic_t pinned;
 	struct dc_pin pin;
+	unsigned long warns;		/* dc_warn_count() before the put */
 };
 
 static void put_thread(struct dc_test *t, void *arg, unsigned int idx)
 {
 	struct put_ctx *c = arg;
+	unsigned int i;
 	int ret;
 
 	if (idx == 0) {
 		ret = dc_map(c->x, 5, 0, &c->pin);
 		dc_atomic_set(&c->pinned, ret ? -1 : 1);
 		DC_ASSERT_INT_EQ(t, ret, 0);
-		/* Past the 100 ms an eviction allows a pin before it warns. */
-		dc_test_sleep_us(300000);
+		/*
+		 * Hold the pin until the eviction has called it a misuse
+		 * (after its 100 ms grace for transient pins); 30 s at most.
+		 */
+		for (i = 0; i < 3000 && dc_warn_count() == c->warns &&
+			    !dc_atomic_read(&log_lines); i++)
+			dc_test_sleep_us(10000);
 		/* The put has not taken the mapping from under the pin. */
 		ret = dc_simbe_check_tag(c->e->be, c->pin.win_off, 88, 5);
 		dc_unpin(&c->pin);
@@ -1530,6 +1537,7 @@ static void put_pinned_body(struct dc_test *t, struct env *e)
 	int lines;
 
 	dc_atomic_set(&c.pinned, 0);
+	c.warns = warns;
 	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, 88, &c.x), 0);
 	dc_atomic_set(&log_lines, 0);
 	dc_set_log_fn(count_log, NULL);

@@ -294,13 +294,18 @@ static inline void dc_refcount_dec(dc_refcount_t *r)
 						  : "underflow; use-after-free");
 }
 
-/* 1 -> 0 atomically.  Returns true on success. */
+/*
+ * 1 -> 0 atomically.  Returns true on success.  Acquire too: the winner
+ * (a claim) goes on to rewrite the object, which must come after what the
+ * last unpinner read of it (the kernel gets this from the control
+ * dependency; C11 needs it said).
+ */
 static inline bool dc_refcount_dec_if_one(dc_refcount_t *r)
 {
 	int one = 1;
 
 	return atomic_compare_exchange_strong_explicit(&r->refs, &one, 0,
-			memory_order_release, memory_order_relaxed);
+			memory_order_acq_rel, memory_order_relaxed);
 }
 
 /* ------------------------------------------------------------------ */
