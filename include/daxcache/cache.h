@@ -257,10 +257,12 @@ int dc_inode_get(struct dc_cache *cache, uint64_t ino, struct dc_inode **out);
  *
  * Eviction removes every mapping of the inode with batched remove() calls
  * (after writeback of writable ones; a failed writeback is logged and the
- * mapping dropped anyway).  If the background reclaimer holds a passing
- * reference at that moment, the eviction runs when it lets go, on its thread.  The caller must not hold pins on the
- * inode's mappings when it drops the last reference; if it does, this is
- * reported and eviction waits for them.
+ * mapping dropped anyway).  If a reclaim walk (the background reclaimer,
+ * or another thread's inline reclaim) holds a passing reference at that
+ * moment, the eviction runs when it lets go, on the background reclaimer's
+ * thread.  The caller must not hold pins on the inode's mappings when it
+ * drops the last reference; if it does, this is reported and eviction
+ * waits for them.
  *
  * Context: process context; may sleep when it evicts.
  */

@@ -159,6 +159,7 @@ DC_EXPORT void dc_cache_destroy(struct dc_cache *c)
 		return;
 	dc_atomic_set(&c->reclaimer_stopping, 1);
 	dc_worker_stop(&c->reclaimer);
+	dc_inode_evict_deferred(c);
 	for (b = 0; b < DC_ARRAY_SIZE(c->inode_hash); b++) {
 		struct dc_inode *inode;
 
@@ -233,18 +234,16 @@ fail:
 	return ret;
 }
 
-DC_EXPORT void dc_inode_put(struct dc_inode *inode)
+/* Drop a reference; true if it was the last (the inode is unhashed then). */
+static bool inode_put_unhash(struct dc_inode *inode)
 {
-	struct dc_cache *c;
+	struct dc_cache *c = inode->cache;
 	struct dc_inode **p;
 	bool last;
 
-	if (!inode)
-		return;
 	/* Fast path: not the last reference, no table lock. */
 	if (dc_refcount_dec_not_one(&inode->ref))
-		return;
-	c = inode->cache;
+		return false;
 	dc_mutex_lock(&c->inode_lock);
 	last = dc_refcount_dec_and_test(&inode->ref);
 	if (last) {
@@ -254,8 +253,47 @@ DC_EXPORT void dc_inode_put(struct dc_inode *inode)
 		c->nr_inodes--;
 	}
 	dc_mutex_unlock(&c->inode_lock);
-	if (last)
+	return last;
+}
+
+DC_EXPORT void dc_inode_put(struct dc_inode *inode)
+{
+	if (inode && inode_put_unhash(inode))
 		inode_evict(inode);
+}
+
+/*
+ * Drop a passing reference that a reclaim walk took while its thread holds
+ * another inode's mutex.  If it was the last one, the eviction (writebacks,
+ * removes, a wait for pins) must not run under that mutex: the inode, no
+ * longer findable, goes to the background reclaimer, which evicts it.
+ */
+void dc_inode_put_deferred(struct dc_inode *inode)
+{
+	struct dc_cache *c = inode->cache;
+
+	if (!inode_put_unhash(inode))
+		return;
+	dc_spin_lock(&c->pool_lock);
+	inode->evict_next = c->evict_list;
+	c->evict_list = inode;
+	dc_spin_unlock(&c->pool_lock);
+	dc_reclaimer_kick(c);
+}
+
+/* Evict what dc_inode_put_deferred() left (the reclaimer, and destroy). */
+void dc_inode_evict_deferred(struct dc_cache *c)
+{
+	struct dc_inode *list, *inode;
+
+	dc_spin_lock(&c->pool_lock);
+	list = c->evict_list;
+	c->evict_list = NULL;
+	dc_spin_unlock(&c->pool_lock);
+	while ((inode = list)) {
+		list = inode->evict_next;
+		inode_evict(inode);
+	}
 }
 
 bool dc_inode_tryhold(struct dc_inode *inode)

@@ -94,6 +94,7 @@ struct dc_inode {
 	struct dc_itree *tree;		/* index -> struct dc_range */
 	uint64_t reclaim_cursor;	/* own-inode victim scan position; mutex */
 	struct dc_inode *hash_next;	/* inode table chain; table mutex */
+	struct dc_inode *evict_next;	/* evictions left to the reclaimer; pool lock */
 	dc_rcu_head_t rcu;
 };
 
@@ -188,6 +189,9 @@ struct dc_cache {
 	unsigned long nr_inodes;
 	struct dc_inode *inode_hash[1u << DC_INODE_HASH_BITS];
 
+	/* Unhashed inodes the reclaimer is to evict (dc_inode_put_deferred()). */
+	struct dc_inode *evict_list;
+
 	struct dc_admit adm;
 
 	struct dc_stat_stripe stats[DC_STRIPES];
@@ -205,6 +209,8 @@ static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 
 /* cache.c */
 bool dc_inode_tryhold(struct dc_inode *inode);
+void dc_inode_put_deferred(struct dc_inode *inode);
+void dc_inode_evict_deferred(struct dc_cache *c);
 
 /* cache_map.c */
 void dc_cache_wake(struct dc_cache *c);

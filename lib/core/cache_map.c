@@ -234,7 +234,7 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			/* Mapped by a racing thread; ours to pin (we hold the mutex). */
 			dc_refcount_inc(&r->ref);
 			dc_mutex_unlock(&inode->mutex);
-			if ((flags & DC_MAP_WRITE) && !r->writable &&
+			if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable) &&
 			    upgrade_bypassed(c, flags)) {
 				range_unpin(r);
 				dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
@@ -243,7 +243,7 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			}
 			dc_stat_inc(c, DC_STAT_HITS);
 			ret = 0;
-			if ((flags & DC_MAP_WRITE) && !r->writable) {
+			if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable)) {
 				ret = map_upgrade(inode, r, flags);
 				if (ret)
 					range_unpin(r);

@@ -260,7 +260,7 @@ static int contest_claim(struct dc_cache *c, struct dc_inode *owner,
 			 bool *refused)
 {
 	if (cand && dc_read_once(r->owner) == owner &&
-	    !dc_admit_contest(c, cand, owner->id, r->index)) {
+	    !dc_admit_contest(c, cand, owner->id, dc_read_once(r->index))) {
 		*refused = true;
 		return -EBUSY;
 	}
@@ -288,7 +288,8 @@ static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
 			ret = contest_claim(c, owner, r, cand, refused);
 			dc_mutex_unlock(&owner->mutex);
 		}
-		dc_inode_put(owner);
+		/* We hold @self's mutex: a last put must not evict here. */
+		dc_inode_put_deferred(owner);
 		if (!ret)
 			return r;
 		if (*refused)
@@ -361,6 +362,7 @@ void dc_reclaimer_fn(struct dc_worker *w)
 		.max = c->cfg.remove_batch_max,
 	};
 
+	dc_inode_evict_deferred(c);
 	while (!dc_atomic_read(&c->reclaimer_stopping) && nr_free(c) < c->threshold) {
 		unsigned int got = 0, tries = c->nr_ranges;
 		struct dc_inode *owner;
