@@ -26,6 +26,9 @@ EXPORT_SYMBOL_GPL(dc_read_lock);
 EXPORT_SYMBOL_GPL(dc_read_unlock);
 EXPORT_SYMBOL_GPL(dc_synchronize);
 EXPORT_SYMBOL_GPL(dc_barrier);
+EXPORT_SYMBOL_GPL(dc_before_fork);
+EXPORT_SYMBOL_GPL(dc_after_fork_parent);
+EXPORT_SYMBOL_GPL(dc_after_fork_child);
 
 /* daxcache/log.h */
 EXPORT_SYMBOL_GPL(dc_set_log_fn);

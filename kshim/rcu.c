@@ -39,6 +39,19 @@ int dc_thread_unregister(void)
 	return 0;
 }
 
+/* A module is never forked: nothing to prepare. */
+void dc_before_fork(void)
+{
+}
+
+void dc_after_fork_parent(void)
+{
+}
+
+void dc_after_fork_child(void)
+{
+}
+
 void dc_read_lock(void)
 {
 	rcu_read_lock();

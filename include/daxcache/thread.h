@@ -1,13 +1,36 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * daxcache/thread.h - registering caller threads with the library's RCU.
+ * daxcache/thread.h - registering caller threads with the library's RCU,
+ * and forking a process that uses the library.
  *
  * In userspace libdaxcache uses liburcu's memb flavour: every thread that
  * calls into the library (looks up, maps, iterates) must be registered
- * first, and unregistered before it exits.  Threads the library creates
- * itself (the background reclaimer) register themselves.
+ * first, and unregistered before it exits.  dc_map(), dc_map_timeout(),
+ * dc_inode_get() and dc_inode_punch() called from a thread that is not
+ * registered return -EPERM (and the library logs it once per thread);
+ * dc_read_lock() cannot fail, so it only logs.  Threads the library creates
+ * itself (the background reclaimer, a request queue's retry worker)
+ * register themselves.
  *
- * In the kernel build these calls do nothing.
+ * Fork: the library starts its threads when they are first needed (the
+ * first miss that kicks the reclaimer, the first full request queue), not
+ * when a cache or queue is created.  A program that creates its cache and
+ * then daemonizes (fork() and the parent exits, as fuse_daemonize() does)
+ * before its first request therefore just works in the child.  A program
+ * that forks (without exec) once the library has run must bracket fork()
+ * with dc_before_fork(), then dc_after_fork_parent() in the parent and
+ * dc_after_fork_child() in the child, called from the forking thread; they
+ * park the library's threads and liburcu's call_rcu threads and start them
+ * again on demand on either side.  They are not installed as
+ * pthread_atfork() handlers, which liburcu advises against.  A child forked
+ * without them while a library thread or liburcu's callback thread existed
+ * cannot trust the library's state (a lock held by a thread that is gone,
+ * callbacks nobody runs): the library notices it and every entry point of
+ * the child (dc_thread_register(), dc_cache_create(), dc_inode_get(),
+ * dc_map(), ...) returns -ECHILD, with one logged error, instead of hanging.
+ *
+ * In the kernel build these calls do nothing (and dc_map() needs no
+ * registration).
  */
 #ifndef DAXCACHE_THREAD_H
 #define DAXCACHE_THREAD_H
@@ -23,7 +46,8 @@ extern "C" {
  * again from a registered thread only counts a nesting level.
  *
  * Context: any thread; not from a signal handler.
- * Return: 0.
+ * Return: 0, or -ECHILD in a child forked without dc_before_fork() while
+ * the library's threads ran (see above).
  */
 int dc_thread_register(void);
 
@@ -71,6 +95,43 @@ void dc_synchronize(void);
  * Context: a registered thread outside any read-side section; sleeps.
  */
 void dc_barrier(void);
+
+/**
+ * dc_before_fork() - prepare the library for a fork() of this process.
+ *
+ * Parks the library's own threads (each finishes the call it is running;
+ * pending work stays pending) and liburcu's call_rcu threads, and takes
+ * the lock that the two dc_after_fork_*() calls release.  Call it right
+ * before fork(), and exactly one of the two after it.  No other thread may
+ * be inside the library meanwhile: a thread that holds a lock or a pin, or
+ * is inside dc_read_lock(), when fork() runs does not exist in the child.
+ *
+ * Context: a registered thread holding no pin and outside any read-side
+ * section; sleeps (it waits for running library work to finish).
+ */
+void dc_before_fork(void);
+
+/**
+ * dc_after_fork_parent() - resume the library in the parent after fork().
+ *
+ * Releases what dc_before_fork() took; threads with pending work start
+ * again, the others when they are next needed.
+ *
+ * Context: the thread that called dc_before_fork(), in the parent.
+ */
+void dc_after_fork_parent(void);
+
+/**
+ * dc_after_fork_child() - make the library work in the child after fork().
+ *
+ * Gives the child its own call_rcu thread and starts the library's threads
+ * again on demand: caches and queues created before the fork keep working
+ * in the child.
+ *
+ * Context: the thread that called dc_before_fork(), in the child (the
+ * child's only thread).
+ */
+void dc_after_fork_child(void);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,9 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 
 	if (!cfg || !out)
 		return -EINVAL;
+	ret = dc_fork_check(__func__);
+	if (ret)
+		return ret;
 	ret = config_check(cfg, ops);
 	if (ret)
 		return ret;
@@ -199,6 +202,9 @@ DC_EXPORT int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **ou
 
 	if (!c || !out)
 		return -EINVAL;
+	ret = dc_caller_check(__func__);
+	if (ret)
+		return ret;
 	slot = inode_slot(c, id);
 	dc_mutex_lock(&c->inode_lock);
 	for (inode = *slot; inode; inode = inode->hash_next) {

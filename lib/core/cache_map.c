@@ -325,6 +325,9 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 
 	if (dc_unlikely(!inode || !pin || (flags & ~DC_MAP_KNOWN)))
 		return -EINVAL;
+	ret = dc_caller_check(__func__);
+	if (dc_unlikely(ret))
+		return ret;
 	c = inode->cache;
 	index = file_off >> c->cfg.range_shift;
 	r = map_fast(inode, index);

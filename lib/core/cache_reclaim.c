@@ -489,9 +489,13 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 DC_EXPORT int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
 {
 	uint64_t shift, last;
+	int ret;
 
 	if (!inode || !len)
 		return -EINVAL;
+	ret = dc_caller_check(__func__);
+	if (ret)
+		return ret;
 	shift = inode->cache->cfg.range_shift;
 	last = len - 1 > UINT64_MAX - off ? UINT64_MAX : off + len - 1;
 	return dc_inode_drop_range(inode, off >> shift, last >> shift, false);

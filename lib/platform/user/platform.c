@@ -5,6 +5,7 @@
  */
 #include "platform.h"
 
+#include <signal.h>
 #include <stdlib.h>
 
 #include <daxcache/fault.h>
@@ -308,6 +309,17 @@ unsigned int dc_plat_stripe_assign(void)
 /* ------------------------------------------------------------------ */
 /* Workers                                                              */
 
+/*
+ * Every prepared worker is on one list, so that dc_before_fork() can park
+ * their threads.  A thread starts at the first queue (not at
+ * dc_worker_start()) and again at the first queue after a fork, parent or
+ * child; while a fork is being prepared a queue only marks the work
+ * pending.
+ */
+static pthread_mutex_t workers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dc_worker *workers;
+static bool workers_frozen;		/* between dc_before_fork() and after */
+
 static void *worker_main(void *arg)
 {
 	struct dc_worker *w = arg;
@@ -315,9 +327,9 @@ static void *worker_main(void *arg)
 	dc_thread_register();
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->pending && !w->stop)
+		while (!w->pending && !w->stop && !w->park)
 			pthread_cond_wait(&w->cond, &w->lock);
-		if (w->stop)
+		if (w->stop || w->park)
 			break;
 		if (w->deadline_ns && dc_now_ns() < w->deadline_ns) {
 			struct timespec ts = {
@@ -340,28 +352,57 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
-		    const char *name)
+/*
+ * Start @w's thread, with every signal blocked (the program's signals are
+ * the program's).  Called with w->lock held.  A failure is logged and
+ * leaves the work pending: the next queue tries again.
+ */
+static void worker_spawn(struct dc_worker *w)
+{
+	sigset_t all, old;
+	int ret;
+
+	if (w->running || w->stop || dc_read_once(workers_frozen) ||
+	    dc_read_once(dc_plat_fork_broken))
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&w->thread, NULL, worker_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		dc_pr_err("cannot start thread %s: %s", w->name, strerror(ret));
+		return;
+	}
+	pthread_setname_np(w->thread, w->name);
+	w->running = true;
+}
+
+static void worker_init_sync(struct dc_worker *w)
 {
 	pthread_condattr_t attr;
-	int ret;
 
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cond, &attr);
 	pthread_condattr_destroy(&attr);
+}
+
+int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+		    const char *name)
+{
+	worker_init_sync(w);
 	w->pending = false;
 	w->stop = false;
+	w->running = false;
+	w->park = false;
 	w->deadline_ns = 0;
 	w->fn = fn;
-	ret = pthread_create(&w->thread, NULL, worker_main, w);
-	if (ret) {
-		pthread_cond_destroy(&w->cond);
-		pthread_mutex_destroy(&w->lock);
-		return -ret;
-	}
-	pthread_setname_np(w->thread, name);
+	w->name = name;
+	pthread_mutex_lock(&workers_lock);
+	w->next = workers;
+	workers = w;
+	pthread_mutex_unlock(&workers_lock);
 	return 0;
 }
 
@@ -374,6 +415,7 @@ void dc_worker_queue(struct dc_worker *w)
 		w->deadline_ns = 0;
 		pthread_cond_signal(&w->cond);
 	}
+	worker_spawn(w);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -389,44 +431,182 @@ void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 		w->deadline_ns = dc_now_ns() + delay_ns;
 		pthread_cond_signal(&w->cond);
 	}
+	worker_spawn(w);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Make @w's thread exit and wait for it; @stop drops the pending work too. */
+static void worker_end_thread(struct dc_worker *w, bool stop)
+{
+	bool running;
+
+	pthread_mutex_lock(&w->lock);
+	if (stop)
+		w->stop = true;
+	else
+		w->park = true;
+	pthread_cond_signal(&w->cond);
+	running = w->running;
+	pthread_mutex_unlock(&w->lock);
+	if (running)
+		pthread_join(w->thread, NULL);
+	pthread_mutex_lock(&w->lock);
+	w->running = false;
+	w->park = false;
 	pthread_mutex_unlock(&w->lock);
 }
 
 void dc_worker_stop(struct dc_worker *w)
 {
-	pthread_mutex_lock(&w->lock);
-	w->stop = true;
-	pthread_cond_signal(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
+	struct dc_worker **p;
+
+	/* Off the list first: a fork being prepared must not wait for it. */
+	pthread_mutex_lock(&workers_lock);
+	for (p = &workers; *p && *p != w; p = &(*p)->next)
+		;
+	if (*p)
+		*p = w->next;
+	pthread_mutex_unlock(&workers_lock);
+	worker_end_thread(w, true);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Fork                                                                 */
+
+bool dc_plat_rcu_used;
+bool dc_plat_fork_broken;
+static bool fork_prepared;		/* dc_before_fork() ran, fork pending */
+static pthread_once_t fork_watch_once = PTHREAD_ONCE_INIT;
+
+/*
+ * The only pthread_atfork() handler: in a child forked without
+ * dc_before_fork() while a library thread or liburcu's callback thread
+ * existed, the library's state cannot be trusted (a thread that is gone may
+ * have held a lock, queued callbacks will never run): note it, and every
+ * entry point refuses with -ECHILD instead of hanging.  It only reads and
+ * writes flags, which is all a child of a threaded process may do.
+ */
+static void fork_watch_child(void)
+{
+	struct dc_worker *w;
+	bool threads = dc_read_once(dc_plat_rcu_used);
+
+	if (fork_prepared)
+		return;
+	/* Unlocked: the child has one thread, and a torn list is a parent bug. */
+	for (w = workers; w && !threads; w = w->next)
+		threads = w->running;
+	if (threads)
+		dc_write_once(dc_plat_fork_broken, true);
+}
+
+static void fork_watch_install(void)
+{
+	pthread_atfork(NULL, NULL, fork_watch_child);
+}
+
+/* Installed by the first registration: any program that can use the library. */
+static void fork_watch(void)
+{
+	pthread_once(&fork_watch_once, fork_watch_install);
+}
+
+int dc_plat_fork_refuse(const char *fn)
+{
+	static bool said;
+
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		dc_pr_err("%s: this process was forked while the library's threads ran, without dc_before_fork(); refusing (-ECHILD) rather than hanging",
+			  fn);
+	return -ECHILD;
+}
+
+DC_EXPORT void dc_before_fork(void)
+{
+	struct dc_worker *w;
+
+	fork_watch();
+	pthread_mutex_lock(&workers_lock);
+	dc_write_once(workers_frozen, true);
+	for (w = workers; w; w = w->next)
+		worker_end_thread(w, false);
+	urcu_memb_call_rcu_before_fork();
+	fork_prepared = true;
+	/* workers_lock stays held until after the fork. */
+}
+
+/* After a fork, parent or child: start the threads that have work. */
+static void fork_resume(void)
+{
+	struct dc_worker *w;
+
+	fork_prepared = false;
+	dc_write_once(workers_frozen, false);
+	for (w = workers; w; w = w->next) {
+		pthread_mutex_lock(&w->lock);
+		if (w->pending)
+			worker_spawn(w);
+		pthread_mutex_unlock(&w->lock);
+	}
+	pthread_mutex_unlock(&workers_lock);
+}
+
+DC_EXPORT void dc_after_fork_parent(void)
+{
+	urcu_memb_call_rcu_after_fork_parent();
+	fork_resume();
+}
+
+DC_EXPORT void dc_after_fork_child(void)
+{
+	urcu_memb_call_rcu_after_fork_child();
+	fork_resume();
 }
 
 /* ------------------------------------------------------------------ */
 /* RCU thread registration                                              */
 
 /* Registration nesting depth of the calling thread. */
-static __thread unsigned int dc_thread_depth;
+__thread unsigned int dc_plat_thread_depth __attribute__((tls_model("initial-exec")));
+static __thread bool unregistered_said;
+
+int dc_plat_thread_unregistered(const char *fn)
+{
+	if (!unregistered_said) {
+		unregistered_said = true;
+		dc_pr_warn("%s: called from a thread that did not call dc_thread_register(): -EPERM",
+			   fn);
+	}
+	return -EPERM;
+}
 
 DC_EXPORT int dc_thread_register(void)
 {
-	if (!dc_thread_depth++)
+	if (dc_unlikely(dc_read_once(dc_plat_fork_broken)))
+		return dc_plat_fork_refuse(__func__);
+	if (!dc_plat_thread_depth) {
+		fork_watch();
 		urcu_memb_register_thread();
+	}
+	dc_plat_thread_depth++;
 	return 0;
 }
 
 DC_EXPORT int dc_thread_unregister(void)
 {
-	if (!dc_thread_depth)
+	if (!dc_plat_thread_depth)
 		return -EINVAL;
-	if (!--dc_thread_depth)
+	if (!--dc_plat_thread_depth)
 		urcu_memb_unregister_thread();
 	return 0;
 }
 
 DC_EXPORT void dc_read_lock(void)
 {
+	if (dc_unlikely(!dc_plat_thread_depth))
+		dc_plat_thread_unregistered(__func__);
 	dc_rcu_read_lock();
 }
 

@@ -383,6 +383,10 @@ static inline unsigned int dc_this_stripe(void)
 /* drops a pending one.  dc_worker_queue_delayed() runs it no earlier   */
 /* than the delay from now, unless it is already queued (then nothing);  */
 /* dc_worker_queue() on a delayed worker makes it run now.               */
+/* dc_worker_start() only prepares: the thread starts at the first      */
+/* queue, so that a cache made before a daemonizing fork works in the   */
+/* child.  dc_before_fork() parks every thread; they start again when   */
+/* queued after the fork (platform.c).                                  */
 
 struct dc_worker {
 	pthread_t thread;
@@ -390,8 +394,12 @@ struct dc_worker {
 	pthread_cond_t cond;		/* on CLOCK_MONOTONIC */
 	bool pending;
 	bool stop;
+	bool running;			/* the thread exists */
+	bool park;			/* the thread is asked to exit, keeping pending */
 	uint64_t deadline_ns;		/* when pending: not before (0: now) */
 	void (*fn)(struct dc_worker *w);
+	const char *name;
+	struct dc_worker *next;		/* on the list of all workers */
 };
 
 int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
@@ -399,5 +407,37 @@ int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 void dc_worker_queue(struct dc_worker *w);
 void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns);
 void dc_worker_stop(struct dc_worker *w);
+
+/* ------------------------------------------------------------------ */
+/* Callers: registered threads and forked children.                    */
+
+extern __thread unsigned int dc_plat_thread_depth
+	__attribute__((tls_model("initial-exec")));
+extern bool dc_plat_fork_broken;
+int dc_plat_thread_unregistered(const char *fn);
+int dc_plat_fork_refuse(const char *fn);
+
+/*
+ * dc_caller_check() - 0 if the calling thread may use the library here,
+ * else a logged -errno: -EPERM for a thread that never registered (once
+ * per thread), -ECHILD in a child forked while the library's threads ran
+ * without dc_before_fork() (once per process).  @fn names the entry point.
+ */
+static inline int dc_caller_check(const char *fn)
+{
+	if (dc_unlikely(!dc_plat_thread_depth))
+		return dc_plat_thread_unregistered(fn);
+	if (dc_unlikely(dc_read_once(dc_plat_fork_broken)))
+		return dc_plat_fork_refuse(fn);
+	return 0;
+}
+
+/* dc_fork_check() - the fork half of dc_caller_check(), for any thread. */
+static inline int dc_fork_check(const char *fn)
+{
+	if (dc_unlikely(dc_read_once(dc_plat_fork_broken)))
+		return dc_plat_fork_refuse(fn);
+	return 0;
+}
 
 #endif /* DC_PLATFORM_USER_H */

@@ -40,12 +40,29 @@
 #define dc_rcu_read_held()		urcu_memb_read_ongoing()
 #define dc_rcu_barrier()		urcu_memb_barrier()
 
+/*
+ * Set once call_rcu() has been used: liburcu's callback thread exists from
+ * then on, and a fork without dc_before_fork() leaves the child without it.
+ */
+extern bool dc_plat_rcu_used;
+
+static inline void dc_rcu_note_used(void)
+{
+	if (__builtin_expect(!__atomic_load_n(&dc_plat_rcu_used, __ATOMIC_RELAXED), 0))
+		__atomic_store_n(&dc_plat_rcu_used, true, __ATOMIC_RELAXED);
+}
+
 #ifndef DC_TSAN
 
 typedef struct rcu_head dc_rcu_head_t;
 
 #define dc_rcu_read_unlock()		urcu_memb_read_unlock()
-#define dc_call_rcu(head, fn)		urcu_memb_call_rcu((head), (fn))
+
+static inline void dc_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *head))
+{
+	dc_rcu_note_used();
+	urcu_memb_call_rcu(head, fn);
+}
 #define dc_synchronize_rcu()		urcu_memb_synchronize_rcu()
 
 #else /* DC_TSAN */
@@ -78,6 +95,7 @@ static inline void dc_rcu_tsan_callback(struct rcu_head *head)
 
 static inline void dc_call_rcu(dc_rcu_head_t *h, void (*fn)(dc_rcu_head_t *h))
 {
+	dc_rcu_note_used();
 	h->fn = fn;
 	/* liburcu's callback queue hands @h over without TSan seeing it. */
 	__tsan_release(h);
