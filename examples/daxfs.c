@@ -978,6 +978,25 @@ bad:
 	return -1;
 }
 
+/*
+ * The window is reserved before the daemonizing fork, so that a bad size is
+ * reported on the terminal; it is only address space, which fork() copies.
+ */
+static int window_reserve(void)
+{
+	int err = dc_mmapbe_create(opt.window_size, opt.range_shift, &be);
+
+	if (err)
+		fprintf(stderr, "daxfs: mmap backend: %s\n", strerror(-err));
+	return err;
+}
+
+/*
+ * The cache is created after fuse_daemonize(), in the process that serves
+ * requests.  (The library starts its threads on first use, so a cache made
+ * before the fork would work too; a program that forks once the cache has
+ * run must bracket fork() with dc_before_fork() and dc_after_fork_*().)
+ */
 static int cache_start(void)
 {
 	struct dc_cache_config cfg;
@@ -1003,16 +1022,9 @@ static int cache_start(void)
 		cfg.admit = DC_ADMIT_FREQ;
 		map_flags = DC_MAP_MAY_BYPASS;
 	}
-	err = dc_mmapbe_create(opt.window_size, opt.range_shift, &be);
-	if (err) {
-		fprintf(stderr, "daxfs: mmap backend: %s\n", strerror(-err));
-		return err;
-	}
 	err = dc_cache_create(&cfg, dc_mmapbe_ops(), be, &cache);
 	if (err) {
 		fprintf(stderr, "daxfs: cache: %s\n", strerror(-err));
-		dc_mmapbe_destroy(be);
-		be = NULL;
 		return err;
 	}
 	window = dc_mmapbe_window(be);
@@ -1043,7 +1055,7 @@ int main(int argc, char **argv)
 	pthread_rwlock_init(&root.io_lock, NULL);
 	pthread_key_create(&reg_key, reg_destructor);
 	ensure_registered();
-	if (!opt.no_dax && cache_start())
+	if (!opt.no_dax && window_reserve())
 		return 1;
 
 	fargv[fargc++] = argv[0];
@@ -1068,6 +1080,8 @@ int main(int argc, char **argv)
 	if (fuse_session_mount(se, opt.mnt))
 		goto out_signals;
 	if (fuse_daemonize(opt.foreground))
+		goto out_unmount;
+	if (!opt.no_dax && cache_start())
 		goto out_unmount;
 	/*
 	 * An explicit loop config, destroyed here: the implicit one of the
