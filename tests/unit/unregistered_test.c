@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * unregistered_test.c - a thread that never called dc_thread_register()
+ * gets -EPERM from the entry points that need RCU (and one warning for the
+ * thread, however often it calls), instead of walking the tree unprotected;
+ * a registered thread of the same process is unaffected.  Public headers
+ * and the shared library only.
+ *
+ * Prints "unregistered-test: N passed, N failed"; exits 1 on a failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <daxcache/daxcache.h>
+#include <daxcache/simbe.h>
+
+#define RANGE_SHIFT	16
+#define NR_RANGES	4
+
+static struct dc_cache *cache;
+static struct dc_inode *inode;
+static atomic_int warnings;
+static int failures, passes;
+
+static void count_log(void *priv, int level, const char *msg)
+{
+	if (strstr(msg, "dc_thread_register"))
+		atomic_fetch_add(&warnings, 1);
+}
+
+static void check(int ok, const char *what, int got)
+{
+	printf("%s %s (got %d)\n", ok ? "ok" : "not ok", what, got);
+	if (ok)
+		passes++;
+	else
+		failures++;
+}
+
+static void *unregistered(void *arg)
+{
+	struct dc_inode *other;
+	struct dc_pin pin;
+	int i, ret;
+
+	for (i = 0; i < 3; i++) {
+		memset(&pin, 0, sizeof(pin));
+		ret = dc_map(inode, (uint64_t)i << RANGE_SHIFT, DC_MAP_READ, &pin);
+		check(ret == -EPERM, "dc_map from an unregistered thread: -EPERM", ret);
+		dc_unpin(&pin);
+	}
+	ret = dc_inode_get(cache, 2, &other);
+	check(ret == -EPERM, "dc_inode_get from an unregistered thread: -EPERM", ret);
+	ret = dc_inode_punch(inode, 0, 1);
+	check(ret == -EPERM, "dc_inode_punch from an unregistered thread: -EPERM", ret);
+	/* Registered, the same thread may call in. */
+	dc_thread_register();
+	ret = dc_map(inode, 0, DC_MAP_READ, &pin);
+	check(ret == 0, "dc_map once registered", ret);
+	if (!ret)
+		dc_unpin(&pin);
+	dc_thread_unregister();
+	return NULL;
+}
+
+int main(void)
+{
+	struct dc_simbe_config bcfg;
+	struct dc_cache_config cfg;
+	struct dc_simbe *be;
+	struct dc_pin pin;
+	pthread_t th;
+	int ret;
+
+	dc_set_log_fn(count_log, NULL);
+	dc_thread_register();
+	dc_simbe_config_init(&bcfg, NR_RANGES << RANGE_SHIFT);
+	bcfg.range_shift = RANGE_SHIFT;
+	dc_cache_config_init(&cfg, NR_RANGES << RANGE_SHIFT);
+	cfg.range_shift = RANGE_SHIFT;
+	if (dc_simbe_create(&bcfg, &be) || dc_cache_create(&cfg, dc_simbe_ops(), be, &cache) ||
+	    dc_inode_get(cache, 1, &inode)) {
+		printf("unregistered-test: setup failed\n");
+		return 1;
+	}
+	ret = dc_map(inode, 0, DC_MAP_READ, &pin);
+	check(ret == 0, "dc_map from the registered main thread", ret);
+	if (!ret)
+		dc_unpin(&pin);
+	pthread_create(&th, NULL, unregistered, NULL);
+	pthread_join(th, NULL);
+	check(atomic_load(&warnings) == 1, "one warning for the unregistered thread",
+	      atomic_load(&warnings));
+	dc_inode_put(inode);
+	dc_cache_destroy(cache);
+	dc_simbe_destroy(be);
+	dc_thread_unregister();
+	printf("unregistered-test: %d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+}
