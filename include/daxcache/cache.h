@@ -290,7 +290,10 @@ void dc_inode_put(struct dc_inode *inode);
  * to a read-only mapping is not upgraded (bypass_write): a writable mapping
  * costs a writeback before its range can be reclaimed.  When no idle range
  * can be reclaimed (every range pinned), dc_map() returns DC_MAP_BYPASS at
- * once instead of waiting (bypass_busy).  DC_MAP_BYPASS leaves @pin without
+ * once instead of waiting (bypass_busy); but while the background
+ * reclaimer is taking ranges to the free pool it waits for them (they are
+ * free in a moment), and a wait that times out answers DC_MAP_BYPASS
+ * (bypass_busy) rather than -ETIMEDOUT.  DC_MAP_BYPASS leaves @pin without
  * a pin (dc_unpin() on it does nothing); the caller reads or writes the
  * file directly, by a path coherent with the window (a later mapping must
  * see a direct write).  Read hits and writes to writable mappings are never
@@ -299,7 +302,9 @@ void dc_inode_put(struct dc_inode *inode);
  * Context: a registered thread outside read-side sections.  Sleeps unless
  * DC_MAP_NOWAIT.
  * Return: 0 with a pin; DC_MAP_BYPASS (1, only with DC_MAP_MAY_BYPASS): no
- * pin, serve the access directly; -EINVAL for bad arguments; -EAGAIN with
+ * pin, serve the access directly; -EINVAL for bad arguments; -EPERM from
+ * a thread that did not call dc_thread_register() (userspace); -ECHILD in
+ * a child forked without dc_before_fork() (see daxcache/thread.h); -EAGAIN with
  * DC_MAP_NOWAIT or DC_MAP_NORECLAIM when it would sleep or reclaim (see
  * dc_wait_free()); -ETIMEDOUT when no range came free in time (for instance
  * when the caller itself pins every range); -EINTR when interrupted

@@ -181,6 +181,13 @@ struct dc_cache {
 
 	struct dc_worker reclaimer;
 	dc_atomic_t reclaimer_stopping;
+	/*
+	 * Ranges the reclaimer is taking to the free pool (counted from
+	 * before it looks for a victim until the range is free): a miss
+	 * under admission control that finds nothing idle waits for them
+	 * rather than bypass.  Each decrement wakes the waiters.
+	 */
+	dc_atomic_t reclaiming;
 	/* The reclaimer's batch, sized remove_batch_max; its thread only. */
 	struct dc_range **bg_ranges;
 	struct dc_remove_entry *bg_entries;

@@ -272,8 +272,14 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			break;
 		}
 		dc_reclaimer_kick(c);
-		if (admit && !(flags & DC_MAP_NORECLAIM)) {
-			/* Nothing idle to reclaim: serve it directly, no wait. */
+		if (admit && !(flags & DC_MAP_NORECLAIM) &&
+		    ((flags & DC_MAP_NOWAIT) || !dc_atomic_read(&c->reclaiming))) {
+			/*
+			 * Nothing idle to reclaim and nothing on its way to
+			 * the free pool: serve it directly, no wait.  Ranges
+			 * the background reclaimer holds are not "every range
+			 * busy": they are free in a moment, so wait for them.
+			 */
 			dc_stat_inc(c, DC_STAT_BYPASS_BUSY);
 			ret = DC_MAP_BYPASS;
 			break;
@@ -300,8 +306,14 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 				dc_atomic64_read(&c->events) != ev,
 				deadline == DC_WAIT_FOREVER ? DC_WAIT_FOREVER :
 				deadline > now ? deadline - now : 0);
-		if (ret)
+		if (ret) {
+			/* A miss that may bypass is never failed for want of a range. */
+			if (admit && ret == -ETIMEDOUT) {
+				dc_stat_inc(c, DC_STAT_BYPASS_BUSY);
+				ret = DC_MAP_BYPASS;
+			}
 			break;
+		}
 		ev = dc_atomic64_read(&c->events);
 	}
 	if (registered) {

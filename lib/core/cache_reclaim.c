@@ -347,11 +347,24 @@ static unsigned int nr_free(struct dc_cache *c)
 	return n;
 }
 
+/* @n ranges the reclaimer counted in c->reclaiming are free, or not taken. */
+static void reclaiming_done(struct dc_cache *c, unsigned int n)
+{
+	if (!n)
+		return;
+	while (n--)
+		dc_atomic_dec(&c->reclaiming);
+	dc_smp_mb__after_atomic();
+	if (dc_atomic_read(&c->waiters))
+		dc_cache_wake(c);
+}
+
 /*
  * One pass frees up to reclaim_batch idle ranges, with batched removes;
  * passes repeat while the pool stays below the threshold and they make
  * progress.  A pass that finds nothing stops: whoever waits for a range
- * kicks the reclaimer again when an unpin wakes it.
+ * kicks the reclaimer again when an unpin wakes it.  Each range is counted
+ * in c->reclaiming from before the victim is looked for until it is free.
  */
 void dc_reclaimer_fn(struct dc_worker *w)
 {
@@ -364,28 +377,41 @@ void dc_reclaimer_fn(struct dc_worker *w)
 
 	dc_inode_evict_deferred(c);
 	while (!dc_atomic_read(&c->reclaimer_stopping) && nr_free(c) < c->threshold) {
-		unsigned int got = 0, tries = c->nr_ranges;
+		unsigned int got = 0, held = 0, tries = c->nr_ranges;
 		struct dc_inode *owner;
 		struct dc_range *r;
 
-		while (got < c->cfg.reclaim_batch && tries-- &&
-		       (r = pick_victim(c, &owner))) {
+		while (got < c->cfg.reclaim_batch && tries--) {
 			int ret = -EBUSY;
 
+			dc_atomic_inc(&c->reclaiming);
+			dc_smp_mb__after_atomic();
+			r = pick_victim(c, &owner);
+			if (!r) {
+				reclaiming_done(c, 1);
+				break;
+			}
 			/* Never wait for a lock while holding one. */
 			if (dc_mutex_trylock(&owner->mutex)) {
 				ret = claim_locked(c, owner, r, false);
 				dc_mutex_unlock(&owner->mutex);
 			}
 			dc_inode_put(owner);
-			if (!ret) {
-				batch_add(c, &b, r);
-				if (b.n == b.max)
-					batch_flush(c, &b);
-				got++;
+			if (ret) {
+				reclaiming_done(c, 1);
+				continue;
 			}
+			batch_add(c, &b, r);
+			held++;
+			if (b.n == b.max) {
+				batch_flush(c, &b);
+				reclaiming_done(c, held);
+				held = 0;
+			}
+			got++;
 		}
 		batch_flush(c, &b);
+		reclaiming_done(c, held);
 		dc_stat_add(c, DC_STAT_BG_RECLAIMS, got);
 		if (!got)
 			break;

@@ -21,7 +21,6 @@
 #define ENV_PINS	16u
 #define ENV_PROBE_IDX	64u		/* indexes the invariant check probes */
 #define INO_BASE	1000u
-#define WAIT_LIMIT_NS	(20ull * 1000000000ull)
 #define MS		1000000ull
 
 struct env {
@@ -42,21 +41,6 @@ static inline uint64_t ino_id(unsigned int i)
 	return INO_BASE + i;
 }
 
-/*
- * Wait for @cond with a generous bound; a timeout is a failure, not a
- * measurement.
- */
-#define WAIT_FOR(t, cond) do {						\
-	uint64_t __end = dc_now_ns() + WAIT_LIMIT_NS;			\
-	while (!(cond)) {						\
-		if (dc_now_ns() > __end) {				\
-			dc_test_fail((t), __FILE__, __LINE__,		\
-				     "timed out waiting for %s", #cond);\
-			return;						\
-		}							\
-		dc_test_sleep_us(200);					\
-	}								\
-} while (0)
 
 static struct dc_cache_stats cst(const struct env *e)
 {
@@ -183,7 +167,7 @@ static inline uint64_t pin_base(const struct env *e, const struct dc_pin *p)
 static void env_settle(struct dc_test *t, struct env *e)
 {
 	unsigned int stable = 0;
-	uint64_t end = dc_now_ns() + WAIT_LIMIT_NS;
+	uint64_t end = dc_now_ns() + DC_WAIT_LIMIT_NS;
 
 	while (stable < 3) {
 		struct dc_cache_stats st = cst(e);
@@ -250,7 +234,7 @@ static void check_records(struct dc_test *t, struct env *e)
 		if (known || e->failures)
 			continue;
 		/* Unknown to the cache: it must be on its way out. */
-		WAIT_FOR(t, !record_still(e, w, m.seq));
+		DC_WAIT_FOR(t, !record_still(e, w, m.seq));
 	}
 }
 
@@ -310,8 +294,8 @@ static void check_invariants(struct dc_test *t, struct env *e)
 		DC_ASSERT_EQ(t, bs.lost_writes, 0);
 		DC_ASSERT_EQ(t, bs.nr_mapped, st.nr_mapped);
 		/* The cache counts a call just before or after making it. */
-		WAIT_FOR(t, sst(e).calls[DC_SIMBE_WRITEBACK] == cst(e).writebacks);
-		WAIT_FOR(t, sst(e).removed_entries == cst(e).removes_sent);
+		DC_WAIT_FOR(t, sst(e).calls[DC_SIMBE_WRITEBACK] == cst(e).writebacks);
+		DC_WAIT_FOR(t, sst(e).removed_entries == cst(e).removes_sent);
 	}
 	check_records(t, e);
 	DC_RETURN_IF_FAILED(t);
@@ -927,7 +911,7 @@ static void inline_scenario(struct dc_test *t, struct env *e,
 	wb = pin_base(e, &e->pin[1]);
 	/* The pool is empty: the reclaimer runs (kick it again to be sure). */
 	dc_wait_free(e->cache, MS);
-	WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_WRITEBACK) == 1);
+	DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_WRITEBACK) == 1);
 	DC_ASSERT_EQ(t, cst(e).nr_free, 0);
 
 	dc_unpin(&e->pin[1]);
@@ -971,11 +955,11 @@ static void inline_scenario(struct dc_test *t, struct env *e,
 
 	/* Let the reclaimer finish A: written back, removed, freed. */
 	dc_simbe_gate_open(e->be, DC_SIMBE_WRITEBACK);
-	WAIT_FOR(t, cst(e).nr_free == 1);
+	DC_WAIT_FOR(t, cst(e).nr_free == 1);
 	env_settle(t, e);
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, wa, &m), -ENOENT);
-	WAIT_FOR(t, cst(e).bg_reclaims >= 1);
+	DC_WAIT_FOR(t, cst(e).bg_reclaims >= 1);
 	s1 = cst(e);
 	b1 = sst(e);
 	DC_ASSERT_EQ(t, b1.writebacks, 1);
@@ -1064,11 +1048,11 @@ static void bg_scenario(struct dc_test *t, struct env *e, bool kick)
 	 */
 	if (kick)
 		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
-	WAIT_FOR(t, cst(e).nr_free >= thr);
+	DC_WAIT_FOR(t, cst(e).nr_free >= thr);
 	env_settle(t, e);
 	DC_RETURN_IF_FAILED(t);
 	/* The reclaimer counts its ranges after it frees them. */
-	WAIT_FOR(t, cst(e).bg_reclaims >= 1 &&
+	DC_WAIT_FOR(t, cst(e).bg_reclaims >= 1 &&
 		    cst(e).bg_reclaims == cst(e).removes_sent);
 	st = cst(e);
 	bs = sst(e);
@@ -1292,7 +1276,7 @@ static void remove_fail_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
 	env_settle(t, e);
 	DC_RETURN_IF_FAILED(t);
-	WAIT_FOR(t, cst(e).bg_reclaims >= 1);
+	DC_WAIT_FOR(t, cst(e).bg_reclaims >= 1);
 	st = cst(e);
 	DC_ASSERT(t, st.remove_failures >= 2);
 	DC_ASSERT_EQ(t, st.remove_failures, sst(e).injected[DC_SIMBE_REMOVE]);
@@ -1638,7 +1622,7 @@ static void nowait_body(struct dc_test *t, struct env *e)
 	check_pin(t, e, 0, e->rs, &e->pin[2]);
 	DC_ASSERT_EQ(t, cst(e).inline_reclaims, s0.inline_reclaims);
 	/* Counted by the reclaimer after it frees: wait for it. */
-	WAIT_FOR(t, cst(e).bg_reclaims > s0.bg_reclaims);
+	DC_WAIT_FOR(t, cst(e).bg_reclaims > s0.bg_reclaims);
 }
 
 DC_TEST(cache_nowait_noreclaim)
@@ -1877,7 +1861,7 @@ static void pin_stable_body(struct dc_test *t, struct env *e)
 		DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m), 0);
 		DC_ASSERT_EQ(t, m.seq, m0.seq);
 	}
-	WAIT_FOR(t, cst(e).inline_reclaims + cst(e).bg_reclaims >= 49);
+	DC_WAIT_FOR(t, cst(e).inline_reclaims + cst(e).bg_reclaims >= 49);
 }
 
 DC_TEST(cache_pin_blocks_reclaim)
@@ -2083,7 +2067,7 @@ static void mix_body(struct dc_test *t, struct env *e)
 	 * The private inodes are gone once the reclaimer has dropped any
 	 * passing reference it held when their last put came (then it evicts).
 	 */
-	WAIT_FOR(t, cst(e).nr_inodes == ENV_INODES);
+	DC_WAIT_FOR(t, cst(e).nr_inodes == ENV_INODES);
 }
 
 DC_TEST(cache_threads_mixed)

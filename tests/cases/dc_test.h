@@ -85,6 +85,26 @@ unsigned int dc_test_slowdown(void);
 
 /* --- checks ------------------------------------------------------------ */
 
+/* The bound of DC_WAIT_FOR(): only a hang reaches it, even on a loaded machine. */
+#define DC_WAIT_LIMIT_NS	(300ull * 1000000000ull)
+
+/*
+ * DC_WAIT_FOR() - wait for @cond, a state another thread brings about.  The
+ * bound turns a hang into a failure; it is not a measurement.  Returns from
+ * the calling case on failure.
+ */
+#define DC_WAIT_FOR(t, cond) do {					\
+	uint64_t __end = dc_now_ns() + DC_WAIT_LIMIT_NS;		\
+	while (!(cond)) {						\
+		if (dc_now_ns() > __end) {				\
+			dc_test_fail((t), __FILE__, __LINE__,		\
+				     "timed out waiting for %s", #cond);\
+			return;						\
+		}							\
+		dc_test_sleep_us(200);					\
+	}								\
+} while (0)
+
 static inline bool dc_test_failed(struct dc_test *t)
 {
 	return dc_atomic_read(&t->failures) != 0;
