@@ -323,8 +323,10 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 	uint64_t index, in;
 	int ret;
 
-	if (dc_unlikely(!inode || !pin || (flags & ~DC_MAP_KNOWN)))
-		return -EINVAL;
+	if (dc_unlikely(!inode || !pin || (flags & ~DC_MAP_KNOWN))) {
+		ret = -EINVAL;
+		goto no_pin;
+	}
 	c = inode->cache;
 	index = file_off >> c->cfg.range_shift;
 	r = map_fast(inode, index);
@@ -333,24 +335,21 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 		    upgrade_bypassed(c, flags)) {
 			range_unpin(r);
 			dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
-			pin->range = NULL;
-			return DC_MAP_BYPASS;
+			ret = DC_MAP_BYPASS;
+			goto no_pin;
 		}
 		dc_stat_inc(c, DC_STAT_HITS);
 		if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable)) {
 			ret = map_upgrade(inode, r, flags);
 			if (ret) {
 				range_unpin(r);
-				return ret;
+				goto no_pin;
 			}
 		}
 	} else {
 		ret = map_slow(inode, index, flags, timeout_ns, &r);
-		if (ret) {
-			if (ret == DC_MAP_BYPASS)
-				pin->range = NULL;
-			return ret;
-		}
+		if (ret)
+			goto no_pin;
 	}
 	in = file_off & (c->range_size - 1);
 	pin->win_off = r->win_off + in;
@@ -359,15 +358,25 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 	pin->gen = dc_read_once(r->gen);
 	pin->range = r;
 	return 0;
+
+no_pin:
+	/*
+	 * Every answer without a pin leaves an empty one, which dc_unpin()
+	 * ignores: a caller that unpins after an error must not find garbage.
+	 * Only the paths that fail pay for it.
+	 */
+	if (pin)
+		memset(pin, 0, sizeof(*pin));
+	return ret;
 }
 
 DC_EXPORT int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		     struct dc_pin *pin)
 {
-	if (dc_unlikely(!inode))
-		return -EINVAL;
+	/* dc_map_timeout() refuses a NULL inode (and empties the pin). */
 	return dc_map_timeout(inode, file_off, flags,
-			      inode->cache->cfg.wait_timeout_ns, pin);
+			      dc_likely(inode) ? inode->cache->cfg.wait_timeout_ns : 0,
+			      pin);
 }
 
 DC_EXPORT void dc_unpin(struct dc_pin *pin)

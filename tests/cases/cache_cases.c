@@ -1999,6 +1999,83 @@ DC_TEST(cache_stats_size)
 	ENV_RUN(t, &e, stats_body);
 }
 
+/* --- what the header promises at the edges -------------------------------------- */
+
+/*
+ * A failed dc_map() leaves an empty pin: its public fields zero, and
+ * dc_unpin() on it does nothing (it used to find the caller's garbage).
+ */
+static void check_empty_pin(struct dc_test *t, struct env *e, struct dc_pin *pin)
+{
+	struct dc_cache_stats s0 = cst(e);
+
+	DC_ASSERT_EQ(t, pin->win_off, 0);
+	DC_ASSERT_EQ(t, pin->len, 0);
+	DC_ASSERT(t, !pin->writable);
+	DC_ASSERT_EQ(t, pin->gen, 0);
+	dc_unpin(pin);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, s0.nr_mapped);
+}
+
+/* Fill @pin with what an uninitialised stack variable might hold. */
+static struct dc_pin *garbage(struct dc_pin *pin)
+{
+	memset(pin, 0xa5, sizeof(*pin));
+	return pin;
+}
+
+static void map_error_body(struct dc_test *t, struct env *e)
+{
+	struct dc_pin pin;
+
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, 0x8000, garbage(&pin)), -EINVAL);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map(NULL, 0, 0, garbage(&pin)), -EINVAL);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map_timeout(NULL, 0, 0, 1, garbage(&pin)), -EINVAL);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+
+	/* A failed setup on a miss, and on an upgrade (a hit). */
+	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, -EIO), 0);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, 0, garbage(&pin)), -EIO);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	pin_at(t, e, 0, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, -EIO), 0);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, DC_MAP_WRITE, garbage(&pin)), -EIO);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+
+	/* Every range pinned: -EAGAIN, -ETIMEDOUT, and a bypass. */
+	pin_at(t, e, 1, 1, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[2], 0, DC_MAP_NOWAIT, garbage(&pin)), -EAGAIN);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[2], 0, DC_MAP_NORECLAIM, garbage(&pin)), -EAGAIN);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map_timeout(e->inode[2], 0, 0, 1 * MS, garbage(&pin)),
+			 -ETIMEDOUT);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[2], 0, DC_MAP_MAY_BYPASS, garbage(&pin)),
+			 DC_MAP_BYPASS);
+	check_empty_pin(t, e, &pin);
+}
+
+DC_TEST(cache_map_error_empty_pin)
+{
+	struct env e;
+
+	env_init(&e, 2);
+	ENV_RUN(t, &e, map_error_body);
+}
+
 /* --- everything at once, a little ------------------------------------------------ */
 
 #define MIX_THREADS	4u
@@ -2255,4 +2332,5 @@ DC_SUITE(cache,
 	 DC_CASE(cache_alloc_failures),
 	 DC_CASE(cache_create_enomem),
 	 DC_CASE(cache_stats_size),
-	 DC_CASE(cache_threads_mixed));
+	 DC_CASE(cache_threads_mixed),
+	 DC_CASE(cache_map_error_empty_pin));
