@@ -136,6 +136,11 @@ struct dc_remove_entry {
  *	is reclaimed.  Return 0 or -errno; on failure the mapping stays.
  *	Optional.
  *
+ * Every op answers 0 or -errno.  A positive answer breaks that contract: it
+ * is logged and taken for -EIO (it never passes for DC_MAP_BYPASS, say).
+ * Failed calls are counted in struct dc_cache_stats and logged, per cache
+ * and op, at the 1st, 2nd, 4th, 8th... failure (see daxcache/log.h).
+ *
  * The ops may sleep.  They are called with no cache spinlock held, but
  * possibly with inode mutexes held (setup and writeback always under the
  * mapping inode's; remove under it for inline reuse with

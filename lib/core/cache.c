@@ -135,6 +135,40 @@ fail_free:
 	return ret;
 }
 
+static const char *const backend_op_name[DC_BE_NR] = {
+	[DC_BE_SETUP] = "setup",
+	[DC_BE_REMOVE] = "remove",
+	[DC_BE_WRITEBACK] = "writeback",
+};
+
+/*
+ * A backend op of @c answered @ret, not 0.  Count the failure and say
+ * whether to log it: *@nth is its number among this op's failures when it
+ * is the 1st, 2nd, 4th, 8th..., else 0, so that a backend that keeps failing
+ * cannot flood the log while one that starts failing is always heard.  A
+ * positive answer breaks the contract of struct dc_backend_ops (0 or
+ * -errno); it is reported (under the same rule) and taken for -EIO, so that
+ * it can never pass for another answer (a setup's 1 for DC_MAP_BYPASS).
+ * Returns the error to act on.
+ */
+int dc_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
+		      unsigned int *nth)
+{
+	unsigned int n;
+
+	dc_spin_lock(&c->pool_lock);
+	n = ++c->be_failures[op];
+	dc_spin_unlock(&c->pool_lock);
+	*nth = n && !(n & (n - 1)) ? n : 0;
+	if (ret > 0) {
+		if (*nth)
+			dc_pr_err("backend %s returned %d, a positive value where 0 or -errno is due; taken as -EIO",
+				  backend_op_name[op], ret);
+		ret = -EIO;
+	}
+	return ret;
+}
+
 static void inode_free_rcu(dc_rcu_head_t *head)
 {
 	struct dc_inode *inode = dc_container_of(head, struct dc_inode, rcu);

@@ -121,6 +121,17 @@ enum dc_stat {
 	DC_STAT_NR
 };
 
+/* The backend ops, for counting and logging their failures. */
+enum dc_backend_op {
+	DC_BE_SETUP,
+	DC_BE_REMOVE,
+	DC_BE_WRITEBACK,
+	DC_BE_NR
+};
+
+/* Appended to each failure line: see dc_backend_failed(). */
+#define DC_BE_FAIL_NOTE	" (failure %u of this op; only the 1st, 2nd, 4th, 8th... are logged)"
+
 struct dc_stat_stripe {
 	dc_atomic64_t v[DC_STAT_NR];
 } __dc_cacheline_aligned;
@@ -194,6 +205,9 @@ struct dc_cache {
 
 	struct dc_admit adm;
 
+	/* Failed calls of each backend op, for the log (pool lock). */
+	unsigned int be_failures[DC_BE_NR];
+
 	struct dc_stat_stripe stats[DC_STRIPES];
 };
 
@@ -208,6 +222,8 @@ static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 }
 
 /* cache.c */
+int dc_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
+		      unsigned int *nth);
 bool dc_inode_tryhold(struct dc_inode *inode);
 void dc_inode_put_deferred(struct dc_inode *inode);
 void dc_inode_evict_deferred(struct dc_cache *c);

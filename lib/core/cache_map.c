@@ -99,6 +99,7 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 		       unsigned int flags)
 {
 	struct dc_cache *c = inode->cache;
+	unsigned int nth;
 	int ret = 0;
 
 	if (flags & DC_MAP_NOWAIT) {
@@ -113,6 +114,12 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 				    DC_MAP_READ | DC_MAP_WRITE);
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
+			ret = dc_backend_failed(c, DC_BE_SETUP, ret, &nth);
+			if (nth)
+				dc_pr_warn("setup of inode %llu range %llu for writing failed: %d"
+					   DC_BE_FAIL_NOTE,
+					   (unsigned long long)inode->id,
+					   (unsigned long long)r->index, ret, nth);
 		} else {
 			dc_write_once(r->writable, true);
 			dc_stat_inc(c, DC_STAT_UPGRADES);
@@ -170,6 +177,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 {
 	struct dc_cache *c = inode->cache;
 	bool writable = flags & DC_MAP_WRITE;
+	unsigned int nth;
 	int ret;
 
 	dc_write_once(r->owner, inode);
@@ -184,6 +192,12 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 				    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
+			ret = dc_backend_failed(c, DC_BE_SETUP, ret, &nth);
+			if (nth)
+				dc_pr_warn("setup of inode %llu range %llu failed: %d"
+					   DC_BE_FAIL_NOTE,
+					   (unsigned long long)inode->id,
+					   (unsigned long long)index, ret, nth);
 			dc_itree_remove(inode->tree, index, NULL);
 		}
 	}

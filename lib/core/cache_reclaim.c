@@ -76,6 +76,7 @@ struct remove_batch {
 static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 			unsigned int n)
 {
+	unsigned int nth;
 	int ret;
 
 	if (!c->ops->remove || !n)
@@ -85,7 +86,10 @@ static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 	dc_stat_add(c, DC_STAT_REMOVES_SENT, n);
 	if (ret) {
 		dc_stat_inc(c, DC_STAT_REMOVE_FAILURES);
-		dc_pr_warn("remove of %u mappings failed: %d", n, ret);
+		ret = dc_backend_failed(c, DC_BE_REMOVE, ret, &nth);
+		if (nth)
+			dc_pr_warn("remove of %u mappings failed: %d" DC_BE_FAIL_NOTE,
+				   n, ret, nth);
 	}
 }
 
@@ -145,6 +149,7 @@ void dc_range_release(struct dc_cache *c, struct dc_range *r)
 static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 			struct dc_range *r, bool force)
 {
+	unsigned int nth;
 	int ret;
 
 	if (dc_read_once(r->owner) != owner ||
@@ -159,10 +164,13 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 					c->range_size, r->win_off);
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_WRITEBACK_FAILURES);
-			dc_pr_warn("writeback of inode %llu range %llu failed: %d%s",
-				   (unsigned long long)owner->id,
-				   (unsigned long long)r->index, ret,
-				   force ? "; dropping it anyway" : "");
+			ret = dc_backend_failed(c, DC_BE_WRITEBACK, ret, &nth);
+			if (nth)
+				dc_pr_warn("writeback of inode %llu range %llu failed: %d%s"
+					   DC_BE_FAIL_NOTE,
+					   (unsigned long long)owner->id,
+					   (unsigned long long)r->index, ret,
+					   force ? "; dropping it anyway" : "", nth);
 			if (!force) {
 				dc_refcount_set_release(&r->ref, 1);
 				return ret;

@@ -2076,6 +2076,162 @@ DC_TEST(cache_map_error_empty_pin)
 	ENV_RUN(t, &e, map_error_body);
 }
 
+/*
+ * A backend op that answers a positive number has broken its contract (0 or
+ * -errno): the cache takes it for -EIO and says so, rather than handing the
+ * number on (a setup's 1 read as DC_MAP_BYPASS).
+ */
+enum { POS_NONE, POS_SETUP, POS_WRITEBACK, POS_REMOVE };
+static dc_atomic_t positive_op;
+static dc_atomic_t positive_lines;
+
+static int pos_setup(void *priv, uint64_t ino, uint64_t file_off,
+		     uint64_t win_off, uint64_t len, unsigned int flags)
+{
+	if (dc_atomic_read(&positive_op) == POS_SETUP)
+		return 1;
+	return dc_simbe_ops()->setup(priv, ino, file_off, win_off, len, flags);
+}
+
+static int pos_writeback(void *priv, uint64_t ino, uint64_t file_off,
+			 uint64_t len, uint64_t win_off)
+{
+	int ret = dc_simbe_ops()->writeback(priv, ino, file_off, len, win_off);
+
+	if (!ret && dc_atomic_read(&positive_op) == POS_WRITEBACK)
+		return 1;
+	return ret;
+}
+
+static int pos_remove(void *priv, const struct dc_remove_entry *entries,
+		      unsigned int n)
+{
+	int ret = dc_simbe_ops()->remove(priv, entries, n);
+
+	if (!ret && dc_atomic_read(&positive_op) == POS_REMOVE)
+		return 2;
+	return ret;
+}
+
+static void count_positive(void *priv, int level, const char *msg)
+{
+	if (strstr(msg, "positive"))
+		dc_atomic_inc(&positive_lines);
+}
+
+static void positive_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats s0;
+	struct dc_pin pin;
+	int ret;
+
+	/* A miss, with and without DC_MAP_MAY_BYPASS. */
+	dc_atomic_set(&positive_op, POS_SETUP);
+	ret = dc_map(e->inode[0], 0, 0, &pin);
+	if (!ret)
+		dc_unpin(&pin);
+	DC_ASSERT_INT_EQ(t, ret, -EIO);
+	ret = dc_map(e->inode[0], 0, DC_MAP_WRITE | DC_MAP_MAY_BYPASS, &pin);
+	if (!ret)
+		dc_unpin(&pin);
+	DC_ASSERT_INT_EQ(t, ret, -EIO);
+	DC_ASSERT_EQ(t, cst(e).setup_failures, 2);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
+	/* An upgrade. */
+	dc_atomic_set(&positive_op, POS_NONE);
+	touch(t, e, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	dc_atomic_set(&positive_op, POS_SETUP);
+	ret = dc_map(e->inode[0], 0, DC_MAP_WRITE, &pin);
+	if (!ret)
+		dc_unpin(&pin);
+	DC_ASSERT_INT_EQ(t, ret, -EIO);
+	dc_atomic_set(&positive_op, POS_NONE);
+
+	/* A writeback before a punch: the error punch returns. */
+	pin_at(t, e, 0, 1, 0, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off, ino_id(1), 0), 0);
+	dc_unpin(&e->pin[0]);
+	dc_atomic_set(&positive_op, POS_WRITEBACK);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[1], 0, UINT64_MAX), -EIO);
+	DC_ASSERT_EQ(t, cst(e).writeback_failures, 1);
+	dc_atomic_set(&positive_op, POS_NONE);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[1], 0, UINT64_MAX), 0);
+
+	/* A remove: counted as failed (the ranges are reused anyway). */
+	s0 = cst(e);
+	dc_atomic_set(&positive_op, POS_REMOVE);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	dc_atomic_set(&positive_op, POS_NONE);
+	DC_ASSERT_EQ(t, cst(e).remove_failures, s0.remove_failures + 1);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
+	/* Each op's broken answer was reported. */
+	DC_ASSERT(t, dc_atomic_read(&positive_lines) >= 3);
+}
+
+DC_TEST(cache_backend_positive_return)
+{
+	struct env e;
+
+	dc_atomic_set(&positive_op, POS_NONE);
+	dc_atomic_set(&positive_lines, 0);
+	dc_set_log_fn(count_positive, NULL);
+	env_init(&e, 4);
+	/* Under admission control, where DC_MAP_BYPASS can be an answer. */
+	e.cfg.admit = DC_ADMIT_FREQ;
+	e.ops.setup = pos_setup;
+	e.ops.writeback = pos_writeback;
+	e.ops.remove = pos_remove;
+	ENV_RUN(t, &e, positive_body);
+	dc_set_log_fn(NULL, NULL);
+	dc_atomic_set(&positive_op, POS_NONE);
+}
+
+/*
+ * Failed setups are logged, but a backend that keeps failing does not flood
+ * the log: the 1st, 2nd, 4th, 8th... failure of a cache are.
+ */
+static dc_atomic_t setup_lines;
+
+static void count_setup(void *priv, int level, const char *msg)
+{
+	if (strstr(msg, "setup"))
+		dc_atomic_inc(&setup_lines);
+}
+
+static void setup_log_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_fault f = { .err = -EIO, .every = 1 };
+	struct dc_pin pin;
+	unsigned int k;
+
+	dc_atomic_set(&setup_lines, 0);
+	dc_set_log_fn(count_setup, NULL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_SETUP, &f), 0);
+	for (k = 0; k < 100; k++) {
+		if (dc_map(e->inode[k % 2], k * e->rs, 0, &pin) != -EIO) {
+			dc_unpin(&pin);
+			dc_test_fail(t, __FILE__, __LINE__, "setup %u did not fail", k);
+			break;
+		}
+	}
+	dc_simbe_set_fault(e->be, DC_SIMBE_SETUP, NULL);
+	dc_set_log_fn(NULL, NULL);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).setup_failures, 100);
+	/* 1, 2, 4, 8, 16, 32, 64. */
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&setup_lines), 7);
+}
+
+DC_TEST(cache_setup_failure_logged)
+{
+	struct env e;
+
+	env_init(&e, 4);
+	ENV_RUN(t, &e, setup_log_body);
+}
+
 /* --- everything at once, a little ------------------------------------------------ */
 
 #define MIX_THREADS	4u
@@ -2333,4 +2489,6 @@ DC_SUITE(cache,
 	 DC_CASE(cache_create_enomem),
 	 DC_CASE(cache_stats_size),
 	 DC_CASE(cache_threads_mixed),
-	 DC_CASE(cache_map_error_empty_pin));
+	 DC_CASE(cache_map_error_empty_pin),
+	 DC_CASE(cache_backend_positive_return),
+	 DC_CASE(cache_setup_failure_logged));
