@@ -160,7 +160,9 @@ struct dc_backend_ops {
  * @win_off: the window offset of the requested file offset.
  * @len: bytes mapped from @win_off to the end of the range.
  * @writable: whether the mapping may be written.
- * @gen: generation of the mapping (changes each time the range is set up).
+ * @gen: generation of the mapping: changes each time the range is set up,
+ *	the setup that makes a read-only mapping writable included; never 0
+ *	in a pin that dc_map() filled.
  *
  * The remaining fields are private.
  */

@@ -53,19 +53,21 @@ static inline void dc_list_del(struct dc_list *n)
  * One window range.  Type-stable for the life of the cache: a reader that
  * raced with reclaim may hold a stale pointer, but it always points at a
  * range object.  @ref: 0 = free or being reclaimed; 1 = mapped and idle;
- * 1 + n = mapped with n pins.  @owner, @index, @gen and @writable change only
- * while @ref is 0, by the thread that claimed the range, and are published by
- * the release that sets @ref again.  (@writable also flips to true under the
- * owner's mutex while pinned: an upgrade.)
+ * 1 + n = mapped with n pins.  @owner, @index and @gen change only while
+ * @ref is 0, by the thread that claimed the range, and are published by the
+ * release that sets @ref again; @gen also moves under the owner's mutex while
+ * pinned, when an upgrade makes the mapping writable.  Every setup moves @gen
+ * (dc_range_gen_next()), and its low bit says whether the mapping is
+ * writable: one word, so that a pin reads both with one load and a hit that
+ * saw the bit set fills its pin with the generation that set it.
  */
 struct dc_range {
 	dc_refcount_t ref;
 	bool accessed;			/* CLOCK: set by hits, cleared by the hand */
-	bool writable;
 	uint64_t win_off;		/* constant */
 	struct dc_inode *owner;
 	uint64_t index;			/* file range index */
-	uint64_t gen;			/* bumped by each setup of a new mapping */
+	uint64_t gen;			/* moved by each setup; low bit: writable */
 	struct dc_cache *cache;		/* constant */
 	struct dc_list link;		/* free list or busy ring; pool lock */
 	/*
@@ -76,6 +78,17 @@ struct dc_range {
 	uint64_t mapped_ino;
 	uint64_t mapped_index;
 } __dc_cacheline_aligned;
+
+/* The generation after @gen of a setup that maps writable or not (never 0). */
+static inline uint64_t dc_range_gen_next(uint64_t gen, bool writable)
+{
+	return ((gen + 2) & ~1ull) | (writable ? 1 : 0);
+}
+
+static inline bool dc_range_writable(const struct dc_range *r)
+{
+	return dc_read_once(r->gen) & 1;
+}
 
 /*
  * Hit hints: a direct-mapped table of range pointers by index.  Never

@@ -108,7 +108,7 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 	} else {
 		dc_mutex_lock(&inode->mutex);
 	}
-	if (!r->writable) {
+	if (!dc_range_writable(r)) {
 		ret = c->ops->setup(c->priv, inode->id, range_file_off(c, r->index),
 				    r->win_off, c->range_size,
 				    DC_MAP_READ | DC_MAP_WRITE);
@@ -121,7 +121,8 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 					   (unsigned long long)inode->id,
 					   (unsigned long long)r->index, ret, nth);
 		} else {
-			dc_write_once(r->writable, true);
+			/* A setup: a new generation, and a writable one. */
+			dc_write_once(r->gen, dc_range_gen_next(r->gen, true));
 			dc_stat_inc(c, DC_STAT_UPGRADES);
 		}
 	}
@@ -182,8 +183,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 
 	dc_write_once(r->owner, inode);
 	dc_write_once(r->index, index);
-	dc_write_once(r->gen, r->gen + 1);
-	dc_write_once(r->writable, writable);
+	dc_write_once(r->gen, dc_range_gen_next(r->gen, writable));
 	dc_write_once(r->accessed, false);
 	ret = dc_itree_insert(inode->tree, index, index, r);
 	if (!ret) {
@@ -248,7 +248,7 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			/* Mapped by a racing thread; ours to pin (we hold the mutex). */
 			dc_refcount_inc(&r->ref);
 			dc_mutex_unlock(&inode->mutex);
-			if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable) &&
+			if ((flags & DC_MAP_WRITE) && !dc_range_writable(r) &&
 			    upgrade_bypassed(c, flags)) {
 				range_unpin(r);
 				dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
@@ -257,7 +257,7 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			}
 			dc_stat_inc(c, DC_STAT_HITS);
 			ret = 0;
-			if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable)) {
+			if ((flags & DC_MAP_WRITE) && !dc_range_writable(r)) {
 				ret = map_upgrade(inode, r, flags);
 				if (ret)
 					range_unpin(r);
@@ -334,7 +334,7 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 {
 	struct dc_cache *c;
 	struct dc_range *r;
-	uint64_t index, in;
+	uint64_t index, in, gen;
 	int ret;
 
 	if (dc_unlikely(!inode || !pin || (flags & ~DC_MAP_KNOWN))) {
@@ -345,7 +345,7 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 	index = file_off >> c->cfg.range_shift;
 	r = map_fast(inode, index);
 	if (dc_likely(r)) {
-		if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable) &&
+		if ((flags & DC_MAP_WRITE) && !dc_range_writable(r) &&
 		    upgrade_bypassed(c, flags)) {
 			range_unpin(r);
 			dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
@@ -353,7 +353,7 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 			goto no_pin;
 		}
 		dc_stat_inc(c, DC_STAT_HITS);
-		if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable)) {
+		if ((flags & DC_MAP_WRITE) && !dc_range_writable(r)) {
 			ret = map_upgrade(inode, r, flags);
 			if (ret) {
 				range_unpin(r);
@@ -368,8 +368,10 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 	in = file_off & (c->range_size - 1);
 	pin->win_off = r->win_off + in;
 	pin->len = c->range_size - in;
-	pin->writable = dc_read_once(r->writable);
-	pin->gen = dc_read_once(r->gen);
+	/* One load: the generation and whether its setup made it writable. */
+	gen = dc_read_once(r->gen);
+	pin->writable = gen & 1;
+	pin->gen = gen;
 	pin->range = r;
 	return 0;
 

@@ -157,7 +157,7 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 		return -EBUSY;
 	if (!dc_refcount_dec_if_one(&r->ref))
 		return -EBUSY;
-	if (r->writable && c->ops->writeback) {
+	if (dc_range_writable(r) && c->ops->writeback) {
 		dc_stat_inc(c, DC_STAT_WRITEBACKS);
 		ret = c->ops->writeback(c->priv, owner->id,
 					r->index << c->cfg.range_shift,

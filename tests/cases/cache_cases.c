@@ -2188,6 +2188,44 @@ DC_TEST(cache_backend_positive_return)
 	dc_atomic_set(&positive_op, POS_NONE);
 }
 
+/* The setup that makes a mapping writable is a setup: the generation moves. */
+static void gen_upgrade_body(struct dc_test *t, struct env *e)
+{
+	struct dc_pin *ro = &e->pin[0], *rw = &e->pin[1], *again = &e->pin[2];
+
+	pin_at(t, e, 0, 0, 5, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, !ro->writable);
+	pin_at(t, e, 1, 0, 7, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).upgrades, 1);
+	DC_ASSERT(t, rw->writable);
+	DC_ASSERT_EQ(t, pin_base(e, rw), pin_base(e, ro));
+	DC_ASSERT(t, rw->gen != ro->gen);
+	/* Later pins of the upgraded mapping see its generation. */
+	pin_at(t, e, 2, 0, 9, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, again->writable);
+	DC_ASSERT_EQ(t, again->gen, rw->gen);
+	/* And a new mapping in the same window range has another one. */
+	dc_unpin(ro);
+	dc_unpin(rw);
+	dc_unpin(again);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	pin_at(t, e, 0, 1, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, pin_base(e, ro), pin_base(e, rw));
+	DC_ASSERT(t, ro->gen != rw->gen);
+}
+
+DC_TEST(cache_gen_changes_on_upgrade)
+{
+	struct env e;
+
+	env_init(&e, 1);
+	ENV_RUN(t, &e, gen_upgrade_body);
+}
+
 /*
  * Failed setups are logged, but a backend that keeps failing does not flood
  * the log: the 1st, 2nd, 4th, 8th... failure of a cache are.
@@ -2491,4 +2529,5 @@ DC_SUITE(cache,
 	 DC_CASE(cache_threads_mixed),
 	 DC_CASE(cache_map_error_empty_pin),
 	 DC_CASE(cache_backend_positive_return),
-	 DC_CASE(cache_setup_failure_logged));
+	 DC_CASE(cache_setup_failure_logged),
+	 DC_CASE(cache_gen_changes_on_upgrade));
