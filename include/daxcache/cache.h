@@ -359,12 +359,15 @@ int dc_wait_free(struct dc_cache *cache, uint64_t timeout_ns);
  *
  * Mappings that overlap the byte range are removed (batched remove() after
  * writeback of writable ones) and their ranges freed.  Pinned mappings are
- * left in place.
+ * left in place.  The mappings are walked once, in file order, whatever
+ * remove_batch_max: one writeback() call per writable mapping.
  *
  * Context: process context; sleeps.
- * Return: 0; -EBUSY if some mappings were pinned (the others are dropped);
- * the error of writeback() when a writable mapping could not be written
- * back (it stays mapped; the others are dropped); -EINVAL if @len is 0.
+ * Return: 0; the error of writeback() when a writable mapping could not be
+ * written back (it stays mapped; the others are dropped), even if some
+ * mappings were pinned too: a write that did not reach the file must be
+ * heard, a pin loses nothing; else -EBUSY if some mappings were pinned (the
+ * others are dropped); -EINVAL if @len is 0.
  */
 int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len);
 

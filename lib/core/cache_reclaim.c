@@ -408,7 +408,9 @@ void dc_reclaimer_fn(struct dc_worker *w)
 /*
  * Drop @inode's mappings of indexes [@first, @last].  Pinned mappings stay
  * (-EBUSY) unless @evict, which waits for their pins and drops mappings
- * even when their writeback fails.
+ * even when their writeback fails.  A failed writeback (the mapping stays)
+ * is what the caller hears, even when some mappings were pinned too: a pin
+ * is no data loss.
  */
 int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 			bool evict)
@@ -419,9 +421,9 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 	struct remove_batch b = { .ranges = &one_range, .entries = &one_entry, .max = 1 };
 	struct dc_itree_entry e;
 	unsigned int want;
-	uint64_t ev = 0, busy_since = 0;
-	bool registered = false, warned = false;
-	int ret;
+	uint64_t from = first, ev = 0, busy_since = 0;
+	bool registered = false, warned = false, busy = false;
+	int wb_err = 0, ret;
 
 	want = (unsigned int)(dc_itree_count(inode->tree) < c->cfg.remove_batch_max ?
 			      dc_itree_count(inode->tree) : c->cfg.remove_batch_max);
@@ -440,50 +442,65 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 	}
 	for (;;) {
 		bool more = false;
-		int err = 0;
 
-		if (registered)
-			ev = dc_atomic64_read(&c->events);
-		/* Claim up to a batch under the mutex; remove outside it. */
+		/*
+		 * Claim up to a batch under the mutex; remove outside it.  The
+		 * next batch goes on from where this one stopped, so what a
+		 * batch left behind (pinned, or not written back) is not
+		 * visited again: one pass, one writeback per dirty mapping.
+		 */
 		dc_mutex_lock(&inode->mutex);
-		if (dc_itree_first(inode->tree, first, last, &e)) {
+		if (dc_itree_first(inode->tree, from, last, &e)) {
 			do {
 				if (b.n == b.max) {
 					more = true;
+					from = e.start;
 					break;
 				}
 				ret = claim_locked(c, inode, e.item, evict);
 				if (!ret)
 					batch_add(c, &b, e.item);
-				else if (!err || ret == -EBUSY)
-					err = ret;
+				else if (ret == -EBUSY)
+					busy = true;
+				else if (!wb_err)
+					wb_err = ret;
 			} while (dc_itree_next(inode->tree, &e, last));
 		}
 		dc_mutex_unlock(&inode->mutex);
 		batch_flush(c, &b);
 		if (more)
 			continue;
-		ret = err;
-		if (ret != -EBUSY || !evict)
+		if (!busy || !evict)
 			break;
+		/*
+		 * Eviction: wait for the pins, then a new pass from the start.
+		 * The first time, register as a waiter (so that unpins count
+		 * events) and look again at once; after that, sleep until an
+		 * event since the pass began.
+		 */
 		if (!registered) {
 			dc_atomic_inc(&c->waiters);
 			dc_smp_mb__after_atomic();
 			registered = true;
 			busy_since = dc_now_ns();
-			continue;
+		} else {
+			/*
+			 * A hit racing with a reuse may hold a range for an
+			 * instant (see try_pin()); only a pin that lasts is
+			 * the caller's.
+			 */
+			if (!warned && dc_now_ns() - busy_since > DC_EVICT_PIN_GRACE_NS) {
+				dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
+					     (unsigned long long)inode->id);
+				warned = true;
+			}
+			dc_waitq_wait_uninterruptible_timeout(&c->waitq,
+					dc_atomic64_read(&c->events) != ev,
+					DC_EVICT_PIN_GRACE_NS);
 		}
-		/*
-		 * A hit racing with a reuse may hold a range for an instant
-		 * (see try_pin()); only a pin that lasts is the caller's.
-		 */
-		if (!warned && dc_now_ns() - busy_since > DC_EVICT_PIN_GRACE_NS) {
-			dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
-				     (unsigned long long)inode->id);
-			warned = true;
-		}
-		dc_waitq_wait_uninterruptible_timeout(&c->waitq,
-				dc_atomic64_read(&c->events) != ev, DC_EVICT_PIN_GRACE_NS);
+		ev = dc_atomic64_read(&c->events);
+		busy = false;
+		from = first;
 	}
 	if (registered)
 		dc_atomic_dec(&c->waiters);
@@ -491,7 +508,7 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 		dc_free(b.ranges);
 		dc_free(b.entries);
 	}
-	return ret;
+	return wb_err ? wb_err : busy ? -EBUSY : 0;
 }
 
 DC_EXPORT int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)

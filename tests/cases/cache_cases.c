@@ -2227,6 +2227,86 @@ DC_TEST(cache_gen_changes_on_upgrade)
 }
 
 /*
+ * Punch with a pinned range and a range whose writeback fails: the
+ * writeback error is what the caller hears (a pin is no data loss).
+ */
+static void punch_wb_wins_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_fault f = { .err = -EIO, .every = 1 };
+	unsigned int k;
+
+	for (k = 0; k < 4; k++) {
+		pin_at(t, e, k, 0, k * e->rs, k == 2 ? DC_MAP_WRITE : 0);
+		DC_RETURN_IF_FAILED(t);
+	}
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[2].win_off, ino_id(0),
+					   2 * e->rs), 0);
+	for (k = 1; k < 4; k++)
+		dc_unpin(&e->pin[k]);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), -EIO);
+	/* The pinned one and the dirty one stay; the others are gone. */
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 2);
+	check_pin(t, e, 0, 0, &e->pin[0]);
+	dc_unpin(&e->pin[0]);
+	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
+	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
+}
+
+DC_TEST(cache_punch_writeback_error_wins)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, punch_wb_wins_body);
+}
+
+/*
+ * Batches of one, and one range of 64 whose writeback always fails: the
+ * punch walks the inode once, so that range is written back once, not once
+ * per batch.
+ */
+static void punch_linear_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_fault f = { .err = -EIO, .every = 1 };
+	struct dc_simbe_stats b0, b1;
+	unsigned int k;
+
+	for (k = 0; k < 64; k++) {
+		pin_at(t, e, 0, 0, k * e->rs, k == 0 ? DC_MAP_WRITE : 0);
+		DC_RETURN_IF_FAILED(t);
+		if (k == 0)
+			DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off,
+							   ino_id(0), 0), 0);
+		dc_unpin(&e->pin[0]);
+	}
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 64);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f), 0);
+	b0 = sst(e);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), -EIO);
+	b1 = sst(e);
+	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_WRITEBACK] - b0.calls[DC_SIMBE_WRITEBACK], 1);
+	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_REMOVE] - b0.calls[DC_SIMBE_REMOVE], 63);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 1);
+	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
+}
+
+DC_TEST(cache_punch_linear)
+{
+	struct env e;
+
+	/* One range stays free: the background reclaimer is never kicked. */
+	env_init(&e, 65);
+	e.cfg.reclaim_threshold_pct = 0;
+	e.cfg.remove_batch_max = 1;
+	ENV_RUN(t, &e, punch_linear_body);
+}
+
+/*
  * Failed setups are logged, but a backend that keeps failing does not flood
  * the log: the 1st, 2nd, 4th, 8th... failure of a cache are.
  */
@@ -2530,4 +2610,6 @@ DC_SUITE(cache,
 	 DC_CASE(cache_map_error_empty_pin),
 	 DC_CASE(cache_backend_positive_return),
 	 DC_CASE(cache_setup_failure_logged),
-	 DC_CASE(cache_gen_changes_on_upgrade));
+	 DC_CASE(cache_gen_changes_on_upgrade),
+	 DC_CASE(cache_punch_writeback_error_wins),
+	 DC_CASE(cache_punch_linear));
