@@ -81,12 +81,14 @@ enum dc_admit_policy {
 
 /**
  * struct dc_cache_config - cache parameters; fill with dc_cache_config_init().
- * @window_size: bytes in the window; a non-zero multiple of the range size.
+ * @window_size: bytes in the window; a non-zero multiple of the range size,
+ *	of at most 2^30 ranges.
  * @range_shift: log2 of the range size, 12..40 (default 21: 2 MiB).
  * @reclaim_threshold_pct: the background reclaimer runs while fewer than
  *	this percentage of ranges are free (default 20; at least one range).
  * @reclaim_batch: ranges the background reclaimer frees per pass (default 10).
- * @remove_batch_max: entries per backend remove() call (default 256).
+ * @remove_batch_max: at most this many entries per backend remove() call
+ *	(default 256); more than the window's ranges means as many as it has.
  * @victim: victim policy (default DC_VICTIM_CLOCK).
  * @flags: DC_CACHE_* switches (default 0).
  * @wait_timeout_ns: how long dc_map() waits for a free range before
@@ -226,10 +228,10 @@ void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window_size);
  * refused with a log line that says why.
  *
  * Context: process context; may sleep.
- * Return: 0; -EINVAL for a bad config (no ranges, window not a multiple of
- * the range size, range_shift out of 12..40, threshold over 100, zero batch
- * sizes, unknown victim policy, admit policy or flags, NULL ops or setup),
- * -ENOMEM, or the error starting the reclaimer.
+ * Return: 0; -EINVAL for a bad config (no ranges, more than 2^30 ranges,
+ * window not a multiple of the range size, range_shift out of 12..40,
+ * threshold over 100, zero batch sizes, unknown victim policy, admit policy
+ * or flags, NULL ops or setup), -ENOMEM, or the error starting the reclaimer.
  */
 int dc_cache_create(const struct dc_cache_config *cfg,
 		    const struct dc_backend_ops *ops, void *priv,

@@ -86,13 +86,16 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 	c->priv = priv;
 	c->range_size = 1ull << cfg->range_shift;
 	c->nr_ranges = (unsigned int)(cfg->window_size >> cfg->range_shift);
+	/* No batch holds more than every range: the arrays need no more. */
+	if (c->cfg.remove_batch_max > c->nr_ranges)
+		c->cfg.remove_batch_max = c->nr_ranges;
 	c->threshold = (unsigned int)(((uint64_t)c->nr_ranges *
 				       cfg->reclaim_threshold_pct) / 100);
 	if (!c->threshold)
 		c->threshold = 1;
 	c->ranges = dc_zalloc((size_t)c->nr_ranges * sizeof(*c->ranges));
-	c->bg_ranges = dc_alloc(cfg->remove_batch_max * sizeof(*c->bg_ranges));
-	c->bg_entries = dc_alloc(cfg->remove_batch_max * sizeof(*c->bg_entries));
+	c->bg_ranges = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_ranges));
+	c->bg_entries = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_entries));
 	if (!c->ranges || !c->bg_ranges || !c->bg_entries) {
 		ret = -ENOMEM;
 		goto fail_free;

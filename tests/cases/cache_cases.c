@@ -503,6 +503,8 @@ DC_TEST(cache_config_invalid)
 	cfg.remove_batch_max = 1;
 	cfg.wait_timeout_ns = DC_WAIT_FOREVER;
 	try_config(t, &cfg, dc_simbe_ops(), be, 0, "threshold 0, batches 1");
+	cfg.remove_batch_max = UINT_MAX;
+	try_config(t, &cfg, dc_simbe_ops(), be, 0, "remove_batch_max UINT_MAX");
 	dc_set_log_fn(NULL, NULL);
 	dc_simbe_destroy(be);
 }
@@ -2306,6 +2308,36 @@ DC_TEST(cache_punch_linear)
 	ENV_RUN(t, &e, punch_linear_body);
 }
 
+/* remove_batch_max above the number of ranges is capped, not allocated. */
+static void batch_cap_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_stats b0, b1;
+	unsigned int k;
+
+	for (k = 0; k < e->nr; k++)
+		touch(t, e, 0, k * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	b0 = sst(e);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	b1 = sst(e);
+	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_REMOVE] - b0.calls[DC_SIMBE_REMOVE], 1);
+	DC_ASSERT_EQ(t, b1.removed_entries - b0.removed_entries, e->nr);
+	/* Background reclaim batches too. */
+	for (k = 0; k < 3 * e->nr; k++)
+		touch(t, e, 1, k * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+}
+
+DC_TEST(cache_remove_batch_max_capped)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	e.cfg.remove_batch_max = UINT_MAX;
+	ENV_RUN(t, &e, batch_cap_body);
+}
+
 /*
  * Failed setups are logged, but a backend that keeps failing does not flood
  * the log: the 1st, 2nd, 4th, 8th... failure of a cache are.
@@ -2612,4 +2644,5 @@ DC_SUITE(cache,
 	 DC_CASE(cache_setup_failure_logged),
 	 DC_CASE(cache_gen_changes_on_upgrade),
 	 DC_CASE(cache_punch_writeback_error_wins),
-	 DC_CASE(cache_punch_linear));
+	 DC_CASE(cache_punch_linear),
+	 DC_CASE(cache_remove_batch_max_capped));
