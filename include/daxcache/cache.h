@@ -110,6 +110,9 @@ struct dc_cache_config {
 
 #define DC_WAIT_FOREVER		UINT64_MAX
 
+/* How long dc_cache_destroy() waits for pins still held: 1 s. */
+#define DC_DESTROY_PIN_TIMEOUT_NS	1000000000ull
+
 /**
  * struct dc_remove_entry - one mapping to tear down, in a remove() batch.
  * @ino: the inode id it mapped.
@@ -242,12 +245,25 @@ int dc_cache_create(const struct dc_cache_config *cfg,
  * @cache: the cache, or NULL.
  *
  * Every inode should have been put and every pin dropped; inodes still
- * referenced are reported and evicted anyway.
+ * referenced are reported and evicted anyway.  Pins still held are waited
+ * for, at most DC_DESTROY_PIN_TIMEOUT_NS from the call (an eviction that
+ * dc_inode_put() left waiting for pins gives up at the same time).  If some
+ * are still held then, destroy reports them and returns -EBUSY with the
+ * cache allocated: the pinned mappings stay as they are (no writeback, no
+ * remove() under a caller that may still use them), everything else is
+ * torn down, and only dc_unpin() on the pins and dc_cache_destroy() may be
+ * called any more.  Call dc_cache_destroy() again once the pins are
+ * dropped: it drops those mappings (writeback, then remove()) and frees
+ * the cache.  A cache never destroyed to the end leaks.
  *
  * Context: process context, a registered thread outside read-side sections;
- * sleeps.
+ * sleeps (at most about DC_DESTROY_PIN_TIMEOUT_NS waiting for pins, plus the
+ * backend calls).  No other call on the cache may run concurrently, but
+ * dc_unpin().
+ * Return: 0 when the cache is freed (always for NULL); -EBUSY when pins
+ * were still held: the cache is not freed yet (see above).
  */
-void dc_cache_destroy(struct dc_cache *cache);
+int dc_cache_destroy(struct dc_cache *cache);
 
 /**
  * dc_inode_get() - find or create the inode @ino and take a reference.
@@ -271,7 +287,8 @@ int dc_inode_get(struct dc_cache *cache, uint64_t ino, struct dc_inode **out);
  * moment, the eviction runs when it lets go, on the background reclaimer's
  * thread.  The caller must not hold pins on the inode's mappings when it
  * drops the last reference; if it does, this is reported and eviction
- * waits for them.
+ * waits for them (until dc_cache_destroy() gives up on them, if it comes
+ * first).
  *
  * Context: process context; may sleep when it evicts.
  */

@@ -107,7 +107,7 @@ struct dc_inode {
 	struct dc_itree *tree;		/* index -> struct dc_range */
 	uint64_t reclaim_cursor;	/* own-inode victim scan position; mutex */
 	struct dc_inode *hash_next;	/* inode table chain; table mutex */
-	struct dc_inode *evict_next;	/* evictions left to the reclaimer; pool lock */
+	struct dc_inode *evict_next;	/* evict_list or orphans; pool lock */
 	dc_rcu_head_t rcu;
 };
 
@@ -205,6 +205,11 @@ struct dc_cache {
 
 	struct dc_worker reclaimer;
 	dc_atomic_t reclaimer_stopping;
+	/*
+	 * Evictions wait for pins until this time: DC_WAIT_FOREVER while the
+	 * cache lives, the end of dc_cache_destroy()'s grace once it runs.
+	 */
+	dc_atomic64_t evict_deadline;
 	/* The reclaimer's batch, sized remove_batch_max; its thread only. */
 	struct dc_range **bg_ranges;
 	struct dc_remove_entry *bg_entries;
@@ -215,6 +220,13 @@ struct dc_cache {
 
 	/* Unhashed inodes the reclaimer is to evict (dc_inode_put_deferred()). */
 	struct dc_inode *evict_list;
+	/*
+	 * Evicted inodes that kept pinned mappings when dc_cache_destroy()
+	 * gave up waiting (pool lock), for its next call; @destroying says
+	 * the first call has stopped the reclaimer and emptied the table.
+	 */
+	struct dc_inode *orphans;
+	bool destroying;
 
 	struct dc_admit adm;
 

@@ -407,8 +407,9 @@ void dc_reclaimer_fn(struct dc_worker *w)
 
 /*
  * Drop @inode's mappings of indexes [@first, @last].  Pinned mappings stay
- * (-EBUSY) unless @evict, which waits for their pins and drops mappings
- * even when their writeback fails.  A failed writeback (the mapping stays)
+ * (-EBUSY) unless @evict, which waits for their pins (until the cache's
+ * evict_deadline: only dc_cache_destroy() sets one, and -EBUSY then says
+ * some stayed) and drops mappings even when their writeback fails.  A failed writeback (the mapping stays)
  * is what the caller hears, even when some mappings were pinned too: a pin
  * is no data loss.
  */
@@ -484,19 +485,25 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 			registered = true;
 			busy_since = dc_now_ns();
 		} else {
+			uint64_t now = dc_now_ns();
+			uint64_t deadline = dc_atomic64_read(&c->evict_deadline);
+
+			if (now >= deadline)
+				break;		/* destroy gives up on the pins */
 			/*
 			 * A hit racing with a reuse may hold a range for an
 			 * instant (see try_pin()); only a pin that lasts is
 			 * the caller's.
 			 */
-			if (!warned && dc_now_ns() - busy_since > DC_EVICT_PIN_GRACE_NS) {
+			if (!warned && now - busy_since > DC_EVICT_PIN_GRACE_NS) {
 				dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
 					     (unsigned long long)inode->id);
 				warned = true;
 			}
 			dc_waitq_wait_uninterruptible_timeout(&c->waitq,
 					dc_atomic64_read(&c->events) != ev,
-					DC_EVICT_PIN_GRACE_NS);
+					deadline - now < DC_EVICT_PIN_GRACE_NS ?
+					deadline - now : DC_EVICT_PIN_GRACE_NS);
 		}
 		ev = dc_atomic64_read(&c->events);
 		busy = false;
