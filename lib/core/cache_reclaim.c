@@ -409,9 +409,9 @@ void dc_reclaimer_fn(struct dc_worker *w)
  * Drop @inode's mappings of indexes [@first, @last].  Pinned mappings stay
  * (-EBUSY) unless @evict, which waits for their pins (until the cache's
  * evict_deadline: only dc_cache_destroy() sets one, and -EBUSY then says
- * some stayed) and drops mappings even when their writeback fails.  A failed writeback (the mapping stays)
- * is what the caller hears, even when some mappings were pinned too: a pin
- * is no data loss.
+ * some stayed) and drops mappings even when their writeback fails.  A
+ * failed writeback (the mapping stays) is what the caller hears, even when
+ * some mappings were pinned too: a pin is no data loss.
  */
 int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 			bool evict)
