@@ -87,16 +87,25 @@ unsigned long dc_warn_count(void)
  * dc_plat_refcount_warn() - a refcount was misused: saturate it and report.
  * @r: the refcount.
  * @what: what went wrong, for the message.
+ * @site: the place in the library that used the refcount operation.
  *
  * A saturated count never reaches zero again, so the object leaks rather
- * than being freed (or its completion run) twice.
+ * than being freed (or its completion run) twice.  Every misuse counts
+ * for dc_warn_count(); the first at each @site is printed, as WARN_ONCE()
+ * prints per call site (without its banner and backtrace: see
+ * dc_warn_once()).
  *
  * Context: any.
  */
-void dc_plat_refcount_warn(dc_refcount_t *r, const char *what)
+void dc_plat_refcount_warn(dc_refcount_t *r, const char *what,
+			   struct dc_plat_refcount_site *site)
 {
 	atomic_set(&r->refs, DC_REFCOUNT_SATURATED);
-	/* Name the code that misused it (the refcount operations are inlined). */
-	dc_warn_once(true, "refcount_t: %s (from %pS)", what,
-		     __builtin_return_address(0));
+	dc_plat_warn_note();
+	/* Name the function too: the refcount operations are inlined in it. */
+	if (!test_and_set_bit(0, &site->warned))
+		dc_plat_log(DC_LOG_WARNING,
+			    "daxcache: warning: refcount_t: %s at %s:%u (in %pS)",
+			    what, site->file, site->line,
+			    __builtin_return_address(0));
 }

@@ -207,15 +207,18 @@ bool dc_plat_rcu_read_held(void);
 
 /* ------------------------------------------------------------------ */
 /* Reference counts with the kernel's refcount_t semantics:             */
-/* saturate on overflow, report once on increment-from-zero or         */
-/* underflow, and never let a saturated counter reach zero again.      */
+/* saturate on overflow, report increment-from-zero or underflow      */
+/* (once per place of use), and never let a saturated counter reach    */
+/* zero again.                                                         */
 /*
  * Why not refcount_t itself: its reports are WARN_ONCE(), and a kernel
  * booted with panic_on_warn=1 (the test kernel; many fleets) panics on the
  * first one.  The library reports caller misuse such as a put after the
  * last one (iocomp) and keeps going, and one shared test case relies on
  * exactly that.  So the same state machine is written here on atomic_t
- * and reports through dc_warn_once(), which counts into dc_warn_count().
+ * and reports through dc_plat_refcount_warn(), which counts into
+ * dc_warn_count() and prints the first misuse at each place that uses a
+ * refcount operation (refcount_t's own reports go by the kind of misuse).
  * The orderings are those of the userspace build: acquire on a successful
  * inc_not_zero, release on every decrement, acquire before reporting zero.
  */
@@ -224,8 +227,43 @@ typedef struct { atomic_t refs; } dc_refcount_t;
 
 #define DC_REFCOUNT_SATURATED	(INT_MIN / 2)
 
-/* Saturate @r and report @what once (kshim/log.c). */
-void dc_plat_refcount_warn(dc_refcount_t *r, const char *what);
+/*
+ * A place in the library that uses a refcount operation.  Each operation is
+ * a macro that hands the helper its own place, a static made where it is
+ * expanded, so misuse is reported once per place, as WARN_ONCE() does per
+ * call site (one place for all would print only the first misuse of the
+ * process).  Only the misuse path touches it.
+ */
+struct dc_plat_refcount_site {
+	const char *file;
+	unsigned int line;
+	unsigned long warned;
+};
+
+#define dc_plat_refcount_site_here() ({					\
+	static struct dc_plat_refcount_site __dc_rs = {			\
+		.file = __FILE__, .line = __LINE__,			\
+	};								\
+	&__dc_rs;							\
+})
+
+/*
+ * Saturate @r, count a misuse, and report @what the first time at @site
+ * (kshim/log.c).
+ */
+void dc_plat_refcount_warn(dc_refcount_t *r, const char *what,
+			   struct dc_plat_refcount_site *site);
+
+#define dc_refcount_dec_not_one(r)					\
+	dc_plat_refcount_dec_not_one((r), dc_plat_refcount_site_here())
+#define dc_refcount_inc_not_zero(r)					\
+	dc_plat_refcount_inc_not_zero((r), dc_plat_refcount_site_here())
+#define dc_refcount_inc(r)						\
+	dc_plat_refcount_inc((r), dc_plat_refcount_site_here())
+#define dc_refcount_dec_and_test(r)					\
+	dc_plat_refcount_dec_and_test((r), dc_plat_refcount_site_here())
+#define dc_refcount_dec(r)						\
+	dc_plat_refcount_dec((r), dc_plat_refcount_site_here())
 
 static inline void dc_refcount_set(dc_refcount_t *r, int n)
 {
@@ -239,7 +277,8 @@ static inline void dc_refcount_set_release(dc_refcount_t *r, int n)
 }
 
 /* Drop one reference unless it is the last one.  True if dropped. */
-static inline bool dc_refcount_dec_not_one(dc_refcount_t *r)
+static inline bool dc_plat_refcount_dec_not_one(dc_refcount_t *r,
+						struct dc_plat_refcount_site *site)
 {
 	int old = atomic_read(&r->refs);
 
@@ -247,7 +286,7 @@ static inline bool dc_refcount_dec_not_one(dc_refcount_t *r)
 		if (old == 1)
 			return false;
 		if (unlikely(old <= 0)) {
-			dc_plat_refcount_warn(r, "underflow; use-after-free");
+			dc_plat_refcount_warn(r, "underflow; use-after-free", site);
 			return true;
 		}
 	} while (!atomic_try_cmpxchg_release(&r->refs, &old, old - 1));
@@ -260,7 +299,8 @@ static inline int dc_refcount_read(const dc_refcount_t *r)
 }
 
 /* Add one unless the count is zero.  Returns true if it was incremented. */
-static inline bool dc_refcount_inc_not_zero(dc_refcount_t *r)
+static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
+						 struct dc_plat_refcount_site *site)
 {
 	int old = atomic_read(&r->refs);
 
@@ -268,24 +308,26 @@ static inline bool dc_refcount_inc_not_zero(dc_refcount_t *r)
 		if (!old)
 			return false;
 		if (unlikely(old < 0 || old == INT_MAX)) {
-			dc_plat_refcount_warn(r, "saturated");
+			dc_plat_refcount_warn(r, "saturated", site);
 			return true;
 		}
 	} while (!atomic_try_cmpxchg_acquire(&r->refs, &old, old + 1));
 	return true;
 }
 
-static inline void dc_refcount_inc(dc_refcount_t *r)
+static inline void dc_plat_refcount_inc(dc_refcount_t *r,
+					struct dc_plat_refcount_site *site)
 {
 	int old = atomic_fetch_inc_relaxed(&r->refs);
 
 	if (unlikely(old <= 0 || old == INT_MAX))
 		dc_plat_refcount_warn(r, old ? "saturated" :
-				      "increment on 0; use-after-free");
+				      "increment on 0; use-after-free", site);
 }
 
 /* Returns true when the count dropped to zero (with acquire ordering). */
-static inline bool dc_refcount_dec_and_test(dc_refcount_t *r)
+static inline bool dc_plat_refcount_dec_and_test(dc_refcount_t *r,
+						 struct dc_plat_refcount_site *site)
 {
 	int old = atomic_fetch_dec_release(&r->refs);
 
@@ -294,17 +336,18 @@ static inline bool dc_refcount_dec_and_test(dc_refcount_t *r)
 		return true;
 	}
 	if (unlikely(old <= 0))
-		dc_plat_refcount_warn(r, "underflow; use-after-free");
+		dc_plat_refcount_warn(r, "underflow; use-after-free", site);
 	return false;
 }
 
-static inline void dc_refcount_dec(dc_refcount_t *r)
+static inline void dc_plat_refcount_dec(dc_refcount_t *r,
+					struct dc_plat_refcount_site *site)
 {
 	int old = atomic_fetch_dec_release(&r->refs);
 
 	if (unlikely(old <= 1))
 		dc_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory" :
-				      "underflow; use-after-free");
+				      "underflow; use-after-free", site);
 }
 
 /* 1 -> 0 atomically.  Returns true on success. */

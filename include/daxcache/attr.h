@@ -16,7 +16,10 @@
  *   under DC_ATTR_RULE_EVERY_READ (the old rule, kept for comparison) every
  *   read updates the attributes, which asks the server whenever they have
  *   timed out or a write has marked them stale;
- * - with auto-invalidation off, only the size rule applies.
+ * - with auto-invalidation off, only the size rule applies;
+ * - under any rule, with auto-invalidation on or off, a read after
+ *   dc_attr_expire() refreshes: the caller has said the attributes are
+ *   wrong (a setattr), which is not a check for changes by others.
  *
  * The caller then asks the server (GETATTR) and passes the answer to
  * dc_attr_refresh().  If it shows a size or an mtime the cache did not
@@ -90,7 +93,8 @@ typedef void (*dc_attr_invalidate_fn)(void *data,
  * @timeout_ns: how long refreshed attributes stay valid.
  * @rule: enum dc_attr_rule.
  * @auto_inval: check on reads for changes by others (FUSE's
- *	auto_inval_data); when false only the past-EOF rule applies.
+ *	auto_inval_data); when false only the past-EOF rule and
+ *	dc_attr_expire() make a read refresh.
  * @invalidate: the hook, or NULL.
  * @data: passed to @invalidate.
  */
@@ -207,8 +211,12 @@ void dc_attr_note_write(struct dc_attr *a, uint64_t end, int64_t mtime_ns,
 
 /**
  * dc_attr_expire() - make the attributes stale, so the next read check
- * under either rule asks for a refresh (after a setattr, say).
+ * asks for a refresh (after a setattr, say).
  * @a: the object.
+ *
+ * Under either rule and with auto-invalidation on or off: until the next
+ * refresh, every read check asks for one and dc_attr_get() calls them
+ * invalid.
  *
  * Context: any that may take a spinlock.
  */

@@ -81,12 +81,14 @@ enum dc_admit_policy {
 
 /**
  * struct dc_cache_config - cache parameters; fill with dc_cache_config_init().
- * @window_size: bytes in the window; a non-zero multiple of the range size.
+ * @window_size: bytes in the window; a non-zero multiple of the range size,
+ *	of at most 2^30 ranges.
  * @range_shift: log2 of the range size, 12..40 (default 21: 2 MiB).
  * @reclaim_threshold_pct: the background reclaimer runs while fewer than
  *	this percentage of ranges are free (default 20; at least one range).
  * @reclaim_batch: ranges the background reclaimer frees per pass (default 10).
- * @remove_batch_max: entries per backend remove() call (default 256).
+ * @remove_batch_max: at most this many entries per backend remove() call
+ *	(default 256); more than the window's ranges means as many as it has.
  * @victim: victim policy (default DC_VICTIM_CLOCK).
  * @flags: DC_CACHE_* switches (default 0).
  * @wait_timeout_ns: how long dc_map() waits for a free range before
@@ -107,6 +109,9 @@ struct dc_cache_config {
 };
 
 #define DC_WAIT_FOREVER		UINT64_MAX
+
+/* How long dc_cache_destroy() waits for pins still held: 1 s. */
+#define DC_DESTROY_PIN_TIMEOUT_NS	1000000000ull
 
 /**
  * struct dc_remove_entry - one mapping to tear down, in a remove() batch.
@@ -136,6 +141,11 @@ struct dc_remove_entry {
  *	is reclaimed.  Return 0 or -errno; on failure the mapping stays.
  *	Optional.
  *
+ * Every op answers 0 or -errno.  A positive answer breaks that contract: it
+ * is logged and taken for -EIO (it never passes for DC_MAP_BYPASS, say).
+ * Failed calls are counted in struct dc_cache_stats and logged, per cache
+ * and op, at the 1st, 2nd, 4th, 8th... failure (see daxcache/log.h).
+ *
  * The ops may sleep.  They are called with no cache spinlock held, but
  * possibly with inode mutexes held (setup and writeback always under the
  * mapping inode's; remove under it for inline reuse with
@@ -155,7 +165,9 @@ struct dc_backend_ops {
  * @win_off: the window offset of the requested file offset.
  * @len: bytes mapped from @win_off to the end of the range.
  * @writable: whether the mapping may be written.
- * @gen: generation of the mapping (changes each time the range is set up).
+ * @gen: generation of the mapping: changes each time the range is set up,
+ *	the setup that makes a read-only mapping writable included; never 0
+ *	in a pin that dc_map() filled.
  *
  * The remaining fields are private.
  */
@@ -219,10 +231,10 @@ void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window_size);
  * refused with a log line that says why.
  *
  * Context: process context; may sleep.
- * Return: 0; -EINVAL for a bad config (no ranges, window not a multiple of
- * the range size, range_shift out of 12..40, threshold over 100, zero batch
- * sizes, unknown victim policy, admit policy or flags, NULL ops or setup),
- * -ENOMEM, or the error starting the reclaimer.
+ * Return: 0; -EINVAL for a bad config (no ranges, more than 2^30 ranges,
+ * window not a multiple of the range size, range_shift out of 12..40,
+ * threshold over 100, zero batch sizes, unknown victim policy, admit policy
+ * or flags, NULL ops or setup), -ENOMEM, or the error starting the reclaimer.
  */
 int dc_cache_create(const struct dc_cache_config *cfg,
 		    const struct dc_backend_ops *ops, void *priv,
@@ -233,12 +245,25 @@ int dc_cache_create(const struct dc_cache_config *cfg,
  * @cache: the cache, or NULL.
  *
  * Every inode should have been put and every pin dropped; inodes still
- * referenced are reported and evicted anyway.
+ * referenced are reported and evicted anyway.  Pins still held are waited
+ * for, at most DC_DESTROY_PIN_TIMEOUT_NS from the call (an eviction that
+ * dc_inode_put() left waiting for pins gives up at the same time).  If some
+ * are still held then, destroy reports them and returns -EBUSY with the
+ * cache allocated: the pinned mappings stay as they are (no writeback, no
+ * remove() under a caller that may still use them), everything else is
+ * torn down, and only dc_unpin() on the pins and dc_cache_destroy() may be
+ * called any more.  Call dc_cache_destroy() again once the pins are
+ * dropped: it drops those mappings (writeback, then remove()) and frees
+ * the cache.  A cache never destroyed to the end leaks.
  *
  * Context: process context, a registered thread outside read-side sections;
- * sleeps.
+ * sleeps (at most about DC_DESTROY_PIN_TIMEOUT_NS waiting for pins, plus the
+ * backend calls).  No other call on the cache may run concurrently, but
+ * dc_unpin().
+ * Return: 0 when the cache is freed (always for NULL); -EBUSY when pins
+ * were still held: the cache is not freed yet (see above).
  */
-void dc_cache_destroy(struct dc_cache *cache);
+int dc_cache_destroy(struct dc_cache *cache);
 
 /**
  * dc_inode_get() - find or create the inode @ino and take a reference.
@@ -262,7 +287,8 @@ int dc_inode_get(struct dc_cache *cache, uint64_t ino, struct dc_inode **out);
  * moment, the eviction runs when it lets go, on the background reclaimer's
  * thread.  The caller must not hold pins on the inode's mappings when it
  * drops the last reference; if it does, this is reported and eviction
- * waits for them.
+ * waits for them (until dc_cache_destroy() gives up on them, if it comes
+ * first).
  *
  * Context: process context; may sleep when it evicts.
  */
@@ -308,7 +334,9 @@ void dc_inode_put(struct dc_inode *inode);
  * DC_MAP_NOWAIT or DC_MAP_NORECLAIM when it would sleep or reclaim (see
  * dc_wait_free()); -ETIMEDOUT when no range came free in time (for instance
  * when the caller itself pins every range); -EINTR when interrupted
- * (kernel); -ENOMEM; or the error of setup().
+ * (kernel); -ENOMEM; or the error of setup().  Whatever the answer other than
+ * 0, @pin (when not NULL) is left empty, its fields zero: dc_unpin() on it
+ * does nothing.
  */
 int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	   struct dc_pin *pin);
@@ -355,12 +383,15 @@ int dc_wait_free(struct dc_cache *cache, uint64_t timeout_ns);
  *
  * Mappings that overlap the byte range are removed (batched remove() after
  * writeback of writable ones) and their ranges freed.  Pinned mappings are
- * left in place.
+ * left in place.  The mappings are walked once, in file order, whatever
+ * remove_batch_max: one writeback() call per writable mapping.
  *
  * Context: process context; sleeps.
- * Return: 0; -EBUSY if some mappings were pinned (the others are dropped);
- * the error of writeback() when a writable mapping could not be written
- * back (it stays mapped; the others are dropped); -EINVAL if @len is 0.
+ * Return: 0; the error of writeback() when a writable mapping could not be
+ * written back (it stays mapped; the others are dropped), even if some
+ * mappings were pinned too: a write that did not reach the file must be
+ * heard, a pin loses nothing; else -EBUSY if some mappings were pinned (the
+ * others are dropped); -EINVAL if @len is 0.
  */
 int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len);
 

@@ -68,7 +68,8 @@ struct dc_iocomp *dc_iocomp_alloc(dc_iocomp_fn fn, void *data);
  * @ioc: the counter, or NULL (then nothing happens).
  *
  * Getting a counter whose function has already run is a bug: it is reported
- * once and the counter is left so that the function never runs again.
+ * (see dc_warn_count()) and the counter is left so that the function never
+ * runs again.
  *
  * Context: any; never blocks.
  */
@@ -79,7 +80,7 @@ void dc_iocomp_get(struct dc_iocomp *ioc);
  * @ioc: the counter, or NULL (then nothing happens).
  *
  * Writes made before this put are visible to the completion function.  A put
- * after the count reached zero is reported once and does nothing else.
+ * after the count reached zero is reported and does nothing else.
  *
  * Context: any (the function runs in the caller's context).
  */
@@ -90,7 +91,9 @@ void dc_iocomp_put(struct dc_iocomp *ioc);
  * @ioc: the counter.
  *
  * Context: any; for tests and diagnostics, the value may be stale at once.
- * Return: references held (0 once the function has run).
+ * Return: references held; 0 once the function has run, including after a
+ * misused get or put (reported, and leaving the counter so that the
+ * function never runs again).
  */
 int dc_iocomp_pending(const struct dc_iocomp *ioc);
 

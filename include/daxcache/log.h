@@ -5,6 +5,11 @@
  * By default messages (configuration errors, failed backend calls, misuse
  * warnings) are printed to stderr, one line each.  A program can route them
  * elsewhere.
+ *
+ * So that nothing floods the log: the failed calls of each backend op are
+ * logged, per cache, at the 1st, 2nd, 4th, 8th... failure (each line says
+ * which; struct dc_cache_stats counts them all), and each misuse warning is
+ * printed the first time it is detected at its place in the library.
  */
 #ifndef DAXCACHE_LOG_H
 #define DAXCACHE_LOG_H

@@ -19,7 +19,8 @@ struct dc_attr {
 	uint64_t deadline_ns;	/* valid while now < deadline */
 	uint64_t version;	/* writes noted */
 	bool have;		/* @v came from a refresh */
-	bool stale;		/* expired, or written under the old rule */
+	bool stale;		/* written under the old rule */
+	bool expired;		/* dc_attr_expire(): refresh whatever the rules */
 	struct dc_attr_stats st;
 };
 
@@ -53,7 +54,7 @@ DC_EXPORT void dc_attr_destroy(struct dc_attr *a)
 
 static bool attr_valid_locked(const struct dc_attr *a, uint64_t now_ns)
 {
-	return a->have && !a->stale && now_ns < a->deadline_ns;
+	return a->have && !a->stale && !a->expired && now_ns < a->deadline_ns;
 }
 
 DC_EXPORT bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
@@ -67,11 +68,12 @@ DC_EXPORT bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
 		/* Past the cached size (or nothing cached): always. */
 		need = true;
 		a->st.refresh_eof++;
-	} else if (a->p.auto_inval && !attr_valid_locked(a, now_ns)) {
+	} else if (a->expired || (a->p.auto_inval && !attr_valid_locked(a, now_ns))) {
 		/*
-		 * Timed out, or stale: under the new rule only an explicit
-		 * dc_attr_expire() makes them stale, under the old one every
-		 * noted write does.
+		 * Expired by the caller, whatever auto-invalidation says (the
+		 * caller knows they are wrong); or, with auto-invalidation,
+		 * timed out or stale (under the old rule every noted write
+		 * makes them stale).
 		 */
 		need = true;
 		a->st.refresh_timeout++;
@@ -100,6 +102,7 @@ DC_EXPORT int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cu
 	a->v = *cur;
 	a->have = true;
 	a->stale = false;
+	a->expired = false;
 	a->deadline_ns = now_ns + a->p.timeout_ns;
 	if (a->deadline_ns < now_ns)
 		a->deadline_ns = UINT64_MAX;
@@ -143,7 +146,7 @@ DC_EXPORT void dc_attr_note_write(struct dc_attr *a, uint64_t end,
 DC_EXPORT void dc_attr_expire(struct dc_attr *a)
 {
 	dc_spin_lock(&a->lock);
-	a->stale = true;
+	a->expired = true;
 	dc_spin_unlock(&a->lock);
 }
 

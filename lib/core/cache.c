@@ -89,13 +89,16 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 	c->priv = priv;
 	c->range_size = 1ull << cfg->range_shift;
 	c->nr_ranges = (unsigned int)(cfg->window_size >> cfg->range_shift);
+	/* No batch holds more than every range: the arrays need no more. */
+	if (c->cfg.remove_batch_max > c->nr_ranges)
+		c->cfg.remove_batch_max = c->nr_ranges;
 	c->threshold = (unsigned int)(((uint64_t)c->nr_ranges *
 				       cfg->reclaim_threshold_pct) / 100);
 	if (!c->threshold)
 		c->threshold = 1;
 	c->ranges = dc_zalloc((size_t)c->nr_ranges * sizeof(*c->ranges));
-	c->bg_ranges = dc_alloc(cfg->remove_batch_max * sizeof(*c->bg_ranges));
-	c->bg_entries = dc_alloc(cfg->remove_batch_max * sizeof(*c->bg_entries));
+	c->bg_ranges = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_ranges));
+	c->bg_entries = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_entries));
 	if (!c->ranges || !c->bg_ranges || !c->bg_entries) {
 		ret = -ENOMEM;
 		goto fail_free;
@@ -117,6 +120,7 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 		dc_list_add_before(&r->link, c->free_list.next);
 	}
 	c->nr_free = c->nr_ranges;
+	dc_atomic64_set(&c->evict_deadline, DC_WAIT_FOREVER);
 	dc_waitq_init(&c->waitq);
 	dc_mutex_init(&c->inode_lock);
 	ret = dc_worker_start(&c->reclaimer, dc_reclaimer_fn, "dc-reclaim");
@@ -138,6 +142,40 @@ fail_free:
 	return ret;
 }
 
+static const char *const backend_op_name[DC_BE_NR] = {
+	[DC_BE_SETUP] = "setup",
+	[DC_BE_REMOVE] = "remove",
+	[DC_BE_WRITEBACK] = "writeback",
+};
+
+/*
+ * A backend op of @c answered @ret, not 0.  Count the failure and say
+ * whether to log it: *@nth is its number among this op's failures when it
+ * is the 1st, 2nd, 4th, 8th..., else 0, so that a backend that keeps failing
+ * cannot flood the log while one that starts failing is always heard.  A
+ * positive answer breaks the contract of struct dc_backend_ops (0 or
+ * -errno); it is reported (under the same rule) and taken for -EIO, so that
+ * it can never pass for another answer (a setup's 1 for DC_MAP_BYPASS).
+ * Returns the error to act on.
+ */
+int dc_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
+		      unsigned int *nth)
+{
+	unsigned int n;
+
+	dc_spin_lock(&c->pool_lock);
+	n = ++c->be_failures[op];
+	dc_spin_unlock(&c->pool_lock);
+	*nth = n && !(n & (n - 1)) ? n : 0;
+	if (ret > 0) {
+		if (*nth)
+			dc_pr_err("backend %s returned %d, a positive value where 0 or -errno is due; taken as -EIO",
+				  backend_op_name[op], ret);
+		ret = -EIO;
+	}
+	return ret;
+}
+
 static void inode_free_rcu(dc_rcu_head_t *head)
 {
 	struct dc_inode *inode = dc_container_of(head, struct dc_inode, rcu);
@@ -146,33 +184,91 @@ static void inode_free_rcu(dc_rcu_head_t *head)
 	dc_free(inode);
 }
 
-/* The last reference is gone and the inode is unhashed: drop everything. */
+/*
+ * The last reference is gone and the inode is unhashed: drop everything.
+ * If dc_cache_destroy() gave up on pins meanwhile, the inode keeps what is
+ * pinned and waits on the cache's orphan list for destroy's next call.
+ */
 static void inode_evict(struct dc_inode *inode)
 {
-	dc_inode_drop_range(inode, 0, UINT64_MAX, true);
+	struct dc_cache *c = inode->cache;
+
+	if (dc_inode_drop_range(inode, 0, UINT64_MAX, true)) {
+		dc_spin_lock(&c->pool_lock);
+		inode->evict_next = c->orphans;
+		c->orphans = inode;
+		dc_spin_unlock(&c->pool_lock);
+		return;
+	}
 	dc_itree_destroy(inode->tree);
 	dc_call_rcu(&inode->rcu, inode_free_rcu);
 }
 
-DC_EXPORT void dc_cache_destroy(struct dc_cache *c)
+/* Count the pins still held on @c's ranges (destroy only: nothing moves). */
+static unsigned int pins_held(struct dc_cache *c)
 {
+	unsigned int i, n = 0;
+
+	for (i = 0; i < c->nr_ranges; i++)
+		if (dc_refcount_read(&c->ranges[i].ref) > 1)
+			n++;
+	return n;
+}
+
+DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
+{
+	struct dc_inode *list, *inode;
 	unsigned int b;
 
 	if (!c)
-		return;
-	dc_atomic_set(&c->reclaimer_stopping, 1);
-	dc_worker_stop(&c->reclaimer);
-	dc_inode_evict_deferred(c);
-	for (b = 0; b < DC_ARRAY_SIZE(c->inode_hash); b++) {
-		struct dc_inode *inode;
-
-		while ((inode = c->inode_hash[b])) {
-			dc_pr_warn("dc_cache_destroy: inode %llu still referenced (%d)",
-				   (unsigned long long)inode->id,
-				   dc_refcount_read(&inode->ref));
-			c->inode_hash[b] = inode->hash_next;
-			inode_evict(inode);
+		return 0;
+	/*
+	 * Bound every wait for pins from now on, an eviction the reclaimer
+	 * is running included (woken to see the deadline), so that pins
+	 * never hold up destroy for longer than the documented grace.
+	 */
+	dc_atomic64_set(&c->evict_deadline, dc_now_ns() + DC_DESTROY_PIN_TIMEOUT_NS);
+	if (!c->destroying) {
+		c->destroying = true;
+		dc_atomic_set(&c->reclaimer_stopping, 1);
+		dc_cache_wake(c);
+		dc_worker_stop(&c->reclaimer);
+		dc_inode_evict_deferred(c);
+		for (b = 0; b < DC_ARRAY_SIZE(c->inode_hash); b++) {
+			while ((inode = c->inode_hash[b])) {
+				dc_pr_warn("dc_cache_destroy: inode %llu still referenced (%d)",
+					   (unsigned long long)inode->id,
+					   dc_refcount_read(&inode->ref));
+				c->inode_hash[b] = inode->hash_next;
+				inode_evict(inode);
+			}
 		}
+	}
+	/*
+	 * Inodes whose eviction gave up on pins, now or at an earlier call:
+	 * once more (the deadline has passed for those of this call, so they
+	 * get one pass; pins dropped meanwhile let them go).
+	 */
+	dc_spin_lock(&c->pool_lock);
+	list = c->orphans;
+	c->orphans = NULL;
+	dc_spin_unlock(&c->pool_lock);
+	while ((inode = list)) {
+		list = inode->evict_next;
+		inode_evict(inode);
+	}
+	if (c->orphans) {
+		/*
+		 * The orphans keep their pinned mappings, and the cache stays
+		 * allocated: a dc_unpin() may still come, and it touches the
+		 * range and the cache.  A misuse: counted for dc_warn_count(),
+		 * and said by every call that finds it.
+		 */
+		dc_plat_warn_note();
+		dc_pr_err("dc_cache_destroy: %u mappings still pinned after %llu ms; the cache is left allocated until dc_cache_destroy() is called again after their dc_unpin()",
+			  pins_held(c),
+			  (unsigned long long)(DC_DESTROY_PIN_TIMEOUT_NS / 1000000));
+		return -EBUSY;
 	}
 	/* Inodes and tree nodes are freed through RCU callbacks. */
 	dc_rcu_barrier();
@@ -186,6 +282,7 @@ DC_EXPORT void dc_cache_destroy(struct dc_cache *c)
 	dc_free(c->bg_ranges);
 	dc_free(c->ranges);
 	dc_free(c);
+	return 0;
 }
 
 static struct dc_inode **inode_slot(struct dc_cache *c, uint64_t id)

@@ -53,19 +53,21 @@ static inline void dc_list_del(struct dc_list *n)
  * One window range.  Type-stable for the life of the cache: a reader that
  * raced with reclaim may hold a stale pointer, but it always points at a
  * range object.  @ref: 0 = free or being reclaimed; 1 = mapped and idle;
- * 1 + n = mapped with n pins.  @owner, @index, @gen and @writable change only
- * while @ref is 0, by the thread that claimed the range, and are published by
- * the release that sets @ref again.  (@writable also flips to true under the
- * owner's mutex while pinned: an upgrade.)
+ * 1 + n = mapped with n pins.  @owner, @index and @gen change only while
+ * @ref is 0, by the thread that claimed the range, and are published by the
+ * release that sets @ref again; @gen also moves under the owner's mutex while
+ * pinned, when an upgrade makes the mapping writable.  Every setup moves @gen
+ * (dc_range_gen_next()), and its low bit says whether the mapping is
+ * writable: one word, so that a pin reads both with one load and a hit that
+ * saw the bit set fills its pin with the generation that set it.
  */
 struct dc_range {
 	dc_refcount_t ref;
 	bool accessed;			/* CLOCK: set by hits, cleared by the hand */
-	bool writable;
 	uint64_t win_off;		/* constant */
 	struct dc_inode *owner;
 	uint64_t index;			/* file range index */
-	uint64_t gen;			/* bumped by each setup of a new mapping */
+	uint64_t gen;			/* moved by each setup; low bit: writable */
 	struct dc_cache *cache;		/* constant */
 	struct dc_list link;		/* free list or busy ring; pool lock */
 	/*
@@ -76,6 +78,17 @@ struct dc_range {
 	uint64_t mapped_ino;
 	uint64_t mapped_index;
 } __dc_cacheline_aligned;
+
+/* The generation after @gen of a setup that maps writable or not (never 0). */
+static inline uint64_t dc_range_gen_next(uint64_t gen, bool writable)
+{
+	return ((gen + 2) & ~1ull) | (writable ? 1 : 0);
+}
+
+static inline bool dc_range_writable(const struct dc_range *r)
+{
+	return dc_read_once(r->gen) & 1;
+}
 
 /*
  * Hit hints: a direct-mapped table of range pointers by index.  Never
@@ -94,7 +107,7 @@ struct dc_inode {
 	struct dc_itree *tree;		/* index -> struct dc_range */
 	uint64_t reclaim_cursor;	/* own-inode victim scan position; mutex */
 	struct dc_inode *hash_next;	/* inode table chain; table mutex */
-	struct dc_inode *evict_next;	/* evictions left to the reclaimer; pool lock */
+	struct dc_inode *evict_next;	/* evict_list or orphans; pool lock */
 	dc_rcu_head_t rcu;
 };
 
@@ -120,6 +133,17 @@ enum dc_stat {
 	DC_STAT_ADMITS_CONTESTED,
 	DC_STAT_NR
 };
+
+/* The backend ops, for counting and logging their failures. */
+enum dc_backend_op {
+	DC_BE_SETUP,
+	DC_BE_REMOVE,
+	DC_BE_WRITEBACK,
+	DC_BE_NR
+};
+
+/* Appended to each failure line: see dc_backend_failed(). */
+#define DC_BE_FAIL_NOTE	" (failure %u of this op; only the 1st, 2nd, 4th, 8th... are logged)"
 
 struct dc_stat_stripe {
 	dc_atomic64_t v[DC_STAT_NR];
@@ -188,6 +212,11 @@ struct dc_cache {
 	 * rather than bypass.  Each decrement wakes the waiters.
 	 */
 	dc_atomic_t reclaiming;
+	/*
+	 * Evictions wait for pins until this time: DC_WAIT_FOREVER while the
+	 * cache lives, the end of dc_cache_destroy()'s grace once it runs.
+	 */
+	dc_atomic64_t evict_deadline;
 	/* The reclaimer's batch, sized remove_batch_max; its thread only. */
 	struct dc_range **bg_ranges;
 	struct dc_remove_entry *bg_entries;
@@ -198,8 +227,18 @@ struct dc_cache {
 
 	/* Unhashed inodes the reclaimer is to evict (dc_inode_put_deferred()). */
 	struct dc_inode *evict_list;
+	/*
+	 * Evicted inodes that kept pinned mappings when dc_cache_destroy()
+	 * gave up waiting (pool lock), for its next call; @destroying says
+	 * the first call has stopped the reclaimer and emptied the table.
+	 */
+	struct dc_inode *orphans;
+	bool destroying;
 
 	struct dc_admit adm;
+
+	/* Failed calls of each backend op, for the log (pool lock). */
+	unsigned int be_failures[DC_BE_NR];
 
 	struct dc_stat_stripe stats[DC_STRIPES];
 };
@@ -215,6 +254,8 @@ static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 }
 
 /* cache.c */
+int dc_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
+		      unsigned int *nth);
 bool dc_inode_tryhold(struct dc_inode *inode);
 void dc_inode_put_deferred(struct dc_inode *inode);
 void dc_inode_evict_deferred(struct dc_cache *c);

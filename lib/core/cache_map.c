@@ -99,6 +99,7 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 		       unsigned int flags)
 {
 	struct dc_cache *c = inode->cache;
+	unsigned int nth;
 	int ret = 0;
 
 	if (flags & DC_MAP_NOWAIT) {
@@ -107,14 +108,21 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 	} else {
 		dc_mutex_lock(&inode->mutex);
 	}
-	if (!r->writable) {
+	if (!dc_range_writable(r)) {
 		ret = c->ops->setup(c->priv, inode->id, range_file_off(c, r->index),
 				    r->win_off, c->range_size,
 				    DC_MAP_READ | DC_MAP_WRITE);
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
+			ret = dc_backend_failed(c, DC_BE_SETUP, ret, &nth);
+			if (nth)
+				dc_pr_warn("setup of inode %llu range %llu for writing failed: %d"
+					   DC_BE_FAIL_NOTE,
+					   (unsigned long long)inode->id,
+					   (unsigned long long)r->index, ret, nth);
 		} else {
-			dc_write_once(r->writable, true);
+			/* A setup: a new generation, and a writable one. */
+			dc_write_once(r->gen, dc_range_gen_next(r->gen, true));
 			dc_stat_inc(c, DC_STAT_UPGRADES);
 		}
 	}
@@ -170,12 +178,12 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 {
 	struct dc_cache *c = inode->cache;
 	bool writable = flags & DC_MAP_WRITE;
+	unsigned int nth;
 	int ret;
 
 	dc_write_once(r->owner, inode);
 	dc_write_once(r->index, index);
-	dc_write_once(r->gen, r->gen + 1);
-	dc_write_once(r->writable, writable);
+	dc_write_once(r->gen, dc_range_gen_next(r->gen, writable));
 	dc_write_once(r->accessed, false);
 	ret = dc_itree_insert(inode->tree, index, index, r);
 	if (!ret) {
@@ -184,6 +192,12 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 				    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
+			ret = dc_backend_failed(c, DC_BE_SETUP, ret, &nth);
+			if (nth)
+				dc_pr_warn("setup of inode %llu range %llu failed: %d"
+					   DC_BE_FAIL_NOTE,
+					   (unsigned long long)inode->id,
+					   (unsigned long long)index, ret, nth);
 			dc_itree_remove(inode->tree, index, NULL);
 		}
 	}
@@ -234,7 +248,7 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			/* Mapped by a racing thread; ours to pin (we hold the mutex). */
 			dc_refcount_inc(&r->ref);
 			dc_mutex_unlock(&inode->mutex);
-			if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable) &&
+			if ((flags & DC_MAP_WRITE) && !dc_range_writable(r) &&
 			    upgrade_bypassed(c, flags)) {
 				range_unpin(r);
 				dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
@@ -243,7 +257,7 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			}
 			dc_stat_inc(c, DC_STAT_HITS);
 			ret = 0;
-			if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable)) {
+			if ((flags & DC_MAP_WRITE) && !dc_range_writable(r)) {
 				ret = map_upgrade(inode, r, flags);
 				if (ret)
 					range_unpin(r);
@@ -332,57 +346,68 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 {
 	struct dc_cache *c;
 	struct dc_range *r;
-	uint64_t index, in;
+	uint64_t index, in, gen;
 	int ret;
 
-	if (dc_unlikely(!inode || !pin || (flags & ~DC_MAP_KNOWN)))
-		return -EINVAL;
+	if (dc_unlikely(!inode || !pin || (flags & ~DC_MAP_KNOWN))) {
+		ret = -EINVAL;
+		goto no_pin;
+	}
 	ret = dc_caller_check(__func__);
 	if (dc_unlikely(ret))
-		return ret;
+		goto no_pin;
 	c = inode->cache;
 	index = file_off >> c->cfg.range_shift;
 	r = map_fast(inode, index);
 	if (dc_likely(r)) {
-		if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable) &&
+		if ((flags & DC_MAP_WRITE) && !dc_range_writable(r) &&
 		    upgrade_bypassed(c, flags)) {
 			range_unpin(r);
 			dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
-			pin->range = NULL;
-			return DC_MAP_BYPASS;
+			ret = DC_MAP_BYPASS;
+			goto no_pin;
 		}
 		dc_stat_inc(c, DC_STAT_HITS);
-		if ((flags & DC_MAP_WRITE) && !dc_read_once(r->writable)) {
+		if ((flags & DC_MAP_WRITE) && !dc_range_writable(r)) {
 			ret = map_upgrade(inode, r, flags);
 			if (ret) {
 				range_unpin(r);
-				return ret;
+				goto no_pin;
 			}
 		}
 	} else {
 		ret = map_slow(inode, index, flags, timeout_ns, &r);
-		if (ret) {
-			if (ret == DC_MAP_BYPASS)
-				pin->range = NULL;
-			return ret;
-		}
+		if (ret)
+			goto no_pin;
 	}
 	in = file_off & (c->range_size - 1);
 	pin->win_off = r->win_off + in;
 	pin->len = c->range_size - in;
-	pin->writable = dc_read_once(r->writable);
-	pin->gen = dc_read_once(r->gen);
+	/* One load: the generation and whether its setup made it writable. */
+	gen = dc_read_once(r->gen);
+	pin->writable = gen & 1;
+	pin->gen = gen;
 	pin->range = r;
 	return 0;
+
+no_pin:
+	/*
+	 * Every answer without a pin leaves an empty one, which dc_unpin()
+	 * ignores: a caller that unpins after an error must not find garbage.
+	 * Only the paths that fail pay for it.
+	 */
+	if (pin)
+		memset(pin, 0, sizeof(*pin));
+	return ret;
 }
 
 DC_EXPORT int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		     struct dc_pin *pin)
 {
-	if (dc_unlikely(!inode))
-		return -EINVAL;
+	/* dc_map_timeout() refuses a NULL inode (and empties the pin). */
 	return dc_map_timeout(inode, file_off, flags,
-			      inode->cache->cfg.wait_timeout_ns, pin);
+			      dc_likely(inode) ? inode->cache->cfg.wait_timeout_ns : 0,
+			      pin);
 }
 
 DC_EXPORT void dc_unpin(struct dc_pin *pin)

@@ -76,6 +76,7 @@ struct remove_batch {
 static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 			unsigned int n)
 {
+	unsigned int nth;
 	int ret;
 
 	if (!c->ops->remove || !n)
@@ -85,7 +86,10 @@ static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 	dc_stat_add(c, DC_STAT_REMOVES_SENT, n);
 	if (ret) {
 		dc_stat_inc(c, DC_STAT_REMOVE_FAILURES);
-		dc_pr_warn("remove of %u mappings failed: %d", n, ret);
+		ret = dc_backend_failed(c, DC_BE_REMOVE, ret, &nth);
+		if (nth)
+			dc_pr_warn("remove of %u mappings failed: %d" DC_BE_FAIL_NOTE,
+				   n, ret, nth);
 	}
 }
 
@@ -145,6 +149,7 @@ void dc_range_release(struct dc_cache *c, struct dc_range *r)
 static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 			struct dc_range *r, bool force)
 {
+	unsigned int nth;
 	int ret;
 
 	if (dc_read_once(r->owner) != owner ||
@@ -152,17 +157,20 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 		return -EBUSY;
 	if (!dc_refcount_dec_if_one(&r->ref))
 		return -EBUSY;
-	if (r->writable && c->ops->writeback) {
+	if (dc_range_writable(r) && c->ops->writeback) {
 		dc_stat_inc(c, DC_STAT_WRITEBACKS);
 		ret = c->ops->writeback(c->priv, owner->id,
 					r->index << c->cfg.range_shift,
 					c->range_size, r->win_off);
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_WRITEBACK_FAILURES);
-			dc_pr_warn("writeback of inode %llu range %llu failed: %d%s",
-				   (unsigned long long)owner->id,
-				   (unsigned long long)r->index, ret,
-				   force ? "; dropping it anyway" : "");
+			ret = dc_backend_failed(c, DC_BE_WRITEBACK, ret, &nth);
+			if (nth)
+				dc_pr_warn("writeback of inode %llu range %llu failed: %d%s"
+					   DC_BE_FAIL_NOTE,
+					   (unsigned long long)owner->id,
+					   (unsigned long long)r->index, ret,
+					   force ? "; dropping it anyway" : "", nth);
 			if (!force) {
 				dc_refcount_set_release(&r->ref, 1);
 				return ret;
@@ -425,8 +433,11 @@ void dc_reclaimer_fn(struct dc_worker *w)
 
 /*
  * Drop @inode's mappings of indexes [@first, @last].  Pinned mappings stay
- * (-EBUSY) unless @evict, which waits for their pins and drops mappings
- * even when their writeback fails.
+ * (-EBUSY) unless @evict, which waits for their pins (until the cache's
+ * evict_deadline: only dc_cache_destroy() sets one, and -EBUSY then says
+ * some stayed) and drops mappings even when their writeback fails.  A
+ * failed writeback (the mapping stays) is what the caller hears, even when
+ * some mappings were pinned too: a pin is no data loss.
  */
 int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 			bool evict)
@@ -437,9 +448,9 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 	struct remove_batch b = { .ranges = &one_range, .entries = &one_entry, .max = 1 };
 	struct dc_itree_entry e;
 	unsigned int want;
-	uint64_t ev = 0, busy_since = 0;
-	bool registered = false, warned = false;
-	int ret;
+	uint64_t from = first, ev = 0, busy_since = 0;
+	bool registered = false, warned = false, busy = false;
+	int wb_err = 0, ret;
 
 	want = (unsigned int)(dc_itree_count(inode->tree) < c->cfg.remove_batch_max ?
 			      dc_itree_count(inode->tree) : c->cfg.remove_batch_max);
@@ -458,50 +469,71 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 	}
 	for (;;) {
 		bool more = false;
-		int err = 0;
 
-		if (registered)
-			ev = dc_atomic64_read(&c->events);
-		/* Claim up to a batch under the mutex; remove outside it. */
+		/*
+		 * Claim up to a batch under the mutex; remove outside it.  The
+		 * next batch goes on from where this one stopped, so what a
+		 * batch left behind (pinned, or not written back) is not
+		 * visited again: one pass, one writeback per dirty mapping.
+		 */
 		dc_mutex_lock(&inode->mutex);
-		if (dc_itree_first(inode->tree, first, last, &e)) {
+		if (dc_itree_first(inode->tree, from, last, &e)) {
 			do {
 				if (b.n == b.max) {
 					more = true;
+					from = e.start;
 					break;
 				}
 				ret = claim_locked(c, inode, e.item, evict);
 				if (!ret)
 					batch_add(c, &b, e.item);
-				else if (!err || ret == -EBUSY)
-					err = ret;
+				else if (ret == -EBUSY)
+					busy = true;
+				else if (!wb_err)
+					wb_err = ret;
 			} while (dc_itree_next(inode->tree, &e, last));
 		}
 		dc_mutex_unlock(&inode->mutex);
 		batch_flush(c, &b);
 		if (more)
 			continue;
-		ret = err;
-		if (ret != -EBUSY || !evict)
+		if (!busy || !evict)
 			break;
+		/*
+		 * Eviction: wait for the pins, then a new pass from the start.
+		 * The first time, register as a waiter (so that unpins count
+		 * events) and look again at once; after that, sleep until an
+		 * event since the pass began.
+		 */
 		if (!registered) {
 			dc_atomic_inc(&c->waiters);
 			dc_smp_mb__after_atomic();
 			registered = true;
 			busy_since = dc_now_ns();
-			continue;
+		} else {
+			uint64_t now = dc_now_ns();
+			uint64_t deadline = dc_atomic64_read(&c->evict_deadline);
+
+			if (now >= deadline)
+				break;		/* destroy gives up on the pins */
+			/*
+			 * A hit racing with a reuse may hold a range for an
+			 * instant (see try_pin()); only a pin that lasts is
+			 * the caller's.
+			 */
+			if (!warned && now - busy_since > DC_EVICT_PIN_GRACE_NS) {
+				dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
+					     (unsigned long long)inode->id);
+				warned = true;
+			}
+			dc_waitq_wait_uninterruptible_timeout(&c->waitq,
+					dc_atomic64_read(&c->events) != ev,
+					deadline - now < DC_EVICT_PIN_GRACE_NS ?
+					deadline - now : DC_EVICT_PIN_GRACE_NS);
 		}
-		/*
-		 * A hit racing with a reuse may hold a range for an instant
-		 * (see try_pin()); only a pin that lasts is the caller's.
-		 */
-		if (!warned && dc_now_ns() - busy_since > DC_EVICT_PIN_GRACE_NS) {
-			dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
-				     (unsigned long long)inode->id);
-			warned = true;
-		}
-		dc_waitq_wait_uninterruptible_timeout(&c->waitq,
-				dc_atomic64_read(&c->events) != ev, DC_EVICT_PIN_GRACE_NS);
+		ev = dc_atomic64_read(&c->events);
+		busy = false;
+		from = first;
 	}
 	if (registered)
 		dc_atomic_dec(&c->waiters);
@@ -509,7 +541,7 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 		dc_free(b.ranges);
 		dc_free(b.entries);
 	}
-	return ret;
+	return wb_err ? wb_err : busy ? -EBUSY : 0;
 }
 
 DC_EXPORT int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)

@@ -73,5 +73,11 @@ DC_EXPORT void dc_iocomp_put(struct dc_iocomp *ioc)
 
 DC_EXPORT int dc_iocomp_pending(const struct dc_iocomp *ioc)
 {
-	return dc_refcount_read(&to_iocomp((struct dc_iocomp *)ioc)->refs);
+	int n = dc_refcount_read(&to_iocomp((struct dc_iocomp *)ioc)->refs);
+
+	/*
+	 * Misuse after the function ran (a get on zero, a put past it)
+	 * saturates the count at a large negative value: still 0 pending.
+	 */
+	return n > 0 ? n : 0;
 }

@@ -245,6 +245,43 @@ DC_TEST(attr_expire_forces_refresh)
 	DC_ASSERT(t, need);
 }
 
+/*
+ * With auto-invalidation off, timeouts and writes under the old rule do not
+ * make a read refresh, but an explicit dc_attr_expire() does: the caller
+ * said the attributes are no longer known.
+ */
+DC_TEST(attr_expire_without_auto_inval)
+{
+	enum dc_attr_rule rule;
+
+	for (rule = DC_ATTR_RULE_TIMEOUT; rule <= DC_ATTR_RULE_EVERY_READ; rule++) {
+		struct inval_rec r = { 0 };
+		struct dc_attr_values v;
+		struct dc_attr *a;
+		bool timed_out, written, expired, again, valid;
+
+		DC_ASSERT_INT_EQ(t, make(&a, rule, false, &r), 0);
+		refresh(a, 4096, 1, 0);
+		timed_out = dc_attr_read_check(a, 0, 1, 5000 * MS, NULL);
+		refresh(a, 4096, 1, 5000 * MS);
+		dc_attr_note_write(a, 10, DC_ATTR_MTIME_UNKNOWN, 5000 * MS);
+		written = dc_attr_read_check(a, 0, 1, 5000 * MS, NULL);
+		refresh(a, 4096, 1, 5000 * MS);
+		dc_attr_expire(a);
+		valid = dc_attr_get(a, &v, 5000 * MS);
+		expired = dc_attr_read_check(a, 0, 1, 5000 * MS, NULL);
+		refresh(a, 4096, 1, 5000 * MS);
+		again = dc_attr_read_check(a, 0, 1, 5000 * MS, NULL);
+		dc_attr_destroy(a);
+		DC_ASSERT(t, !timed_out);
+		DC_ASSERT(t, !written);
+		DC_ASSERT(t, !valid);
+		DC_ASSERT(t, expired);
+		DC_ASSERT(t, !again);
+		DC_ASSERT_EQ(t, r.calls, 0);
+	}
+}
+
 /* --- the target ----------------------------------------------------------- */
 
 #define TGT_INODES	4
@@ -356,4 +393,5 @@ DC_SUITE(attr,
 	 DC_CASE(attr_hook_called_exactly_on_disagreement),
 	 DC_CASE(attr_refresh_raced_by_write_is_dropped),
 	 DC_CASE(attr_expire_forces_refresh),
+	 DC_CASE(attr_expire_without_auto_inval),
 	 DC_CASE(attr_target_getattrs_bounded_by_timeout));

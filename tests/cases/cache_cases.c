@@ -487,6 +487,8 @@ DC_TEST(cache_config_invalid)
 	cfg.remove_batch_max = 1;
 	cfg.wait_timeout_ns = DC_WAIT_FOREVER;
 	try_config(t, &cfg, dc_simbe_ops(), be, 0, "threshold 0, batches 1");
+	cfg.remove_batch_max = UINT_MAX;
+	try_config(t, &cfg, dc_simbe_ops(), be, 0, "remove_batch_max UINT_MAX");
 	dc_set_log_fn(NULL, NULL);
 	dc_simbe_destroy(be);
 }
@@ -1983,6 +1985,447 @@ DC_TEST(cache_stats_size)
 	ENV_RUN(t, &e, stats_body);
 }
 
+/* --- what the header promises at the edges -------------------------------------- */
+
+/*
+ * A failed dc_map() leaves an empty pin: its public fields zero, and
+ * dc_unpin() on it does nothing (it used to find the caller's garbage).
+ */
+static void check_empty_pin(struct dc_test *t, struct env *e, struct dc_pin *pin)
+{
+	struct dc_cache_stats s0 = cst(e);
+
+	DC_ASSERT_EQ(t, pin->win_off, 0);
+	DC_ASSERT_EQ(t, pin->len, 0);
+	DC_ASSERT(t, !pin->writable);
+	DC_ASSERT_EQ(t, pin->gen, 0);
+	dc_unpin(pin);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, s0.nr_mapped);
+}
+
+/* Fill @pin with what an uninitialised stack variable might hold. */
+static struct dc_pin *garbage(struct dc_pin *pin)
+{
+	memset(pin, 0xa5, sizeof(*pin));
+	return pin;
+}
+
+static void map_error_body(struct dc_test *t, struct env *e)
+{
+	struct dc_pin pin;
+
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, 0x8000, garbage(&pin)), -EINVAL);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map(NULL, 0, 0, garbage(&pin)), -EINVAL);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map_timeout(NULL, 0, 0, 1, garbage(&pin)), -EINVAL);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+
+	/* A failed setup on a miss, and on an upgrade (a hit). */
+	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, -EIO), 0);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, 0, garbage(&pin)), -EIO);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	pin_at(t, e, 0, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, -EIO), 0);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 0, DC_MAP_WRITE, garbage(&pin)), -EIO);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+
+	/* Every range pinned: -EAGAIN, -ETIMEDOUT, and a bypass. */
+	pin_at(t, e, 1, 1, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[2], 0, DC_MAP_NOWAIT, garbage(&pin)), -EAGAIN);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[2], 0, DC_MAP_NORECLAIM, garbage(&pin)), -EAGAIN);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map_timeout(e->inode[2], 0, 0, 1 * MS, garbage(&pin)),
+			 -ETIMEDOUT);
+	check_empty_pin(t, e, &pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[2], 0, DC_MAP_MAY_BYPASS, garbage(&pin)),
+			 DC_MAP_BYPASS);
+	check_empty_pin(t, e, &pin);
+}
+
+DC_TEST(cache_map_error_empty_pin)
+{
+	struct env e;
+
+	env_init(&e, 2);
+	ENV_RUN(t, &e, map_error_body);
+}
+
+/*
+ * A backend op that answers a positive number has broken its contract (0 or
+ * -errno): the cache takes it for -EIO and says so, rather than handing the
+ * number on (a setup's 1 read as DC_MAP_BYPASS).
+ */
+enum { POS_NONE, POS_SETUP, POS_WRITEBACK, POS_REMOVE };
+static dc_atomic_t positive_op;
+static dc_atomic_t positive_lines;
+
+static int pos_setup(void *priv, uint64_t ino, uint64_t file_off,
+		     uint64_t win_off, uint64_t len, unsigned int flags)
+{
+	if (dc_atomic_read(&positive_op) == POS_SETUP)
+		return 1;
+	return dc_simbe_ops()->setup(priv, ino, file_off, win_off, len, flags);
+}
+
+static int pos_writeback(void *priv, uint64_t ino, uint64_t file_off,
+			 uint64_t len, uint64_t win_off)
+{
+	int ret = dc_simbe_ops()->writeback(priv, ino, file_off, len, win_off);
+
+	if (!ret && dc_atomic_read(&positive_op) == POS_WRITEBACK)
+		return 1;
+	return ret;
+}
+
+static int pos_remove(void *priv, const struct dc_remove_entry *entries,
+		      unsigned int n)
+{
+	int ret = dc_simbe_ops()->remove(priv, entries, n);
+
+	if (!ret && dc_atomic_read(&positive_op) == POS_REMOVE)
+		return 2;
+	return ret;
+}
+
+static void count_positive(void *priv, int level, const char *msg)
+{
+	if (strstr(msg, "positive"))
+		dc_atomic_inc(&positive_lines);
+}
+
+static void positive_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats s0;
+	struct dc_pin pin;
+	int ret;
+
+	/* A miss, with and without DC_MAP_MAY_BYPASS. */
+	dc_atomic_set(&positive_op, POS_SETUP);
+	ret = dc_map(e->inode[0], 0, 0, &pin);
+	if (!ret)
+		dc_unpin(&pin);
+	DC_ASSERT_INT_EQ(t, ret, -EIO);
+	ret = dc_map(e->inode[0], 0, DC_MAP_WRITE | DC_MAP_MAY_BYPASS, &pin);
+	if (!ret)
+		dc_unpin(&pin);
+	DC_ASSERT_INT_EQ(t, ret, -EIO);
+	DC_ASSERT_EQ(t, cst(e).setup_failures, 2);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
+	/* An upgrade. */
+	dc_atomic_set(&positive_op, POS_NONE);
+	touch(t, e, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	dc_atomic_set(&positive_op, POS_SETUP);
+	ret = dc_map(e->inode[0], 0, DC_MAP_WRITE, &pin);
+	if (!ret)
+		dc_unpin(&pin);
+	DC_ASSERT_INT_EQ(t, ret, -EIO);
+	dc_atomic_set(&positive_op, POS_NONE);
+
+	/* A writeback before a punch: the error punch returns. */
+	pin_at(t, e, 0, 1, 0, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off, ino_id(1), 0), 0);
+	dc_unpin(&e->pin[0]);
+	dc_atomic_set(&positive_op, POS_WRITEBACK);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[1], 0, UINT64_MAX), -EIO);
+	DC_ASSERT_EQ(t, cst(e).writeback_failures, 1);
+	dc_atomic_set(&positive_op, POS_NONE);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[1], 0, UINT64_MAX), 0);
+
+	/* A remove: counted as failed (the ranges are reused anyway). */
+	s0 = cst(e);
+	dc_atomic_set(&positive_op, POS_REMOVE);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	dc_atomic_set(&positive_op, POS_NONE);
+	DC_ASSERT_EQ(t, cst(e).remove_failures, s0.remove_failures + 1);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
+	/* Each op's broken answer was reported. */
+	DC_ASSERT(t, dc_atomic_read(&positive_lines) >= 3);
+}
+
+DC_TEST(cache_backend_positive_return)
+{
+	struct env e;
+
+	dc_atomic_set(&positive_op, POS_NONE);
+	dc_atomic_set(&positive_lines, 0);
+	dc_set_log_fn(count_positive, NULL);
+	env_init(&e, 4);
+	/* Under admission control, where DC_MAP_BYPASS can be an answer. */
+	e.cfg.admit = DC_ADMIT_FREQ;
+	e.ops.setup = pos_setup;
+	e.ops.writeback = pos_writeback;
+	e.ops.remove = pos_remove;
+	ENV_RUN(t, &e, positive_body);
+	dc_set_log_fn(NULL, NULL);
+	dc_atomic_set(&positive_op, POS_NONE);
+}
+
+/* The setup that makes a mapping writable is a setup: the generation moves. */
+static void gen_upgrade_body(struct dc_test *t, struct env *e)
+{
+	struct dc_pin *ro = &e->pin[0], *rw = &e->pin[1], *again = &e->pin[2];
+
+	pin_at(t, e, 0, 0, 5, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, !ro->writable);
+	pin_at(t, e, 1, 0, 7, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).upgrades, 1);
+	DC_ASSERT(t, rw->writable);
+	DC_ASSERT_EQ(t, pin_base(e, rw), pin_base(e, ro));
+	DC_ASSERT(t, rw->gen != ro->gen);
+	/* Later pins of the upgraded mapping see its generation. */
+	pin_at(t, e, 2, 0, 9, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, again->writable);
+	DC_ASSERT_EQ(t, again->gen, rw->gen);
+	/* And a new mapping in the same window range has another one. */
+	dc_unpin(ro);
+	dc_unpin(rw);
+	dc_unpin(again);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	pin_at(t, e, 0, 1, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, pin_base(e, ro), pin_base(e, rw));
+	DC_ASSERT(t, ro->gen != rw->gen);
+}
+
+DC_TEST(cache_gen_changes_on_upgrade)
+{
+	struct env e;
+
+	env_init(&e, 1);
+	ENV_RUN(t, &e, gen_upgrade_body);
+}
+
+/*
+ * Punch with a pinned range and a range whose writeback fails: the
+ * writeback error is what the caller hears (a pin is no data loss).
+ */
+static void punch_wb_wins_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_fault f = { .err = -EIO, .every = 1 };
+	unsigned int k;
+
+	for (k = 0; k < 4; k++) {
+		pin_at(t, e, k, 0, k * e->rs, k == 2 ? DC_MAP_WRITE : 0);
+		DC_RETURN_IF_FAILED(t);
+	}
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[2].win_off, ino_id(0),
+					   2 * e->rs), 0);
+	for (k = 1; k < 4; k++)
+		dc_unpin(&e->pin[k]);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), -EIO);
+	/* The pinned one and the dirty one stay; the others are gone. */
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 2);
+	check_pin(t, e, 0, 0, &e->pin[0]);
+	dc_unpin(&e->pin[0]);
+	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
+	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
+}
+
+DC_TEST(cache_punch_writeback_error_wins)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	ENV_RUN(t, &e, punch_wb_wins_body);
+}
+
+/*
+ * Batches of one, and one range of 64 whose writeback always fails: the
+ * punch walks the inode once, so that range is written back once, not once
+ * per batch.
+ */
+static void punch_linear_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_fault f = { .err = -EIO, .every = 1 };
+	struct dc_simbe_stats b0, b1;
+	unsigned int k;
+
+	for (k = 0; k < 64; k++) {
+		pin_at(t, e, 0, 0, k * e->rs, k == 0 ? DC_MAP_WRITE : 0);
+		DC_RETURN_IF_FAILED(t);
+		if (k == 0)
+			DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off,
+							   ino_id(0), 0), 0);
+		dc_unpin(&e->pin[0]);
+	}
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 64);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f), 0);
+	b0 = sst(e);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), -EIO);
+	b1 = sst(e);
+	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_WRITEBACK] - b0.calls[DC_SIMBE_WRITEBACK], 1);
+	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_REMOVE] - b0.calls[DC_SIMBE_REMOVE], 63);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 1);
+	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
+}
+
+DC_TEST(cache_punch_linear)
+{
+	struct env e;
+
+	/* One range stays free: the background reclaimer is never kicked. */
+	env_init(&e, 65);
+	e.cfg.reclaim_threshold_pct = 0;
+	e.cfg.remove_batch_max = 1;
+	ENV_RUN(t, &e, punch_linear_body);
+}
+
+/* remove_batch_max above the number of ranges is capped, not allocated. */
+static void batch_cap_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_stats b0, b1;
+	unsigned int k;
+
+	for (k = 0; k < e->nr; k++)
+		touch(t, e, 0, k * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	b0 = sst(e);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
+	b1 = sst(e);
+	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_REMOVE] - b0.calls[DC_SIMBE_REMOVE], 1);
+	DC_ASSERT_EQ(t, b1.removed_entries - b0.removed_entries, e->nr);
+	/* Background reclaim batches too. */
+	for (k = 0; k < 3 * e->nr; k++)
+		touch(t, e, 1, k * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+}
+
+DC_TEST(cache_remove_batch_max_capped)
+{
+	struct env e;
+
+	env_init(&e, 8);
+	e.cfg.remove_batch_max = UINT_MAX;
+	ENV_RUN(t, &e, batch_cap_body);
+}
+
+/*
+ * Failed setups are logged, but a backend that keeps failing does not flood
+ * the log: the 1st, 2nd, 4th, 8th... failure of a cache are.
+ */
+static dc_atomic_t setup_lines;
+
+static void count_setup(void *priv, int level, const char *msg)
+{
+	if (strstr(msg, "setup"))
+		dc_atomic_inc(&setup_lines);
+}
+
+static void setup_log_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_fault f = { .err = -EIO, .every = 1 };
+	struct dc_pin pin;
+	unsigned int k;
+
+	dc_atomic_set(&setup_lines, 0);
+	dc_set_log_fn(count_setup, NULL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_SETUP, &f), 0);
+	for (k = 0; k < 100; k++) {
+		if (dc_map(e->inode[k % 2], k * e->rs, 0, &pin) != -EIO) {
+			dc_unpin(&pin);
+			dc_test_fail(t, __FILE__, __LINE__, "setup %u did not fail", k);
+			break;
+		}
+	}
+	dc_simbe_set_fault(e->be, DC_SIMBE_SETUP, NULL);
+	dc_set_log_fn(NULL, NULL);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).setup_failures, 100);
+	/* 1, 2, 4, 8, 16, 32, 64. */
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&setup_lines), 7);
+}
+
+DC_TEST(cache_setup_failure_logged)
+{
+	struct env e;
+
+	env_init(&e, 4);
+	ENV_RUN(t, &e, setup_log_body);
+}
+
+/*
+ * dc_cache_destroy() with a pin still held: it reports, gives up waiting
+ * after DC_DESTROY_PIN_TIMEOUT_NS and returns -EBUSY, leaving the pinned
+ * mapping alone and the cache allocated, so that the late dc_unpin() is
+ * harmless; a second destroy after it frees everything.
+ */
+static dc_atomic_t destroy_lines;
+
+static void count_destroy(void *priv, int level, const char *msg)
+{
+	if (strstr(msg, "still pinned"))
+		dc_atomic_inc(&destroy_lines);
+}
+
+DC_TEST(cache_destroy_with_pin_returns)
+{
+	struct dc_simbe_config bcfg;
+	struct dc_cache_config cfg;
+	struct dc_simbe_stats bs;
+	struct dc_inode *x;
+	struct dc_simbe *be;
+	struct dc_cache *c;
+	struct dc_pin pin, other;
+	unsigned long warns;
+	int ret;
+
+	dc_cache_config_init(&cfg, 4ull << 21);
+	dc_simbe_config_init(&bcfg, 4ull << 21);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), 0);
+	DC_ASSERT_INT_EQ(t, dc_inode_get(c, 1, &x), 0);
+	DC_ASSERT_INT_EQ(t, dc_map(x, 0, DC_MAP_WRITE, &pin), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(be, pin.win_off, 1, 0), 0);
+	DC_ASSERT_INT_EQ(t, dc_map(x, 1ull << 21, 0, &other), 0);
+	dc_unpin(&other);
+	/* No put: a last put would wait for the pin (see dc_inode_put()). */
+	dc_atomic_set(&destroy_lines, 0);
+	dc_set_log_fn(count_destroy, NULL);
+	warns = dc_warn_count();
+	ret = dc_cache_destroy(c);
+	dc_set_log_fn(NULL, NULL);
+	DC_ASSERT_INT_EQ(t, ret, -EBUSY);
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&destroy_lines), 1);
+	DC_ASSERT(t, dc_warn_count() > warns);
+	/* The idle mapping went; the pinned one is left as it was. */
+	bs = sst(&(struct env){ .be = be });
+	DC_ASSERT_EQ(t, bs.nr_mapped, 1);
+	DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(be, pin.win_off, 1, 0), 0);
+	dc_unpin(&pin);
+	/* Now it can finish: written back, removed, freed. */
+	DC_ASSERT_INT_EQ(t, dc_cache_destroy(c), 0);
+	bs = sst(&(struct env){ .be = be });
+	dc_simbe_destroy(be);
+	DC_ASSERT_EQ(t, bs.nr_mapped, 0);
+	DC_ASSERT_EQ(t, bs.lost_writes, 0);
+	DC_ASSERT_EQ(t, bs.writebacks, 1);
+	DC_ASSERT_EQ(t, bs.remove_mismatches + bs.remove_unmapped, 0);
+	DC_ASSERT_EQ(t, dc_atomic_read(&destroy_lines), 1);
+}
+
 /* --- everything at once, a little ------------------------------------------------ */
 
 #define MIX_THREADS	4u
@@ -2239,4 +2682,12 @@ DC_SUITE(cache,
 	 DC_CASE(cache_alloc_failures),
 	 DC_CASE(cache_create_enomem),
 	 DC_CASE(cache_stats_size),
-	 DC_CASE(cache_threads_mixed));
+	 DC_CASE(cache_threads_mixed),
+	 DC_CASE(cache_map_error_empty_pin),
+	 DC_CASE(cache_backend_positive_return),
+	 DC_CASE(cache_setup_failure_logged),
+	 DC_CASE(cache_gen_changes_on_upgrade),
+	 DC_CASE(cache_punch_writeback_error_wins),
+	 DC_CASE(cache_punch_linear),
+	 DC_CASE(cache_remove_batch_max_capped),
+	 DC_CASE(cache_destroy_with_pin_returns));

@@ -94,6 +94,29 @@ DC_TEST(iocomp_misuse_never_runs_twice)
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 2);
 }
 
+/* The count reads 0 once the function has run, misuse after it included. */
+DC_TEST(iocomp_pending_zero_after_misuse)
+{
+	struct comp_rec r = { .last_data = NULL };
+	struct dc_iocomp ioc;
+	int after_run, after_put, after_get;
+
+	dc_atomic_set(&r.calls, 0);
+	dc_iocomp_init(&ioc, comp_fn, &r);
+	dc_iocomp_put(&ioc);
+	after_run = dc_iocomp_pending(&ioc);
+	dc_iocomp_put(&ioc);
+	after_put = dc_iocomp_pending(&ioc);
+	dc_iocomp_init(&ioc, comp_fn, &r);
+	dc_iocomp_put(&ioc);
+	dc_iocomp_get(&ioc);
+	after_get = dc_iocomp_pending(&ioc);
+	DC_ASSERT_INT_EQ(t, after_run, 0);
+	DC_ASSERT_INT_EQ(t, after_put, 0);
+	DC_ASSERT_INT_EQ(t, after_get, 0);
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 2);
+}
+
 /* --- N threads completing I/Os ----------------------------------------- */
 
 #define IOC_THREADS	4
@@ -180,5 +203,6 @@ DC_SUITE(iocomp,
 	 DC_CASE(iocomp_null_is_a_no_op),
 	 DC_CASE(iocomp_allocated_is_freed_after_call),
 	 DC_CASE(iocomp_misuse_never_runs_twice),
+	 DC_CASE(iocomp_pending_zero_after_misuse),
 	 DC_CASE(iocomp_threads_initiator_last),
 	 DC_CASE(iocomp_threads_initiator_first));

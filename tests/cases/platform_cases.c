@@ -103,6 +103,48 @@ DC_TEST(platform_refcount)
 	DC_ASSERT(t, dc_refcount_read(&r) < 0);
 }
 
+/*
+ * Refcount misuse is reported once per place that misuses a count, as
+ * WARN_ONCE() is per call site: a misuse somewhere else in the process
+ * earlier does not silence this one, and a place reports only its first.
+ */
+static dc_atomic_t refcount_lines;
+static dc_atomic_t refcount_lines_here;
+
+static void count_refcount(void *priv, int level, const char *msg)
+{
+	if (!strstr(msg, "refcount"))
+		return;
+	dc_atomic_inc(&refcount_lines);
+	if (strstr(msg, "platform_cases.c"))
+		dc_atomic_inc(&refcount_lines_here);
+}
+
+DC_TEST(platform_refcount_reports_per_site)
+{
+	unsigned long warned = dc_warn_count();
+	dc_refcount_t a, b, c;
+	int i;
+
+	dc_atomic_set(&refcount_lines, 0);
+	dc_atomic_set(&refcount_lines_here, 0);
+	dc_set_log_fn(count_refcount, NULL);
+	dc_refcount_set(&a, 0);
+	dc_refcount_inc(&a);				/* a first place */
+	dc_refcount_set(&b, 1);
+	(void)dc_refcount_dec_and_test(&b);
+	(void)dc_refcount_dec_and_test(&b);		/* a second one */
+	for (i = 0; i < 3; i++) {
+		dc_refcount_set(&c, 1);
+		dc_refcount_dec(&c);			/* a third, three times */
+	}
+	dc_set_log_fn(NULL, NULL);
+	DC_ASSERT_EQ(t, dc_warn_count(), warned + 5);
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&refcount_lines), 3);
+	/* Each line names the place. */
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&refcount_lines_here), 3);
+}
+
 static bool warn_site(bool cond)
 {
 	return dc_warn_once(cond, "platform_warn_once_counts: expected");
@@ -228,6 +270,7 @@ DC_SUITE(platform,
 	 DC_CASE(platform_waitq_timeout),
 	 DC_CASE(platform_waitq_wake),
 	 DC_CASE(platform_refcount),
+	 DC_CASE(platform_refcount_reports_per_site),
 	 DC_CASE(platform_warn_once_counts),
 	 DC_CASE(platform_alloc_fault),
 	 DC_CASE(platform_rcu_read_held),

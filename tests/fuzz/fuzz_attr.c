@@ -19,7 +19,7 @@ struct amodel {
 	struct dc_attr_params p;
 	struct dc_attr_values v;
 	uint64_t deadline, version;
-	bool have, stale;
+	bool have, stale, expired;
 	struct dc_attr_stats st;
 };
 
@@ -33,7 +33,7 @@ struct afz {
 
 static bool m_valid(const struct amodel *m, uint64_t now)
 {
-	return m->have && !m->stale && now < m->deadline;
+	return m->have && !m->stale && !m->expired && now < m->deadline;
 }
 
 static void hook(void *data, const struct dc_attr_values *old,
@@ -86,7 +86,7 @@ static void do_check(struct fz_in *in, struct afz *f)
 	if (!m->have || len > UINT64_MAX - pos || pos + len > m->v.size) {
 		want = true;
 		m->st.refresh_eof++;
-	} else if (m->p.auto_inval && !m_valid(m, f->now)) {
+	} else if (m->expired || (m->p.auto_inval && !m_valid(m, f->now))) {
 		want = true;
 		m->st.refresh_timeout++;
 	} else {
@@ -100,7 +100,7 @@ static void do_check(struct fz_in *in, struct afz *f)
 	/* An empty read at 0 is never past the size. */
 	need = dc_attr_read_check(f->a, 0, 0, f->now, NULL);
 	m->st.checks++;
-	want = !m->have || (m->p.auto_inval && !m_valid(m, f->now));
+	want = !m->have || m->expired || (m->p.auto_inval && !m_valid(m, f->now));
 	if (!m->have)
 		m->st.refresh_eof++;
 	else if (want)
@@ -146,6 +146,7 @@ static void do_refresh(struct fz_in *in, struct afz *f, bool racing_write)
 	m->v = cur;
 	m->have = true;
 	m->stale = false;
+	m->expired = false;
 	m->deadline = m->p.timeout_ns > UINT64_MAX - f->now ? UINT64_MAX :
 		      f->now + m->p.timeout_ns;
 	m->st.refreshes++;
@@ -234,7 +235,7 @@ void fz_attr(struct fz_in *in)
 			break;
 		case 4:
 			dc_attr_expire(f->a);
-			f->m.stale = true;
+			f->m.expired = true;
 			break;
 		case 5:
 			do_get(f);

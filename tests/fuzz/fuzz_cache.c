@@ -107,7 +107,10 @@ static void check_world(struct fz_world *w)
 				 k, p->ino, p->idx, j, q->ino, q->idx,
 				 (unsigned long long)(p->pin.win_off / w->rs),
 				 (unsigned long long)(q->pin.win_off / w->rs));
-			FZ_CHECK(!same || q->pin.gen == p->pin.gen,
+			/* Equal, unless an upgrade came between the two. */
+			FZ_CHECK(!same || q->pin.gen == p->pin.gen ||
+				 (p->pin.writable != q->pin.writable &&
+				  (p->pin.gen < q->pin.gen) == q->pin.writable),
 				 "pins of one mapping with generations %llu and %llu",
 				 (unsigned long long)p->pin.gen,
 				 (unsigned long long)q->pin.gen);
@@ -276,8 +279,11 @@ static void do_map(struct fz_in *in, struct fz_world *w, uint8_t op,
 			 (unsigned long long)pin.win_off, (unsigned long long)pin.len,
 			 (unsigned long long)off);
 		FZ_CHECK(!(flags & DC_MAP_WRITE) || pin.writable, "WRITE pin read-only");
+		/* The same setup, or the upgrade of a read-only one. */
 		FZ_CHECK(!same || (same->pin.win_off / w->rs == pin.win_off / w->rs &&
-				   same->pin.gen == pin.gen),
+				   (same->pin.gen == pin.gen ||
+				    (!same->pin.writable && pin.writable &&
+				     same->pin.gen < pin.gen))),
 			 "pinned range moved");
 		p->used = true;
 		p->ino = i;

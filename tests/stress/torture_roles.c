@@ -270,7 +270,10 @@ static void hold(struct t_thread *th)
 	}
 }
 
-/* Map the pinned range again: the same window range and generation. */
+/*
+ * Map the pinned range again: the same window range, and the same
+ * generation unless an upgrade (a setup) made it writable since.
+ */
 static void remap_check(struct t_thread *th, struct dc_inode *inode,
 			const struct t_held_pin *hp)
 {
@@ -287,7 +290,8 @@ static void remap_check(struct t_thread *th, struct dc_inode *inode,
 		     rd->number, hp->id, off, ret))
 		return;
 	t_check(p.win_off - (off & (rd->rs - 1)) == hp->pin.win_off - (hp->off & (rd->rs - 1)) &&
-		p.gen == hp->pin.gen,
+		(p.gen == hp->pin.gen ||
+		 (!hp->pin.writable && p.writable && p.gen > hp->pin.gen)),
 		"round %u: second map of pinned ino %" PRIu64 " off %#" PRIx64 ": window range %" PRIu64 " gen %" PRIu64 ", first %" PRIu64 " gen %" PRIu64,
 		rd->number, hp->id, off, p.win_off / rd->rs, p.gen,
 		hp->pin.win_off / rd->rs, hp->pin.gen);
@@ -327,7 +331,8 @@ static unsigned int random_flags(struct t_thread *th, uint64_t *timeout)
 
 /*
  * A writer's upgrade: map for reading, then for writing while pinned; the
- * second pin is the same range, generation and setup.
+ * second pin is the same range and backend mapping, with the generation of
+ * the setup that made it writable (unless it already was).
  */
 static void upgrade(struct t_thread *th, struct dc_inode *inode, uint64_t id,
 		    uint64_t off)
@@ -341,7 +346,8 @@ static void upgrade(struct t_thread *th, struct dc_inode *inode, uint64_t id,
 	ret = map_checked(th, T_OP_WRITE, inode, id, off, DC_MAP_WRITE,
 			  DC_WAIT_FOREVER, &b);
 	if (!ret) {
-		t_check(b.pin.win_off == a.pin.win_off && b.pin.gen == a.pin.gen &&
+		t_check(b.pin.win_off == a.pin.win_off && b.pin.writable &&
+			(a.pin.writable ? b.pin.gen == a.pin.gen : b.pin.gen > a.pin.gen) &&
 			b.m.seq == a.m.seq,
 			"round %u: upgrade of pinned ino %" PRIu64 " off %#" PRIx64 " moved: window range %" PRIu64 " -> %" PRIu64 ", gen %" PRIu64 " -> %" PRIu64 ", seq %" PRIu64 " -> %" PRIu64,
 			rd->number, id, off, a.pin.win_off / rd->rs,

@@ -54,12 +54,17 @@ DC_EXPORT unsigned long dc_warn_count(void)
 	return atomic_load_explicit(&dc_warnings, memory_order_relaxed);
 }
 
-void dc_plat_refcount_warn(dc_refcount_t *r, const char *what)
+void dc_plat_refcount_warn(dc_refcount_t *r, const char *what,
+			   struct dc_plat_refcount_site *site)
 {
 	/* Saturate so that the object is never freed (leak rather than UAF). */
 	atomic_store_explicit(&r->refs, DC_REFCOUNT_SATURATED,
 			      memory_order_relaxed);
-	dc_warn_once(true, "refcount_t: %s", what);
+	dc_plat_warn_note();
+	/* Once per place that misused a count, as dc_warn_once() per site. */
+	if (!__atomic_exchange_n(&site->warned, 1, __ATOMIC_RELAXED))
+		dc_plat_log(DC_LOG_WARNING, "daxcache: WARNING: refcount_t: %s at %s:%u",
+			    what, site->file, site->line);
 }
 
 /* ------------------------------------------------------------------ */

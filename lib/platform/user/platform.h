@@ -201,14 +201,50 @@ void dc_plat_lock_init(pthread_mutex_t *m);
 
 /* ------------------------------------------------------------------ */
 /* Reference counts with the kernel's refcount_t semantics:             */
-/* saturate on overflow, warn once on increment-from-zero or underflow, */
-/* and never let a saturated counter reach zero again.                  */
+/* saturate on overflow, warn on increment-from-zero or underflow (once */
+/* per place of use), and never let a saturated counter reach zero again. */
 
 typedef struct { _Atomic int refs; } dc_refcount_t;
 
 #define DC_REFCOUNT_SATURATED	(INT_MIN / 2)
 
-void dc_plat_refcount_warn(dc_refcount_t *r, const char *what);
+/*
+ * A place in the library that uses a refcount operation.  Each operation is
+ * a macro that hands the helper its own place, a static made where it is
+ * expanded, so misuse is reported once per place, as WARN_ONCE() does per
+ * call site (one place for all would print only the first misuse of the
+ * process).  Only the misuse path touches it.
+ */
+struct dc_plat_refcount_site {
+	const char *file;
+	unsigned int line;
+	unsigned long warned;
+};
+
+#define dc_plat_refcount_site_here() ({					\
+	static struct dc_plat_refcount_site __dc_rs = {			\
+		.file = __FILE__, .line = __LINE__,			\
+	};								\
+	&__dc_rs;							\
+})
+
+/*
+ * Saturate @r, count a misuse, and report @what the first time at @site
+ * (lib/platform/user/platform.c).
+ */
+void dc_plat_refcount_warn(dc_refcount_t *r, const char *what,
+			   struct dc_plat_refcount_site *site);
+
+#define dc_refcount_dec_not_one(r)					\
+	dc_plat_refcount_dec_not_one((r), dc_plat_refcount_site_here())
+#define dc_refcount_inc_not_zero(r)					\
+	dc_plat_refcount_inc_not_zero((r), dc_plat_refcount_site_here())
+#define dc_refcount_inc(r)						\
+	dc_plat_refcount_inc((r), dc_plat_refcount_site_here())
+#define dc_refcount_dec_and_test(r)					\
+	dc_plat_refcount_dec_and_test((r), dc_plat_refcount_site_here())
+#define dc_refcount_dec(r)						\
+	dc_plat_refcount_dec((r), dc_plat_refcount_site_here())
 
 static inline void dc_refcount_set(dc_refcount_t *r, int n)
 {
@@ -222,7 +258,8 @@ static inline void dc_refcount_set_release(dc_refcount_t *r, int n)
 }
 
 /* Drop one reference unless it is the last one.  True if dropped. */
-static inline bool dc_refcount_dec_not_one(dc_refcount_t *r)
+static inline bool dc_plat_refcount_dec_not_one(dc_refcount_t *r,
+						struct dc_plat_refcount_site *site)
 {
 	int old = atomic_load_explicit(&r->refs, memory_order_relaxed);
 
@@ -230,7 +267,7 @@ static inline bool dc_refcount_dec_not_one(dc_refcount_t *r)
 		if (old == 1)
 			return false;
 		if (dc_unlikely(old <= 0)) {
-			dc_plat_refcount_warn(r, "underflow; use-after-free");
+			dc_plat_refcount_warn(r, "underflow; use-after-free", site);
 			return true;
 		}
 	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old - 1,
@@ -245,7 +282,8 @@ static inline int dc_refcount_read(const dc_refcount_t *r)
 }
 
 /* Add one unless the count is zero.  Returns true if it was incremented. */
-static inline bool dc_refcount_inc_not_zero(dc_refcount_t *r)
+static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
+						 struct dc_plat_refcount_site *site)
 {
 	int old = atomic_load_explicit(&r->refs, memory_order_relaxed);
 
@@ -253,7 +291,7 @@ static inline bool dc_refcount_inc_not_zero(dc_refcount_t *r)
 		if (!old)
 			return false;
 		if (dc_unlikely(old < 0 || old == INT_MAX)) {
-			dc_plat_refcount_warn(r, "saturated");
+			dc_plat_refcount_warn(r, "saturated", site);
 			return true;
 		}
 	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old + 1,
@@ -261,12 +299,14 @@ static inline bool dc_refcount_inc_not_zero(dc_refcount_t *r)
 	return true;
 }
 
-static inline void dc_refcount_inc(dc_refcount_t *r)
+static inline void dc_plat_refcount_inc(dc_refcount_t *r,
+					struct dc_plat_refcount_site *site)
 {
 	int old = atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
 
 	if (dc_unlikely(old <= 0 || old == INT_MAX))
-		dc_plat_refcount_warn(r, old ? "saturated" : "increment on 0; use-after-free");
+		dc_plat_refcount_warn(r, old ? "saturated" :
+				      "increment on 0; use-after-free", site);
 }
 
 /*
@@ -274,24 +314,26 @@ static inline void dc_refcount_inc(dc_refcount_t *r)
  * decrement.  acq_rel rather than release plus a fence on the last one: the
  * same instruction on x86, and ThreadSanitizer understands it.
  */
-static inline bool dc_refcount_dec_and_test(dc_refcount_t *r)
+static inline bool dc_plat_refcount_dec_and_test(dc_refcount_t *r,
+						 struct dc_plat_refcount_site *site)
 {
 	int old = atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel);
 
 	if (old == 1)
 		return true;
 	if (dc_unlikely(old <= 0))
-		dc_plat_refcount_warn(r, "underflow; use-after-free");
+		dc_plat_refcount_warn(r, "underflow; use-after-free", site);
 	return false;
 }
 
-static inline void dc_refcount_dec(dc_refcount_t *r)
+static inline void dc_plat_refcount_dec(dc_refcount_t *r,
+					struct dc_plat_refcount_site *site)
 {
 	int old = atomic_fetch_sub_explicit(&r->refs, 1, memory_order_release);
 
 	if (dc_unlikely(old <= 1))
 		dc_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory"
-						  : "underflow; use-after-free");
+						  : "underflow; use-after-free", site);
 }
 
 /*
