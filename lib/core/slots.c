@@ -32,6 +32,8 @@ struct dc_slot_table {
 	unsigned int nr_out;
 	unsigned int nr_waiting;
 	unsigned long slot_size;
+	const struct dc_slot_table_ops *ops;	/* or NULL */
+	void *priv;
 	struct dc_waitq wq;
 	struct dc_slot_stats st;		/* table lock */
 };
@@ -56,14 +58,38 @@ static void backlog_del(struct dc_slot_table *tbl, struct slot_waiter *w)
 	tbl->nr_waiting--;
 }
 
+/* A new slot, zeroed and through the init op; NULL when either fails. */
 static struct dc_slot *slot_alloc(struct dc_slot_table *tbl)
 {
-	return dc_zalloc(tbl->slot_size);
+	struct dc_slot *s = dc_zalloc(tbl->slot_size);
+
+	if (s && tbl->ops && tbl->ops->init && tbl->ops->init(s, tbl->priv)) {
+		dc_free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+static void slot_free(struct dc_slot_table *tbl, struct dc_slot *s)
+{
+	if (tbl->ops && tbl->ops->fini)
+		tbl->ops->fini(s, tbl->priv);
+	dc_free(s);
 }
 
 DC_EXPORT int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
 				   unsigned long slot_size,
 				   struct dc_slot_table **tblp)
+{
+	return dc_slot_table_create_ops(min_slots, max_slots, slot_size, NULL,
+					NULL, tblp);
+}
+
+DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
+				       unsigned int max_slots,
+				       unsigned long slot_size,
+				       const struct dc_slot_table_ops *ops,
+				       void *priv, struct dc_slot_table **tblp)
 {
 	struct dc_slot_table *tbl;
 	unsigned int i;
@@ -83,6 +109,8 @@ DC_EXPORT int dc_slot_table_create(unsigned int min_slots, unsigned int max_slot
 	tbl->min_slots = min_slots;
 	tbl->max_slots = max_slots;
 	tbl->slot_size = slot_size;
+	tbl->ops = ops;
+	tbl->priv = priv;
 	for (i = 0; i < min_slots; i++) {
 		struct dc_slot *s = slot_alloc(tbl);
 
@@ -115,7 +143,7 @@ DC_EXPORT int dc_slot_table_destroy(struct dc_slot_table *tbl)
 	while (s) {
 		struct dc_slot *next = s->next;
 
-		dc_free(s);
+		slot_free(tbl, s);
 		s = next;
 	}
 	dc_waitq_destroy(&tbl->wq);
@@ -247,7 +275,7 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 		tbl->nr_alloc--;
 		tbl->st.releases++;
 		dc_spin_unlock(&tbl->lock);
-		dc_free(slot);
+		slot_free(tbl, slot);
 		return;
 	}
 	slot->next = tbl->free;

@@ -5,7 +5,9 @@
  * failed allocation waits in the backlog rather than failing; the backlog is
  * served in FIFO order; non-blocking and timed gets; a threaded stress that
  * checks the invariants (never more than max out, every get matched by a
- * put, back to the minimum at the end).
+ * put, back to the minimum at the end); the init and fini ops; and, with an
+ * init op that holds allocations until the test lets them go, failed
+ * allocations while others wait in the backlog.
  */
 #include "dc_test.h"
 
@@ -109,6 +111,97 @@ DC_TEST(slots_alloc_failure_joins_backlog)
 	stats(tbl, &st);
 	DC_ASSERT_EQ(t, st.allocated, 0);
 	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
+}
+
+/* --- the init and fini ops --------------------------------------------- */
+
+#define OPS_MAGIC	0x5106c0deu
+
+struct tslot {
+	struct dc_slot head;
+	unsigned int magic;
+};
+
+struct ops_ctx {
+	unsigned int inits, finis;
+	unsigned int fail_at;		/* init call that fails (1-based), or 0 */
+	unsigned int bad;		/* fini of a slot init never saw */
+};
+
+static int ops_init(struct dc_slot *slot, void *priv)
+{
+	struct ops_ctx *c = priv;
+	struct tslot *ts = dc_container_of(slot, struct tslot, head);
+
+	if (++c->inits == c->fail_at)
+		return -ENOMEM;
+	ts->magic = OPS_MAGIC;
+	return 0;
+}
+
+static void ops_fini(struct dc_slot *slot, void *priv)
+{
+	struct ops_ctx *c = priv;
+	struct tslot *ts = dc_container_of(slot, struct tslot, head);
+
+	if (ts->magic != OPS_MAGIC)
+		c->bad++;
+	ts->magic = 0;
+	c->finis++;
+}
+
+static const struct dc_slot_table_ops test_ops = {
+	.init = ops_init, .fini = ops_fini,
+};
+
+DC_TEST(slots_ops_init_fini)
+{
+	struct ops_ctx c = { 0 };
+	struct dc_slot_table *tbl;
+	struct dc_slot_stats st;
+	struct dc_slot *held[4];
+	unsigned int i;
+
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create_ops(2, 4, sizeof(struct tslot),
+						     &test_ops, &c, &tbl), 0);
+	DC_ASSERT_EQ(t, c.inits, 2);
+	for (i = 0; i < 4; i++) {
+		DC_ASSERT_INT_EQ(t, dc_slot_tryget(tbl, &held[i]), 0);
+		/* Prepared before the caller sees it. */
+		DC_ASSERT_EQ(t, dc_container_of(held[i], struct tslot, head)->magic,
+			     OPS_MAGIC);
+	}
+	DC_ASSERT_EQ(t, c.inits, 4);
+	for (i = 0; i < 4; i++)
+		dc_slot_put(tbl, held[i]);
+	/* The two above the minimum were released through fini. */
+	DC_ASSERT_EQ(t, c.finis, 2);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
+	DC_ASSERT_EQ(t, c.finis, 4);
+	DC_ASSERT_EQ(t, c.bad, 0);
+
+	/* A failed init while preallocating: the prepared one is undone. */
+	c = (struct ops_ctx){ .fail_at = 2 };
+	tbl = (struct dc_slot_table *)&c;
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create_ops(3, 4, sizeof(struct tslot),
+						     &test_ops, &c, &tbl), -ENOMEM);
+	DC_ASSERT(t, tbl == NULL);
+	DC_ASSERT_EQ(t, c.inits, 2);
+	DC_ASSERT_EQ(t, c.finis, 1);
+
+	/* A failed init on demand is a failed allocation. */
+	c = (struct ops_ctx){ .fail_at = 1 };
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create_ops(0, 1, sizeof(struct tslot),
+						     &test_ops, &c, &tbl), 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &held[0]), -ENOMEM);
+	dc_slot_table_stats(tbl, &st);
+	DC_ASSERT_EQ(t, st.alloc_failures, 1);
+	DC_ASSERT_EQ(t, st.allocated, 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &held[0]), 0);
+	dc_slot_put(tbl, held[0]);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
+	DC_ASSERT_EQ(t, c.finis, 1);
+	DC_ASSERT_EQ(t, c.bad, 0);
 }
 
 /* --- threads ----------------------------------------------------------- */
@@ -319,6 +412,7 @@ DC_SUITE(slots,
 	 DC_CASE(slots_bad_limits_and_busy_destroy),
 	 DC_CASE(slots_min_preallocated_grow_to_max_release_above_min),
 	 DC_CASE(slots_alloc_failure_joins_backlog),
+	 DC_CASE(slots_ops_init_fini),
 	 DC_CASE(slots_backlog_fifo_at_max),
 	 DC_CASE(slots_backlog_fifo_after_alloc_failure),
 	 DC_CASE(slots_threads_stress_invariants));
