@@ -19,7 +19,15 @@
  * next.  Slots are interchangeable: which one a caller gets says nothing.
  *
  * One exception to "an allocation failure waits": when no slot at all is
- * out, nobody would ever wake the waiter, so the caller gets -ENOMEM.
+ * out, nobody would ever wake the waiter, so the caller gets -ENOMEM.  The
+ * same holds for callers already in the backlog, who may have joined it
+ * because the allocation in progress took the last place below
+ * @max_slots: when that allocation fails and no slot is out, the first
+ * waiter leaves the backlog and allocates in its place (counted in
+ * @retries); if that fails too it gets -ENOMEM and the next waiter tries,
+ * unless a slot is out by then, when it waits again at the head of the
+ * backlog.  So nobody waits in the backlog unless a slot is out or an
+ * allocation is on its way.
  *
  * Optional ops prepare each new slot and undo that before it is freed
  * (dc_slot_table_create_ops()), e.g. to give each slot a buffer of its own.
@@ -67,6 +75,7 @@ struct dc_slot_table_ops {
  * @backlog: callers waiting now.
  * @dynamic_allocs: slots allocated on demand (beyond the preallocated ones).
  * @alloc_failures: on-demand allocations that failed (allocator or @init).
+ * @retries: waiters handed the place of a failed allocation, to allocate.
  * @releases: slots freed because the table held more than @min_slots.
  * @waits: callers that joined the backlog.
  * @handoffs: slots handed by dc_slot_put() straight to a waiter.
@@ -79,6 +88,7 @@ struct dc_slot_stats {
 	unsigned int backlog;
 	uint64_t dynamic_allocs;
 	uint64_t alloc_failures;
+	uint64_t retries;
 	uint64_t releases;
 	uint64_t waits;
 	uint64_t handoffs;
@@ -146,7 +156,9 @@ int dc_slot_table_destroy(struct dc_slot_table *tbl);
  * Context: process context; may allocate and sleep.  In the kernel the wait
  * is killable.
  * Return: 0; -ENOMEM when the allocation failed and no slot is out to be
- * freed; -EINTR on a fatal signal (kernel only).
+ * freed (this caller's, or, after it joined the backlog, the failed
+ * allocation whose place it was handed); -EINTR on a fatal signal (kernel
+ * only).
  */
 int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp);
 
