@@ -288,9 +288,14 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 		ret = dc_waitq_wait_timeout(&tbl->wq,
 					    dc_load_acquire(&w.state) != W_WAITING,
 					    left);
+		/* Granted: the putter is done with @w, no need for the lock. */
+		if (dc_load_acquire(&w.state) == W_GRANTED) {
+			*slotp = w.slot;
+			return 0;
+		}
 		dc_spin_lock(&tbl->lock);
 		switch (w.state) {
-		case W_GRANTED:		/* perhaps after the wait gave up */
+		case W_GRANTED:		/* after the wait gave up */
 			dc_spin_unlock(&tbl->lock);
 			*slotp = w.slot;
 			return 0;
