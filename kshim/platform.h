@@ -48,6 +48,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include <asm/current.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -441,6 +443,16 @@ void dc_plat_sleep_end(struct dc_plat_sleep *s);
 static inline unsigned int dc_this_stripe(void)
 {
 	return raw_smp_processor_id() % DC_STRIPES;
+}
+
+/* ------------------------------------------------------------------ */
+/* The calling thread, as an address no other live thread shares: the  */
+/* current task (an interrupt handler runs as the task it interrupted, */
+/* which is nesting on that task's stack).                             */
+
+static inline const void *dc_thread_self(void)
+{
+	return current;
 }
 
 /* ------------------------------------------------------------------ */

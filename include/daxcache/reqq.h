@@ -21,25 +21,40 @@
  *   not accepted: its end callback is not called, the caller still owns it.
  *   (A first submission refused with -ENOSPC while a completion freed room
  *   and nothing was parked is tried again at once by dc_reqq_submit(); the
- *   error of that retry is returned the same way.)
+ *   error of that retry is returned the same way.  When others were parked
+ *   and the completion came from inside this submission's own op, the
+ *   request is parked behind them and dc_reqq_submit() resubmits them and
+ *   it, in order, before it returns; an error of its own resubmission is
+ *   returned the same way.)
  * - Every request that dc_reqq_submit() accepted (returned 0) has its end
  *   callback called exactly once: with the status given to
  *   dc_reqq_complete(); with the error of a later resubmission from the
  *   parked list; or with -ENOTCONN when the queue is shut down while it is
- *   parked.  The end callback is never called from inside dc_reqq_submit().
- *   A FORGET request's end callback is called too (with the error when it
- *   is dropped), so that its memory can be released.
+ *   parked.  dc_reqq_submit() ends no request by itself, with one exception
+ *   that stays in the completion path: when its submit op called
+ *   dc_reqq_complete() or dc_reqq_submit() on this queue (a synchronous
+ *   device; an end callback that submits again), the resubmission of
+ *   parked requests that this calls for runs once the op has returned,
+ *   still inside dc_reqq_submit(), and may end them with a resubmission
+ *   error, never the request being submitted.  A FORGET request's end
+ *   callback is called too (with the error when it is dropped), so that
+ *   its memory can be released.
  *
  * Locking: the queue's lock protects the parked list and the counters.  It
  * is never held while the submit op or an end callback runs, so both may
  * call dc_reqq_complete() (a device that completes synchronously) or
  * dc_reqq_submit().  One thread at a time resubmits parked requests (the
  * "dispatcher"): a completion that finds a dispatcher running leaves the
- * work to it, so the submit op is never re-entered from the completion
- * path and parked requests reach the device in order.  dc_reqq_complete()
- * may run the submit op for parked requests in its caller's context: the
- * caller must not hold, around dc_reqq_complete(), a lock its submit op
- * takes.
+ * work to it, and parked requests reach the device in order.  The submit op
+ * never runs nested inside itself on one thread: a dc_reqq_complete() or
+ * dc_reqq_submit() made from inside the op (directly, or by an end
+ * callback of a synchronous completion) parks its request or leaves the
+ * parked ones to the thread's op call, which resubmits them once the op
+ * has returned.  The op may run on several threads at once (submitters on
+ * the direct path, the dispatcher): it serialises its own device access.
+ * dc_reqq_complete() may run the submit op for parked requests in its
+ * caller's context: the caller must not hold, around dc_reqq_complete(), a
+ * lock its submit op takes.
  *
  * The 2019 behaviour is kept for comparison (DC_REQQ_TIMER_RETRY): parked
  * requests are retried from a delayed worker (1 ms by default), completions
@@ -88,7 +103,8 @@ struct dc_reqq_req {
  *          owns it and will report it with dc_reqq_complete()), -ENOSPC when
  *          the device queue is full, or another -errno.  Called without any
  *          lock of the queue held, from dc_reqq_submit(), dc_reqq_complete()
- *          or the retry worker; never re-entered from dc_reqq_complete().
+ *          or the retry worker, possibly on several threads at once, but
+ *          never nested inside itself on one thread (whatever it calls).
  */
 struct dc_reqq_ops {
 	int (*submit)(struct dc_reqq_req *req, void *priv);
@@ -179,7 +195,11 @@ void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
  *
  * With completion-driven retry, a request goes to the device directly only
  * when nothing is parked (otherwise it is parked behind the others, FIFO).
- * On -ENOSPC it is parked.  The end callback is not called from here.
+ * On -ENOSPC it is parked.  Called from inside the submit op on this
+ * thread (an end callback of a synchronous completion), the request is
+ * parked, and resubmitted once that op call has returned (in the 2019 mode:
+ * by the retry timer).  No end callback is called from here, except those
+ * of the exception in the header comment.
  *
  * Context: any context in which the submit op may run; takes the queue's
  * spinlock.
@@ -196,9 +216,10 @@ int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req);
  * @req: a request the submit op had accepted.
  * @status: its result, handed to its end callback.
  *
- * Runs the end callback, then (completion-driven mode) resubmits parked
- * requests while the device accepts them, unless another thread is doing so
- * already.  May be called from within the submit op.
+ * Resubmits parked requests (completion-driven mode) while the device
+ * accepts them, unless another thread is doing so already, then runs the
+ * end callback.  May be called from within the submit op: the resubmission
+ * is then left to that op call, which does it once it has returned.
  *
  * Context: the caller's completion context; the submit op and end
  * callbacks run in it.  Hold no lock the submit op takes.

@@ -19,7 +19,18 @@
  * next.  Slots are interchangeable: which one a caller gets says nothing.
  *
  * One exception to "an allocation failure waits": when no slot at all is
- * out, nobody would ever wake the waiter, so the caller gets -ENOMEM.
+ * out, nobody would ever wake the waiter, so the caller gets -ENOMEM.  The
+ * same holds for callers already in the backlog, who may have joined it
+ * because the allocation in progress took the last place below
+ * @max_slots: when that allocation fails and no slot is out, the first
+ * waiter leaves the backlog and allocates in its place (counted in
+ * @retries); if that fails too it gets -ENOMEM and the next waiter tries,
+ * unless a slot is out by then, when it waits again at the head of the
+ * backlog.  So nobody waits in the backlog unless a slot is out or an
+ * allocation is on its way.
+ *
+ * Optional ops prepare each new slot and undo that before it is freed
+ * (dc_slot_table_create_ops()), e.g. to give each slot a buffer of its own.
  */
 #ifndef DAXCACHE_SLOTS_H
 #define DAXCACHE_SLOTS_H
@@ -41,12 +52,30 @@ struct dc_slot {
 };
 
 /**
+ * struct dc_slot_table_ops - optional per-slot callbacks of a table.
+ * @init: prepare a new slot, allocated and zeroed, before any caller gets
+ *        it.  Called with no lock of the table held (it may sleep), from
+ *        dc_slot_table_create_ops() and from gets that allocate.  Returns 0,
+ *        or -ENOMEM (any error): the slot is then freed and the allocation
+ *        counts as failed, exactly as if the memory had not been there.
+ *        NULL: nothing to prepare.
+ * @fini: undo @init before a slot is freed (a release by dc_slot_put(), or
+ *        dc_slot_table_destroy()); called without the table's lock; must
+ *        not fail.  NULL: nothing to undo.
+ */
+struct dc_slot_table_ops {
+	int (*init)(struct dc_slot *slot, void *priv);
+	void (*fini)(struct dc_slot *slot, void *priv);
+};
+
+/**
  * struct dc_slot_stats - counters of a slot table.
  * @allocated: slots that exist now (free or out).
  * @out: slots held by callers now.
  * @backlog: callers waiting now.
  * @dynamic_allocs: slots allocated on demand (beyond the preallocated ones).
- * @alloc_failures: on-demand allocations that failed.
+ * @alloc_failures: on-demand allocations that failed (allocator or @init).
+ * @retries: waiters handed the place of a failed allocation, to allocate.
  * @releases: slots freed because the table held more than @min_slots.
  * @waits: callers that joined the backlog.
  * @handoffs: slots handed by dc_slot_put() straight to a waiter.
@@ -59,6 +88,7 @@ struct dc_slot_stats {
 	unsigned int backlog;
 	uint64_t dynamic_allocs;
 	uint64_t alloc_failures;
+	uint64_t retries;
 	uint64_t releases;
 	uint64_t waits;
 	uint64_t handoffs;
@@ -82,11 +112,36 @@ int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
 			 unsigned long slot_size, struct dc_slot_table **tblp);
 
 /**
+ * dc_slot_table_create_ops() - create a table whose slots have callbacks.
+ * @min_slots: as dc_slot_table_create().
+ * @max_slots: as dc_slot_table_create().
+ * @slot_size: as dc_slot_table_create().
+ * @ops: the per-slot callbacks (kept, not copied: it must outlive the
+ *       table), or NULL for none.
+ * @priv: passed to the callbacks.
+ * @tblp: where the table goes.
+ *
+ * Like dc_slot_table_create(), which is this with no ops: every slot the
+ * table allocates goes through @ops->init first, and through @ops->fini
+ * before it is freed.
+ *
+ * Context: process context; allocates, and calls @ops->init for each of the
+ * @min_slots slots.
+ * Return: 0, -EINVAL for bad limits, -ENOMEM (the allocator or @ops->init;
+ * the slots prepared so far are finished and freed).
+ */
+int dc_slot_table_create_ops(unsigned int min_slots, unsigned int max_slots,
+			     unsigned long slot_size,
+			     const struct dc_slot_table_ops *ops, void *priv,
+			     struct dc_slot_table **tblp);
+
+/**
  * dc_slot_table_destroy() - free a table and its slots.
  * @tbl: the table, or NULL.
  *
  * Refuses while a slot is out or a caller waits, leaving everything as it
- * was.  The caller must have stopped all other use of the table.
+ * was.  The caller must have stopped all other use of the table.  Each
+ * slot goes through the fini op, if any, before it is freed.
  *
  * Context: process context.
  * Return: 0, or -EBUSY when slots are out or callers wait.
@@ -101,7 +156,9 @@ int dc_slot_table_destroy(struct dc_slot_table *tbl);
  * Context: process context; may allocate and sleep.  In the kernel the wait
  * is killable.
  * Return: 0; -ENOMEM when the allocation failed and no slot is out to be
- * freed; -EINTR on a fatal signal (kernel only).
+ * freed (this caller's, or, after it joined the backlog, the failed
+ * allocation whose place it was handed); -EINTR on a fatal signal (kernel
+ * only).
  */
 int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp);
 
@@ -138,9 +195,11 @@ int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **slotp);
  * @slot: a slot of @tbl, from a get.
  *
  * Hands the slot to the first caller in the backlog if there is one; else
- * keeps it, or frees it when the table holds more than its minimum.
+ * keeps it, or frees it (after the fini op) when the table holds more than
+ * its minimum.
  *
- * Context: process context (it may free a slot); never waits.
+ * Context: process context (it may free a slot and call the fini op); never
+ * waits.
  */
 void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot);
 

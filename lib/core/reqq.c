@@ -17,6 +17,16 @@
  * q->pending counts accepted requests whose end callback has not returned:
  * dc_reqq_drain() waits for it to reach zero, and it is dropped (and the
  * drainers woken, under the lock) only after the end callback returned.
+ *
+ * No nesting: every call of the submit op is bracketed by an op_frame on
+ * q->frames that names the calling thread.  A dc_reqq_complete() or
+ * dc_reqq_submit() that finds its own thread there runs inside the op (a
+ * synchronous device, or an end callback that submits again): it must not
+ * call the op.  It parks its request, or leaves the parked ones, and sets
+ * the frame's @kick; the thread dispatches them once its op call returned.
+ * A frame on another thread means a concurrent submission, which is fine.
+ * A dispatcher's own nested calls need no kick: it re-reads the parked list
+ * before it stops.
  */
 #include "platform.h"
 
@@ -24,8 +34,16 @@
 
 #define REQQ_DEFAULT_DELAY_NS	1000000ull
 
+/* One thread's call of the submit op; on q->frames for its duration. */
+struct op_frame {
+	struct op_frame *next;
+	const void *thread;
+	bool kick;	/* a nested call left parked requests to this thread */
+};
+
 struct dc_reqq {
 	dc_spinlock_t lock;
+	struct op_frame *frames;		/* submit op calls running */
 	struct dc_reqq_req *head, *tail;	/* parked, FIFO */
 	uint64_t seq;				/* completions so far */
 	uint64_t pending;			/* accepted, not yet ended */
@@ -97,35 +115,68 @@ static void end_req(struct dc_reqq *q, struct dc_reqq_req *req, int status)
 	dc_spin_unlock(&q->lock);
 }
 
-/*
- * Resubmit parked requests, in order, while the device takes them.  Only one
- * thread dispatches at a time; others leave it to that one (it re-checks
- * q->seq and the list before it stops).
- */
-static void dispatch(struct dc_reqq *q)
+/* The frame of this thread's running submit op call, if any. */
+static struct op_frame *frame_here(struct dc_reqq *q)
 {
-	struct dc_reqq_req *req;
-	uint64_t seq;
+	const void *self = dc_thread_self();
+	struct op_frame *f;
+
+	for (f = q->frames; f; f = f->next)
+		if (f->thread == self)
+			return f;
+	return NULL;
+}
+
+/* Call the submit op for @req; q->lock held on entry and return, not across. */
+static int call_submit(struct dc_reqq *q, struct dc_reqq_req *req,
+		       struct op_frame *f)
+{
+	struct op_frame **pp;
 	int ret;
 
+	f->thread = dc_thread_self();
+	f->kick = false;
+	f->next = q->frames;
+	q->frames = f;
+	dc_spin_unlock(&q->lock);
+
+	ret = q->ops->submit(req, q->priv);
+
 	dc_spin_lock(&q->lock);
-	if (q->dispatching) {
-		dc_spin_unlock(&q->lock);
-		return;
-	}
-	q->dispatching = true;
+	for (pp = &q->frames; *pp != f; pp = &(*pp)->next)
+		;
+	*pp = f->next;
+	return ret;
+}
+
+/*
+ * Resubmit parked requests, in order, while the device takes them; entered
+ * with q->lock held and q->dispatching set by the caller, returns with both
+ * released.  Only one thread dispatches at a time; others leave it to that
+ * one (it re-checks q->seq and the list before it stops).
+ *
+ * @own: a request that dc_reqq_submit() parked and still answers for (its
+ * caller has not been told it was accepted), or NULL.  A resubmission error
+ * of @own does not end it: the error is returned, @own not accepted.
+ */
+static int dispatch_locked(struct dc_reqq *q, struct dc_reqq_req *own)
+{
+	struct dc_reqq_req *req;
+	struct op_frame f;
+	int ret, own_ret = 0;
+	uint64_t seq;
+
 	while (q->head && !q->shutdown) {
 		req = unpark(q);
 		q->st.in_flight++;
 		seq = q->seq;
-		dc_spin_unlock(&q->lock);
-
-		ret = q->ops->submit(req, q->priv);
-
-		dc_spin_lock(&q->lock);
+		ret = call_submit(q, req, &f);
 		if (!ret) {
 			q->st.submitted++;
-			q->st.resubmitted++;
+			if (req == own)
+				own = NULL;	/* accepted, like a direct one */
+			else
+				q->st.resubmitted++;
 			continue;
 		}
 		q->st.in_flight--;
@@ -139,10 +190,18 @@ static void dispatch(struct dc_reqq *q)
 					dc_worker_queue_delayed(&q->retry, q->delay_ns);
 				break;
 			}
-			q->st.shut_down++;
+			if (req != own)
+				q->st.shut_down++;
 			ret = -ENOTCONN;
 		} else {
 			count_error(q, req);
+		}
+		if (req == own) {
+			/* Never accepted: its caller hears the error. */
+			own = NULL;
+			own_ret = ret;
+			put_pending(q);
+			continue;
 		}
 		dc_spin_unlock(&q->lock);
 		end_req(q, req, ret);
@@ -150,6 +209,18 @@ static void dispatch(struct dc_reqq *q)
 	}
 	q->dispatching = false;
 	dc_spin_unlock(&q->lock);
+	return own_ret;
+}
+
+static void dispatch(struct dc_reqq *q)
+{
+	dc_spin_lock(&q->lock);
+	if (q->dispatching) {
+		dc_spin_unlock(&q->lock);
+		return;
+	}
+	q->dispatching = true;
+	dispatch_locked(q, NULL);
 }
 
 static void retry_fn(struct dc_worker *w)
@@ -219,8 +290,11 @@ DC_EXPORT void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
 
 DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 {
+	struct dc_reqq_req *own = NULL;
+	struct op_frame f, *nest;
+	bool kick = false;
 	uint64_t seq;
-	int ret;
+	int ret, err;
 
 	dc_spin_lock(&q->lock);
 	if (q->shutdown) {
@@ -228,25 +302,31 @@ DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 		return -ENOTCONN;
 	}
 	dc_write_once(q->pending, q->pending + 1);
-	if (!q->timer && (q->head || q->dispatching)) {
-		/* Behind the parked ones; the dispatcher or a completion
-		 * takes it from there. */
+	nest = frame_here(q);
+	if (nest || (!q->timer && (q->head || q->dispatching))) {
+		/*
+		 * Behind the parked ones; the dispatcher or a completion takes
+		 * it from there.  From inside the submit op (an end callback
+		 * of a synchronous completion), the op must not run nested:
+		 * this thread resubmits it when its op call has returned, or
+		 * the retry timer does.
+		 */
 		park_tail(q, req);
+		if (nest && q->timer)
+			dc_worker_queue_delayed(&q->retry, q->delay_ns);
+		else if (nest)
+			nest->kick = true;
 		dc_spin_unlock(&q->lock);
 		return 0;
 	}
 	for (;;) {
 		q->st.in_flight++;
 		seq = q->seq;
-		dc_spin_unlock(&q->lock);
-
-		ret = q->ops->submit(req, q->priv);
-
-		dc_spin_lock(&q->lock);
+		ret = call_submit(q, req, &f);
+		kick |= f.kick;
 		if (!ret) {
 			q->st.submitted++;
-			dc_spin_unlock(&q->lock);
-			return 0;
+			break;
 		}
 		q->st.in_flight--;
 		if (ret != -ENOSPC)
@@ -263,19 +343,31 @@ DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 		    q->dispatching)
 			break;
 	}
-	if (ret == -ENOSPC) {
-		if (!q->shutdown) {
-			park_tail(q, req);
-			if (q->timer)
-				dc_worker_queue_delayed(&q->retry, q->delay_ns);
-			dc_spin_unlock(&q->lock);
-			return 0;
-		}
-		ret = -ENOTCONN;
-	} else {
-		count_error(q, req);
+	if (ret == -ENOSPC && !q->shutdown) {
+		park_tail(q, req);
+		if (q->timer)
+			dc_worker_queue_delayed(&q->retry, q->delay_ns);
+		own = req;
+		ret = 0;
+	} else if (ret) {
+		if (ret == -ENOSPC)
+			ret = -ENOTCONN;
+		else
+			count_error(q, req);
+		put_pending(q);
 	}
-	put_pending(q);
+	/*
+	 * A completion (or submission) nested in our op call left the
+	 * parked requests to us: resubmit them now that the op returned.
+	 * We are in the context that completion ran in.  We claim the
+	 * dispatcher role under the lock we parked @req with, so nobody else
+	 * resubmits @req, which is still ours to report on.
+	 */
+	if (kick && !q->timer && q->head && !q->dispatching) {
+		q->dispatching = true;
+		err = dispatch_locked(q, own);
+		return err ? err : ret;
+	}
 	dc_spin_unlock(&q->lock);
 	return ret;
 }
@@ -283,18 +375,25 @@ DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 DC_EXPORT void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
 				int status)
 {
-	bool kick;
+	struct op_frame *nest;
+	bool kick = false;
 
 	dc_spin_lock(&q->lock);
 	q->seq++;
 	q->st.completed++;
 	q->st.in_flight--;
-	kick = !q->timer && q->head && !q->dispatching;
-	dc_spin_unlock(&q->lock);
-
+	if (!q->timer && q->head && !q->dispatching) {
+		nest = frame_here(q);
+		if (nest)
+			nest->kick = true;	/* inside our op: not from here */
+		else
+			q->dispatching = kick = true;
+	}
 	/* Refill the device first: the end callback may take a while. */
 	if (kick)
-		dispatch(q);
+		dispatch_locked(q, NULL);
+	else
+		dc_spin_unlock(&q->lock);
 	end_req(q, req, status);
 }
 

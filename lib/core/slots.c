@@ -9,18 +9,35 @@
  *
  * A waiter lives on its caller's stack, queued on the backlog list.  A put
  * with waiters unlinks the first one, stores the slot in it and then sets
- * @granted with release ordering; from that store on the waiter may return,
- * so the putter touches nothing of it afterwards and wakes the table's wait
- * queue, which lives as long as the table.
+ * its @state to W_GRANTED with release ordering; from that store on the
+ * waiter may return, so the putter touches nothing of it afterwards and
+ * wakes the table's wait queue, which lives as long as the table.
+ *
+ * No waiter is left without someone to wake it.  A waiter is woken by a put,
+ * so waiting is safe while a slot is out, or while an allocation is on its
+ * way (whose caller will put the slot it gets).  An allocation that fails
+ * with no slot out hands its place in @nr_alloc to the first waiter (state
+ * W_ALLOC, unlinked like a granted one): that waiter allocates for itself,
+ * and if it fails too, it does the same for the next one and returns
+ * -ENOMEM, unless slots are out again by then, when it goes back to the
+ * head of the backlog.  Each waiter tries at most once while nothing is out,
+ * so a persistent failure ends every wait instead of passing the turn
+ * around.
  */
 #include "platform.h"
 
 #include <daxcache/slots.h>
 
+enum waiter_state {
+	W_WAITING,	/* on the backlog */
+	W_GRANTED,	/* handed @slot by a put */
+	W_ALLOC,	/* handed a failed allocation's place: allocate */
+};
+
 struct slot_waiter {
 	struct slot_waiter *next, *prev;	/* backlog; table lock */
-	struct dc_slot *slot;			/* set before @granted */
-	bool granted;
+	struct dc_slot *slot;			/* set before W_GRANTED */
+	int state;				/* enum waiter_state */
 };
 
 struct dc_slot_table {
@@ -32,6 +49,8 @@ struct dc_slot_table {
 	unsigned int nr_out;
 	unsigned int nr_waiting;
 	unsigned long slot_size;
+	const struct dc_slot_table_ops *ops;	/* or NULL */
+	void *priv;
 	struct dc_waitq wq;
 	struct dc_slot_stats st;		/* table lock */
 };
@@ -48,6 +67,18 @@ static void backlog_add_tail(struct dc_slot_table *tbl, struct slot_waiter *w)
 		tbl->st.max_backlog = tbl->nr_waiting;
 }
 
+/* Back to the front: a waiter whose turn to allocate failed. */
+static void backlog_add_head(struct dc_slot_table *tbl, struct slot_waiter *w)
+{
+	w->prev = &tbl->backlog;
+	w->next = tbl->backlog.next;
+	tbl->backlog.next->prev = w;
+	tbl->backlog.next = w;
+	tbl->nr_waiting++;
+	if (tbl->nr_waiting > tbl->st.max_backlog)
+		tbl->st.max_backlog = tbl->nr_waiting;
+}
+
 static void backlog_del(struct dc_slot_table *tbl, struct slot_waiter *w)
 {
 	w->prev->next = w->next;
@@ -56,14 +87,38 @@ static void backlog_del(struct dc_slot_table *tbl, struct slot_waiter *w)
 	tbl->nr_waiting--;
 }
 
+/* A new slot, zeroed and through the init op; NULL when either fails. */
 static struct dc_slot *slot_alloc(struct dc_slot_table *tbl)
 {
-	return dc_zalloc(tbl->slot_size);
+	struct dc_slot *s = dc_zalloc(tbl->slot_size);
+
+	if (s && tbl->ops && tbl->ops->init && tbl->ops->init(s, tbl->priv)) {
+		dc_free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+static void slot_free(struct dc_slot_table *tbl, struct dc_slot *s)
+{
+	if (tbl->ops && tbl->ops->fini)
+		tbl->ops->fini(s, tbl->priv);
+	dc_free(s);
 }
 
 DC_EXPORT int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
 				   unsigned long slot_size,
 				   struct dc_slot_table **tblp)
+{
+	return dc_slot_table_create_ops(min_slots, max_slots, slot_size, NULL,
+					NULL, tblp);
+}
+
+DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
+				       unsigned int max_slots,
+				       unsigned long slot_size,
+				       const struct dc_slot_table_ops *ops,
+				       void *priv, struct dc_slot_table **tblp)
 {
 	struct dc_slot_table *tbl;
 	unsigned int i;
@@ -83,6 +138,8 @@ DC_EXPORT int dc_slot_table_create(unsigned int min_slots, unsigned int max_slot
 	tbl->min_slots = min_slots;
 	tbl->max_slots = max_slots;
 	tbl->slot_size = slot_size;
+	tbl->ops = ops;
+	tbl->priv = priv;
 	for (i = 0; i < min_slots; i++) {
 		struct dc_slot *s = slot_alloc(tbl);
 
@@ -115,13 +172,47 @@ DC_EXPORT int dc_slot_table_destroy(struct dc_slot_table *tbl)
 	while (s) {
 		struct dc_slot *next = s->next;
 
-		dc_free(s);
+		slot_free(tbl, s);
 		s = next;
 	}
 	dc_waitq_destroy(&tbl->wq);
 	dc_spin_lock_destroy(&tbl->lock);
 	dc_free(tbl);
 	return 0;
+}
+
+/*
+ * Allocate a slot whose place in @nr_alloc the caller holds; with the lock
+ * held on entry and on return, dropped around the allocation.  On failure
+ * the place is given back and, if nothing is out, handed to the first
+ * waiter, who would otherwise wait for a put that cannot come.
+ */
+static struct dc_slot *slot_alloc_reserved(struct dc_slot_table *tbl)
+{
+	struct slot_waiter *w;
+	struct dc_slot *s;
+
+	dc_spin_unlock(&tbl->lock);
+	s = slot_alloc(tbl);
+	dc_spin_lock(&tbl->lock);
+	if (s) {
+		tbl->st.dynamic_allocs++;
+		tbl->nr_out++;
+		return s;
+	}
+	tbl->nr_alloc--;
+	tbl->st.alloc_failures++;
+	w = tbl->backlog.next;
+	if (w != &tbl->backlog && !tbl->nr_out) {
+		/* Its turn to allocate, in the place we had. */
+		backlog_del(tbl, w);
+		tbl->nr_alloc++;
+		tbl->st.retries++;
+		dc_store_release(&w->state, W_ALLOC);
+		/* @w may be gone now; the wait queue lives with the table. */
+		dc_waitq_wake_all(&tbl->wq);
+	}
+	return NULL;
 }
 
 /*
@@ -146,24 +237,27 @@ static struct dc_slot *slot_take_locked(struct dc_slot_table *tbl, bool *failed)
 	if (tbl->nr_alloc >= tbl->max_slots || tbl->nr_waiting)
 		return NULL;
 	tbl->nr_alloc++;
-	dc_spin_unlock(&tbl->lock);
-	s = slot_alloc(tbl);
-	dc_spin_lock(&tbl->lock);
-	if (!s) {
-		tbl->nr_alloc--;
-		tbl->st.alloc_failures++;
-		*failed = true;
-		return NULL;
-	}
-	tbl->st.dynamic_allocs++;
-	tbl->nr_out++;
+	s = slot_alloc_reserved(tbl);
+	*failed = !s;
 	return s;
+}
+
+/* What is left of @timeout_ns, @start_ns being when the wait began. */
+static uint64_t time_left(uint64_t timeout_ns, uint64_t start_ns)
+{
+	uint64_t spent;
+
+	if (timeout_ns == UINT64_MAX)
+		return UINT64_MAX;
+	spent = dc_now_ns() - start_ns;
+	return spent < timeout_ns ? timeout_ns - spent : 0;
 }
 
 static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 		    struct dc_slot **slotp)
 {
-	struct slot_waiter w = { .slot = NULL, .granted = false };
+	struct slot_waiter w = { .slot = NULL, .state = W_WAITING };
+	uint64_t start = 0, left = timeout_ns;
 	struct dc_slot *s;
 	bool failed;
 	int ret;
@@ -187,23 +281,48 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 	}
 	backlog_add_tail(tbl, &w);
 	dc_spin_unlock(&tbl->lock);
+	if (timeout_ns != UINT64_MAX)
+		start = dc_now_ns();
 
-	ret = dc_waitq_wait_timeout(&tbl->wq, dc_load_acquire(&w.granted),
-				    timeout_ns);
-	if (ret) {
+	for (;;) {
+		ret = dc_waitq_wait_timeout(&tbl->wq,
+					    dc_load_acquire(&w.state) != W_WAITING,
+					    left);
+		/* Granted: the putter is done with @w, no need for the lock. */
+		if (dc_load_acquire(&w.state) == W_GRANTED) {
+			*slotp = w.slot;
+			return 0;
+		}
 		dc_spin_lock(&tbl->lock);
-		if (dc_read_once(w.granted)) {
-			ret = 0;	/* granted after all: keep it */
-		} else {
+		switch (w.state) {
+		case W_GRANTED:		/* after the wait gave up */
+			dc_spin_unlock(&tbl->lock);
+			*slotp = w.slot;
+			return 0;
+		case W_ALLOC:		/* our place in @nr_alloc is reserved */
+			s = slot_alloc_reserved(tbl);
+			if (s) {
+				dc_spin_unlock(&tbl->lock);
+				*slotp = s;
+				return 0;
+			}
+			if (!tbl->nr_out) {
+				dc_spin_unlock(&tbl->lock);
+				return -ENOMEM;
+			}
+			/* Slots are out again: wait for one, first in line. */
+			w.state = W_WAITING;
+			backlog_add_head(tbl, &w);
+			dc_spin_unlock(&tbl->lock);
+			left = time_left(timeout_ns, start);
+			continue;
+		default:		/* -ETIMEDOUT or -EINTR */
 			backlog_del(tbl, &w);
 			tbl->st.timeouts++;
-		}
-		dc_spin_unlock(&tbl->lock);
-		if (ret)
+			dc_spin_unlock(&tbl->lock);
 			return ret;
+		}
 	}
-	*slotp = w.slot;
-	return 0;
 }
 
 DC_EXPORT int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp)
@@ -237,7 +356,7 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 		backlog_del(tbl, w);
 		tbl->st.handoffs++;
 		w->slot = slot;
-		dc_store_release(&w->granted, true);
+		dc_store_release(&w->state, W_GRANTED);
 		dc_spin_unlock(&tbl->lock);
 		dc_waitq_wake_all(&tbl->wq);
 		return;
@@ -247,7 +366,7 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 		tbl->nr_alloc--;
 		tbl->st.releases++;
 		dc_spin_unlock(&tbl->lock);
-		dc_free(slot);
+		slot_free(tbl, slot);
 		return;
 	}
 	slot->next = tbl->free;

@@ -4,7 +4,10 @@
  * by a device that acts from inside its submit op: a shutdown that lands
  * while a submission is on its way (first submission and resubmission), a
  * device that completes synchronously while the queue is resubmitting, and
- * the 2019 timer retry meeting a device that is still full.
+ * the 2019 timer retry meeting a device that is still full.  The device
+ * counts submit op calls nested inside another on the same thread, which
+ * reqq.h promises never to make: a completion from inside a direct
+ * submission, and an end callback that submits from inside one.
  */
 #include "dc_test.h"
 
@@ -23,12 +26,25 @@ struct mdev {
 	bool shutdown_next;		/* shut the queue down, then say -ENOSPC */
 	unsigned int full_for;		/* answer -ENOSPC to this many calls */
 	unsigned int calls;
+	/* threads in the submit op now, and calls nested on one of them */
+	const void *in_op[MAX_DEV];
+	unsigned int nr_in_op;
+	unsigned int nested;
+	/*
+	 * The op for @gate_req waits until a request is parked, then
+	 * completes the oldest one the device holds, then goes on as usual.
+	 */
+	struct dc_reqq_req *gate_req;
+	bool gate_entered;
 };
 
 struct mreq {
 	struct dc_reqq_req r;
 	dc_atomic_t ends;
 	int status;
+	struct dc_reqq *q;
+	struct mreq *then;		/* submitted by this one's end callback */
+	int then_ret;
 };
 
 static void mreq_end(struct dc_reqq_req *r, int status)
@@ -37,13 +53,73 @@ static void mreq_end(struct dc_reqq_req *r, int status)
 
 	m->status = status;
 	dc_atomic_inc(&m->ends);
+	if (m->then)
+		m->then_ret = dc_reqq_submit(m->q, &m->then->r);
+}
+
+static unsigned int mdev_parked(struct mdev *d)
+{
+	struct dc_reqq_stats st;
+
+	dc_reqq_get_stats(d->q, &st);
+	return (unsigned int)st.parked;
+}
+
+/* Wait (bounded, ~5 s) until a request is parked; then complete held[0]. */
+static void mdev_gate(struct mdev *d)
+{
+	struct dc_reqq_req *r = NULL;
+	unsigned int i;
+
+	for (i = 0; i < 50000 && !mdev_parked(d); i++)
+		dc_test_sleep_us(100);
+	dc_spin_lock(&d->lock);
+	if (d->nr_held) {
+		r = d->held[0];
+		for (i = 1; i < d->nr_held; i++)
+			d->held[i - 1] = d->held[i];
+		d->nr_held--;
+	}
+	dc_spin_unlock(&d->lock);
+	if (r)
+		dc_reqq_complete(d->q, r, 0);
+}
+
+/* Under d->lock: this thread left the op. */
+static void mdev_leave(struct mdev *d, const void *self)
+{
+	unsigned int i = d->nr_in_op;
+
+	while (i-- > 0) {
+		if (d->in_op[i] == self) {
+			d->in_op[i] = d->in_op[--d->nr_in_op];
+			return;
+		}
+	}
 }
 
 static int mdev_submit(struct dc_reqq_req *r, void *priv)
 {
 	struct mdev *d = priv;
-	bool shut = false, complete = false;
+	const void *self = dc_thread_self();
+	bool shut = false, complete = false, gate = false;
+	unsigned int i;
 	int ret = 0;
+
+	dc_spin_lock(&d->lock);
+	for (i = 0; i < d->nr_in_op; i++)
+		if (d->in_op[i] == self)
+			d->nested++;
+	if (d->nr_in_op < MAX_DEV)
+		d->in_op[d->nr_in_op++] = self;
+	if (r == d->gate_req) {
+		d->gate_req = NULL;
+		d->gate_entered = true;
+		gate = true;
+	}
+	dc_spin_unlock(&d->lock);
+	if (gate)
+		mdev_gate(d);
 
 	dc_spin_lock(&d->lock);
 	d->calls++;
@@ -66,6 +142,9 @@ static int mdev_submit(struct dc_reqq_req *r, void *priv)
 		dc_reqq_shutdown(d->q);
 	if (complete)
 		dc_reqq_complete(d->q, r, 0);
+	dc_spin_lock(&d->lock);
+	mdev_leave(d, self);
+	dc_spin_unlock(&d->lock);
 	return ret;
 }
 
@@ -90,6 +169,9 @@ static void mreq_init(struct mreq *m, unsigned int n)
 		dc_reqq_req_init(&m[i].r, mreq_end, 0);
 		dc_atomic_set(&m[i].ends, 0);
 		m[i].status = 1;
+		m[i].q = NULL;
+		m[i].then = NULL;
+		m[i].then_ret = 1;
 	}
 }
 
@@ -167,6 +249,7 @@ DC_TEST(reqq_more_sync_completion_while_dispatching)
 		DC_ASSERT_INT_EQ(t, m[i].status, 0);
 	}
 	dc_reqq_get_stats(d.q, &st);
+	DC_ASSERT_EQ(t, d.nested, 0);
 	DC_ASSERT_EQ(t, st.resubmitted, 3);
 	DC_ASSERT_EQ(t, st.completed, 4);
 	DC_ASSERT_EQ(t, st.parked, 0);
@@ -211,8 +294,116 @@ DC_TEST(reqq_more_timer_retry_still_full)
 	dc_reqq_destroy(d.q);
 }
 
+/*
+ * The device holds one request, R0.  Thread A submits R1 by the direct
+ * path; while A is in the submit op, thread B submits R2, which the full
+ * device refuses and the queue parks; then, still inside A's op, the
+ * device completes R0.  That completion must not resubmit R2 from inside
+ * A's op (the op would run nested in itself); R2 goes to the device once
+ * A's op has returned.  Nothing is lost or ended twice.
+ */
+struct nest_ctx {
+	struct mdev *d;
+	struct mreq *m;
+	int ret[2];
+};
+
+static bool mdev_gate_entered(struct mdev *d)
+{
+	bool ret;
+
+	dc_spin_lock(&d->lock);
+	ret = d->gate_entered;
+	dc_spin_unlock(&d->lock);
+	return ret;
+}
+
+static void nest_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct nest_ctx *c = arg;
+	unsigned int i;
+
+	if (idx == 0) {
+		c->ret[0] = dc_reqq_submit(c->d->q, &c->m[1].r);
+		return;
+	}
+	for (i = 0; i < 50000 && !mdev_gate_entered(c->d); i++)
+		dc_test_sleep_us(100);
+	DC_ASSERT(t, mdev_gate_entered(c->d));
+	c->ret[1] = dc_reqq_submit(c->d->q, &c->m[2].r);
+}
+
+DC_TEST(reqq_more_complete_inside_direct_submit)
+{
+	struct nest_ctx c = { .ret = { 1, 1 } };
+	struct dc_reqq_stats st;
+	struct mdev d = { .cap = 1 };
+	struct mreq m[3];
+	unsigned int i, guard;
+
+	DC_ASSERT_INT_EQ(t, mdev_start(&d, 0), 0);
+	mreq_init(m, 3);
+	c.d = &d;
+	c.m = m;
+	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[0].r), 0);
+	DC_ASSERT_EQ(t, d.nr_held, 1);
+	d.gate_req = &m[1].r;
+	dc_test_run_threads(t, 2, nest_thread, &c);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, c.ret[0], 0);
+	DC_ASSERT_INT_EQ(t, c.ret[1], 0);
+	/* Let the device finish whatever it holds. */
+	for (guard = 0; d.nr_held && guard < 8; guard++)
+		dc_reqq_complete(d.q, d.held[--d.nr_held], 0);
+	DC_ASSERT_EQ(t, d.nested, 0);
+	for (i = 0; i < 3; i++) {
+		DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[i].ends), 1);
+		DC_ASSERT_INT_EQ(t, m[i].status, 0);
+	}
+	dc_reqq_get_stats(d.q, &st);
+	DC_ASSERT_EQ(t, st.completed, 3);
+	DC_ASSERT_EQ(t, st.parked, 0);
+	DC_ASSERT_EQ(t, st.in_flight, 0);
+	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 0), 0);
+	dc_reqq_destroy(d.q);
+}
+
+/*
+ * A synchronous device: R0's completion runs inside R0's submit op, and
+ * R0's end callback submits R1.  R1 must wait until R0's op has returned
+ * (it is parked, then resubmitted by R0's dc_reqq_submit() on the way
+ * out); the op never runs nested in itself.
+ */
+DC_TEST(reqq_more_submit_from_end_inside_submit)
+{
+	struct dc_reqq_stats st;
+	struct mdev d = { .cap = 1, .sync = true };
+	struct mreq m[2];
+
+	DC_ASSERT_INT_EQ(t, mdev_start(&d, 0), 0);
+	mreq_init(m, 2);
+	m[0].q = d.q;
+	m[0].then = &m[1];
+	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[0].r), 0);
+	DC_ASSERT_EQ(t, d.nested, 0);
+	DC_ASSERT_INT_EQ(t, m[0].then_ret, 0);
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[0].ends), 1);
+	DC_ASSERT_INT_EQ(t, m[0].status, 0);
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[1].ends), 1);
+	DC_ASSERT_INT_EQ(t, m[1].status, 0);
+	dc_reqq_get_stats(d.q, &st);
+	DC_ASSERT_EQ(t, st.submitted, 2);
+	DC_ASSERT_EQ(t, st.completed, 2);
+	DC_ASSERT_EQ(t, st.parked, 0);
+	DC_ASSERT_EQ(t, st.in_flight, 0);
+	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 0), 0);
+	dc_reqq_destroy(d.q);
+}
+
 DC_SUITE(reqq_more,
 	 DC_CASE(reqq_more_shutdown_during_submit),
 	 DC_CASE(reqq_more_shutdown_during_resubmit),
 	 DC_CASE(reqq_more_sync_completion_while_dispatching),
-	 DC_CASE(reqq_more_timer_retry_still_full));
+	 DC_CASE(reqq_more_timer_retry_still_full),
+	 DC_CASE(reqq_more_complete_inside_direct_submit),
+	 DC_CASE(reqq_more_submit_from_end_inside_submit));

@@ -5,7 +5,9 @@
  * failed allocation waits in the backlog rather than failing; the backlog is
  * served in FIFO order; non-blocking and timed gets; a threaded stress that
  * checks the invariants (never more than max out, every get matched by a
- * put, back to the minimum at the end).
+ * put, back to the minimum at the end); the init and fini ops; and, with an
+ * init op that holds allocations until the test lets them go, failed
+ * allocations while others wait in the backlog.
  */
 #include "dc_test.h"
 
@@ -111,6 +113,97 @@ DC_TEST(slots_alloc_failure_joins_backlog)
 	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
 }
 
+/* --- the init and fini ops --------------------------------------------- */
+
+#define OPS_MAGIC	0x5106c0deu
+
+struct tslot {
+	struct dc_slot head;
+	unsigned int magic;
+};
+
+struct ops_ctx {
+	unsigned int inits, finis;
+	unsigned int fail_at;		/* init call that fails (1-based), or 0 */
+	unsigned int bad;		/* fini of a slot init never saw */
+};
+
+static int ops_init(struct dc_slot *slot, void *priv)
+{
+	struct ops_ctx *c = priv;
+	struct tslot *ts = dc_container_of(slot, struct tslot, head);
+
+	if (++c->inits == c->fail_at)
+		return -ENOMEM;
+	ts->magic = OPS_MAGIC;
+	return 0;
+}
+
+static void ops_fini(struct dc_slot *slot, void *priv)
+{
+	struct ops_ctx *c = priv;
+	struct tslot *ts = dc_container_of(slot, struct tslot, head);
+
+	if (ts->magic != OPS_MAGIC)
+		c->bad++;
+	ts->magic = 0;
+	c->finis++;
+}
+
+static const struct dc_slot_table_ops test_ops = {
+	.init = ops_init, .fini = ops_fini,
+};
+
+DC_TEST(slots_ops_init_fini)
+{
+	struct ops_ctx c = { 0 };
+	struct dc_slot_table *tbl;
+	struct dc_slot_stats st;
+	struct dc_slot *held[4];
+	unsigned int i;
+
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create_ops(2, 4, sizeof(struct tslot),
+						     &test_ops, &c, &tbl), 0);
+	DC_ASSERT_EQ(t, c.inits, 2);
+	for (i = 0; i < 4; i++) {
+		DC_ASSERT_INT_EQ(t, dc_slot_tryget(tbl, &held[i]), 0);
+		/* Prepared before the caller sees it. */
+		DC_ASSERT_EQ(t, dc_container_of(held[i], struct tslot, head)->magic,
+			     OPS_MAGIC);
+	}
+	DC_ASSERT_EQ(t, c.inits, 4);
+	for (i = 0; i < 4; i++)
+		dc_slot_put(tbl, held[i]);
+	/* The two above the minimum were released through fini. */
+	DC_ASSERT_EQ(t, c.finis, 2);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
+	DC_ASSERT_EQ(t, c.finis, 4);
+	DC_ASSERT_EQ(t, c.bad, 0);
+
+	/* A failed init while preallocating: the prepared one is undone. */
+	c = (struct ops_ctx){ .fail_at = 2 };
+	tbl = (struct dc_slot_table *)&c;
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create_ops(3, 4, sizeof(struct tslot),
+						     &test_ops, &c, &tbl), -ENOMEM);
+	DC_ASSERT(t, tbl == NULL);
+	DC_ASSERT_EQ(t, c.inits, 2);
+	DC_ASSERT_EQ(t, c.finis, 1);
+
+	/* A failed init on demand is a failed allocation. */
+	c = (struct ops_ctx){ .fail_at = 1 };
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create_ops(0, 1, sizeof(struct tslot),
+						     &test_ops, &c, &tbl), 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &held[0]), -ENOMEM);
+	dc_slot_table_stats(tbl, &st);
+	DC_ASSERT_EQ(t, st.alloc_failures, 1);
+	DC_ASSERT_EQ(t, st.allocated, 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &held[0]), 0);
+	dc_slot_put(tbl, held[0]);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
+	DC_ASSERT_EQ(t, c.finis, 1);
+	DC_ASSERT_EQ(t, c.bad, 0);
+}
+
 /* --- threads ----------------------------------------------------------- */
 
 #define FIFO_WAITERS	4
@@ -212,6 +305,300 @@ DC_TEST(slots_backlog_fifo_at_max)
 DC_TEST(slots_backlog_fifo_after_alloc_failure)
 {
 	fifo_round(t, 8, true);
+}
+
+/*
+ * An init op that holds each allocation until the test opens its gate:
+ * init call i (0-based, in call order) waits for open[i] and then returns
+ * result[i].  Calls past the scripted ones pass at once.
+ */
+#define GATES		3
+#define GATE_WAIT_NS	(10000000000ull * dc_test_slowdown())
+
+struct gate_ctx {
+	dc_spinlock_t lock;
+	struct dc_slot_table *tbl;
+	unsigned int calls;		/* init calls so far */
+	bool open[GATES];
+	int result[GATES];
+	bool stuck;			/* a gate was never opened */
+	unsigned int order;		/* grants seen, for FIFO checks */
+	int ret[5];			/* each thread's get */
+	unsigned int rank[5];		/* each thread's place among grants */
+};
+
+static bool gate_calls_at_least(struct gate_ctx *c, unsigned int n)
+{
+	bool ret;
+
+	dc_spin_lock(&c->lock);
+	ret = c->calls >= n;
+	dc_spin_unlock(&c->lock);
+	return ret;
+}
+
+static bool gate_is_open(struct gate_ctx *c, unsigned int i)
+{
+	bool ret;
+
+	dc_spin_lock(&c->lock);
+	ret = c->open[i];
+	dc_spin_unlock(&c->lock);
+	return ret;
+}
+
+/* Wait (bounded, ~5 s) until @pred(@c, @n) holds. */
+static bool gate_wait(struct gate_ctx *c,
+		      bool (*pred)(struct gate_ctx *c, unsigned int n),
+		      unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 50000; i++) {
+		if (pred(c, n))
+			return true;
+		dc_test_sleep_us(100);
+	}
+	return false;
+}
+
+static void gate_open(struct gate_ctx *c, unsigned int i, int result)
+{
+	dc_spin_lock(&c->lock);
+	c->result[i] = result;
+	c->open[i] = true;
+	dc_spin_unlock(&c->lock);
+}
+
+static int gated_init(struct dc_slot *slot, void *priv)
+{
+	struct gate_ctx *c = priv;
+	unsigned int i;
+	int ret;
+
+	dc_spin_lock(&c->lock);
+	i = c->calls++;
+	dc_spin_unlock(&c->lock);
+	if (i >= GATES)
+		return 0;
+	if (!gate_wait(c, gate_is_open, i)) {
+		dc_spin_lock(&c->lock);
+		c->stuck = true;
+		dc_spin_unlock(&c->lock);
+	}
+	dc_spin_lock(&c->lock);
+	ret = c->result[i];
+	dc_spin_unlock(&c->lock);
+	return ret;
+}
+
+static const struct dc_slot_table_ops gated_ops = { .init = gated_init };
+
+static bool gate_backlog_is(struct gate_ctx *c, unsigned int n)
+{
+	return backlog_len(c->tbl) == n;
+}
+
+static bool gate_out_is(struct gate_ctx *c, unsigned int n)
+{
+	struct dc_slot_stats st;
+
+	dc_slot_table_stats(c->tbl, &st);
+	return st.out == n;
+}
+
+/* The failed retry below has put its waiter back at the head. */
+static bool gate_requeued(struct gate_ctx *c, unsigned int n)
+{
+	struct dc_slot_stats st;
+
+	dc_slot_table_stats(c->tbl, &st);
+	return st.alloc_failures == n && st.backlog == 2;
+}
+
+/* A waiter: record what the get returned and its place among grants. */
+static void gate_get(struct gate_ctx *c, unsigned int idx)
+{
+	struct dc_slot *s = NULL;
+	int ret;
+
+	ret = dc_slot_get_timeout(c->tbl, GATE_WAIT_NS, &s);
+	dc_spin_lock(&c->lock);
+	c->ret[idx] = ret;
+	if (!ret)
+		c->rank[idx] = c->order++;
+	dc_spin_unlock(&c->lock);
+	if (!ret)
+		dc_slot_put(c->tbl, s);
+}
+
+/*
+ * Nothing is out and nobody would ever wake a waiter but a slot the
+ * allocation in progress brings: every waiter must have a way out.
+ */
+static void check_not_stranded(struct dc_test *t, struct dc_slot_table *tbl)
+{
+	struct dc_slot_stats st;
+
+	dc_slot_table_stats(tbl, &st);
+	if (st.backlog && !st.out && st.allocated == st.out)
+		dc_test_fail(t, __FILE__, __LINE__,
+			     "%u waiters stranded: allocated %u, out %u",
+			     st.backlog, st.allocated, st.out);
+}
+
+/*
+ * min 0, max 1.  A allocates and is held in its init op; B and C join the
+ * backlog (the table is at its maximum, counting A's allocation); A's
+ * allocation fails.  A gets -ENOMEM (nothing is out), and its place goes
+ * to B, whose allocation fails too (-ENOMEM), then to C, who gets a slot.
+ */
+static void strand_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct gate_ctx *c = arg;
+	struct dc_slot *s = NULL;
+
+	switch (idx) {
+	case 0:			/* A */
+		c->ret[0] = dc_slot_get(c->tbl, &s);
+		check_not_stranded(t, c->tbl);
+		break;
+	case 1:			/* B, once A is allocating */
+		DC_ASSERT(t, gate_wait(c, gate_calls_at_least, 1));
+		gate_get(c, 1);
+		break;
+	case 2:			/* C, behind B */
+		DC_ASSERT(t, gate_wait(c, gate_backlog_is, 1));
+		gate_get(c, 2);
+		break;
+	default:		/* fail A's allocation once both wait */
+		if (!gate_wait(c, gate_backlog_is, 2))
+			dc_test_fail(t, __FILE__, __LINE__, "backlog never reached 2");
+		gate_open(c, 0, -ENOMEM);
+		break;
+	}
+}
+
+DC_TEST(slots_failed_alloc_hands_over_to_waiter)
+{
+	struct gate_ctx *c = dc_test_alloc(sizeof(*c));
+	struct dc_slot_stats st;
+	struct dc_slot *s;
+
+	DC_ASSERT(t, c != NULL);
+	memset(c, 0, sizeof(*c));
+	dc_spin_lock_init(&c->lock);
+	c->result[1] = -ENOMEM;
+	c->open[1] = true;
+	c->open[2] = true;
+	if (dc_slot_table_create_ops(0, 1, 0, &gated_ops, c, &c->tbl)) {
+		dc_test_free(c);
+		DC_ASSERT(t, false);
+	}
+	dc_test_run_threads(t, 4, strand_thread, c);
+	dc_slot_table_stats(c->tbl, &st);
+	DC_ASSERT_INT_EQ(t, c->ret[0], -ENOMEM);
+	DC_ASSERT_INT_EQ(t, c->ret[1], -ENOMEM);
+	DC_ASSERT_INT_EQ(t, c->ret[2], 0);
+	DC_ASSERT(t, !c->stuck);
+	DC_ASSERT_EQ(t, st.alloc_failures, 2);
+	DC_ASSERT_EQ(t, st.retries, 2);
+	DC_ASSERT_EQ(t, st.dynamic_allocs, 1);
+	DC_ASSERT_EQ(t, st.waits, 2);
+	DC_ASSERT_EQ(t, st.timeouts, 0);
+	DC_ASSERT_EQ(t, st.releases, 1);
+	DC_ASSERT_EQ(t, st.backlog, 0);
+	DC_ASSERT_EQ(t, st.out, 0);
+	DC_ASSERT_EQ(t, st.allocated, 0);
+	/* Usable afterwards, with nothing stuck in the backlog. */
+	DC_ASSERT_INT_EQ(t, dc_slot_tryget(c->tbl, &s), 0);
+	dc_slot_put(c->tbl, s);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(c->tbl), 0);
+	dc_spin_lock_destroy(&c->lock);
+	dc_test_free(c);
+}
+
+/*
+ * min 0, max 2.  A and A2 allocate, both held; W1 and W2 wait.  A fails with
+ * nothing out: W1 gets its place and allocates, held too.  A2 succeeds, so
+ * a slot is out when W1's allocation fails: W1 waits again, still first in
+ * line, and A2's put goes to W1, W1's to W2.
+ */
+static void requeue_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct gate_ctx *c = arg;
+	struct dc_slot *s = NULL;
+
+	switch (idx) {
+	case 0:			/* A */
+		c->ret[0] = dc_slot_get_timeout(c->tbl, GATE_WAIT_NS, &s);
+		break;
+	case 1:			/* A2, once A is allocating */
+		DC_ASSERT(t, gate_wait(c, gate_calls_at_least, 1));
+		c->ret[1] = dc_slot_get(c->tbl, &s);
+		if (c->ret[1])
+			break;
+		if (!gate_wait(c, gate_requeued, 2))
+			dc_test_fail(t, __FILE__, __LINE__, "W1 never waited again");
+		dc_slot_put(c->tbl, s);
+		break;
+	case 2:			/* W1, once both allocate */
+		DC_ASSERT(t, gate_wait(c, gate_calls_at_least, 2));
+		gate_get(c, 2);
+		break;
+	case 3:			/* W2, behind W1 */
+		DC_ASSERT(t, gate_wait(c, gate_backlog_is, 1));
+		gate_get(c, 3);
+		break;
+	default:
+		if (!gate_wait(c, gate_backlog_is, 2))
+			dc_test_fail(t, __FILE__, __LINE__, "backlog never reached 2");
+		gate_open(c, 0, -ENOMEM);
+		/* W1 now allocates in A's place. */
+		if (!gate_wait(c, gate_calls_at_least, 3))
+			dc_test_fail(t, __FILE__, __LINE__, "no waiter took A's place");
+		gate_open(c, 1, 0);
+		if (!gate_wait(c, gate_out_is, 1))
+			dc_test_fail(t, __FILE__, __LINE__, "A2 got no slot");
+		gate_open(c, 2, -ENOMEM);
+		break;
+	}
+}
+
+DC_TEST(slots_failed_retry_waits_again_first_in_line)
+{
+	struct gate_ctx *c = dc_test_alloc(sizeof(*c));
+	struct dc_slot_stats st;
+
+	DC_ASSERT(t, c != NULL);
+	memset(c, 0, sizeof(*c));
+	dc_spin_lock_init(&c->lock);
+	if (dc_slot_table_create_ops(0, 2, 0, &gated_ops, c, &c->tbl)) {
+		dc_test_free(c);
+		DC_ASSERT(t, false);
+	}
+	dc_test_run_threads(t, 5, requeue_thread, c);
+	dc_slot_table_stats(c->tbl, &st);
+	DC_ASSERT_INT_EQ(t, c->ret[0], -ENOMEM);
+	DC_ASSERT_INT_EQ(t, c->ret[1], 0);
+	DC_ASSERT_INT_EQ(t, c->ret[2], 0);
+	DC_ASSERT_INT_EQ(t, c->ret[3], 0);
+	DC_ASSERT_EQ(t, c->rank[2], 0);
+	DC_ASSERT_EQ(t, c->rank[3], 1);
+	DC_ASSERT(t, !c->stuck);
+	DC_ASSERT_EQ(t, st.alloc_failures, 2);
+	DC_ASSERT_EQ(t, st.retries, 1);
+	DC_ASSERT_EQ(t, st.dynamic_allocs, 1);
+	DC_ASSERT_EQ(t, st.waits, 2);
+	DC_ASSERT_EQ(t, st.handoffs, 2);
+	DC_ASSERT_EQ(t, st.max_backlog, 2);
+	DC_ASSERT_EQ(t, st.timeouts, 0);
+	DC_ASSERT_EQ(t, st.backlog, 0);
+	DC_ASSERT_EQ(t, st.out, 0);
+	DC_ASSERT_EQ(t, st.allocated, 0);
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(c->tbl), 0);
+	dc_spin_lock_destroy(&c->lock);
+	dc_test_free(c);
 }
 
 #define STRESS_THREADS	6
@@ -319,6 +706,9 @@ DC_SUITE(slots,
 	 DC_CASE(slots_bad_limits_and_busy_destroy),
 	 DC_CASE(slots_min_preallocated_grow_to_max_release_above_min),
 	 DC_CASE(slots_alloc_failure_joins_backlog),
+	 DC_CASE(slots_ops_init_fini),
 	 DC_CASE(slots_backlog_fifo_at_max),
 	 DC_CASE(slots_backlog_fifo_after_alloc_failure),
+	 DC_CASE(slots_failed_alloc_hands_over_to_waiter),
+	 DC_CASE(slots_failed_retry_waits_again_first_in_line),
 	 DC_CASE(slots_threads_stress_invariants));

@@ -7,14 +7,19 @@
  * the device complete its oldest request synchronously inside the submit op
  * (the queue allows it), or complete one and still refuse (room freed while
  * the submitter was in the op).  End callbacks may submit their request
- * again.  A model of the parked FIFO and of every counter is checked:
+ * again, also from a completion inside the op.  The device can let another
+ * thread submit while a direct submission is inside its op, then complete
+ * its oldest request and take the one in hand (seen: a completion there
+ * resubmitted the other thread's parked request nested in the op).  A model
+ * of the parked FIFO and of every counter is checked:
  *
  * - every accepted request ends exactly once, with the device's status, the
  *   error of its resubmission, or -ENOTCONN after shutdown; a refused one
  *   never ends; no end runs inside dc_reqq_submit() for the request it
  *   submits unless the device completed it there;
  * - parked requests reach the device in FIFO order, new ones wait behind
- *   them, and the submit op is never re-entered;
+ *   them, and the submit op never runs nested in a submit op on the same
+ *   thread (a per-thread depth; calls from other threads may overlap);
  * - after each call the queue holds no parked request while the device has
  *   room (completion-driven mode);
  * - the stats equal the model's; drain(0) answers whether anything is open.
@@ -22,6 +27,7 @@
 #include "fuzz.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +45,10 @@ struct rq {
 	int expect;			/* status its end must get */
 	unsigned int ends;
 	unsigned int resubmits;		/* submits left for its end callback */
-	unsigned int inner_submit;	/* nested dc_reqq_submit()s of it */
+	bool in_submit;			/* its dc_reqq_submit() is running */
 	bool refused;			/* the op said -ENOSPC in this submit */
+	uint64_t park_no;		/* the model's parks before this one's */
+	uint64_t refused_at;		/* the model's parks at its refusal */
 };
 
 struct qfz {
@@ -52,21 +60,30 @@ struct qfz {
 	uint64_t calls, fail_at;
 	int fail_err;
 	bool sync, refuse;
-	unsigned int in_op;		/* submit op calls running */
+	int other;			/* request another thread submits, or -1 */
+	bool other_complete;		/* then complete the oldest and accept */
+	unsigned int in_op;		/* submit op calls running, all threads */
 	unsigned int api_depth;		/* submit/complete calls running */
 	/* the model */
 	unsigned int parked[NREQ], nparked;
+	uint64_t parks;
 	struct dc_reqq_stats st;
 };
 
 static struct qfz *F;
 
+/* Submit op calls running on this thread: more than one is nesting. */
+static __thread unsigned int op_depth;
+
 /*
- * DC_FUZZ_ALLOW=reqq-end-in-submit relaxes one check: that no end callback
- * runs inside dc_reqq_submit().  The fuzzer found a submit that parked its
- * request and, seeing a completion meanwhile, dispatched it and ended it
- * there; fixed (a submitter now retries its own request, and only while
- * nothing is parked).  Regression input: corpus/reqq-end-in-own-submit.
+ * DC_FUZZ_ALLOW=reqq-end-in-submit relaxes one check: that no request is
+ * ended (other than by the device) inside its own dc_reqq_submit().  The
+ * fuzzer found a submit that parked its request and, seeing a completion
+ * meanwhile, dispatched it and ended it there; fixed (a submitter now
+ * retries its own request, and only while nothing is parked).  Regression
+ * input: corpus/reqq-end-in-own-submit.  corpus/reqq-nested-in-direct-op
+ * is the nested submit op: another thread's request parked while a direct
+ * submission is in the op, then a completion there.
  */
 static unsigned int idx_of(struct dc_reqq_req *req)
 {
@@ -86,22 +103,36 @@ static void count_error(struct rq *r)
 }
 
 static void device_complete(unsigned int k, int status);
+static void other_thread_submits(unsigned int i);
 
 static int submit_op(struct dc_reqq_req *req, void *priv)
 {
-	unsigned int i = idx_of(req);
+	unsigned int i = idx_of(req), k;
 	struct rq *r = &F->r[i];
 	bool resub = r->state == R_PARKED;
 	int ret = 0;
 
 	FZ_CHECK(priv == F, "submit op priv %p", priv);
-	FZ_CHECK(!F->in_op, "submit op re-entered");
+	FZ_CHECK(!op_depth, "submit op for #%u nested in a submit op on this thread",
+		 i);
 	FZ_CHECK(!F->shut, "submit op called after shutdown");
 	if (resub) {
 		FZ_CHECK(!F->timer, "timer mode resubmitted without its timer");
 		FZ_CHECK(F->nparked && F->parked[0] == i,
 			 "resubmitted #%u, model head #%d", i,
 			 F->nparked ? (int)F->parked[0] : -1);
+	} else if (r->refused) {
+		/*
+		 * Its submitter tries it again (at once, or after the parked
+		 * ones its op's completion left to it): never past a request
+		 * the model parked before the refusal.
+		 */
+		FZ_CHECK(r->state == R_SUBMITTING, "retry of #%u in state %d",
+			 i, r->state);
+		for (k = 0; k < F->nparked; k++)
+			FZ_CHECK(F->r[F->parked[k]].park_no >= r->refused_at,
+				 "retry of #%u went to the device past #%u, parked before it",
+				 i, F->parked[k]);
 	} else {
 		FZ_CHECK(r->state == R_SUBMITTING, "submit op for #%u in state %d",
 			 i, r->state);
@@ -109,8 +140,19 @@ static int submit_op(struct dc_reqq_req *req, void *priv)
 			 "new request #%u went to the device past %u parked", i,
 			 F->nparked);
 	}
+	op_depth++;
 	F->in_op++;
 	F->calls++;
+	if (!resub && F->other >= 0 && F->r[F->other].state == R_IDLE &&
+	    (unsigned int)F->other != i) {
+		/* Another thread submits while this one is in the op. */
+		unsigned int j = (unsigned int)F->other;
+
+		F->other = -1;
+		other_thread_submits(j);
+		if (F->other_complete && F->non == F->cap)
+			device_complete(0, 0);
+	}
 	if (F->calls == F->fail_at) {
 		ret = F->fail_err;
 	} else if (F->non == F->cap) {
@@ -137,8 +179,11 @@ static int submit_op(struct dc_reqq_req *req, void *priv)
 		 * A first submission refused stays the submitter's: it may
 		 * try again before it parks the request (seen when it returns).
 		 */
-		if (!resub)
+		if (!resub && !r->refused) {
+			/* Later refusals keep its place at the head. */
 			r->refused = true;
+			r->refused_at = F->parks;
+		}
 	} else {
 		count_error(r);
 		if (resub) {
@@ -152,6 +197,7 @@ static int submit_op(struct dc_reqq_req *req, void *priv)
 		}
 	}
 	F->in_op--;
+	op_depth--;
 	return ret;
 }
 
@@ -173,7 +219,7 @@ static void end_fn(struct dc_reqq_req *req, int status)
 		memmove(F->parked, F->parked + 1, --F->nparked * sizeof(F->parked[0]));
 		r->expect = -ENOTCONN;
 	}
-	FZ_CHECK(!r->inner_submit || r->state == R_COMPLETING ||
+	FZ_CHECK(!r->in_submit || r->state == R_COMPLETING ||
 		 fz_allowed("reqq-end-in-submit"),
 		 "end of #%u (status %d) from inside its own dc_reqq_submit()",
 		 i, status);
@@ -181,8 +227,8 @@ static void end_fn(struct dc_reqq_req *req, int status)
 		 status, r->expect);
 	r->ends++;
 	r->state = R_IDLE;
-	/* Not from inside the submit op: that would re-enter it. */
-	if (r->resubmits && !F->in_op) {
+	/* Also from a completion inside the submit op: the queue must cope. */
+	if (r->resubmits) {
 		r->resubmits--;
 		do_submit(i);
 	}
@@ -197,11 +243,16 @@ static int do_submit(unsigned int i)
 	FZ_CHECK(r->state == R_IDLE, "submitting busy #%u", i);
 	r->state = R_SUBMITTING;
 	r->refused = false;
-	r->inner_submit++;
+	/*
+	 * An end callback may submit it again from inside this call (a
+	 * synchronous completion): from then on the submission running is
+	 * that one's, and after it returned, none of this request's is.
+	 */
+	r->in_submit = true;
 	F->api_depth++;
 	ret = dc_reqq_submit(F->q, &r->req);
 	F->api_depth--;
-	r->inner_submit--;
+	r->in_submit = false;
 	if (F->shut) {
 		FZ_CHECK(ret == -ENOTCONN, "submit after shutdown: %d", ret);
 		FZ_CHECK(r->state == R_SUBMITTING, "refused #%u was used", i);
@@ -219,13 +270,40 @@ static int do_submit(unsigned int i)
 		 * others were parked or a dispatcher is running (we are in a
 		 * callback).
 		 */
-		FZ_CHECK(r->refused || (!F->timer && (F->nparked || F->api_depth)),
+		FZ_CHECK(r->refused || op_depth ||
+			 (!F->timer && (F->nparked || F->api_depth)),
 			 "#%u parked with nothing parked", i);
 		r->state = R_PARKED;
+		r->park_no = F->parks++;
 		F->parked[F->nparked++] = i;
 		F->st.parked++;
 	}
 	return 0;
+}
+
+struct other {
+	unsigned int i;
+};
+
+static void *other_fn(void *arg)
+{
+	struct other *o = arg;
+
+	do_submit(o->i);
+	return NULL;
+}
+
+/*
+ * Submit #i from another thread and wait for it: the model is only ever
+ * touched by one thread at a time (this one waits in pthread_join()).
+ */
+static void other_thread_submits(unsigned int i)
+{
+	struct other o = { .i = i };
+	pthread_t tid;
+
+	FZ_CHECK(!pthread_create(&tid, NULL, other_fn, &o), "pthread_create");
+	FZ_CHECK(!pthread_join(tid, NULL), "pthread_join");
 }
 
 /* The device completes its k-th request. */
@@ -310,6 +388,7 @@ void fz_reqq(struct fz_in *in)
 
 	F = calloc(1, sizeof(*F));
 	FZ_CHECK(F, "out of memory");
+	F->other = -1;
 	create(in);
 	for (i = 0; i < NREQ; i++)
 		dc_reqq_req_init(&F->r[i].req, end_fn, (i & 3) == 3 ? DC_REQQ_FORGET : 0);
@@ -339,6 +418,9 @@ void fz_reqq(struct fz_in *in)
 		case 6:
 			F->sync = a & 1;
 			F->refuse = a & 2;
+			/* The next direct submission lets #(a >> 4) in. */
+			F->other = (a & 4) ? (int)((a >> 4) % NREQ) : -1;
+			F->other_complete = a & 8;
 			break;
 		default:
 			if ((a & 7) == 7) {
@@ -356,6 +438,7 @@ void fz_reqq(struct fz_in *in)
 	/* Complete everything on the device; then destroy ends the parked. */
 	F->sync = false;
 	F->refuse = false;
+	F->other = -1;
 	F->fail_at = 0;
 	for (guard = 0; F->non && guard < 10 * NREQ; guard++)
 		device_complete(0, 0);

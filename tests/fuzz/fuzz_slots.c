@@ -8,6 +8,14 @@
  * and otherwise one of the free slots with its payload intact.  Waits are
  * bounded: a get that would wait uses a short timeout, and the one blocking
  * case (a handoff) has a helper thread waiting for the slot we put.
+ *
+ * Failed allocations with waiters queued: the table's init op holds an
+ * allocation that takes the last place below the maximum while helper
+ * threads join the backlog, then fails it; the waiters' own allocations, if
+ * the table hands them the failed one's place, fail or not as the input
+ * says.  No waiter may be left with nothing out and nothing being
+ * allocated (seen: they waited out their timeouts), and each must end with
+ * a slot or -ENOMEM, as the model predicts.
  */
 #include "fuzz.h"
 
@@ -21,6 +29,7 @@
 #include <daxcache/slots.h>
 
 #define MAX_SLOTS	12
+#define MAX_QUEUED	3
 
 struct payload {
 	struct dc_slot head;
@@ -28,8 +37,23 @@ struct payload {
 	unsigned char rest[24];
 };
 
+struct waiter {
+	struct dc_slot_table *tbl;
+	struct dc_slot *slot;
+	int ret;
+	bool done;
+	bool put_back;			/* give the slot back at once */
+};
+
 struct sfz {
 	struct dc_slot_table *tbl;
+	/* the init op's script (see do_strand()) */
+	bool hold_next;			/* hold the next allocation, then fail it */
+	unsigned int nqueue;		/* waiters to queue meanwhile */
+	unsigned int plan;		/* bit k: the k-th waiter allocation fails */
+	unsigned int attempts;		/* waiter allocations so far */
+	struct waiter queued[MAX_QUEUED];
+	pthread_t tids[MAX_QUEUED];
 	unsigned int min, max;
 	bool tagged;			/* slots big enough for a payload */
 	unsigned int handoffs_left;	/* threads are slow: a few per input */
@@ -52,7 +76,7 @@ static void check_stats(struct sfz *s)
 
 	dc_slot_table_stats(s->tbl, &st);
 	FZ_CHECK(st.allocated == s->want.allocated && st.out == s->want.out &&
-		 st.backlog == 0,
+		 st.backlog == 0 && st.retries == s->want.retries,
 		 "allocated %u out %u backlog %u, model %u %u 0", st.allocated,
 		 st.out, st.backlog, s->want.allocated, s->want.out);
 	FZ_CHECK(st.dynamic_allocs == s->want.dynamic_allocs &&
@@ -72,6 +96,48 @@ static void check_stats(struct sfz *s)
 }
 
 /* Decode a config; a bad one must be refused, then a default one is used. */
+static void *waiter_fn(void *arg);
+
+/* Start a waiter and wait until the backlog holds @n callers. */
+static void queue_waiter(struct sfz *s, struct waiter *w, pthread_t *tid,
+			 unsigned int n)
+{
+	struct dc_slot_stats st;
+
+	*w = (struct waiter){ .tbl = s->tbl, .put_back = true };
+	FZ_CHECK(!pthread_create(tid, NULL, waiter_fn, w), "pthread_create");
+	do {
+		sched_yield();
+		dc_slot_table_stats(s->tbl, &st);
+	} while (st.backlog < n && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE));
+	FZ_CHECK(!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE),
+		 "waiter %u returned %d instead of queueing", n, w->ret);
+}
+
+/*
+ * The init op.  Armed by do_strand(), it holds the allocation of the get
+ * in progress while waiters queue behind it, then fails it; the waiters'
+ * allocations (their turns, once it failed) follow the plan.
+ */
+static int fz_slot_init(struct dc_slot *slot, void *priv)
+{
+	struct sfz *s = priv;
+	unsigned int k;
+
+	(void)slot;
+	if (__atomic_exchange_n(&s->hold_next, false, __ATOMIC_ACQ_REL)) {
+		for (k = 0; k < s->nqueue; k++)
+			queue_waiter(s, &s->queued[k], &s->tids[k], k + 1);
+		return -ENOMEM;
+	}
+	if (!s->nqueue)
+		return 0;
+	k = __atomic_fetch_add(&s->attempts, 1, __ATOMIC_ACQ_REL);
+	return k < 32 && (s->plan >> k) & 1 ? -ENOMEM : 0;
+}
+
+static const struct dc_slot_table_ops fz_slot_ops = { .init = fz_slot_init };
+
 static void table_create(struct fz_in *in, struct sfz *s)
 {
 	unsigned int min = fz_below(in, 6), max = fz_below(in, 8);
@@ -80,14 +146,15 @@ static void table_create(struct fz_in *in, struct sfz *s)
 	bool bad = !max || min > max || eff < sizeof(struct dc_slot);
 	int ret;
 
-	ret = dc_slot_table_create(min, max, size, &s->tbl);
+	ret = dc_slot_table_create_ops(min, max, size, &fz_slot_ops, s, &s->tbl);
 	if (bad) {
 		FZ_CHECK(ret == -EINVAL && !s->tbl,
 			 "create(%u, %u, %lu): %d, want -EINVAL", min, max, size, ret);
 		min = 1;
 		max = 4;
 		eff = size = sizeof(struct payload);
-		ret = dc_slot_table_create(min, max, size, &s->tbl);
+		ret = dc_slot_table_create_ops(min, max, size, &fz_slot_ops, s,
+					       &s->tbl);
 	}
 	FZ_CHECK(!ret && s->tbl, "create(%u, %u, %lu): %d", min, max, size, ret);
 	s->min = min;
@@ -191,41 +258,133 @@ static void do_get(struct fz_in *in, struct sfz *s, unsigned int kind,
 		s->want.max_backlog = 1;
 }
 
+/* A slot back on the free list (or released), as do_put() counts it. */
+static void slot_back(struct sfz *s, uint64_t id)
+{
+	if (s->want.allocated > s->min) {
+		s->want.allocated--;
+		s->want.releases++;
+	} else if (s->tagged) {
+		s->free_ids[s->nfree++] = id;
+	} else {
+		s->nfree++;
+	}
+}
+
 static void do_put(struct sfz *s, unsigned int k)
 {
 	struct dc_slot *slot;
+	uint64_t id;
 
 	if (!s->nheld)
 		return;
 	k %= s->nheld;
 	slot = s->held[k];
 	s->held[k] = s->held[--s->nheld];
-	dc_slot_put(s->tbl, slot);
+	id = s->tagged ? ((struct payload *)slot)->id : 0;
+	dc_slot_put(s->tbl, slot);	/* may free it */
 	s->want.out--;
-	if (s->want.allocated > s->min) {
-		s->want.allocated--;
-		s->want.releases++;
-	} else if (s->tagged) {
-		s->free_ids[s->nfree++] = ((struct payload *)slot)->id;
-	} else {
-		s->nfree++;
-	}
+	slot_back(s, id);
 }
-
-struct waiter {
-	struct dc_slot_table *tbl;
-	struct dc_slot *slot;
-	int ret;
-	bool done;
-};
 
 static void *waiter_fn(void *arg)
 {
 	struct waiter *w = arg;
 
 	w->ret = dc_slot_get_timeout(w->tbl, 30ull * 1000000000ull, &w->slot);
+	if (!w->ret && w->put_back)
+		dc_slot_put(w->tbl, w->slot);
 	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/*
+ * The allocation this get makes takes the last place below the maximum and
+ * is held in the init op while @n waiters queue behind it; then it fails.
+ * With nothing out, the table must hand its place to the first waiter,
+ * whose allocation fails or not as @plan says, and so on down the line;
+ * the waiter that gets a slot puts it back, for the next ones.  With slots
+ * out (a tryget then, which does not wait itself), the waiters wait for
+ * one of ours, which we put.
+ */
+static void do_strand(struct fz_in *in, struct sfz *s, uint8_t op)
+{
+	unsigned int n = 1 + fz_below(in, MAX_QUEUED), plan = fz_u8(in);
+	bool tryget = (op >> 4) & 1 || s->want.out, got = false;
+	struct dc_slot *slot = NULL;
+	struct dc_slot_stats st;
+	unsigned int k;
+	uint64_t id;
+	int ret;
+
+	if (predict(s) != ALLOC || s->want.allocated + 1 != s->max ||
+	    !s->handoffs_left)
+		return;
+	s->handoffs_left--;
+	s->nqueue = n;
+	s->plan = plan;
+	s->attempts = 0;
+	__atomic_store_n(&s->hold_next, true, __ATOMIC_RELEASE);
+	if (tryget)
+		ret = dc_slot_tryget(s->tbl, &slot);
+	else
+		ret = dc_slot_get(s->tbl, &slot);
+	FZ_CHECK(ret == (tryget ? -EAGAIN : -ENOMEM) && !slot,
+		 "get whose allocation failed with %u waiting: %d", n, ret);
+	/* Now, not after a timeout: is anyone left for nobody to wake? */
+	dc_slot_table_stats(s->tbl, &st);
+	FZ_CHECK(!st.backlog || st.out || st.allocated > st.out,
+		 "%u waiters stranded: allocated %u, out %u, after a failed allocation",
+		 st.backlog, st.allocated, st.out);
+	s->want.alloc_failures++;
+	s->want.waits += n;
+	if (s->want.max_backlog < n)
+		s->want.max_backlog = n;
+	if (s->want.out) {
+		/* Ours goes down the line of waiters and comes back. */
+		k = fz_u8(in) % s->nheld;
+		slot = s->held[k];
+		s->held[k] = s->held[--s->nheld];
+		s->want.out--;
+		id = s->tagged ? ((struct payload *)slot)->id : 0;
+		dc_slot_put(s->tbl, slot);
+		for (k = 0; k < n; k++) {
+			pthread_join(s->tids[k], NULL);
+			FZ_CHECK(!s->queued[k].ret && s->queued[k].slot == slot,
+				 "waiter %u: %d, slot %p, put %p", k,
+				 s->queued[k].ret, (void *)s->queued[k].slot,
+				 (void *)slot);
+		}
+		s->want.handoffs += n;
+		slot_back(s, id);	/* the last waiter's put may have freed it */
+	} else {
+		/* Each waiter in turn allocates, until one succeeds. */
+		for (k = 0; k < n; k++) {
+			pthread_join(s->tids[k], NULL);
+			if (got) {
+				FZ_CHECK(!s->queued[k].ret, "waiter %u after the slot: %d",
+					 k, s->queued[k].ret);
+				s->want.handoffs++;
+				continue;
+			}
+			s->want.retries++;
+			if ((plan >> k) & 1) {
+				FZ_CHECK(s->queued[k].ret == -ENOMEM,
+					 "waiter %u, allocation failed: %d", k,
+					 s->queued[k].ret);
+				s->want.alloc_failures++;
+				continue;
+			}
+			FZ_CHECK(!s->queued[k].ret, "waiter %u, allocation passed: %d",
+				 k, s->queued[k].ret);
+			got = true;
+			s->want.dynamic_allocs++;
+			s->want.allocated++;
+		}
+		if (got)
+			slot_back(s, 0);	/* new, never tagged */
+	}
+	s->nqueue = 0;
 }
 
 /* With the table full: a thread waits, our put hands it the slot. */
@@ -299,7 +458,10 @@ void fz_slots(struct fz_in *in)
 			do_get(in, s, (op >> 3) % 3, true);
 			break;
 		case 6:
-			do_handoff(s, fz_u8(in));
+			if ((op >> 3) & 1)
+				do_strand(in, s, op);
+			else
+				do_handoff(s, fz_u8(in));
 			break;
 		default:
 			if (s->nheld) {

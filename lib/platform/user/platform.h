@@ -419,6 +419,14 @@ static inline unsigned int dc_this_stripe(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* The calling thread, as an address no other live thread shares.      */
+
+static inline const void *dc_thread_self(void)
+{
+	return &dc_plat_stripe;
+}
+
+/* ------------------------------------------------------------------ */
 /* Workers: a function run on a library thread when queued.             */
 /* Queueing a queued worker does nothing; the function may queue its   */
 /* own worker again.  dc_worker_stop() waits for a running call and     */
