@@ -432,8 +432,11 @@ void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 	}
 	pthread_mutex_lock(&w->lock);
 	if (!w->pending && !w->stop) {
+		uint64_t now = dc_now_ns();
+
 		w->pending = true;
-		w->deadline_ns = dc_now_ns() + delay_ns;
+		/* Saturating: 0 would mean "now". */
+		w->deadline_ns = delay_ns >= UINT64_MAX - now ? UINT64_MAX : now + delay_ns;
 		pthread_cond_signal(&w->cond);
 	}
 	worker_spawn(w);

@@ -369,14 +369,16 @@ int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
 
 /*
  * dc_waitq_wait_timeout(wq, cond, timeout_ns) - sleep until @cond is true or
- * @timeout_ns passes (UINT64_MAX: no timeout).  Wakers change the state the
- * condition reads and then call dc_waitq_wake_all().
+ * @timeout_ns passes (UINT64_MAX, or anything that would end past the
+ * clock's range: no timeout).  Wakers change the state the condition reads
+ * and then call dc_waitq_wake_all().
  * Returns 0 when the condition became true, -ETIMEDOUT otherwise.
  */
 #define dc_waitq_wait_timeout(wq, cond, timeout_ns) ({			\
-	uint64_t __dc_to = (timeout_ns);				\
-	uint64_t __dc_dl = __dc_to == UINT64_MAX ? UINT64_MAX :		\
-			   dc_now_ns() + __dc_to;			\
+	uint64_t __dc_to = (timeout_ns), __dc_now = dc_now_ns();	\
+	/* Saturating: a timeout past the end of time is none. */	\
+	uint64_t __dc_dl = __dc_to >= UINT64_MAX - __dc_now ? UINT64_MAX :	\
+			   __dc_now + __dc_to;				\
 	int __dc_ret = 0;						\
 	dc_plat_waitq_prepare(wq);					\
 	while (!(cond)) {						\
