@@ -855,7 +855,7 @@ int main(int argc, char **argv)
 	};
 	struct sigaction sa;
 	const char *env = getenv("DC_TEST_SEED");
-	unsigned int i, before;
+	unsigned int i, before, passed = 0, failed = 0;
 	int ret;
 
 	if (argc == 4 && !strcmp(argv[1], "--child")) {
@@ -890,8 +890,16 @@ int main(int argc, char **argv)
 		tests[i].fn();
 		printf("%s %u - %s\n", failures == before ? "ok" : "not ok", i + 1,
 		       tests[i].name);
+		if (failures == before)
+			passed++;
+		else
+			failed++;
 		fflush(stdout);
 	}
+	/* The totals in cmocka's words, which tests/run counts. */
+	printf("[  PASSED  ] %u test(s).\n", passed);
+	if (failed)
+		printf("[  FAILED  ] %u test(s), listed below:\n", failed);
 	dc_thread_unregister();
 	return failures ? 1 : 0;
 }
