@@ -31,13 +31,17 @@
  * was installed before: a handler is called as the kernel would call it
  * (SA_SIGINFO, its sa_mask, SA_NODEFER, SA_RESETHAND honoured), SIG_IGN
  * ignores a SIGBUS sent by a process, and otherwise the default action
- * terminates the process.  A program that installs its own SIGBUS handler
+ * terminates the process (the backend's handler takes SA_ONSTACK and
+ * SA_RESTART from that action, too).  A program that installs its own SIGBUS handler
  * should do so before the first dc_mmapbe_create(); one installed later
  * replaces the backend's, and then copies are unprotected unless it calls
  * the action it replaced (with SA_SIGINFO's three arguments) for the faults
  * it does not handle.  Saving and restoring the handler with signal(), as
  * some test frameworks do around each test, loses SA_SIGINFO and breaks
- * it.  The handler does not change the signal mask of the copier.
+ * it.  The program's handler may leave with siglongjmp() when it gets a
+ * fault that happened inside a copy but is not the copy's (in the caller's
+ * buffer, say): the copy is then abandoned cleanly.  A copy that fails
+ * with -EIO leaves the signal mask as it was.
  *
  * The descriptor stays the caller's: it must stay open until
  * dc_mmapbe_remove_file(), and a file must only be removed when the cache
@@ -152,10 +156,12 @@ int dc_mmapbe_remove_file(struct dc_mmapbe *be, uint64_t ino);
  * Costs one sigsetjmp() that saves no signal mask (no system call) on top
  * of the memcpy().
  *
- * Context: any thread, also a signal handler (async-signal-safe).  SIGBUS
- * must not be blocked in the calling thread (the kernel kills a process
- * that faults with SIGBUS blocked), and a signal handler must not leave an
- * interrupted copy with siglongjmp().
+ * Context: any thread, also a signal handler (async-signal-safe), without
+ * dc_thread_register().  SIGBUS must not be blocked in the calling thread
+ * (the kernel kills a process that faults with SIGBUS blocked: so not from
+ * a SIGBUS handler installed without SA_NODEFER), and the handler of
+ * another signal that interrupts a copy must not leave it with
+ * siglongjmp().
  * Return: 0 when all @len bytes were copied (also for @len 0); -EIO if the
  * copy touched a window page whose file page no longer exists (or a memory
  * error); -EINVAL for a NULL @be or @pin, a NULL @buf with a non-zero

@@ -21,9 +21,12 @@
  * SIGBUS goes to the action that was installed before it, with that
  * action's flags and mask, or to the default action.
  *
- * The handler runs with SA_NODEFER and an empty sa_mask, so the signal mask
- * it runs with is the copier's own: sigsetjmp() need not save the mask (no
- * system call on the hit path), and siglongjmp() leaves the mask as it was.
+ * sigsetjmp() does not save the signal mask (no system call on the hit
+ * path): before it jumps, the handler sets the mask the fault interrupted
+ * (uc_sigmask of its ucontext), which is what the kernel would have
+ * restored had it returned.  (It runs with SA_NODEFER and an empty sa_mask,
+ * so that is usually the mask it runs with anyway; a runtime such as
+ * ThreadSanitizer may run it with more blocked.)
  */
 #include "platform.h"
 
@@ -34,6 +37,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define MMAPBE_MIN_SHIFT	12u
@@ -205,26 +209,32 @@ static bool guard_covers(const struct copy_guard *g, const siginfo_t *si)
 static void sigbus_default(void)
 {
 	struct sigaction sa;
+	sigset_t bus;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
-	/* SIGBUS is not blocked here (SA_NODEFER): this does not return. */
+	/* Usually unblocked already (SA_NODEFER); then this does not return. */
+	sigemptyset(&bus);
+	sigaddset(&bus, SIGBUS);
+	pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
 	raise(SIGBUS);
 }
 
 /*
  * Hand a SIGBUS that is not ours to the previous action, as the kernel
- * would have: its mask (and SIGBUS itself unless SA_NODEFER) blocked while
- * it runs, SA_SIGINFO honoured, SA_RESETHAND honoured by running it once
- * and the default action afterwards.  An ignored SIGBUS stays ignored when
- * it was sent by a process; a fault cannot be ignored (the kernel kills a
- * process that ignores one), so it gets the default action.
+ * would have: run with the interrupted mask plus its sa_mask (and SIGBUS
+ * itself unless SA_NODEFER), SA_SIGINFO honoured, SA_RESETHAND honoured by
+ * running it once and the default action afterwards.  An ignored SIGBUS
+ * stays ignored when it was sent by a process; a fault cannot be ignored
+ * (the kernel kills a process that ignores one), so it gets the default
+ * action.
  */
 static void sigbus_chain(int sig, siginfo_t *si, void *uc)
 {
 	const struct sigaction *pa = &prev_action;
+	const ucontext_t *ctx = uc;
 	sigset_t mask, saved;
 
 	if (pa->sa_flags & SA_RESETHAND) {
@@ -240,10 +250,10 @@ static void sigbus_chain(int sig, siginfo_t *si, void *uc)
 		sigbus_default();
 		return;
 	}
-	mask = pa->sa_mask;
+	sigorset(&mask, &ctx->uc_sigmask, &pa->sa_mask);
 	if (!(pa->sa_flags & SA_NODEFER))
 		sigaddset(&mask, SIGBUS);
-	pthread_sigmask(SIG_BLOCK, &mask, &saved);
+	pthread_sigmask(SIG_SETMASK, &mask, &saved);
 	if (pa->sa_flags & SA_SIGINFO)
 		pa->sa_sigaction(sig, si, uc);
 	else
@@ -259,6 +269,8 @@ static void sigbus_handler(int sig, siginfo_t *si, void *uc)
 	if (g && guard_covers(g, si)) {
 		__atomic_store_n(&cur_guard, g->prev, __ATOMIC_RELAXED);
 		atomic_signal_fence(memory_order_seq_cst);
+		pthread_sigmask(SIG_SETMASK, &((const ucontext_t *)uc)->uc_sigmask,
+				NULL);
 		siglongjmp(g->env, 1);
 	}
 	/*
@@ -301,24 +313,13 @@ static int guarded_copy(void *dst, const void *src, size_t len, uintptr_t lo,
 			uintptr_t hi)
 {
 	struct copy_guard g;
-	sigset_t bus;
 
 	g.lo = lo;
 	g.hi = hi;
 	g.prev = __atomic_load_n(&cur_guard, __ATOMIC_RELAXED);
-	if (sigsetjmp(g.env, 0)) {
-		/*
-		 * The handler popped the guard.  SIGBUS was not blocked when
-		 * the copy faulted (the kernel kills a process that faults
-		 * with it blocked), and the handler runs with SA_NODEFER, so
-		 * the mask is the copier's again; unblock SIGBUS anyway, in
-		 * case a runtime (a sanitizer) ran the handler with it blocked.
-		 */
-		sigemptyset(&bus);
-		sigaddset(&bus, SIGBUS);
-		pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
+	/* Back from the handler: it popped the guard and set the mask. */
+	if (sigsetjmp(g.env, 0))
 		return -EIO;
-	}
 	__atomic_store_n(&cur_guard, &g, __ATOMIC_RELAXED);
 	atomic_signal_fence(memory_order_seq_cst);
 	memcpy(dst, src, len);
