@@ -9,10 +9,15 @@
  * Every directory entry of SRC is shown under MNT.  While a regular file is
  * open, its source file is registered with the mmap backend (cache inode id
  * = the source inode number) and read and write copy through the window, as
- * a virtio-fs guest does with its DAX window: dc_map() the range, memcpy,
- * dc_unpin().  Reads are clipped to the file size; writes that reach past
- * the end of the file go to pwrite() (a window range past EOF cannot be
- * touched), and a truncate punches the inode's mappings before ftruncate().
+ * a virtio-fs guest does with its DAX window: dc_map() the range, copy with
+ * dc_mmapbe_read() or dc_mmapbe_write(), dc_unpin().  Reads are clipped to
+ * the file size; writes that reach past the end of the file go to pwrite()
+ * (a window range past EOF cannot be touched), and a truncate (setattr, or
+ * an open with O_TRUNC) punches the inode's mappings and truncates under
+ * the inode's I/O lock held exclusive.  A source file truncated behind
+ * daxfs's back (in SRC, by another program) makes a copy through the window
+ * fail with -EIO instead of SIGBUS; the read or write is then served with
+ * pread()/pwrite().
  * Under the default policy every dc_map() passes DC_MAP_MAY_BYPASS, and a
  * range the cache answers DC_MAP_BYPASS for (admission control: mapping it
  * would only churn the window) is read or written with pread()/pwrite().
@@ -94,7 +99,6 @@ static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct dc_mmapbe *be;
 static struct dc_cache *cache;
-static unsigned char *window;
 
 static atomic_uint_fast64_t n_reads, n_writes, n_ext_writes, n_fallbacks, n_bypassed;
 /* dc_map() flags of every access: DC_MAP_MAY_BYPASS under the default policy. */
@@ -395,24 +399,41 @@ static void dfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		fuse_reply_attr(req, &st, TIMEOUT_S);
 }
 
-static int do_truncate(struct dnode *n, struct fuse_file_info *fi, off_t size)
+/*
+ * Punch the window mappings of @n from @size on, before the source is
+ * truncated to @size; called with n->io_lock held exclusive, so that no
+ * read or write maps a range again (or copies from one) until the
+ * truncation is done.  0 or -errno.
+ */
+static int punch_window(struct dnode *n, off_t size)
 {
-	int fd = fi ? (int)fi->fh : reopen(n, O_WRONLY);
 	int err = 0;
 
-	if (fd < 0)
-		return -errno;
-	pthread_rwlock_wrlock(&n->io_lock);
 	pthread_mutex_lock(&open_lock);
 	if (n->dci) {
 		ensure_registered();
 		err = dc_inode_punch(n->dci, (uint64_t)size, UINT64_MAX);
 	}
 	pthread_mutex_unlock(&open_lock);
+	return err;
+}
+
+/* Truncate the source of @n to @size through @fd (< 0: a new O_WRONLY one). */
+static int do_truncate(struct dnode *n, int fd, off_t size)
+{
+	bool own = fd < 0;
+	int err;
+
+	if (own)
+		fd = reopen(n, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	pthread_rwlock_wrlock(&n->io_lock);
+	err = punch_window(n, size);
 	if (!err && ftruncate(fd, size))
 		err = -errno;
 	pthread_rwlock_unlock(&n->io_lock);
-	if (!fi)
+	if (own)
 		close(fd);
 	return err;
 }
@@ -439,7 +460,7 @@ static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 			err = -errno;
 	}
 	if (!err && (valid & FUSE_SET_ATTR_SIZE))
-		err = do_truncate(n, fi, attr->st_size);
+		err = do_truncate(n, fi ? (int)fi->fh : -1, attr->st_size);
 	if (!err && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
 		struct timespec ts[2] = {
 			{ .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT },
@@ -583,7 +604,12 @@ static void dfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct fuse_entry_param e;
 	int fd, err;
 
-	fd = openat(p->path_fd, name, (fi->flags | O_CREAT) & ~(O_NOFOLLOW | O_DIRECT), mode);
+	/*
+	 * The file may exist (made in SRC, or by a racing create) and be open
+	 * and mapped: truncate it as do_truncate() does, not with O_TRUNC.
+	 */
+	fd = openat(p->path_fd, name,
+		    (fi->flags | O_CREAT) & ~(O_NOFOLLOW | O_DIRECT | O_TRUNC), mode);
 	if (fd < 0) {
 		fuse_reply_err(req, errno);
 		return;
@@ -592,6 +618,13 @@ static void dfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (err)
 		goto fail;
 	n = get_node(e.ino);
+	if (fi->flags & O_TRUNC) {
+		err = do_truncate(n, (fi->flags & O_ACCMODE) == O_RDONLY ? -1 : fd, 0);
+		if (err) {
+			forget_node(n, 1);
+			goto fail;
+		}
+	}
 	err = dax_attach(n);
 	if (err) {
 		forget_node(n, 1);
@@ -603,6 +636,33 @@ static void dfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 fail:
 	close(fd);
 	fuse_reply_err(req, -err);
+}
+
+/*
+ * Open the source of @n with @flags: a descriptor or -errno.  libfuse asks
+ * for atomic O_TRUNC, so an open(O_TRUNC) arrives here, not as a setattr:
+ * truncate as do_truncate() does, with the I/O lock held exclusive and the
+ * window punched first, or a read running beside it copies from pages past
+ * the new end of the file.  (The size is not cached here: reads and writes
+ * fstat() the source under the lock.)
+ */
+static int open_source(struct dnode *n, int flags)
+{
+	int fd, err;
+
+	if (!(flags & O_TRUNC)) {
+		fd = reopen(n, flags);
+		return fd < 0 ? -errno : fd;
+	}
+	pthread_rwlock_wrlock(&n->io_lock);
+	err = punch_window(n, 0);
+	if (!err) {
+		fd = reopen(n, flags);
+		if (fd < 0)
+			err = -errno;
+	}
+	pthread_rwlock_unlock(&n->io_lock);
+	return err ? err : fd;
 }
 
 static void dfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -625,9 +685,9 @@ static void dfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_open(req, fi);
 		return;
 	}
-	fd = reopen(n, fi->flags);
+	fd = open_source(n, fi->flags);
 	if (fd < 0) {
-		fuse_reply_err(req, errno);
+		fuse_reply_err(req, -fd);
 		return;
 	}
 	err = dax_attach(n);
@@ -678,7 +738,8 @@ static int direct_copy(int fd, char *buf, size_t len, uint64_t off, bool write)
 /*
  * Copy [@off, @off + @len) of @n through the window, range by range; a
  * range the cache answers DC_MAP_BYPASS for goes straight to @fd.  0 or
- * -errno.
+ * -errno: -EIO when the source was truncated behind our back (a window
+ * page past its end), and the caller then falls back to pread()/pwrite().
  */
 static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 		       uint64_t off, bool write)
@@ -708,10 +769,12 @@ static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 			return err;
 		chunk = pin.len < len ? (size_t)pin.len : len;
 		if (write)
-			memcpy(window + pin.win_off, buf, chunk);
+			err = dc_mmapbe_write(be, &pin, 0, buf, chunk);
 		else
-			memcpy(buf, window + pin.win_off, chunk);
+			err = dc_mmapbe_read(be, &pin, 0, buf, chunk);
 		dc_unpin(&pin);
+		if (err)
+			return err;
 		buf += chunk;
 		off += chunk;
 		len -= chunk;
@@ -1027,7 +1090,6 @@ static int cache_start(void)
 		fprintf(stderr, "daxfs: cache: %s\n", strerror(-err));
 		return err;
 	}
-	window = dc_mmapbe_window(be);
 	return 0;
 }
 

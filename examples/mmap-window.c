@@ -7,9 +7,12 @@
  * with a deterministic pattern and deleted at exit) is registered with the
  * mmap backend; the window (64 MiB of 2 MiB ranges) maps file ranges with
  * mmap(MAP_FIXED) as a virtio-fs DAX window does.  Reader threads do random
- * 4 KiB reads through the window (uniform or zipf), each checked against the
- * pattern (or against pread() for a file given with --file), and the example
- * prints what the cache did, the IOPS and the latency percentiles.
+ * 4 KiB reads through the window (uniform or zipf), each copied with
+ * dc_mmapbe_read() and checked against the pattern (or against pread() for a
+ * file given with --file), and the example prints what the cache did, the
+ * IOPS and the latency percentiles.  A file given with --file that another
+ * program truncates while it runs shows up as errors (dc_map() -ENXIO, or
+ * -EIO from the copy), not as a SIGBUS.
  *
  * Run with --help for the knobs.
  */
@@ -69,7 +72,7 @@ static struct opts opt = {
 };
 
 static struct dc_inode *inode;
-static unsigned char *window;
+static struct dc_mmapbe *be;
 static int data_fd = -1;
 static bool check_pattern;	/* the file holds our pattern */
 static uint64_t nr_blocks;
@@ -203,7 +206,12 @@ static void *reader(void *arg)
 			w->errors++;
 			continue;
 		}
-		memcpy(buf, window + pin.win_off, BLOCK);
+		if (dc_mmapbe_read(be, &pin, 0, buf, BLOCK)) {
+			/* -EIO: the file was truncated behind our back */
+			dc_unpin(&pin);
+			w->errors++;
+			continue;
+		}
 		dc_unpin(&pin);
 		w->hist[hist_bucket(now_ns() - t0)]++;
 		if (!verify(buf, off))
@@ -475,7 +483,6 @@ int main(int argc, char **argv)
 	uint64_t reads = 0, bad = 0, errors = 0, file_size, rsize;
 	struct dc_cache_config cfg;
 	struct dc_cache_stats st;
-	struct dc_mmapbe *be = NULL;
 	struct dc_cache *cache = NULL;
 	unsigned int i, b;
 	double t0, el;
@@ -521,7 +528,6 @@ int main(int argc, char **argv)
 	if (!err)
 		err = dc_mmapbe_add_file(be, INO, data_fd);
 	if (!err) {
-		window = dc_mmapbe_window(be);
 		dc_cache_config_init(&cfg, opt.window_size);
 		cfg.range_shift = opt.range_shift;
 		cfg.victim = opt.victim;

@@ -16,10 +16,32 @@
  *
  * A range that starts before the end of the file but runs past it is mapped
  * whole (as mmap allows); touching pages of it past the end of the file
- * raises SIGBUS, so callers must not read or write past the end of the file
- * through the window (and must not truncate a file that has mappings; punch
- * them first).  A range that starts at or past the end of the file is
- * refused with -ENXIO.
+ * raises SIGBUS.  A range that starts at or past the end of the file is
+ * refused with -ENXIO.  A program should not read or write past the end of
+ * the file through the window, and should punch the mappings of a file
+ * before it truncates it itself; but any other process may truncate the
+ * file behind its back.  Copy through the window with dc_mmapbe_read() and
+ * dc_mmapbe_write(): a copy that touches a page the file no longer has
+ * fails with -EIO instead of killing the program.
+ *
+ * SIGBUS: the first dc_mmapbe_create() installs a process-wide SIGBUS
+ * handler (once; it stays installed after dc_mmapbe_destroy()).  A SIGBUS
+ * that is not a fault of one of those copies inside the window span it
+ * copies (a fault anywhere else, raise(), kill()) goes to the action that
+ * was installed before: a handler is called as the kernel would call it
+ * (SA_SIGINFO, its sa_mask, SA_NODEFER, SA_RESETHAND honoured), SIG_IGN
+ * ignores a SIGBUS sent by a process, and otherwise the default action
+ * terminates the process (the backend's handler takes SA_ONSTACK and
+ * SA_RESTART from that action, too).  A program that installs its own SIGBUS handler
+ * should do so before the first dc_mmapbe_create(); one installed later
+ * replaces the backend's, and then copies are unprotected unless it calls
+ * the action it replaced (with SA_SIGINFO's three arguments) for the faults
+ * it does not handle.  Saving and restoring the handler with signal(), as
+ * some test frameworks do around each test, loses SA_SIGINFO and breaks
+ * it.  The program's handler may leave with siglongjmp() when it gets a
+ * fault that happened inside a copy but is not the copy's (in the caller's
+ * buffer, say): the copy is then abandoned cleanly.  A copy that fails
+ * with -EIO leaves the signal mask as it was.
  *
  * The descriptor stays the caller's: it must stay open until
  * dc_mmapbe_remove_file(), and a file must only be removed when the cache
@@ -31,6 +53,7 @@
 #ifndef DAXCACHE_MMAP_BACKEND_H
 #define DAXCACHE_MMAP_BACKEND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <daxcache/cache.h>
@@ -47,9 +70,12 @@ struct dc_mmapbe;
  * @range_shift: log2 of the range size, 12..40, and at least the page size.
  * @out: receives the backend.
  *
+ * The first call in the process installs the SIGBUS handler of
+ * dc_mmapbe_read() and dc_mmapbe_write() (see the header comment).
+ *
  * Context: process context.
  * Return: 0; -EINVAL for a bad size or shift or a NULL @out; -ENOMEM, or
- * the error of mmap() reserving the window.
+ * the error of mmap() reserving the window or of sigaction().
  */
 int dc_mmapbe_create(uint64_t window_size, unsigned int range_shift,
 		     struct dc_mmapbe **out);
@@ -109,6 +135,60 @@ int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd);
  * Return: 0; -EINVAL for a NULL @be; -ENOENT if @ino is not registered.
  */
 int dc_mmapbe_remove_file(struct dc_mmapbe *be, uint64_t ino);
+
+/**
+ * dc_mmapbe_read() - copy from a pinned window range into a buffer.
+ * @be: the backend the pin's cache uses.
+ * @pin: a pin from dc_map(), held across the call.
+ * @off: where to start, in bytes from the pinned position (@pin->win_off).
+ * @buf: the destination.
+ * @len: bytes to copy; @off + @len must not exceed @pin->len.
+ *
+ * Copies window bytes [@pin->win_off + @off, + @len) to @buf, and survives
+ * the file having been truncated behind the mapping (by any process): a
+ * page of the copy that is past the end of the file raises SIGBUS, which
+ * ends this call with -EIO and nothing else.  The call is all or nothing
+ * as far as its return says: after -EIO, @buf holds an unspecified part of
+ * the bytes (those copied before the fault); read the file with pread()
+ * to learn its new size and contents.  A fault in @buf itself is not the
+ * copy's: it reaches the program's SIGBUS action.
+ *
+ * Costs one sigsetjmp() that saves no signal mask (no system call) on top
+ * of the memcpy().
+ *
+ * Context: any thread, also a signal handler (async-signal-safe), without
+ * dc_thread_register().  SIGBUS must not be blocked in the calling thread
+ * (the kernel kills a process that faults with SIGBUS blocked: so not from
+ * a SIGBUS handler installed without SA_NODEFER), and the handler of
+ * another signal that interrupts a copy must not leave it with
+ * siglongjmp().
+ * Return: 0 when all @len bytes were copied (also for @len 0); -EIO if the
+ * copy touched a window page whose file page no longer exists (or a memory
+ * error); -EINVAL for a NULL @be or @pin, a NULL @buf with a non-zero
+ * @len, or a span outside the pin or the window.
+ */
+int dc_mmapbe_read(const struct dc_mmapbe *be, const struct dc_pin *pin,
+		   uint64_t off, void *buf, size_t len);
+
+/**
+ * dc_mmapbe_write() - copy from a buffer into a pinned writable range.
+ * @be: the backend the pin's cache uses.
+ * @pin: a pin from dc_map() with DC_MAP_WRITE, held across the call.
+ * @off: where to start, in bytes from the pinned position (@pin->win_off).
+ * @buf: the source.
+ * @len: bytes to copy; @off + @len must not exceed @pin->len.
+ *
+ * The write twin of dc_mmapbe_read(): a page past the end of the file
+ * (truncated behind the mapping) ends the call with -EIO.  After -EIO an
+ * unspecified part of @buf (bytes before the fault) may have reached the
+ * file; write it with pwrite() to extend the file again if that is meant.
+ *
+ * Context: as dc_mmapbe_read().
+ * Return: 0 when all @len bytes were copied; -EIO as dc_mmapbe_read();
+ * -EPERM if @pin is not writable; -EINVAL as dc_mmapbe_read().
+ */
+int dc_mmapbe_write(const struct dc_mmapbe *be, const struct dc_pin *pin,
+		    uint64_t off, const void *buf, size_t len);
 
 /*
  * Errors of the operations (seen as the return of dc_map() for setup):

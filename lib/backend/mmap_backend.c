@@ -9,14 +9,35 @@
  * so setups of different ranges run in parallel.  The cache never runs two
  * operations on one window range at once, and MAP_FIXED replaces whatever
  * was there atomically, so the window needs no lock of its own.
+ *
+ * Copies and SIGBUS.  A window page whose file page is gone (the file was
+ * truncated behind the mapping, by this program or by any other) raises
+ * SIGBUS when it is touched.  dc_mmapbe_read() and dc_mmapbe_write() copy
+ * under a guard: a record on the copier's stack (the page-aligned window
+ * span the copy touches and a sigjmp_buf) that a thread-local pointer names
+ * while the copy runs.  One process-wide SIGBUS handler, installed by the
+ * first dc_mmapbe_create(), jumps back into the copy when the fault is a
+ * memory fault inside the span of the calling thread's guard; any other
+ * SIGBUS goes to the action that was installed before it, with that
+ * action's flags and mask, or to the default action.
+ *
+ * sigsetjmp() does not save the signal mask (no system call on the hit
+ * path): before it jumps, the handler sets the mask the fault interrupted
+ * (uc_sigmask of its ucontext), which is what the kernel would have
+ * restored had it returned.  (It runs with SA_NODEFER and an empty sa_mask,
+ * so that is usually the mask it runs with anyway; a runtime such as
+ * ThreadSanitizer may run it with more blocked.)
  */
 #include "platform.h"
 
 #include <daxcache/mmap_backend.h>
 
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define MMAPBE_MIN_SHIFT	12u
@@ -31,6 +52,7 @@ struct dc_mmapbe {
 	unsigned char *base;
 	uint64_t window_size;
 	uint64_t range_size;
+	uintptr_t page_mask;		/* page size - 1 */
 	dc_mutex_t lock;		/* guards files, nr_files, cap_files */
 	struct mmapbe_file *files;
 	size_t nr_files;
@@ -140,6 +162,218 @@ static int mmapbe_writeback(void *priv, uint64_t ino, uint64_t file_off,
 	return 0;
 }
 
+/*
+ * The guard of a copy in progress.  @prev is the guard of a copy that this
+ * one interrupted (a copy made from a signal handler), restored when this
+ * one ends.
+ */
+struct copy_guard {
+	sigjmp_buf env;
+	uintptr_t lo, hi;		/* page-aligned window span of the copy */
+	struct copy_guard *prev;
+};
+
+/*
+ * The calling thread's innermost copy, or NULL.  Initial-exec TLS: the
+ * signal handler reads it, and a first access from a signal handler must
+ * not allocate (as the dynamic TLS of a shared library may).  Zero until a
+ * thread's first copy, so nothing needs initialising per thread.
+ */
+static __thread struct copy_guard *cur_guard __attribute__((tls_model("initial-exec")));
+
+static pthread_once_t sigbus_once = PTHREAD_ONCE_INIT;
+static int sigbus_err;
+/* The SIGBUS action found at install time: where faults not ours go. */
+static struct sigaction prev_action;
+/* Set once a SA_RESETHAND previous action has been run: it is SIG_DFL now. */
+static int prev_spent;
+
+/* A memory fault of the calling thread inside @g's span? */
+static bool guard_covers(const struct copy_guard *g, const siginfo_t *si)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+
+	switch (si->si_code) {
+	case BUS_ADRERR:	/* a page past the end of the file */
+	case BUS_OBJERR:
+#ifdef BUS_MCEERR_AR
+	case BUS_MCEERR_AR:	/* a memory error consumed by the copy */
+#endif
+		return a >= g->lo && a < g->hi;
+	default:		/* sent with kill() or raise(): not a fault */
+		return false;
+	}
+}
+
+/* The default action of SIGBUS: terminate the process (with a core). */
+static void sigbus_default(void)
+{
+	struct sigaction sa;
+	sigset_t bus;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	/* Usually unblocked already (SA_NODEFER); then this does not return. */
+	sigemptyset(&bus);
+	sigaddset(&bus, SIGBUS);
+	pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
+	raise(SIGBUS);
+}
+
+/*
+ * Hand a SIGBUS that is not ours to the previous action, as the kernel
+ * would have: run with the interrupted mask plus its sa_mask (and SIGBUS
+ * itself unless SA_NODEFER), SA_SIGINFO honoured, SA_RESETHAND honoured by
+ * running it once and the default action afterwards.  An ignored SIGBUS
+ * stays ignored when it was sent by a process; a fault cannot be ignored
+ * (the kernel kills a process that ignores one), so it gets the default
+ * action.
+ */
+static void sigbus_chain(int sig, siginfo_t *si, void *uc)
+{
+	const struct sigaction *pa = &prev_action;
+	const ucontext_t *ctx = uc;
+	sigset_t mask, saved;
+
+	if (pa->sa_flags & SA_RESETHAND) {
+		if (__atomic_exchange_n(&prev_spent, 1, __ATOMIC_SEQ_CST)) {
+			sigbus_default();
+			return;
+		}
+	}
+	/* sa_handler and sa_sigaction share storage: SIG_DFL, SIG_IGN. */
+	if (pa->sa_handler == SIG_IGN && si->si_code <= 0)
+		return;
+	if (pa->sa_handler == SIG_DFL || pa->sa_handler == SIG_IGN) {
+		sigbus_default();
+		return;
+	}
+	sigorset(&mask, &ctx->uc_sigmask, &pa->sa_mask);
+	if (!(pa->sa_flags & SA_NODEFER))
+		sigaddset(&mask, SIGBUS);
+	pthread_sigmask(SIG_SETMASK, &mask, &saved);
+	if (pa->sa_flags & SA_SIGINFO)
+		pa->sa_sigaction(sig, si, uc);
+	else
+		pa->sa_handler(sig);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
+static void sigbus_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct copy_guard *g = __atomic_load_n(&cur_guard, __ATOMIC_RELAXED);
+	int saved_errno = errno;
+
+	if (g && guard_covers(g, si)) {
+		__atomic_store_n(&cur_guard, g->prev, __ATOMIC_RELAXED);
+		atomic_signal_fence(memory_order_seq_cst);
+		pthread_sigmask(SIG_SETMASK, &((const ucontext_t *)uc)->uc_sigmask,
+				NULL);
+		siglongjmp(g->env, 1);
+	}
+	/*
+	 * Not a fault of the copy (a fault elsewhere, or a SIGBUS sent to a
+	 * thread that is copying): the program's handler may leave with
+	 * siglongjmp, so no guard is left naming this copy while it runs;
+	 * if it returns, the copy goes on under its guard.
+	 */
+	__atomic_store_n(&cur_guard, NULL, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	sigbus_chain(sig, si, uc);
+	atomic_signal_fence(memory_order_seq_cst);
+	__atomic_store_n(&cur_guard, g, __ATOMIC_RELAXED);
+	errno = saved_errno;
+}
+
+static void sigbus_install(void)
+{
+	struct sigaction sa;
+
+	if (sigaction(SIGBUS, NULL, &prev_action)) {
+		sigbus_err = -errno;
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigbus_handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER |
+		      (prev_action.sa_flags & (SA_ONSTACK | SA_RESTART));
+	if (sigaction(SIGBUS, &sa, NULL))
+		sigbus_err = -errno;
+}
+
+/*
+ * Copy @len bytes from @src to @dst; [@lo, @hi) is the window span of the
+ * copy.  0, or -EIO if the copy faulted inside the span.  Nothing in this
+ * frame changes between sigsetjmp() and a jump back.
+ */
+static int guarded_copy(void *dst, const void *src, size_t len, uintptr_t lo,
+			uintptr_t hi)
+{
+	struct copy_guard g;
+
+	g.lo = lo;
+	g.hi = hi;
+	g.prev = __atomic_load_n(&cur_guard, __ATOMIC_RELAXED);
+	/* Back from the handler: it popped the guard and set the mask. */
+	if (sigsetjmp(g.env, 0))
+		return -EIO;
+	__atomic_store_n(&cur_guard, &g, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	memcpy(dst, src, len);
+	atomic_signal_fence(memory_order_seq_cst);
+	__atomic_store_n(&cur_guard, g.prev, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* The window address of [@off, @off + @len) of @pin, or NULL if outside. */
+static unsigned char *pin_span(const struct dc_mmapbe *be,
+			       const struct dc_pin *pin, uint64_t off,
+			       size_t len)
+{
+	if (!be || !pin || pin->win_off > be->window_size ||
+	    pin->len > be->window_size - pin->win_off || off > pin->len ||
+	    len > pin->len - off)
+		return NULL;
+	return be->base + pin->win_off + off;
+}
+
+DC_EXPORT int dc_mmapbe_read(const struct dc_mmapbe *be,
+			     const struct dc_pin *pin, uint64_t off, void *buf,
+			     size_t len)
+{
+	unsigned char *src = pin_span(be, pin, off, len);
+	uintptr_t lo, hi;
+
+	if (!src || (!buf && len))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	lo = (uintptr_t)src & ~be->page_mask;
+	hi = ((uintptr_t)src + len + be->page_mask) & ~be->page_mask;
+	return guarded_copy(buf, src, len, lo, hi);
+}
+
+DC_EXPORT int dc_mmapbe_write(const struct dc_mmapbe *be,
+			      const struct dc_pin *pin, uint64_t off,
+			      const void *buf, size_t len)
+{
+	unsigned char *dst = pin_span(be, pin, off, len);
+	uintptr_t lo, hi;
+
+	if (!dst || (!buf && len))
+		return -EINVAL;
+	if (!pin->writable)
+		return -EPERM;
+	if (!len)
+		return 0;
+	lo = (uintptr_t)dst & ~be->page_mask;
+	hi = ((uintptr_t)dst + len + be->page_mask) & ~be->page_mask;
+	return guarded_copy(dst, buf, len, lo, hi);
+}
+
 static const struct dc_backend_ops mmapbe_ops = {
 	.setup = mmapbe_setup,
 	.remove = mmapbe_remove,
@@ -169,6 +403,9 @@ DC_EXPORT int dc_mmapbe_create(uint64_t window_size, unsigned int range_shift,
 	if (!window_size || (window_size & (rsize - 1)) ||
 	    window_size > (uint64_t)SIZE_MAX)
 		return -EINVAL;
+	pthread_once(&sigbus_once, sigbus_install);
+	if (sigbus_err)
+		return sigbus_err;
 	be = dc_zalloc(sizeof(*be));
 	if (!be)
 		return -ENOMEM;
@@ -182,6 +419,7 @@ DC_EXPORT int dc_mmapbe_create(uint64_t window_size, unsigned int range_shift,
 	be->base = p;
 	be->window_size = window_size;
 	be->range_size = rsize;
+	be->page_mask = (uintptr_t)(page > 0 ? page : 4096) - 1;
 	dc_mutex_init(&be->lock);
 	*out = be;
 	return 0;

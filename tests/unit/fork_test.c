@@ -270,6 +270,8 @@ static const struct {
 
 static void quiet_log(void *priv, int level, const char *msg)
 {
+	(void)priv;
+	(void)level;
 	/* The -ECHILD refusals are expected: keep them, marked. */
 	fprintf(stderr, "fork-test[%d]: library says: %s\n", (int)getpid(), msg);
 }

@@ -28,6 +28,8 @@ static int failures, passes;
 
 static void count_log(void *priv, int level, const char *msg)
 {
+	(void)priv;
+	(void)level;
 	if (strstr(msg, "dc_thread_register"))
 		atomic_fetch_add(&warnings, 1);
 }
@@ -43,6 +45,7 @@ static void check(int ok, const char *what, int got)
 
 static void *unregistered(void *arg)
 {
+	(void)arg;
 	struct dc_inode *other;
 	struct dc_pin pin;
 	int i, ret;
