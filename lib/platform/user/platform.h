@@ -208,43 +208,8 @@ typedef struct { _Atomic int refs; } dc_refcount_t;
 
 #define DC_REFCOUNT_SATURATED	(INT_MIN / 2)
 
-/*
- * A place in the library that uses a refcount operation.  Each operation is
- * a macro that hands the helper its own place, a static made where it is
- * expanded, so misuse is reported once per place, as WARN_ONCE() does per
- * call site (one place for all would print only the first misuse of the
- * process).  Only the misuse path touches it.
- */
-struct dc_plat_refcount_site {
-	const char *file;
-	unsigned int line;
-	unsigned long warned;
-};
-
-#define dc_plat_refcount_site_here() ({					\
-	static struct dc_plat_refcount_site __dc_rs = {			\
-		.file = __FILE__, .line = __LINE__,			\
-	};								\
-	&__dc_rs;							\
-})
-
-/*
- * Saturate @r, count a misuse, and report @what the first time at @site
- * (lib/platform/user/platform.c).
- */
-void dc_plat_refcount_warn(dc_refcount_t *r, const char *what,
-			   struct dc_plat_refcount_site *site);
-
-#define dc_refcount_dec_not_one(r)					\
-	dc_plat_refcount_dec_not_one((r), dc_plat_refcount_site_here())
-#define dc_refcount_inc_not_zero(r)					\
-	dc_plat_refcount_inc_not_zero((r), dc_plat_refcount_site_here())
-#define dc_refcount_inc(r)						\
-	dc_plat_refcount_inc((r), dc_plat_refcount_site_here())
-#define dc_refcount_dec_and_test(r)					\
-	dc_plat_refcount_dec_and_test((r), dc_plat_refcount_site_here())
-#define dc_refcount_dec(r)						\
-	dc_plat_refcount_dec((r), dc_plat_refcount_site_here())
+/* The site-keyed operation macros (lib/platform/refcount_site.h). */
+#include "../refcount_site.h"
 
 static inline void dc_refcount_set(dc_refcount_t *r, int n)
 {
