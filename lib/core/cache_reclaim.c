@@ -409,6 +409,8 @@ void dc_reclaimer_fn(struct dc_worker *w)
 				reclaiming_done(c, 1);
 				continue;
 			}
+			/* Counted before it can be free: whoever sees it free sees it counted. */
+			dc_stat_inc(c, DC_STAT_BG_RECLAIMS);
 			batch_add(c, &b, r);
 			held++;
 			if (b.n == b.max) {
@@ -420,7 +422,6 @@ void dc_reclaimer_fn(struct dc_worker *w)
 		}
 		batch_flush(c, &b);
 		reclaiming_done(c, held);
-		dc_stat_add(c, DC_STAT_BG_RECLAIMS, got);
 		if (!got)
 			break;
 	}
