@@ -29,9 +29,16 @@ static long dc_ns_to_jiffies(uint64_t ns)
 
 	if (ns == UINT64_MAX)
 		return MAX_SCHEDULE_TIMEOUT;
+	if (!ns)
+		return 0;
 	if (ns > U64_MAX - TICK_NSEC)
 		return MAX_SCHEDULE_TIMEOUT - 1;
-	j = nsecs_to_jiffies64(ns + TICK_NSEC - 1);
+	/*
+	 * Rounded up, plus one: the first tick of a sleep may come at once,
+	 * so n jiffies can be less than n ticks of time (as msleep() adds
+	 * one).  A wait with a timeout waits at least that long.
+	 */
+	j = nsecs_to_jiffies64(ns + TICK_NSEC - 1) + 1;
 	return j >= MAX_SCHEDULE_TIMEOUT ? MAX_SCHEDULE_TIMEOUT - 1 : (long)j;
 }
 

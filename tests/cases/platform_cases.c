@@ -39,6 +39,31 @@ DC_TEST(platform_waitq_timeout)
 	dc_waitq_destroy(&wq);
 }
 
+/*
+ * A timeout is a lower bound: a wait that nobody ends takes at least that
+ * long, however the platform counts time.  (In the kernel n jiffies could
+ * be less than n ticks of time: the first tick of a sleep may come at once;
+ * a 1 ms wait then usually ended early.)
+ */
+DC_TEST(platform_waitq_timeout_at_least)
+{
+	struct dc_waitq wq;
+	dc_atomic_t flag;
+	unsigned int i;
+
+	dc_atomic_set(&flag, 0);
+	dc_waitq_init(&wq);
+	for (i = 0; i < 20 && !dc_test_failed(t); i++) {
+		uint64_t start = dc_now_ns(), took;
+		int ret = dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), MS);
+
+		took = dc_now_ns() - start;
+		DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
+		DC_ASSERT(t, took >= MS);
+	}
+	dc_waitq_destroy(&wq);
+}
+
 struct wake_ctx {
 	struct dc_waitq wq;
 	dc_atomic_t flag;
@@ -313,6 +338,7 @@ DC_TEST(platform_worker_delayed)
 
 DC_SUITE(platform,
 	 DC_CASE(platform_waitq_timeout),
+	 DC_CASE(platform_waitq_timeout_at_least),
 	 DC_CASE(platform_waitq_wake),
 	 DC_CASE(platform_waitq_huge_timeout),
 	 DC_CASE(platform_refcount),
