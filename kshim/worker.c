@@ -55,7 +55,8 @@ void dc_worker_queue(struct dc_worker *w)
 /**
  * dc_worker_queue_delayed() - have @w's function run after a delay.
  * @w: the worker.
- * @delay_ns: the least time before it runs, rounded up to whole jiffies.
+ * @delay_ns: the least time before it runs, rounded up to whole jiffies,
+ *	plus one.
  *
  * Does nothing when the worker is already queued (delayed or not) or is
  * being stopped.
@@ -65,12 +66,16 @@ void dc_worker_queue(struct dc_worker *w)
 void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 {
 	u64 us = div_u64(delay_ns + NSEC_PER_USEC - 1, NSEC_PER_USEC);
-	unsigned long flags;
+	unsigned long flags, j;
 
+	/*
+	 * One jiffy more than the rounded-up count: the first tick may come
+	 * at once, so n jiffies can be less than n ticks of time.
+	 */
+	j = delay_ns ? usecs_to_jiffies(min_t(u64, us, UINT_MAX - 1)) + 1 : 0;
 	spin_lock_irqsave(&w->lock, flags);
 	if (!w->stopped)
-		queue_delayed_work(system_unbound_wq, &w->work,
-				   usecs_to_jiffies(min_t(u64, us, UINT_MAX)));
+		queue_delayed_work(system_unbound_wq, &w->work, j);
 	spin_unlock_irqrestore(&w->lock, flags);
 }
 
