@@ -45,7 +45,7 @@ static void aenv_init(struct aenv *e, unsigned int nr)
 	memset(e, 0, sizeof(*e));
 	e->nr = nr;
 	dc_cache_config_init(&e->cfg, (uint64_t)nr * A_RS);
-	e->cfg.wait_timeout_ns = 10000 * MS;
+	e->cfg.wait_timeout_ns = DC_WAIT_LIMIT_NS;
 }
 
 static bool aenv_start(struct dc_test *t, struct aenv *e)

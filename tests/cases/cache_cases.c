@@ -66,7 +66,7 @@ static void env_init(struct env *e, unsigned int nr)
 	memset(e, 0, sizeof(*e));
 	e->nr = nr;
 	dc_cache_config_init(&e->cfg, (uint64_t)nr << 21);
-	e->cfg.wait_timeout_ns = 10000 * MS;
+	e->cfg.wait_timeout_ns = DC_WAIT_LIMIT_NS;
 	dc_simbe_config_init(&e->bcfg, (uint64_t)nr << 21);
 	e->ops = *dc_simbe_ops();
 }
@@ -1049,7 +1049,7 @@ static void bg_scenario(struct dc_test *t, struct env *e, bool kick)
 	 * the pool went below it, or (@kick) when asked by dc_wait_free().
 	 */
 	if (kick)
-		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_LIMIT_NS), 0);
 	DC_WAIT_FOR(t, cst(e).nr_free >= thr);
 	env_settle(t, e);
 	DC_RETURN_IF_FAILED(t);
@@ -1275,7 +1275,7 @@ static void remove_fail_body(struct dc_test *t, struct env *e)
 		touch(t, e, 1, k * e->rs, k % 4 ? 0 : DC_MAP_WRITE);
 	DC_RETURN_IF_FAILED(t);
 	/* The reclaimer frees ranges although their removes fail. */
-	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_LIMIT_NS), 0);
 	env_settle(t, e);
 	DC_RETURN_IF_FAILED(t);
 	DC_WAIT_FOR(t, cst(e).bg_reclaims >= 1);
@@ -1618,7 +1618,7 @@ static void nowait_body(struct dc_test *t, struct env *e)
 		ret = dc_map(e->inode[0], e->rs, DC_MAP_NORECLAIM, &e->pin[2]);
 		if (ret != -EAGAIN)
 			break;
-		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_LIMIT_NS), 0);
 	}
 	DC_ASSERT_INT_EQ(t, ret, 0);
 	check_pin(t, e, 0, e->rs, &e->pin[2]);
@@ -1733,17 +1733,17 @@ DC_TEST(cache_forward_progress_one_range)
 	struct env e;
 
 	env_init(&e, 1);
-	e.cfg.wait_timeout_ns = 20000 * MS;
+	e.cfg.wait_timeout_ns = DC_WAIT_LIMIT_NS;
 	ENV_RUN(t, &e, fp_body);
 	DC_RETURN_IF_FAILED(t);
 	env_init(&e, 2);
-	e.cfg.wait_timeout_ns = 20000 * MS;
+	e.cfg.wait_timeout_ns = DC_WAIT_LIMIT_NS;
 	e.cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE;
 	e.cfg.victim = DC_VICTIM_ROUND_ROBIN;
 	ENV_RUN(t, &e, fp_body);
 	DC_RETURN_IF_FAILED(t);
 	env_init(&e, 1);
-	e.cfg.wait_timeout_ns = 20000 * MS;
+	e.cfg.wait_timeout_ns = DC_WAIT_LIMIT_NS;
 	e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
 	ENV_RUN(t, &e, fp_body);
 }
@@ -1764,7 +1764,7 @@ static void second_chance_body(struct dc_test *t, struct env *e)
 		touch(t, e, i, round * e->rs, 0);	/* a hit: accessed */
 		DC_RETURN_IF_FAILED(t);
 		DC_ASSERT_INT_EQ(t, dc_map_timeout(e->inode[j], round * e->rs + 1, 0,
-						   5000 * MS, &e->pin[0]), 0);
+						   DC_WAIT_LIMIT_NS, &e->pin[0]), 0);
 		check_pin(t, e, j, round * e->rs + 1, &e->pin[0]);
 		dc_unpin(&e->pin[0]);
 	}
@@ -1812,7 +1812,7 @@ static void victim_body(struct dc_test *t, struct env *e)
 
 		pin_at(t, e, 4 + round, 1, round * e->rs, 0);
 		DC_RETURN_IF_FAILED(t);
-		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_LIMIT_NS), 0);
 		env_settle(t, e);
 		DC_RETURN_IF_FAILED(t);
 		DC_ASSERT_EQ(t, cst(e).nr_free, 1);
@@ -2310,7 +2310,7 @@ static void batch_cap_body(struct dc_test *t, struct env *e)
 	for (k = 0; k < 3 * e->nr; k++)
 		touch(t, e, 1, k * e->rs, 0);
 	DC_RETURN_IF_FAILED(t);
-	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 10000 * MS), 0);
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_LIMIT_NS), 0);
 }
 
 DC_TEST(cache_remove_batch_max_capped)

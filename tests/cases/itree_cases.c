@@ -321,8 +321,18 @@ struct rcu_ctx {
 	struct dc_itree *tree;
 	dc_atomic_t stop;
 	dc_atomic64_t lookups;
+	dc_atomic64_t rounds;	/* reader rounds so far, published each round */
 	unsigned int writer_ops;
 };
+
+/* Wait until the readers finish a round they began after this call. */
+static void rcu_wait_reader_round(struct dc_test *t, struct rcu_ctx *c)
+{
+	uint64_t seen = dc_atomic64_read(&c->rounds);
+
+	DC_WAIT_FOR(t, dc_atomic64_read(&c->rounds) > seen + 1 ||
+		       dc_test_failed(t));
+}
 
 static void rcu_writer(struct dc_test *t, struct rcu_ctx *c)
 {
@@ -330,7 +340,15 @@ static void rcu_writer(struct dc_test *t, struct rcu_ctx *c)
 	unsigned int i;
 
 	dc_test_rng_init(&rng, t->seed + 1);
+	/*
+	 * The readers overlap the writer by construction, not by the
+	 * scheduler's grace (valgrind runs one thread at a time): a reader
+	 * round starts and ends before the first write, and in the middle.
+	 */
+	rcu_wait_reader_round(t, c);
 	for (i = 0; i < c->writer_ops; i++) {
+		if (i == c->writer_ops / 2)
+			rcu_wait_reader_round(t, c);
 		/* Volatile intervals live in the gaps [8k+4, 8k+7]. */
 		uint64_t k = dc_test_below(&rng, RCU_STABLE);
 		uint64_t s = 8 * k + 4 + dc_test_below(&rng, 2);
@@ -384,6 +402,7 @@ static void rcu_reader(struct dc_test *t, struct rcu_ctx *c, unsigned int idx)
 		dc_rcu_read_unlock();
 		DC_ASSERT(t, !backwards);
 		DC_ASSERT_EQ(t, stable, k + 16 <= RCU_STABLE ? 16 : RCU_STABLE - k);
+		dc_atomic64_inc(&c->rounds);
 		/* Let the writer run where preemption is voluntary (kernel). */
 		if (!(++n % 256))
 			dc_test_sleep_us(0);
@@ -414,6 +433,7 @@ DC_TEST(itree_rcu_readers_vs_writer)
 						    item_of(8 * k)), 0);
 	dc_atomic_set(&c.stop, 0);
 	dc_atomic64_set(&c.lookups, 0);
+	dc_atomic64_set(&c.rounds, 0);
 	dc_test_run_threads(t, 3, rcu_thread, &c);
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT(t, dc_atomic64_read(&c.lookups) > 0);

@@ -306,7 +306,7 @@ static void drain_thread(struct dc_test *t, void *arg, unsigned int idx)
 	uint64_t start = dc_now_ns();
 
 	if (idx == 0) {
-		c->ret = dc_reqq_drain(c->d.q, 10000 * MS);
+		c->ret = dc_reqq_drain(c->d.q, DC_WAIT_LIMIT_NS);
 		c->took = dc_now_ns() - start;
 	} else {
 		dc_test_sleep_us(20000);
@@ -431,7 +431,7 @@ DC_TEST(reqq_timer_retry)
 	dc_reqq_get_stats(d.q, &st);
 	/* The timer may already have fired, but not the completion's doing. */
 	DC_ASSERT(t, st.completed == 1 && st.enospc >= 1);
-	end = dc_now_ns() + 5000 * MS;
+	end = dc_now_ns() + DC_WAIT_LIMIT_NS;
 	do {
 		dc_test_sleep_us(1000);
 		dc_reqq_get_stats(d.q, &st);
@@ -457,7 +457,8 @@ DC_TEST(reqq_timer_no_completion_kick)
 	struct treq tr[2];
 	struct dev d;
 
-	dev_init(t, &d, 1, DC_REQQ_TIMER_RETRY, 10000 * MS);
+	/* A timer that no wait in this file outlasts. */
+	dev_init(t, &d, 1, DC_REQQ_TIMER_RETRY, 2 * DC_WAIT_LIMIT_NS);
 	DC_RETURN_IF_FAILED(t);
 	treqs_init(tr, 2, 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[0].r), 0);
@@ -635,7 +636,7 @@ static void stress_run(struct dc_test *t, unsigned int n)
 
 	dc_test_run_threads(t, STRESS_SUBMITTERS + 1, stress_thread, s);
 	DC_RETURN_IF_FAILED(t);
-	DC_ASSERT_INT_EQ(t, dc_reqq_drain(s->q, 10000 * MS), 0);
+	DC_ASSERT_INT_EQ(t, dc_reqq_drain(s->q, DC_WAIT_LIMIT_NS), 0);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&s->bad), 0);
 
 	for (i = 0; i < s->n; i++) {
