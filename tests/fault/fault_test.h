@@ -15,7 +15,7 @@
 
 #define FT_INODES	3u
 #define FT_INO_BASE	500u
-#define FT_WAIT_NS	(20ull * 1000000000ull)	/* a bound, not a measurement */
+#define FT_WAIT_NS	(300ull * 1000000000ull)	/* a bound, not a measurement */
 #define FT_MS		1000000ull
 
 /* --- checks ------------------------------------------------------------- */

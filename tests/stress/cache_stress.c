@@ -47,9 +47,9 @@
 #define NIDX		16u		/* file ranges used per inode */
 #define MAX_THREADS	64u
 #define PHASES		4u		/* per window: clean, faulty, clean, faulty */
-#define CLEAN_TIMEOUT_NS (10ull * 1000000000ull)
+#define CLEAN_TIMEOUT_NS (300ull * 1000000000ull)	/* bounds: only a hang reaches them */
 #define FAULT_TIMEOUT_NS (50ull * 1000000ull)
-#define SETTLE_NS	(10ull * 1000000000ull)
+#define SETTLE_NS	(300ull * 1000000000ull)
 
 static const unsigned int window_sizes[] = { 1, 2, 4, 64 };
 
