@@ -29,9 +29,11 @@ dc_autogen() {
 }
 
 # dc_configure DIR [configure args...]: configure an out-of-tree build in DIR
-# unless it is already configured with the same arguments.
+# unless it is already configured with the same arguments.  With DC_WERROR=1
+# (tests/run sets it) warnings are errors.
 dc_configure() {
 	local dir=$1; shift
+	[ "${DC_WERROR:-0}" = 1 ] && set -- --enable-werror "$@"
 	local args="$*"
 	mkdir -p "$dir"
 	if [ ! -f "$dir/Makefile" ] || [ "$(cat "$dir/.dc-args" 2>/dev/null)" != "$args" ] ||
