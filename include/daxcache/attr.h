@@ -143,6 +143,7 @@ int dc_attr_create(const struct dc_attr_params *params, struct dc_attr **attrp);
  * @a: the object, or NULL.
  *
  * Context: process context; no other use may be in progress.
+ * Return: nothing.
  */
 void dc_attr_destroy(struct dc_attr *a);
 
@@ -205,6 +206,7 @@ uint64_t dc_attr_version(struct dc_attr *a);
  * stale, so the next read refreshes.
  *
  * Context: any that may take a spinlock.
+ * Return: nothing.
  */
 void dc_attr_note_write(struct dc_attr *a, uint64_t end, int64_t mtime_ns,
 			uint64_t now_ns);
@@ -219,6 +221,7 @@ void dc_attr_note_write(struct dc_attr *a, uint64_t end, int64_t mtime_ns,
  * invalid.
  *
  * Context: any that may take a spinlock.
+ * Return: nothing.
  */
 void dc_attr_expire(struct dc_attr *a);
 
@@ -240,6 +243,7 @@ bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v, uint64_t now_ns);
  * @st: filled in.
  *
  * Context: any that may take a spinlock.
+ * Return: nothing.
  */
 void dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st);
 

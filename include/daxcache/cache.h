@@ -217,6 +217,7 @@ struct dc_cache_stats {
  * @window_size: bytes in the window.
  *
  * Context: any.
+ * Return: nothing.
  */
 void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window_size);
 
@@ -291,6 +292,7 @@ int dc_inode_get(struct dc_cache *cache, uint64_t ino, struct dc_inode **out);
  * first).
  *
  * Context: process context; may sleep when it evicts.
+ * Return: nothing.
  */
 void dc_inode_put(struct dc_inode *inode);
 
@@ -360,6 +362,7 @@ int dc_map_timeout(struct dc_inode *inode, uint64_t file_off, unsigned int flags
  * @pin: the pin; a pin already released (or zeroed) is ignored.
  *
  * Context: any; never blocks.
+ * Return: nothing.
  */
 void dc_unpin(struct dc_pin *pin);
 

@@ -30,6 +30,7 @@ extern "C" {
  *
  * Context: any; global to the process, so tests that use it must not run
  * other allocating threads they do not expect to count.
+ * Return: nothing.
  */
 void dc_fault_alloc_fail_nth(unsigned long nth);
 
@@ -98,6 +99,7 @@ int dc_fault_site_get(unsigned int idx, struct dc_fault_site *site);
  * reset: compare two readings to count the allocations of an operation.
  *
  * Context: any.  Userspace only.
+ * Return: nothing.
  */
 void dc_fault_site_record(bool on);
 

@@ -48,6 +48,7 @@ struct dc_iocomp {
  * @data: passed to @fn.
  *
  * Context: any.
+ * Return: nothing.
  */
 void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data);
 
@@ -72,6 +73,7 @@ struct dc_iocomp *dc_iocomp_alloc(dc_iocomp_fn fn, void *data);
  * runs again.
  *
  * Context: any; never blocks.
+ * Return: nothing.
  */
 void dc_iocomp_get(struct dc_iocomp *ioc);
 
@@ -83,6 +85,7 @@ void dc_iocomp_get(struct dc_iocomp *ioc);
  * after the count reached zero is reported and does nothing else.
  *
  * Context: any (the function runs in the caller's context).
+ * Return: nothing.
  */
 void dc_iocomp_put(struct dc_iocomp *ioc);
 

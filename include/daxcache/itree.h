@@ -57,6 +57,7 @@ int dc_itree_create(struct dc_itree **out);
  * period (the tree's nodes are released through deferred RCU frees).
  *
  * Context: the writer; may sleep.
+ * Return: nothing.
  */
 void dc_itree_destroy(struct dc_itree *tree);
 

@@ -28,6 +28,7 @@ typedef void (*dc_log_fn_t)(void *priv, int level, const char *msg);
  *
  * Context: any; @fn may be called from any thread, including library
  * threads, and must not call back into the library.
+ * Return: nothing.
  */
 void dc_set_log_fn(dc_log_fn_t fn, void *priv);
 

@@ -88,6 +88,7 @@ int dc_mmapbe_create(uint64_t window_size, unsigned int range_shift,
  * descriptors are not closed.
  *
  * Context: process context.
+ * Return: nothing.
  */
 void dc_mmapbe_destroy(struct dc_mmapbe *be);
 

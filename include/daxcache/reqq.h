@@ -172,6 +172,7 @@ int dc_reqq_create(const struct dc_reqq_config *cfg, struct dc_reqq **qp);
  * later completion would touch freed memory.
  *
  * Context: process context; may sleep (stops the retry worker).
+ * Return: nothing.
  */
 void dc_reqq_destroy(struct dc_reqq *q);
 
@@ -184,6 +185,7 @@ void dc_reqq_destroy(struct dc_reqq *q);
  * A request may be submitted again after it ended (re-init not needed).
  *
  * Context: any.
+ * Return: nothing.
  */
 void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
 		      unsigned int flags);
@@ -223,6 +225,7 @@ int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req);
  *
  * Context: the caller's completion context; the submit op and end
  * callbacks run in it.  Hold no lock the submit op takes.
+ * Return: nothing.
  */
 void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req, int status);
 
@@ -247,6 +250,7 @@ int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns);
  * dc_reqq_submit() calls return -ENOTCONN.  Idempotent.
  *
  * Context: any context where end callbacks may run.
+ * Return: nothing.
  */
 void dc_reqq_shutdown(struct dc_reqq *q);
 
@@ -256,6 +260,7 @@ void dc_reqq_shutdown(struct dc_reqq *q);
  * @st: filled with a consistent snapshot.
  *
  * Context: any.
+ * Return: nothing.
  */
 void dc_reqq_get_stats(struct dc_reqq *q, struct dc_reqq_stats *st);
 

@@ -168,6 +168,7 @@ static inline uint64_t dc_simbe_avg_ns(const struct dc_simbe_stats *st,
  * @window_size: bytes in the window.
  *
  * Context: any.
+ * Return: nothing.
  */
 void dc_simbe_config_init(struct dc_simbe_config *cfg, uint64_t window_size);
 
@@ -186,6 +187,7 @@ int dc_simbe_create(const struct dc_simbe_config *cfg, struct dc_simbe **out);
  * @be: the backend, or NULL.  No call may be running or come later.
  *
  * Context: process context.
+ * Return: nothing.
  */
 void dc_simbe_destroy(struct dc_simbe *be);
 
@@ -225,6 +227,7 @@ uint64_t dc_simbe_nr_ranges(const struct dc_simbe *be);
  * Calls that have started keep the old values.
  *
  * Context: any.
+ * Return: nothing.
  */
 void dc_simbe_set_latency(struct dc_simbe *be, enum dc_simbe_op op,
 			  uint64_t per_call_ns, uint64_t per_entry_ns);
@@ -318,6 +321,7 @@ int dc_simbe_write(struct dc_simbe *be, uint64_t win_off, uint64_t ino,
  * config's gate_timeout_ns.
  *
  * Context: any.
+ * Return: nothing.
  */
 void dc_simbe_gate_close(struct dc_simbe *be, enum dc_simbe_op op);
 
@@ -327,6 +331,7 @@ void dc_simbe_gate_close(struct dc_simbe *be, enum dc_simbe_op op);
  * @op: the op.
  *
  * Context: any.
+ * Return: nothing.
  */
 void dc_simbe_gate_open(struct dc_simbe *be, enum dc_simbe_op op);
 
@@ -360,6 +365,7 @@ int dc_simbe_stats(const struct dc_simbe *be, struct dc_simbe_stats *st,
  * Calls running meanwhile may be counted partly before and partly after.
  *
  * Context: any.
+ * Return: nothing.
  */
 void dc_simbe_reset_stats(struct dc_simbe *be);
 

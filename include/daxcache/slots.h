@@ -200,6 +200,7 @@ int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **slotp);
  *
  * Context: process context (it may free a slot and call the fini op); never
  * waits.
+ * Return: nothing.
  */
 void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot);
 
@@ -209,6 +210,7 @@ void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot);
  * @st: filled in, as one consistent snapshot.
  *
  * Context: any that may take a spinlock.
+ * Return: nothing.
  */
 void dc_slot_table_stats(struct dc_slot_table *tbl, struct dc_slot_stats *st);
 

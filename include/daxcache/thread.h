@@ -69,6 +69,7 @@ int dc_thread_unregister(void);
  * dc_read_lock() and dc_read_unlock().  Sections nest and never block.
  *
  * Context: a registered thread.  Must not sleep until dc_read_unlock().
+ * Return: nothing.
  */
 void dc_read_lock(void);
 
@@ -76,6 +77,7 @@ void dc_read_lock(void);
  * dc_read_unlock() - leave a read-side critical section.
  *
  * Context: a registered thread inside dc_read_lock().
+ * Return: nothing.
  */
 void dc_read_unlock(void);
 
@@ -84,6 +86,7 @@ void dc_read_unlock(void);
  * when it was called has ended.
  *
  * Context: a registered thread outside any read-side section; sleeps.
+ * Return: nothing.
  */
 void dc_synchronize(void);
 
@@ -93,6 +96,7 @@ void dc_synchronize(void);
  * Call before unloading code or checking memory for leaks.
  *
  * Context: a registered thread outside any read-side section; sleeps.
+ * Return: nothing.
  */
 void dc_barrier(void);
 
@@ -108,6 +112,7 @@ void dc_barrier(void);
  *
  * Context: a registered thread holding no pin and outside any read-side
  * section; sleeps (it waits for running library work to finish).
+ * Return: nothing.
  */
 void dc_before_fork(void);
 
@@ -118,6 +123,7 @@ void dc_before_fork(void);
  * again, the others when they are next needed.
  *
  * Context: the thread that called dc_before_fork(), in the parent.
+ * Return: nothing.
  */
 void dc_after_fork_parent(void);
 
@@ -130,6 +136,7 @@ void dc_after_fork_parent(void);
  *
  * Context: the thread that called dc_before_fork(), in the child (the
  * child's only thread).
+ * Return: nothing.
  */
 void dc_after_fork_child(void);
 
