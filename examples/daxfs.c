@@ -242,17 +242,21 @@ static int caller_creds_enter(fuse_req_t req)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	gid_t small[64], *groups = small;
-	int n;
+	int size = 64, n;
 
 	if (!as_root)
 		return 0;
-	n = fuse_req_getgroups(req, 64, small);
-	if (n > 64) {
-		groups = calloc((size_t)n, sizeof(*groups));
+	/* The number of the caller's groups, of which the first @size filled. */
+	n = fuse_req_getgroups(req, size, small);
+	if (n > size) {
+		size = n;
+		groups = calloc((size_t)size, sizeof(*groups));
 		if (!groups)
 			return -ENOMEM;
-		n = fuse_req_getgroups(req, n, groups);
+		n = fuse_req_getgroups(req, size, groups);
 	}
+	if (n > size)
+		n = size;	/* it joined groups since: the first @size */
 	if (n < 0)
 		n = 0;		/* no /proc entry of the caller: no groups */
 	if (syscall(SYS_setgroups, (size_t)n, groups)) {
@@ -1648,9 +1652,10 @@ int main(int argc, char **argv)
 	if (!root.fino || (!opt.no_dax && window_reserve()))
 		goto out_args;
 
+	/* NULL for an option libfuse does not know, too (it said which). */
 	se = fuse_session_new(&args, &dfs_ops, sizeof(dfs_ops), NULL);
 	if (!se)
-		goto out_cache;
+		goto out_window;
 	if (fuse_set_signal_handlers(se))
 		goto out_session;
 	if (fuse_session_mount(se, cl.mountpoint))
@@ -1683,9 +1688,9 @@ out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:
 	fuse_session_destroy(se);
-out_cache:
 	stats_text(buf, sizeof(buf));
 	fprintf(stderr, "daxfs: unmounted %s\n%s", opt.mnt, buf);
+out_window:
 	if (cache)
 		dc_cache_destroy(cache);
 	dc_mmapbe_destroy(be);

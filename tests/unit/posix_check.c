@@ -237,12 +237,25 @@ static int check_owner(void)
 	return 0;
 }
 
+/*
+ * As UID1: @arg NULL without GID2 (refused), 1 with GID2 alone, 2 with GID2
+ * the last of 100 supplementary groups (more than a caller usually has).
+ */
 static int make_with_group(void *arg)
 {
-	gid_t g = GID2;
-	int fd;
+	gid_t g[100];
+	int fd, i, n = arg ? (arg == (void *)2 ? 100 : 1) : 0;
 
-	CHECK(!become_user(GID1, arg ? 1 : 0, &g), "become %d", UID1);
+	for (i = 0; i < 99; i++)
+		g[i] = 5000 + (gid_t)i;
+	g[n ? n - 1 : 0] = GID2;
+	CHECK(!become_user(GID1, n, g), "become %d", UID1);
+	if (n == 100) {
+		fd = open("g/many", O_WRONLY | O_CREAT | O_EXCL, 0644);
+		CHECK(fd >= 0, "create g/many through the 100th group");
+		close(fd);
+		return 0;
+	}
 	fd = open("g/f", O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (!arg) {
 		CHECK(fd < 0 && errno == EACCES, "create in a 0770 dir of another group");
@@ -271,6 +284,9 @@ static int check_owner_groups(void)
 	CHECK(r == 0, "the child without the group failed (%d)", r);
 	r = in_child(make_with_group, (void *)1);
 	CHECK(r == 0, "the child with the group failed (%d)", r);
+	r = in_child(make_with_group, (void *)2);
+	CHECK(r == 0, "the child with 100 groups failed (%d)", r);
+	CHECK(owned("g/many", UID1, GID1), "g/many owner");
 	CHECK(owned("g/f", UID1, GID1), "g/f owner");
 	CHECK(owned("s/f", UID1, GID3), "s/f: not the setgid directory's group");
 	CHECK(!stat("s/d", &st) && st.st_gid == GID3 && (st.st_mode & S_ISGID),
