@@ -8,7 +8,8 @@
  *
  * Every directory entry of SRC is shown under MNT.  While a regular file is
  * open, its source file is registered with the mmap backend (cache inode id
- * = the source inode number) and read and write copy through the window, as
+ * = the inode number shown, see map_ino()) and read and write copy through
+ * the window, as
  * a virtio-fs guest does with its DAX window: dc_map() the range, copy with
  * dc_mmapbe_read() or dc_mmapbe_write(), dc_unpin().  Reads are clipped to
  * the file size; writes that reach past the end of the file go to pwrite()
@@ -25,6 +26,16 @@
  *
  * The cache counters can be read at any time from /.daxfs-stats in the
  * mount root and are printed when the filesystem is unmounted.
+ *
+ * Everything else is passed through to SRC (usage() lists it): mknod,
+ * symlink, link, xattrs, fallocate, copy_file_range and the rest.  daxfs
+ * runs with umask 0 (the kernel applied the caller's), and as root makes
+ * new nodes with the caller's credentials (caller_creds_enter()).  It
+ * implements no lock operation: the kernel's FUSE client then keeps fcntl
+ * and flock locks itself, with exact POSIX semantics among the processes
+ * using MNT, where setlk passed through to the backing descriptor would
+ * make daxfs the owner of every caller's lock (so that two callers never
+ * conflict) and park serving threads in blocking waits.
  */
 #define _GNU_SOURCE
 #define FUSE_USE_VERSION 312
@@ -36,29 +47,36 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define STATS_NAME	".daxfs-stats"
 #define NR_BUCKETS	4096
 #define TIMEOUT_S	1.0
+/* Exported inode numbers with this bit set are assigned by map_ino(). */
+#define XINO_BIT	(1ull << 63)
 
 /* One source inode the kernel knows about. */
 struct dnode {
 	struct dnode *next;		/* hash chain */
 	dev_t dev;
 	ino_t ino;
+	uint64_t fino;			/* st_ino shown, and the cache inode id */
 	int path_fd;			/* O_PATH descriptor of the source */
 	uint64_t nlookup;		/* kernel references */
 	unsigned int nopen;		/* open files (dax mode bookkeeping) */
@@ -74,16 +92,20 @@ struct dfile {
 	size_t text_len;
 };
 
-static struct {
+/*
+ * The options; the int and char * fields are filled by fuse_opt_parse()
+ * (which frees a string it replaces: the defaults of those are NULL).
+ */
+static struct daxfs_opts {
 	uint64_t window_size;
 	unsigned int range_shift;
 	const char *policy;
-	bool no_dax;
-	bool direct_io;
-	bool foreground;
-	bool debug;
-	const char *fuse_opts;
-	const char *src;
+	int no_dax;
+	int direct_io;
+	char *window_arg;
+	char *shift_arg;
+	char *policy_arg;
+	char *src;
 	const char *mnt;
 } opt = {
 	.window_size = 256ull << 20,
@@ -95,6 +117,30 @@ static struct dnode root;
 static struct dnode stats_node;
 static struct dnode *table[NR_BUCKETS];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The inode numbers of files that are not on SRC's device (SRC spans
+ * mounts), or whose number has XINO_BIT set: each (dev, ino) gets the next
+ * XINO_BIT | n once and keeps it for the life of the mount, so that no two
+ * files under MNT show the same st_ino (they all share MNT's st_dev).
+ */
+struct xino {
+	struct xino *next;
+	dev_t dev;
+	ino_t ino;
+	uint64_t fino;
+};
+
+static struct xino *xino_table[NR_BUCKETS];
+static uint64_t xino_next = 1;
+static pthread_mutex_t xino_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Run as root: files are made with the caller's fsuid, fsgid and groups. */
+static bool as_root;
+static uid_t daemon_uid;
+static gid_t daemon_gid;
+static gid_t *daemon_groups;
+static int daemon_ngroups;
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct dc_mmapbe *be;
@@ -137,6 +183,110 @@ static unsigned int bucket(dev_t dev, ino_t ino)
 static int stat_fd(int fd, struct stat *st)
 {
 	return fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+}
+
+/*
+ * The st_ino shown under MNT for the source inode (@dev, @ino): @ino itself
+ * on SRC's device, a number of map_ino()'s own elsewhere; 0 if out of memory.
+ */
+static uint64_t map_ino(dev_t dev, ino_t ino)
+{
+	unsigned int b = bucket(dev, ino);
+	struct xino *x;
+	uint64_t fino = 0;
+
+	if (dev == root.dev && !((uint64_t)ino & XINO_BIT))
+		return (uint64_t)ino;
+	pthread_mutex_lock(&xino_lock);
+	for (x = xino_table[b]; x; x = x->next)
+		if (x->dev == dev && x->ino == ino)
+			break;
+	if (!x) {
+		x = malloc(sizeof(*x));
+		if (x) {
+			x->dev = dev;
+			x->ino = ino;
+			x->fino = XINO_BIT | xino_next++;
+			x->next = xino_table[b];
+			xino_table[b] = x;
+		}
+	}
+	if (x)
+		fino = x->fino;
+	pthread_mutex_unlock(&xino_lock);
+	return fino;
+}
+
+static void xino_free(void)
+{
+	unsigned int b;
+
+	for (b = 0; b < NR_BUCKETS; b++) {
+		while (xino_table[b]) {
+			struct xino *x = xino_table[b];
+
+			xino_table[b] = x->next;
+			free(x);
+		}
+	}
+}
+
+/*
+ * Make the calling thread create files as the caller of @req would: its
+ * fsuid, fsgid and supplementary groups (the source then also checks the
+ * caller's permissions).  Only when run as root; setfsuid(), setfsgid()
+ * and the raw setgroups system call change the calling thread only.
+ * 0, or -errno with nothing changed.
+ */
+static int caller_creds_enter(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	gid_t small[64], *groups = small;
+	int size = 64, n;
+
+	if (!as_root)
+		return 0;
+	/* The number of the caller's groups, of which the first @size filled. */
+	n = fuse_req_getgroups(req, size, small);
+	if (n > size) {
+		size = n;
+		groups = calloc((size_t)size, sizeof(*groups));
+		if (!groups)
+			return -ENOMEM;
+		n = fuse_req_getgroups(req, size, groups);
+	}
+	if (n > size)
+		n = size;	/* it joined groups since: the first @size */
+	if (n < 0)
+		n = 0;		/* no /proc entry of the caller: no groups */
+	if (syscall(SYS_setgroups, (size_t)n, groups)) {
+		n = -errno;
+		goto out;
+	}
+	setfsgid(ctx->gid);
+	setfsuid(ctx->uid);
+	n = 0;
+	if ((uid_t)setfsuid((uid_t)-1) != ctx->uid || (gid_t)setfsgid((gid_t)-1) != ctx->gid) {
+		setfsuid(daemon_uid);
+		setfsgid(daemon_gid);
+		n = -EPERM;
+	}
+	if (n)
+		syscall(SYS_setgroups, (size_t)daemon_ngroups, daemon_groups);
+out:
+	if (groups != small)
+		free(groups);
+	return n;
+}
+
+/* Back to the daemon's own credentials (a no-op when not run as root). */
+static void caller_creds_exit(void)
+{
+	if (!as_root)
+		return;
+	setfsuid(daemon_uid);
+	setfsgid(daemon_gid);
+	syscall(SYS_setgroups, (size_t)daemon_ngroups, daemon_groups);
 }
 
 static size_t stats_text(char *buf, size_t size)
@@ -197,14 +347,17 @@ static void stats_attr(struct stat *st)
 	char buf[2048];
 
 	memset(st, 0, sizeof(*st));
-	st->st_ino = 1;		/* shown as-is only without use_ino */
+	st->st_ino = XINO_BIT;	/* no map_ino() number: its n starts at 1 */
 	st->st_mode = S_IFREG | 0444;
 	st->st_nlink = 1;
 	st->st_size = (off_t)stats_text(buf, sizeof(buf));
 }
 
-/* Find or add the node of @st (holding @fd, which it takes or closes). */
-static struct dnode *find_or_add(const struct stat *st, int fd)
+/*
+ * Find or add the node of @st (holding @fd, which it takes or closes), whose
+ * exported inode number is @fino.
+ */
+static struct dnode *find_or_add(const struct stat *st, int fd, uint64_t fino)
 {
 	unsigned int b = bucket(st->st_dev, st->st_ino);
 	struct dnode *n;
@@ -227,6 +380,7 @@ static struct dnode *find_or_add(const struct stat *st, int fd)
 	}
 	n->dev = st->st_dev;
 	n->ino = st->st_ino;
+	n->fino = fino;
 	n->path_fd = fd;
 	n->nlookup = 1;
 	n->map_fd = -1;
@@ -265,6 +419,7 @@ static void forget_node(struct dnode *n, uint64_t count)
 static int do_lookup(struct dnode *parent, const char *name, struct fuse_entry_param *e)
 {
 	struct dnode *n;
+	uint64_t fino;
 	int fd, err;
 
 	memset(e, 0, sizeof(*e));
@@ -284,9 +439,14 @@ static int do_lookup(struct dnode *parent, const char *name, struct fuse_entry_p
 		close(fd);
 		return err;
 	}
-	n = find_or_add(&e->attr, fd);
-	if (!n)
+	fino = map_ino(e->attr.st_dev, e->attr.st_ino);
+	n = fino ? find_or_add(&e->attr, fd, fino) : NULL;
+	if (!n) {
+		if (!fino)
+			close(fd);
 		return -ENOMEM;
+	}
+	e->attr.st_ino = (ino_t)fino;
 	e->ino = (fuse_ino_t)(uintptr_t)n;
 	return 0;
 }
@@ -320,17 +480,17 @@ static int dax_attach(struct dnode *n)
 		err = -errno;
 		goto fail;
 	}
-	err = dc_mmapbe_add_file(be, (uint64_t)n->ino, n->map_fd);
+	err = dc_mmapbe_add_file(be, n->fino, n->map_fd);
 	if (err)
 		goto fail_close;
 	ensure_registered();
-	err = dc_inode_get(cache, (uint64_t)n->ino, &n->dci);
+	err = dc_inode_get(cache, n->fino, &n->dci);
 	if (err)
 		goto fail_remove;
 	pthread_mutex_unlock(&open_lock);
 	return 0;
 fail_remove:
-	dc_mmapbe_remove_file(be, (uint64_t)n->ino);
+	dc_mmapbe_remove_file(be, n->fino);
 fail_close:
 	close(n->map_fd);
 fail:
@@ -353,7 +513,7 @@ static void dax_detach(struct dnode *n)
 	ensure_registered();
 	dc_inode_put(n->dci);
 	n->dci = NULL;
-	dc_mmapbe_remove_file(be, (uint64_t)n->ino);
+	dc_mmapbe_remove_file(be, n->fino);
 	close(n->map_fd);
 	n->map_fd = -1;
 	pthread_mutex_unlock(&open_lock);
@@ -393,6 +553,7 @@ static void dfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		return;
 	}
 	err = stat_fd(n->path_fd, &st);
+	st.st_ino = (ino_t)n->fino;
 	if (err)
 		fuse_reply_err(req, -err);
 	else
@@ -484,20 +645,106 @@ static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	dfs_getattr(req, ino, fi);
 }
 
-static void dfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+/*
+ * Reply to a request that made (or linked) @name in @p, @err its outcome
+ * (0 or -errno), with the entry of @name.
+ */
+static void reply_made(fuse_req_t req, struct dnode *p, const char *name, int err)
 {
-	struct dnode *p = get_node(parent);
 	struct fuse_entry_param e;
-	int err = 0;
 
-	if (mkdirat(p->path_fd, name, mode))
-		err = -errno;
 	if (!err)
 		err = do_lookup(p, name, &e);
 	if (err)
 		fuse_reply_err(req, -err);
 	else
 		fuse_reply_entry(req, &e);
+}
+
+/*
+ * The mode of a new node: the kernel sends it with the caller's umask
+ * applied (daxfs does not ask for FUSE_CAP_DONT_MASK), and main() clears
+ * daxfs's own umask, so that it is not applied a second time.
+ */
+static void dfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct dnode *p = get_node(parent);
+	int err = caller_creds_enter(req);
+
+	if (!err) {
+		if (mkdirat(p->path_fd, name, mode))
+			err = -errno;
+		caller_creds_exit();
+	}
+	reply_made(req, p, name, err);
+}
+
+/* FIFOs, sockets, character and block devices, regular files. */
+static void dfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      mode_t mode, dev_t rdev)
+{
+	struct dnode *p = get_node(parent);
+	int err = caller_creds_enter(req);
+
+	if (!err) {
+		if (mknodat(p->path_fd, name, mode, rdev))
+			err = -errno;
+		caller_creds_exit();
+	}
+	reply_made(req, p, name, err);
+}
+
+static void dfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+			const char *name)
+{
+	struct dnode *p = get_node(parent);
+	int err = caller_creds_enter(req);
+
+	if (!err) {
+		if (symlinkat(link, p->path_fd, name))
+			err = -errno;
+		caller_creds_exit();
+	}
+	reply_made(req, p, name, err);
+}
+
+static void dfs_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char buf[PATH_MAX + 1];
+	ssize_t len = readlinkat(get_node(ino)->path_fd, "", buf, sizeof(buf));
+
+	if (len < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	if ((size_t)len >= sizeof(buf)) {
+		fuse_reply_err(req, ENAMETOOLONG);
+		return;
+	}
+	buf[len] = '\0';
+	fuse_reply_readlink(req, buf);
+}
+
+/*
+ * A hard link to the source of @ino.  linkat() of the /proc/self/fd link
+ * with AT_SYMLINK_FOLLOW links the inode the O_PATH descriptor holds (a
+ * symlink too), where AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH.
+ */
+static void dfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		     const char *newname)
+{
+	struct dnode *n = get_node(ino), *p = get_node(newparent);
+	char path[64];
+	int err = 0;
+
+	if (n == &stats_node) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", n->path_fd);
+	if (linkat(AT_FDCWD, path, p->path_fd, newname, AT_SYMLINK_FOLLOW))
+		err = -errno;
+	reply_made(req, p, newname, err);
 }
 
 static void dfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -553,6 +800,7 @@ static void dfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct dfile *f = (struct dfile *)(uintptr_t)fi->fh;
 	char *buf = malloc(size);
 	size_t used = 0;
+	bool nomem = false;
 	struct dirent *d;
 
 	if (!buf) {
@@ -569,7 +817,11 @@ static void dfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		if (!d)
 			break;
 		memset(&st, 0, sizeof(st));
-		st.st_ino = d->d_ino;
+		st.st_ino = (ino_t)map_ino(get_node(ino)->dev, d->d_ino);
+		if (!st.st_ino && d->d_ino) {
+			nomem = true;
+			break;
+		}
 		st.st_mode = (mode_t)d->d_type << 12;
 		len = fuse_add_direntry(req, buf + used, size - used, d->d_name, &st,
 					d->d_off);
@@ -577,7 +829,10 @@ static void dfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			break;
 		used += len;
 	}
-	fuse_reply_buf(req, buf, used);
+	if (nomem && !used)
+		fuse_reply_err(req, ENOMEM);
+	else
+		fuse_reply_buf(req, buf, used);
 	free(buf);
 }
 
@@ -608,10 +863,17 @@ static void dfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	 * The file may exist (made in SRC, or by a racing create) and be open
 	 * and mapped: truncate it as do_truncate() does, not with O_TRUNC.
 	 */
+	err = caller_creds_enter(req);
+	if (err) {
+		fuse_reply_err(req, -err);
+		return;
+	}
 	fd = openat(p->path_fd, name,
 		    (fi->flags | O_CREAT) & ~(O_NOFOLLOW | O_DIRECT | O_TRUNC), mode);
+	err = fd < 0 ? errno : 0;
+	caller_creds_exit();
 	if (fd < 0) {
-		fuse_reply_err(req, errno);
+		fuse_reply_err(req, err);
 		return;
 	}
 	err = do_lookup(p, name, &e);
@@ -905,13 +1167,161 @@ static void dfs_statfs(fuse_req_t req, fuse_ino_t ino)
 		fuse_reply_statfs(req, &sv);
 }
 
+/*
+ * Extended attributes go through the /proc/self/fd link of the O_PATH
+ * descriptor (the f*xattr() calls refuse O_PATH descriptors); the link
+ * resolves to the inode itself, a symlink included.
+ */
+static void proc_path(struct dnode *n, char *path, size_t size)
+{
+	snprintf(path, size, "/proc/self/fd/%d", n->path_fd);
+}
+
+/* Reply with the @size bytes an xattr call needs (@size 0) or got (@buf). */
+static void reply_xattr(fuse_req_t req, const char *buf, size_t size, ssize_t len)
+{
+	if (len < 0)
+		fuse_reply_err(req, errno);
+	else if (!size)
+		fuse_reply_xattr(req, (size_t)len);
+	else
+		fuse_reply_buf(req, buf, (size_t)len);
+}
+
+static void dfs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	struct dnode *n = get_node(ino);
+	char path[64], *buf = NULL;
+
+	if (n == &stats_node) {
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
+	if (size && !(buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	proc_path(n, path, sizeof(path));
+	reply_xattr(req, buf, size, getxattr(path, name, buf, size));
+	free(buf);
+}
+
+static void dfs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	struct dnode *n = get_node(ino);
+	char path[64], *buf = NULL;
+
+	if (n == &stats_node) {
+		reply_xattr(req, NULL, size, 0);
+		return;
+	}
+	if (size && !(buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	proc_path(n, path, sizeof(path));
+	reply_xattr(req, buf, size, listxattr(path, buf, size));
+	free(buf);
+}
+
+static void dfs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			 const char *value, size_t size, int flags)
+{
+	struct dnode *n = get_node(ino);
+	char path[64];
+
+	if (n == &stats_node) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	proc_path(n, path, sizeof(path));
+	fuse_reply_err(req, setxattr(path, name, value, size, flags) ? errno : 0);
+}
+
+static void dfs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	struct dnode *n = get_node(ino);
+	char path[64];
+
+	if (n == &stats_node) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	proc_path(n, path, sizeof(path));
+	fuse_reply_err(req, removexattr(path, name) ? errno : 0);
+}
+
+/*
+ * fallocate() on the open source file.  The window maps the file shared,
+ * so a punched or zeroed range reads back as zeros through it too; a mode
+ * that moves data or shrinks the file (collapse, insert: FUSE passes
+ * neither today) is done as a truncate is, with the window punched from
+ * @off on and the I/O lock held exclusive.
+ */
+static void dfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
+			  off_t len, struct fuse_file_info *fi)
+{
+	struct dnode *n = get_node(ino);
+	bool shift = mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE);
+	int err = 0;
+
+	if (n == &stats_node) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	if (shift) {
+		pthread_rwlock_wrlock(&n->io_lock);
+		err = punch_window(n, off);
+	} else {
+		pthread_rwlock_rdlock(&n->io_lock);
+	}
+	if (!err && fallocate((int)fi->fh, mode, off, len))
+		err = -errno;
+	pthread_rwlock_unlock(&n->io_lock);
+	fuse_reply_err(req, -err);
+}
+
+/*
+ * copy_file_range() between the open source files, in the source
+ * filesystem (a reflink or an in-kernel copy); the window sees the copied
+ * data through the page cache.  The I/O lock of the destination is held
+ * shared, as for a write.
+ */
+static void dfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+				struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+				off_t off_out, struct fuse_file_info *fi_out,
+				size_t len, int flags)
+{
+	struct dnode *out = get_node(ino_out);
+	ssize_t done;
+
+	if (get_node(ino_in) == &stats_node || out == &stats_node) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	pthread_rwlock_rdlock(&out->io_lock);
+	done = copy_file_range((int)fi_in->fh, &off_in, (int)fi_out->fh, &off_out,
+			       len, (unsigned int)flags);
+	if (done < 0)
+		done = -errno;
+	pthread_rwlock_unlock(&out->io_lock);
+	if (done < 0)
+		fuse_reply_err(req, (int)-done);
+	else
+		fuse_reply_write(req, (size_t)done);
+}
+
 static const struct fuse_lowlevel_ops dfs_ops = {
 	.init = dfs_init,
 	.lookup = dfs_lookup,
 	.forget = dfs_forget,
 	.getattr = dfs_getattr,
 	.setattr = dfs_setattr,
+	.readlink = dfs_readlink,
+	.mknod = dfs_mknod,
 	.mkdir = dfs_mkdir,
+	.symlink = dfs_symlink,
+	.link = dfs_link,
 	.unlink = dfs_unlink,
 	.rmdir = dfs_rmdir,
 	.rename = dfs_rename,
@@ -926,6 +1336,12 @@ static const struct fuse_lowlevel_ops dfs_ops = {
 	.readdir = dfs_readdir,
 	.releasedir = dfs_releasedir,
 	.statfs = dfs_statfs,
+	.setxattr = dfs_setxattr,
+	.getxattr = dfs_getxattr,
+	.listxattr = dfs_listxattr,
+	.removexattr = dfs_removexattr,
+	.fallocate = dfs_fallocate,
+	.copy_file_range = dfs_copy_file_range,
 };
 
 static int parse_size(const char *s, uint64_t *out)
@@ -957,87 +1373,149 @@ static int parse_size(const char *s, uint64_t *out)
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"usage: %s SRC MNT [options]\n"
-		"A FUSE passthrough of SRC on MNT whose reads and writes copy through a\n"
-		"libdaxcache window (mmap backend).  Sizes take K, M, G suffixes.\n"
-		"  -w, --window-size=SIZE  window size (default 256M)\n"
-		"  -r, --range-shift=N     log2 of the range size, 12..40 (default 21)\n"
-		"  -p, --policy=NAME       default (admission control), 2019, seed000 or upstream\n"
-		"      --no-dax            plain pread/pwrite (the baseline)\n"
-		"      --direct-io         open files with direct_io (no page cache)\n"
-		"  -f, --foreground        stay in the foreground\n"
-		"  -d, --debug             FUSE debug output (implies -f)\n"
-		"  -o OPTS                 mount options passed to FUSE\n"
-		"  -h, --help              this text\n"
-		"Statistics: cat MNT/" STATS_NAME "; printed at unmount.\n", prog);
+		"NAME\n"
+		"    daxfs - FUSE passthrough filesystem whose reads and writes copy\n"
+		"            through a libdaxcache window (mmap backend)\n"
+		"\n"
+		"SYNOPSIS\n"
+		"    %s SRC MNT [options]\n"
+		"\n"
+		"DESCRIPTION\n"
+		"    Shows the tree under SRC on MNT.  While a regular file is open, its\n"
+		"    reads and writes are copied through the window; --no-dax makes them\n"
+		"    plain pread()/pwrite().  Everything else is passed through to SRC:\n"
+		"    lookup, getattr, setattr (mode, owner, size, times), mkdir, mknod\n"
+		"    (FIFOs, sockets, character and block devices), symlink, readlink,\n"
+		"    link, unlink, rmdir, rename (with RENAME_NOREPLACE and\n"
+		"    RENAME_EXCHANGE), readdir, statfs, fsync, extended attributes\n"
+		"    (get, set, list, remove), fallocate and copy_file_range.\n"
+		"    New files get the mode the caller asked for under the caller's\n"
+		"    umask (daxfs runs with umask 0); run as root, daxfs makes them with\n"
+		"    the caller's uid, gid and groups, and the source checks that the\n"
+		"    caller may make them.  Mount with -o default_permissions (and\n"
+		"    allow_other to serve other users) so that the kernel checks every\n"
+		"    other access as it would on SRC: daxfs itself does not.\n"
+		"    Inode numbers are the source's on SRC's filesystem; a file on\n"
+		"    another filesystem mounted under SRC gets a number of its own\n"
+		"    (top bit set), so that no two files under MNT share one.\n"
+		"    fcntl() and flock() locks are kept by the kernel's FUSE client for\n"
+		"    every process using MNT; they do not see locks taken on SRC directly.\n"
+		"\n"
+		"OPTIONS\n"
+		"    Sizes take K, M, G, T suffixes.  Each daxfs option also has an\n"
+		"    -o form (in brackets), for fstab and mount(8).\n"
+		"    -w SIZE, --window-size=SIZE   [window_size=SIZE]\n"
+		"           window size (default 256M)\n"
+		"    -r N, --range-shift=N         [range_shift=N]\n"
+		"           log2 of the range size, 12..40 (default 21)\n"
+		"    -p NAME, --policy=NAME        [policy=NAME]\n"
+		"           default (admission control), 2019, seed000 or upstream\n"
+		"    --no-dax                      [no_dax]\n"
+		"           plain pread()/pwrite() (the baseline)\n"
+		"    --direct-io                   [direct_io]\n"
+		"           open files with direct_io (no page cache)\n"
+		"    -f, --foreground              stay in the foreground\n"
+		"    -d, --debug                   [debug] FUSE debug output (implies -f)\n"
+		"    -s                            serve requests with one thread\n"
+		"    -o OPT[,OPT...]               the options in brackets, and the FUSE\n"
+		"           and mount options below (e.g. default_permissions,allow_other)\n"
+		"    -h, --help                    this text\n"
+		"    -V, --version                 the libfuse version\n"
+		"\n"
+		"FILES\n"
+		"    MNT/" STATS_NAME "   the cache counters; printed at unmount too\n"
+		"\n"
+		"EXIT STATUS\n"
+		"    0 unmounted cleanly, 1 an error, 2 bad arguments.\n"
+		"\n", prog);
 }
 
-static int parse_args(int argc, char **argv)
-{
-	enum { OPT_NO_DAX = 256, OPT_DIRECT_IO };
-	static const struct option longopts[] = {
-		{ "window-size", required_argument, NULL, 'w' },
-		{ "range-shift", required_argument, NULL, 'r' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "no-dax", no_argument, NULL, OPT_NO_DAX },
-		{ "direct-io", no_argument, NULL, OPT_DIRECT_IO },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t v;
-	int c;
+enum { KEY_FOREGROUND, KEY_DEBUG };
 
-	while ((c = getopt_long(argc, argv, "w:r:p:fdo:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			if (parse_size(optarg, &opt.window_size) || !opt.window_size)
-				goto bad;
-			break;
-		case 'r':
-			if (parse_size(optarg, &v) || v < 12 || v > 40)
-				goto bad;
-			opt.range_shift = (unsigned int)v;
-			break;
-		case 'p':
-			if (strcmp(optarg, "default") && strcmp(optarg, "2019") &&
-			    strcmp(optarg, "seed000") && strcmp(optarg, "upstream"))
-				goto bad;
-			opt.policy = optarg;
-			break;
-		case OPT_NO_DAX:
-			opt.no_dax = true;
-			break;
-		case OPT_DIRECT_IO:
-			opt.direct_io = true;
-			break;
-		case 'f':
-			opt.foreground = true;
-			break;
-		case 'd':
-			opt.debug = opt.foreground = true;
-			break;
-		case 'o':
-			opt.fuse_opts = optarg;
-			break;
-		case 'h':
-			usage(stdout, argv[0]);
-			exit(0);
-		default:
-			usage(stderr, argv[0]);
+#define DAXFS_OPT(t, field, value) { t, offsetof(struct daxfs_opts, field), value }
+
+/*
+ * fuse_opt_parse() applies every template an argument matches, in order:
+ * "--window-size %s" also matches "--window-size=8M" (with "=8M"), so the
+ * "=%s" form comes after it and is the one that sticks.
+ */
+static const struct fuse_opt daxfs_opts[] = {
+	DAXFS_OPT("--window-size %s", window_arg, 0),
+	DAXFS_OPT("--window-size=%s", window_arg, 0),
+	DAXFS_OPT("-w %s", window_arg, 0),
+	DAXFS_OPT("window_size=%s", window_arg, 0),
+	DAXFS_OPT("--range-shift %s", shift_arg, 0),
+	DAXFS_OPT("--range-shift=%s", shift_arg, 0),
+	DAXFS_OPT("-r %s", shift_arg, 0),
+	DAXFS_OPT("range_shift=%s", shift_arg, 0),
+	DAXFS_OPT("--policy %s", policy_arg, 0),
+	DAXFS_OPT("--policy=%s", policy_arg, 0),
+	DAXFS_OPT("-p %s", policy_arg, 0),
+	DAXFS_OPT("policy=%s", policy_arg, 0),
+	DAXFS_OPT("--no-dax", no_dax, 1),
+	DAXFS_OPT("no_dax", no_dax, 1),
+	DAXFS_OPT("--direct-io", direct_io, 1),
+	DAXFS_OPT("direct_io", direct_io, 1),
+	FUSE_OPT_KEY("--foreground", KEY_FOREGROUND),
+	FUSE_OPT_KEY("--debug", KEY_DEBUG),
+	FUSE_OPT_END
+};
+
+/*
+ * fuse_opt_parse() callback: the long forms of -f and -d become those for
+ * fuse_parse_cmdline(), the first non-option is SRC (the second, MNT, is
+ * fuse_parse_cmdline()'s), other options go on to libfuse, which rejects
+ * those it does not know.  1 keeps @arg, 0 drops it, -1 fails.
+ */
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	switch (key) {
+	case KEY_FOREGROUND:
+		return fuse_opt_add_arg(outargs, "-f") ? -1 : 0;
+	case KEY_DEBUG:
+		return fuse_opt_add_arg(outargs, "-d") ? -1 : 0;
+	case FUSE_OPT_KEY_NONOPT:
+		if (opt.src)
+			return 1;
+		opt.src = strdup(arg);
+		return opt.src ? 0 : -1;
+	default:
+		if (arg[0] == '-' && arg[1] == '-' && strcmp(arg, "--help") &&
+		    strcmp(arg, "--version")) {
+			fprintf(stderr, "daxfs: unknown option '%s'\n", arg);
 			return -1;
 		}
+		return 1;
 	}
-	if (argc - optind != 2) {
-		usage(stderr, argv[0]);
-		return -1;
+}
+
+/* Check the values fuse_opt_parse() stored; 0 or -1 (said why). */
+static int check_values(void)
+{
+	uint64_t v;
+
+	if (opt.window_arg &&
+	    (parse_size(opt.window_arg, &opt.window_size) || !opt.window_size))
+		goto bad;
+	if (opt.shift_arg) {
+		if (parse_size(opt.shift_arg, &v) || v < 12 || v > 40)
+			goto bad_shift;
+		opt.range_shift = (unsigned int)v;
 	}
-	opt.src = argv[optind];
-	opt.mnt = argv[optind + 1];
+	if (opt.policy_arg) {
+		if (strcmp(opt.policy_arg, "default") && strcmp(opt.policy_arg, "2019") &&
+		    strcmp(opt.policy_arg, "seed000") && strcmp(opt.policy_arg, "upstream")) {
+			fprintf(stderr, "daxfs: bad value '%s'\n", opt.policy_arg);
+			return -1;
+		}
+		opt.policy = opt.policy_arg;
+	}
 	return 0;
 bad:
-	fprintf(stderr, "%s: bad value '%s'\n", argv[0], optarg);
+	fprintf(stderr, "daxfs: bad value '%s'\n", opt.window_arg);
+	return -1;
+bad_shift:
+	fprintf(stderr, "daxfs: bad value '%s'\n", opt.shift_arg);
 	return -1;
 }
 
@@ -1093,58 +1571,103 @@ static int cache_start(void)
 	return 0;
 }
 
+/* Remember the daemon's credentials, which caller_creds_exit() restores. */
+static int creds_init(void)
+{
+	int n;
+
+	daemon_uid = geteuid();
+	daemon_gid = getegid();
+	as_root = !daemon_uid;
+	n = getgroups(0, NULL);
+	if (n < 0)
+		return -1;
+	daemon_groups = calloc((size_t)n + 1, sizeof(*daemon_groups));
+	if (!daemon_groups)
+		return -1;
+	daemon_ngroups = getgroups(n, daemon_groups);
+	return daemon_ngroups < 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-	char *fargv[8];
-	struct fuse_args args;
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts cl;
 	struct fuse_session *se;
 	struct fuse_loop_config *loop_cfg;
 	struct stat st;
 	char buf[2048];
-	int fargc = 0, ret = 1;
+	int ret = 1;
 
-	if (parse_args(argc, argv))
-		return 2;
+	memset(&cl, 0, sizeof(cl));
+	if (fuse_opt_parse(&args, &opt, daxfs_opts, opt_proc) ||
+	    fuse_opt_insert_arg(&args, 1, "-ofsname=daxfs,subtype=daxfs") ||
+	    fuse_parse_cmdline(&args, &cl)) {
+		ret = 2;
+		goto out_args;
+	}
+	if (cl.show_help) {
+		usage(stdout, argv[0]);
+		printf("FUSE OPTIONS\n");
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		ret = 0;
+		goto out_args;
+	}
+	if (cl.show_version) {
+		printf("daxfs, libfuse %s\n", fuse_pkgversion());
+		fuse_lowlevel_version();
+		ret = 0;
+		goto out_args;
+	}
+	if (!opt.src || !cl.mountpoint) {
+		usage(stderr, argv[0]);
+		ret = 2;
+		goto out_args;
+	}
+	if (check_values()) {
+		ret = 2;
+		goto out_args;
+	}
+	opt.mnt = cl.mountpoint;
+	/* The kernel applied the caller's umask: daxfs must not apply its own. */
+	umask(0);
+	if (creds_init()) {
+		perror("daxfs: getgroups");
+		goto out_args;
+	}
 	root.path_fd = open(opt.src, O_PATH | O_DIRECTORY);
 	if (root.path_fd < 0 || stat_fd(root.path_fd, &st)) {
 		fprintf(stderr, "daxfs: %s: %s\n", opt.src, strerror(errno));
-		return 1;
+		goto out_args;
 	}
 	root.dev = st.st_dev;
 	root.ino = st.st_ino;
+	root.fino = map_ino(st.st_dev, st.st_ino);
 	root.nlookup = 1;
 	root.map_fd = -1;
 	pthread_rwlock_init(&root.io_lock, NULL);
 	pthread_key_create(&reg_key, reg_destructor);
 	ensure_registered();
-	if (!opt.no_dax && window_reserve())
-		return 1;
+	if (!root.fino || (!opt.no_dax && window_reserve()))
+		goto out_args;
 
-	fargv[fargc++] = argv[0];
-	if (opt.debug)
-		fargv[fargc++] = "-d";
-	fargv[fargc++] = "-o";
-	fargv[fargc++] = "fsname=daxfs,subtype=daxfs";
-	if (opt.fuse_opts) {
-		fargv[fargc++] = "-o";
-		fargv[fargc++] = (char *)opt.fuse_opts;
-	}
-	fargv[fargc] = NULL;
-	args.argc = fargc;
-	args.argv = fargv;
-	args.allocated = 0;
-
+	/* NULL for an option libfuse does not know, too (it said which). */
 	se = fuse_session_new(&args, &dfs_ops, sizeof(dfs_ops), NULL);
 	if (!se)
-		goto out_cache;
+		goto out_window;
 	if (fuse_set_signal_handlers(se))
 		goto out_session;
-	if (fuse_session_mount(se, opt.mnt))
+	if (fuse_session_mount(se, cl.mountpoint))
 		goto out_signals;
-	if (fuse_daemonize(opt.foreground))
+	if (fuse_daemonize(cl.foreground))
 		goto out_unmount;
 	if (!opt.no_dax && cache_start())
 		goto out_unmount;
+	if (cl.singlethread) {
+		ret = fuse_session_loop(se) < 0 ? 1 : 0;
+		goto out_unmount;
+	}
 	/*
 	 * An explicit loop config, destroyed here: the implicit one of the
 	 * older entry point is never freed (LeakSanitizer sees it).
@@ -1152,6 +1675,10 @@ int main(int argc, char **argv)
 	loop_cfg = fuse_loop_cfg_create();
 	if (!loop_cfg)
 		goto out_unmount;
+	fuse_loop_cfg_set_clone_fd(loop_cfg, (unsigned int)cl.clone_fd);
+	fuse_loop_cfg_set_max_threads(loop_cfg, cl.max_threads);
+	if (cl.max_idle_threads != UINT_MAX)
+		fuse_loop_cfg_set_idle_threads(loop_cfg, cl.max_idle_threads);
 	/* > 0: ended by a signal, which is a clean unmount too */
 	ret = fuse_session_loop_mt(se, loop_cfg) < 0 ? 1 : 0;
 	fuse_loop_cfg_destroy(loop_cfg);
@@ -1161,13 +1688,21 @@ out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:
 	fuse_session_destroy(se);
-	fuse_opt_free_args(&args);
-out_cache:
 	stats_text(buf, sizeof(buf));
 	fprintf(stderr, "daxfs: unmounted %s\n%s", opt.mnt, buf);
+out_window:
 	if (cache)
 		dc_cache_destroy(cache);
 	dc_mmapbe_destroy(be);
 	dc_thread_unregister();
+out_args:
+	xino_free();
+	free(daemon_groups);
+	free(cl.mountpoint);
+	free(opt.src);
+	free(opt.window_arg);
+	free(opt.shift_arg);
+	free(opt.policy_arg);
+	fuse_opt_free_args(&args);
 	return ret;
 }
