@@ -3,6 +3,7 @@
  * cache.c - the cache's lifetime, its inode table, and its statistics.
  */
 #include "cache_internal.h"
+#include "itree_internal.h"
 
 #define DC_DEFAULT_RANGE_SHIFT		21
 #define DC_DEFAULT_THRESHOLD_PCT	20
@@ -321,6 +322,7 @@ DC_EXPORT int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **ou
 		dc_free(inode);
 		goto fail;
 	}
+	dc_itree_set_writer_lock(inode->tree, &inode->mutex);
 	inode->cache = c;
 	inode->id = id;
 	dc_mutex_init(&inode->mutex);
