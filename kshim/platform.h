@@ -73,10 +73,15 @@
 
 #define dc_read_once(x)		READ_ONCE(x)
 #define dc_write_once(x, v)	WRITE_ONCE(x, v)
+/* Later accesses stay after the load. */
 #define dc_load_acquire(p)	smp_load_acquire(p)
+/* Earlier accesses stay before the store. */
 #define dc_store_release(p, v)	smp_store_release(p, v)
+/* Loads and stores on either side stay there. */
 #define dc_smp_mb()		smp_mb()
+/* Loads only. */
 #define dc_smp_rmb()		smp_rmb()
+/* Stores only. */
 #define dc_smp_wmb()		smp_wmb()
 /* Full ordering after an atomic read-modify-write. */
 #define dc_smp_mb__after_atomic() smp_mb__after_atomic()
@@ -206,14 +211,14 @@ typedef struct rcu_head dc_rcu_head_t;
 bool dc_plat_rcu_read_held(void);
 #define dc_rcu_read_held()		dc_plat_rcu_read_held()
 /*
- * __dc_rcu marks the core's RCU-protected pointers, so that sparse sees
- * every access to them go through these macros.  dc_rcu_dereference() is
- * for readers, which must be in a read-side section; _check() for code that
- * may also run under the lock named by @c instead (the writer looking
- * things up); _protected() for the writer, which must hold it.  PROVE_RCU
- * reports any of them used outside what it allows.
+ * The core marks its RCU-protected pointers __rcu (the kernel's own; the
+ * userspace platform defines it empty), so that sparse sees every access
+ * to them go through these macros.  dc_rcu_dereference() is for readers,
+ * which must be in a read-side section; _check() for code that may also
+ * run under the lock named by @c instead (the writer looking things up);
+ * _protected() for the writer, which must hold it.  PROVE_RCU reports any
+ * of them used outside what it allows.
  */
-#define __dc_rcu			__rcu
 #define dc_rcu_dereference(p)		rcu_dereference(p)
 #define dc_rcu_dereference_check(p, c)	rcu_dereference_check(p, c)
 #define dc_rcu_dereference_protected(p, c) rcu_dereference_protected(p, c)

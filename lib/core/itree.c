@@ -45,7 +45,7 @@ struct itree_node {
 			uint64_t last;
 			void *item;
 		} ent[ITREE_FANOUT];
-		struct itree_node __dc_rcu *child[ITREE_FANOUT];
+		struct itree_node __rcu *child[ITREE_FANOUT];
 	};
 	unsigned int nr;		/* entries or children, never 0 */
 	bool leaf;
@@ -53,7 +53,7 @@ struct itree_node {
 };
 
 struct dc_itree {
-	struct itree_node __dc_rcu *root;
+	struct itree_node __rcu *root;
 	size_t count;
 	unsigned int height;		/* levels; 0 when empty */
 	/* Removal's reserve: a ready node, or one retired before a grace period. */

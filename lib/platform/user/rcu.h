@@ -34,9 +34,11 @@
 #endif
 
 /*
- * __dc_rcu marks a pointer that readers load under RCU (the kernel's __rcu,
- * for sparse); it means nothing here.  Such a pointer is read with one of
- * the dereference macros and written with dc_rcu_assign_pointer() (or
+ * __rcu marks a pointer that readers load under RCU.  It is for sparse in
+ * the kernel build and means nothing here (liburcu defines it empty; so do
+ * we if it did not); the kernel's own name, so that the kernel's tools
+ * (sparse, checkpatch) know it.  Such a pointer is read with one of the
+ * dereference macros and written with dc_rcu_assign_pointer() (or
  * dc_rcu_init_pointer() while no reader can reach it).
  *
  * The conditions @c of dc_rcu_dereference_check() and
@@ -45,7 +47,9 @@
  * Userspace has no such checker: they are type-checked, never evaluated,
  * and the macros compile to exactly what they would without them.
  */
-#define __dc_rcu
+#ifndef __rcu
+#define __rcu
+#endif
 #define dc_rcu_dereference(p)		__atomic_load_n(&(p), __ATOMIC_CONSUME)
 #define dc_rcu_dereference_check(p, c)	((void)sizeof(c), dc_rcu_dereference(p))
 /* The writer's plain load: it is the only one that changes the pointer. */
