@@ -459,8 +459,9 @@ static void node_get(const struct itree_node *n, unsigned int i, struct wide_ent
 {
 	e->key = n->key[i];
 	e->last = n->leaf ? n->ent[i].last : 0;
-	/* @n is on the writer's path: walk() checked the writer lock. */
-	e->p = n->leaf ? n->ent[i].item : (void *)private_child(n, i);
+	/* @n is on the writer's path, which walk() took under the writer lock. */
+	e->p = n->leaf ? n->ent[i].item :
+	       (void *)dc_rcu_dereference_protected(n->child[i], true);
 }
 
 /* Build in @dst a copy of @src with @ne inserted at @pos. */
@@ -700,7 +701,9 @@ DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
 		old = dc_rcu_dereference_protected(t->root, itree_writer(t));
 		if (old->leaf || old->nr != 1)
 			break;
-		dc_rcu_assign_pointer(t->root, private_child(old, 0));
+		dc_rcu_assign_pointer(t->root,
+				      dc_rcu_dereference_protected(old->child[0],
+								   itree_writer(t)));
 		t->height--;
 		node_retire(old);
 	}
