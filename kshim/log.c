@@ -44,6 +44,7 @@ static void dc_log_printk(int level, struct va_format *vaf)
  */
 void dc_plat_log(int level, const char *fmt, ...)
 {
+	/* Pairs with dc_set_log_fn(): the hook's priv is set before it. */
 	dc_log_fn_t hook = smp_load_acquire(&dc_log_hook);
 	struct va_format vaf;
 	va_list ap;
@@ -65,6 +66,7 @@ void dc_plat_log(int level, const char *fmt, ...)
 void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {
 	WRITE_ONCE(dc_log_hook_priv, priv);
+	/* Publishes @priv with the hook: see dc_plat_log(). */
 	smp_store_release(&dc_log_hook, fn);
 }
 

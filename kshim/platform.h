@@ -73,10 +73,15 @@
 
 #define dc_read_once(x)		READ_ONCE(x)
 #define dc_write_once(x, v)	WRITE_ONCE(x, v)
+/* Later accesses stay after the load. */
 #define dc_load_acquire(p)	smp_load_acquire(p)
+/* Earlier accesses stay before the store. */
 #define dc_store_release(p, v)	smp_store_release(p, v)
+/* Loads and stores on either side stay there. */
 #define dc_smp_mb()		smp_mb()
+/* Loads only. */
 #define dc_smp_rmb()		smp_rmb()
+/* Stores only. */
 #define dc_smp_wmb()		smp_wmb()
 /* Full ordering after an atomic read-modify-write. */
 #define dc_smp_mb__after_atomic() smp_mb__after_atomic()
@@ -184,6 +189,17 @@ typedef struct mutex dc_mutex_t;
 #define dc_mutex_unlock(m)	mutex_unlock(m)
 #define dc_mutex_destroy(m)	mutex_destroy(m)
 
+/*
+ * Whether lockdep knows that the caller holds @l (a dc_spinlock_t or a
+ * dc_mutex_t): for RCU-check conditions and assertions only.  Evaluated
+ * only where lockdep is on (PROVE_RCU implies it).
+ */
+#define dc_lockdep_is_held(l)	lockdep_is_held(l)
+
+/* Functions that return with a lock taken or dropped, for sparse. */
+#define __dc_acquires(l)	__acquires(l)
+#define __dc_releases(l)	__releases(l)
+
 /* ------------------------------------------------------------------ */
 /* RCU                                                                  */
 
@@ -195,13 +211,19 @@ typedef struct rcu_head dc_rcu_head_t;
 bool dc_plat_rcu_read_held(void);
 #define dc_rcu_read_held()		dc_plat_rcu_read_held()
 /*
- * The core dereferences both from readers (under dc_rcu_read_lock()) and
- * from the writer, which the caller serializes with a lock the core does
- * not know about.  The contract has no way to name that lock, so PROVE_RCU
- * is told the access is always legitimate rather than report the writer.
+ * The core marks its RCU-protected pointers __rcu (the kernel's own; the
+ * userspace platform defines it empty), so that sparse sees every access
+ * to them go through these macros.  dc_rcu_dereference() is for readers,
+ * which must be in a read-side section; _check() for code that may also
+ * run under the lock named by @c instead (the writer looking things up);
+ * _protected() for the writer, which must hold it.  PROVE_RCU reports any
+ * of them used outside what it allows.
  */
-#define dc_rcu_dereference(p)		rcu_dereference_check(p, 1)
+#define dc_rcu_dereference(p)		rcu_dereference(p)
+#define dc_rcu_dereference_check(p, c)	rcu_dereference_check(p, c)
+#define dc_rcu_dereference_protected(p, c) rcu_dereference_protected(p, c)
 #define dc_rcu_assign_pointer(p, v)	rcu_assign_pointer(p, v)
+#define dc_rcu_init_pointer(p, v)	RCU_INIT_POINTER(p, v)
 #define dc_rcu_access_pointer(p)	rcu_access_pointer(p)
 #define dc_call_rcu(head, fn)		call_rcu((head), (fn))
 #define dc_synchronize_rcu()		synchronize_rcu()

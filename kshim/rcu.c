@@ -53,11 +53,13 @@ void dc_after_fork_child(void)
 }
 
 void dc_read_lock(void)
+	__acquires(RCU)
 {
 	rcu_read_lock();
 }
 
 void dc_read_unlock(void)
+	__releases(RCU)
 {
 	rcu_read_unlock();
 }

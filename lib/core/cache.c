@@ -3,6 +3,7 @@
  * cache.c - the cache's lifetime, its inode table, and its statistics.
  */
 #include "cache_internal.h"
+#include "itree_internal.h"
 
 #define DC_DEFAULT_RANGE_SHIFT		21
 #define DC_DEFAULT_THRESHOLD_PCT	20
@@ -236,7 +237,7 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 		dc_inode_evict_deferred(c);
 		for (b = 0; b < DC_ARRAY_SIZE(c->inode_hash); b++) {
 			while ((inode = c->inode_hash[b])) {
-				dc_pr_warn("dc_cache_destroy: inode %llu still referenced (%d)",
+				dc_pr_warn("%s: inode %llu still referenced (%d)", __func__,
 					   (unsigned long long)inode->id,
 					   dc_refcount_read(&inode->ref));
 				c->inode_hash[b] = inode->hash_next;
@@ -265,9 +266,10 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 		 * and said by every call that finds it.
 		 */
 		dc_plat_warn_note();
-		dc_pr_err("dc_cache_destroy: %u mappings still pinned after %llu ms; the cache is left allocated until dc_cache_destroy() is called again after their dc_unpin()",
-			  pins_held(c),
-			  (unsigned long long)(DC_DESTROY_PIN_TIMEOUT_NS / 1000000));
+		dc_pr_err("%s: %u mappings still pinned after %llu ms; the cache is left allocated until %s() is called again after their dc_unpin()",
+			  __func__, pins_held(c),
+			  (unsigned long long)(DC_DESTROY_PIN_TIMEOUT_NS / 1000000),
+			  __func__);
 		return -EBUSY;
 	}
 	/* Inodes and tree nodes are freed through RCU callbacks. */
@@ -321,6 +323,7 @@ DC_EXPORT int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **ou
 		dc_free(inode);
 		goto fail;
 	}
+	dc_itree_set_writer_lock(inode->tree, &inode->mutex);
 	inode->cache = c;
 	inode->id = id;
 	dc_mutex_init(&inode->mutex);

@@ -26,7 +26,7 @@
  */
 #include "platform.h"
 
-#include <daxcache/itree.h>
+#include "itree_internal.h"
 
 #define ITREE_FANOUT	16
 #define ITREE_MAX_DEPTH	24	/* 16^16 intervals would not fit in memory */
@@ -45,7 +45,7 @@ struct itree_node {
 			uint64_t last;
 			void *item;
 		} ent[ITREE_FANOUT];
-		struct itree_node *child[ITREE_FANOUT];
+		struct itree_node __rcu *child[ITREE_FANOUT];
 	};
 	unsigned int nr;		/* entries or children, never 0 */
 	bool leaf;
@@ -53,14 +53,30 @@ struct itree_node {
 };
 
 struct dc_itree {
-	struct itree_node *root;
+	struct itree_node __rcu *root;
 	size_t count;
 	unsigned int height;		/* levels; 0 when empty */
 	/* Removal's reserve: a ready node, or one retired before a grace period. */
 	struct itree_node *spare;
 	struct itree_node *retired_spare;
 	dc_rcu_head_t rcu;
+	dc_mutex_t *writer_lock;	/* see dc_itree_set_writer_lock() */
 };
+
+/*
+ * Whether the caller may act as @t's writer: it holds the writer lock, as
+ * far as the lock validator can tell, or the tree has none registered.
+ * Only ever evaluated by the kernel's PROVE_RCU checks.
+ */
+#define itree_writer(t)	\
+	(!(t)->writer_lock || dc_lockdep_is_held((t)->writer_lock))
+
+/*
+ * A node only the writer can reach: a new one not yet published, or one
+ * unlinked (retired, or the tree is being destroyed).  Its child pointers
+ * are read without a check.
+ */
+#define private_child(n, i)	dc_rcu_dereference_protected((n)->child[i], true)
 
 /* A writer's walk from the root to a leaf. */
 struct itree_path {
@@ -133,9 +149,18 @@ static inline unsigned int route(const struct itree_node *n, uint64_t key)
 	return i < n->nr ? i : n->nr - 1;
 }
 
-static inline struct itree_node *child(const struct itree_node *n, unsigned int i)
+/* A reader's step down; the writer may look things up too. */
+static inline struct itree_node *child(const struct dc_itree *t,
+				       const struct itree_node *n, unsigned int i)
 {
-	return dc_rcu_dereference(((struct itree_node *)n)->child[i]);
+	return dc_rcu_dereference_check(((struct itree_node *)n)->child[i],
+					itree_writer(t));
+}
+
+static inline struct itree_node *reader_root(const struct dc_itree *t)
+{
+	return dc_rcu_dereference_check(((struct dc_itree *)t)->root,
+					itree_writer(t));
 }
 
 /*
@@ -145,7 +170,7 @@ static inline struct itree_node *child(const struct itree_node *n, unsigned int 
 static const struct itree_node *search_floor(const struct dc_itree *t,
 					     uint64_t key, unsigned int *idx)
 {
-	const struct itree_node *n = dc_rcu_dereference(((struct dc_itree *)t)->root);
+	const struct itree_node *n = reader_root(t);
 	const struct itree_node *left = NULL;
 	unsigned int j;
 
@@ -156,8 +181,8 @@ static const struct itree_node *search_floor(const struct dc_itree *t,
 		unsigned int i = route(n, key);
 
 		if (i)
-			left = child(n, i - 1);
-		n = child(n, i);
+			left = child(t, n, i - 1);
+		n = child(t, n, i);
 		node_prefetch(n);
 	}
 	j = count_le(n, key);
@@ -168,7 +193,7 @@ static const struct itree_node *search_floor(const struct dc_itree *t,
 	if (!left)
 		return NULL;
 	/* Every start in @left is below the separator, hence below @key. */
-	for (n = left; !n->leaf; n = child(n, n->nr - 1))
+	for (n = left; !n->leaf; n = child(t, n, n->nr - 1))
 		;
 	*idx = n->nr - 1;
 	return n;
@@ -178,7 +203,7 @@ static const struct itree_node *search_floor(const struct dc_itree *t,
 static const struct itree_node *search_ceil(const struct dc_itree *t,
 					    uint64_t key, unsigned int *idx)
 {
-	const struct itree_node *n = dc_rcu_dereference(((struct dc_itree *)t)->root);
+	const struct itree_node *n = reader_root(t);
 	const struct itree_node *right = NULL;
 	unsigned int j;
 
@@ -188,8 +213,8 @@ static const struct itree_node *search_ceil(const struct dc_itree *t,
 		unsigned int i = route(n, key);
 
 		if (i + 1 < n->nr)
-			right = child(n, i + 1);
-		n = child(n, i);
+			right = child(t, n, i + 1);
+		n = child(t, n, i);
 	}
 	j = count_lt(n, key);
 	if (j < n->nr) {
@@ -199,7 +224,7 @@ static const struct itree_node *search_ceil(const struct dc_itree *t,
 	if (!right)
 		return NULL;
 	/* Every start in @right is at or above its separator, above @key. */
-	for (n = right; !n->leaf; n = child(n, 0))
+	for (n = right; !n->leaf; n = child(t, n, 0))
 		;
 	*idx = 0;
 	return n;
@@ -277,6 +302,11 @@ DC_EXPORT size_t dc_itree_count(const struct dc_itree *t)
 	return dc_read_once(((struct dc_itree *)t)->count);
 }
 
+void dc_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock)
+{
+	t->writer_lock = lock;
+}
+
 DC_EXPORT int dc_itree_create(struct dc_itree **out)
 {
 	struct dc_itree *t;
@@ -301,7 +331,7 @@ static void retire_subtree(struct itree_node *n)
 
 	if (!n->leaf)
 		for (i = 0; i < n->nr; i++)
-			retire_subtree(n->child[i]);
+			retire_subtree(private_child(n, i));
 	node_retire(n);
 }
 
@@ -316,17 +346,21 @@ static void tree_free_rcu(dc_rcu_head_t *head)
 
 DC_EXPORT void dc_itree_destroy(struct dc_itree *t)
 {
+	struct itree_node *root;
+
 	if (!t)
 		return;
-	if (t->root)
-		retire_subtree(t->root);
+	/* Destroyed by its last user: nobody else writes it any more. */
+	root = dc_rcu_dereference_protected(t->root, true);
+	if (root)
+		retire_subtree(root);
 	dc_call_rcu(&t->rcu, tree_free_rcu);
 }
 
 /* Walk from the root towards @key, recording the path. */
 static void walk(struct dc_itree *t, uint64_t key, struct itree_path *p)
 {
-	struct itree_node *n = t->root;
+	struct itree_node *n = dc_rcu_dereference_protected(t->root, itree_writer(t));
 
 	p->depth = 0;
 	while (n) {
@@ -336,7 +370,9 @@ static void walk(struct dc_itree *t, uint64_t key, struct itree_path *p)
 			return;
 		}
 		p->slot[p->depth] = route(n, key);
-		n = n->child[p->slot[p->depth++]];
+		n = dc_rcu_dereference_protected(n->child[p->slot[p->depth]],
+						 itree_writer(t));
+		p->depth++;
 	}
 }
 
@@ -415,7 +451,7 @@ static void node_set(struct itree_node *n, unsigned int i, const struct wide_ent
 		n->ent[i].last = e->last;
 		n->ent[i].item = e->p;
 	} else {
-		n->child[i] = e->p;
+		dc_rcu_init_pointer(n->child[i], e->p);
 	}
 }
 
@@ -423,7 +459,9 @@ static void node_get(const struct itree_node *n, unsigned int i, struct wide_ent
 {
 	e->key = n->key[i];
 	e->last = n->leaf ? n->ent[i].last : 0;
-	e->p = n->leaf ? n->ent[i].item : (void *)n->child[i];
+	/* @n is on the writer's path, which walk() took under the writer lock. */
+	e->p = n->leaf ? n->ent[i].item :
+	       (void *)dc_rcu_dereference_protected(n->child[i], true);
 }
 
 /* Build in @dst a copy of @src with @ne inserted at @pos. */
@@ -537,7 +575,7 @@ DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 			lo = pool_take(&pool);
 			copy_insert(lo, old, pos, &ne);
 			if (rep)
-				lo->child[pos - 1] = rep;
+				dc_rcu_init_pointer(lo->child[pos - 1], rep);
 			node_seal(lo);
 			publish(t, &p, lvl, lo);
 			break;
@@ -547,9 +585,9 @@ DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 		split_insert(lo, hi, old, pos, &ne);
 		if (rep) {
 			if (pos - 1 < lo->nr)
-				lo->child[pos - 1] = rep;
+				dc_rcu_init_pointer(lo->child[pos - 1], rep);
 			else
-				hi->child[pos - 1 - lo->nr] = rep;
+				dc_rcu_init_pointer(hi->child[pos - 1 - lo->nr], rep);
 		}
 		replaced[nr_replaced++] = old;
 		rep = lo;
@@ -563,7 +601,7 @@ DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 
 			root->leaf = false;
 			root->nr = 2;
-			root->child[0] = lo;
+			dc_rcu_init_pointer(root->child[0], lo);
 			node_set(root, 1, &ne);
 			node_seal(root);
 			dc_rcu_assign_pointer(t->root, root);
@@ -659,9 +697,13 @@ DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
 		node_retire(old);
 
 	/* A root with one child gives way to it. */
-	while (!t->root->leaf && t->root->nr == 1) {
-		old = t->root;
-		dc_rcu_assign_pointer(t->root, old->child[0]);
+	for (;;) {
+		old = dc_rcu_dereference_protected(t->root, itree_writer(t));
+		if (old->leaf || old->nr != 1)
+			break;
+		dc_rcu_assign_pointer(t->root,
+				      dc_rcu_dereference_protected(old->child[0],
+								   itree_writer(t)));
 		t->height--;
 		node_retire(old);
 	}

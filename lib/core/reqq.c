@@ -160,6 +160,7 @@ static int call_submit(struct dc_reqq *q, struct dc_reqq_req *req,
  * of @own does not end it: the error is returned, @own not accepted.
  */
 static int dispatch_locked(struct dc_reqq *q, struct dc_reqq_req *own)
+	__dc_releases(&q->lock)
 {
 	struct dc_reqq_req *req;
 	struct op_frame f;

@@ -346,7 +346,7 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 	struct slot_waiter *w;
 
 	dc_spin_lock(&tbl->lock);
-	if (dc_warn_once(!tbl->nr_out, "dc_slot_put() with no slot out")) {
+	if (dc_warn_once(!tbl->nr_out, "%s() with no slot out", __func__)) {
 		dc_spin_unlock(&tbl->lock);
 		return;
 	}

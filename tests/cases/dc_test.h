@@ -39,7 +39,9 @@ struct dc_test_suite {
 
 #define DC_TEST(fn)	static void fn(struct dc_test *t)
 #define DC_CASE(fn)	{ #fn, fn }
+/* The runners name the suite with the same declaration. */
 #define DC_SUITE(sname, ...)						\
+	extern const struct dc_test_suite dc_suite_##sname;		\
 	static const struct dc_test_case dc_cases_##sname[] = {		\
 		__VA_ARGS__, { NULL, NULL }				\
 	};								\

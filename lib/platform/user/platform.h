@@ -194,6 +194,20 @@ void dc_plat_lock_init(pthread_mutex_t *m);
 #define dc_mutex_unlock(m)	((void)pthread_mutex_unlock(m))
 #define dc_mutex_destroy(m)	((void)pthread_mutex_destroy(m))
 
+/*
+ * Whether the lock validator knows that the caller holds @l: for the
+ * conditions of the RCU checks (rcu.h) and assertions only, never for
+ * control flow.  Userspace has no validator: always true.
+ */
+#define dc_lockdep_is_held(l)	((void)(l), true)
+
+/*
+ * A function that returns with @l held it did not hold on entry, or the
+ * reverse: for sparse's lock-context check in the kernel build.
+ */
+#define __dc_acquires(l)
+#define __dc_releases(l)
+
 /* ------------------------------------------------------------------ */
 /* RCU                                                                  */
 

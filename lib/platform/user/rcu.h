@@ -33,8 +33,29 @@
 #endif
 #endif
 
+/*
+ * __rcu marks a pointer that readers load under RCU.  It is for sparse in
+ * the kernel build and means nothing here (liburcu defines it empty; so do
+ * we if it did not); the kernel's own name, so that the kernel's tools
+ * (sparse, checkpatch) know it.  Such a pointer is read with one of the
+ * dereference macros and written with dc_rcu_assign_pointer() (or
+ * dc_rcu_init_pointer() while no reader can reach it).
+ *
+ * The conditions @c of dc_rcu_dereference_check() and
+ * dc_rcu_dereference_protected() name the lock that makes an access outside
+ * a read-side section legitimate; the kernel's PROVE_RCU checks them.
+ * Userspace has no such checker: they are type-checked, never evaluated,
+ * and the macros compile to exactly what they would without them.
+ */
+#ifndef __rcu
+#define __rcu
+#endif
 #define dc_rcu_dereference(p)		__atomic_load_n(&(p), __ATOMIC_CONSUME)
+#define dc_rcu_dereference_check(p, c)	((void)sizeof(c), dc_rcu_dereference(p))
+/* The writer's plain load: it is the only one that changes the pointer. */
+#define dc_rcu_dereference_protected(p, c) ((void)sizeof(c), (p))
 #define dc_rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define dc_rcu_init_pointer(p, v)	((void)((p) = (v)))
 #define dc_rcu_access_pointer(p)	__atomic_load_n(&(p), __ATOMIC_RELAXED)
 #define dc_rcu_read_lock()		urcu_memb_read_lock()
 #define dc_rcu_read_held()		urcu_memb_read_ongoing()
