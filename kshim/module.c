@@ -31,5 +31,5 @@ static void __exit daxcache_exit(void)
 module_init(daxcache_init);
 module_exit(daxcache_exit);
 
-MODULE_DESCRIPTION("libdaxcache: DAX window cache core (interval tree, io-completion counter)");
+MODULE_DESCRIPTION("libdaxcache: the DAX window cache core");
 MODULE_LICENSE("GPL");
