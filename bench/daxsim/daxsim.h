@@ -110,6 +110,9 @@ struct dsim_params {
  * @warm_ops: reads of the warm-up.
  * @elapsed_s: measured seconds (the longest thread's).
  * @iops: reads per second.
+ * @iops_med: the median over the measured slices of each slice's reads per
+ *	second: what a burst of outside load during a few slices moves least.
+ * @slices: measured slices.
  * @p50_us: median read latency.
  * @p99_us: 99th percentile.
  * @p999_us: 99.9th percentile.
@@ -152,6 +155,8 @@ struct dsim_point {
 	uint64_t warm_ops;
 	double elapsed_s;
 	double iops;
+	double iops_med;
+	unsigned int slices;
 	double p50_us;
 	double p99_us;
 	double p999_us;
@@ -321,6 +326,8 @@ enum dsim_met { DSIM_NOT_MEASURED = -1, DSIM_NOT_MET = 0, DSIM_MET = 1 };
 /**
  * struct dsim_target - one reported target.
  * @what: what is compared, e.g. "seed000/2019 IOPS".
+ * @wl: the workload it is read at.
+ * @threads: the thread count it is read at.
  * @ratio: the window/file ratio it is read at.
  * @value: the measured quotient.
  * @limit: the bound.
@@ -329,6 +336,8 @@ enum dsim_met { DSIM_NOT_MEASURED = -1, DSIM_NOT_MET = 0, DSIM_MET = 1 };
  */
 struct dsim_target {
 	char what[64];
+	enum dsim_wl wl;
+	unsigned int threads;
 	double ratio;
 	double value;
 	double limit;
@@ -336,7 +345,53 @@ struct dsim_target {
 	enum dsim_met met;
 };
 
-#define DSIM_MAX_TARGETS	(4 + 2 * DSIM_MAX_RATIOS)
+#define DSIM_MAX_TARGETS	(5 + 2 * DSIM_MAX_RATIOS)
+
+/* Default against the others at every point: IOPS and p99 bounds. */
+#define DSIM_NW_IOPS		0.97	/* of the best other DAX policy, and of nodax */
+#define DSIM_NW_P99		1.1	/* times the best other DAX policy's p99 */
+
+/**
+ * struct dsim_nw - the default policy at one point against the others.
+ * @d: the default's point.
+ * @best: the other DAX policy (2019, seed000, upstream) with the most IOPS
+ *	there, or NULL.
+ * @nd: the nodax point, or NULL.
+ * @v_best: @d's IOPS over @best's (0 without @best), each the median of
+ *	its slices (struct dsim_point @iops_med).
+ * @v_nd: @d's IOPS over @nd's (0 without @nd), likewise.
+ * @v_p99: @d's p99 over @best's (0 without @best).
+ * @margin: the smallest of @v_best / DSIM_NW_IOPS, @v_nd / DSIM_NW_IOPS and
+ *	DSIM_NW_P99 / @v_p99 (those measured): at least 1 when the point
+ *	meets the rule.
+ */
+struct dsim_nw {
+	const struct dsim_point *d;
+	const struct dsim_point *best;
+	const struct dsim_point *nd;
+	double v_best;
+	double v_nd;
+	double v_p99;
+	double margin;
+};
+
+/**
+ * dsim_nw_eval() - the default policy against the others at every point:
+ * at least DSIM_NW_IOPS of the IOPS of the best other DAX policy and of
+ * nodax, and a p99 at most DSIM_NW_P99 times the best other's.  IOPS here
+ * are medians of the slices (the policies of a point run in interleaved
+ * slices, so a median compares them over the same quiet stretches).
+ * @pts: the points.
+ * @n: entries of @pts.
+ * @worst: receives the point of the smallest margin (zeroed when none).
+ * @met: receives the points that meet the rule.
+ *
+ * Context: any.
+ * Return: the points compared (default points with nodax or another DAX
+ * policy measured beside them).
+ */
+unsigned int dsim_nw_eval(const struct dsim_point *pts, size_t n,
+			  struct dsim_nw *worst, unsigned int *met);
 
 /**
  * dsim_targets_eval() - evaluate the targets on uniform, 1 thread points.
@@ -349,6 +404,8 @@ struct dsim_target {
  * least 1.87x the IOPS of 2019 and at most 0.56x its p99; at ratio 0.25
  * (working set 4x the window) 2019 and upstream fall below nodax; default
  * keeps at least 0.95x nodax's IOPS at every ratio, and 5x from ratio 1 on.
+ * The last target covers every point of the run (dsim_nw_eval()): its value
+ * is the worst point's margin, at least 1 when every point meets the rule.
  *
  * Context: any.
  * Return: the number of targets written.

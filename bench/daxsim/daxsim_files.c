@@ -125,8 +125,9 @@ static void write_point(FILE *f, const struct dsim_point *pt)
 	json_str(f, dsim_wl_name(pt->wl));
 	fprintf(f, ",\"threads\":%u,\"policy\":", pt->threads);
 	json_str(f, dsim_policy_name(pt->policy));
-	fprintf(f, ",\"ratio\":%g,\"window_ranges\":%llu,\"iops\":%.1f,\"p50_us\":%.3f,"
-		"\"p99_us\":%.3f,\"p999_us\":%.3f,\"max_us\":%.3f,\"hit_ratio\":%.5f,"
+	fprintf(f, ",\"ratio\":%g,\"window_ranges\":%llu,\"iops\":%.1f,\"iops_med\":%.1f,"
+		"\"slices\":%u,\"p50_us\":%.3f,\"p99_us\":%.3f,"
+		"\"p999_us\":%.3f,\"max_us\":%.3f,\"hit_ratio\":%.5f,"
 		"\"bypass_ratio\":%.5f,\"setups_per_kop\":%.3f,\"removes_per_kop\":%.3f,"
 		"\"remove_entries_per_kop\":%.3f,\"inline_reclaims_per_kop\":%.3f,"
 		"\"bg_reclaims_per_kop\":%.3f,\"bypass_full_per_kop\":%.3f,"
@@ -136,7 +137,8 @@ static void write_point(FILE *f, const struct dsim_point *pt)
 		"\"setup_us\":%.3f,\"remove_us\":%.3f,\"read_rt_us\":%.3f,"
 		"\"setup_ok_pct\":%.2f,\"remove_ok_pct\":%.2f,\"read_rt_ok_pct\":%.2f,"
 		"\"preempted\":%llu,\"cpu_pct\":%.1f}",
-		pt->ratio, (unsigned long long)pt->window_ranges, pt->iops, pt->p50_us,
+		pt->ratio, (unsigned long long)pt->window_ranges, pt->iops, pt->iops_med,
+		pt->slices, pt->p50_us,
 		pt->p99_us, pt->p999_us, pt->max_us, pt->hit_ratio, pt->bypass_ratio,
 		pt->setups_per_kop, pt->removes_per_kop, pt->remove_entries_per_kop,
 		pt->inline_per_kop, pt->bg_per_kop, pt->bypass_full_per_kop,
@@ -161,9 +163,9 @@ static void write_targets(FILE *f, const struct dsim_params *p,
 	for (i = 0; i < k; i++) {
 		fprintf(f, "%s{\"what\":", i ? ",\n" : "\n");
 		json_str(f, t[i].what);
-		fprintf(f, ",\"workload\":\"uniform\",\"threads\":1,\"ratio\":%g,"
+		fprintf(f, ",\"workload\":\"%s\",\"threads\":%u,\"ratio\":%g,"
 			"\"value\":%.4f,\"cmp\":\"%s\",\"limit\":%g,\"met\":%s}",
-			t[i].ratio, t[i].value, cmp[t[i].cmp], t[i].limit,
+			dsim_wl_name(t[i].wl), t[i].threads, t[i].ratio, t[i].value, cmp[t[i].cmp], t[i].limit,
 			t[i].met == DSIM_MET ? "true" :
 			t[i].met == DSIM_NOT_MET ? "false" : "null");
 	}

@@ -4,9 +4,12 @@
  * (one workload, thread count and ratio).  Each policy gets a cell: a cache
  * over its own simulation backend and its reader states.  Every cell warms
  * up (one pass over the file's pages, or the warm-up time), then the
- * measured time is cut into DSIM_SLICES slices, and slice s runs the cells
- * in the order s, s+1, ... so that a burst of outside load lands on every
- * policy alike.  Each read is timed into a latency histogram.
+ * measured time is cut into slices of about DSIM_SLICE_S (at least
+ * DSIM_SLICES), and slice s runs the cells in the order s, s+1, ... so that
+ * a burst of outside load lands on every policy alike: the shorter the
+ * slices, the more evenly a busy machine's load is shared.  Each slice's
+ * IOPS is kept, for a median that a few slices under a burst cannot move.
+ * Each read is timed into a latency histogram.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* RUSAGE_THREAD */
@@ -28,6 +31,8 @@
 
 #define DSIM_INO	1
 #define DSIM_SLICES	5
+#define DSIM_SLICE_S	0.02
+#define DSIM_SLICES_MAX	1000
 
 struct cell;
 
@@ -73,6 +78,8 @@ struct cell {
 	char *mem;
 	struct reader *rd;
 	struct counts sum;
+	double *slice_iops;		/* each measured slice's IOPS */
+	unsigned int nr_slices;
 	struct dc_backend_ops ops;	/* simbe's, timed call by call */
 	uint64_t over_ns;		/* a round trip longer than this overran */
 	uint64_t setups_over;		/* timed calls that overran (atomic) */
@@ -269,9 +276,14 @@ static void sleep_s(double s)
 static void run_cell(struct cell *cl, bool warming, double secs)
 {
 	unsigned int i, n = cl->pt->threads;
+	uint64_t ops0[DSIM_MAX_THREADS], ns0[DSIM_MAX_THREADS], ops = 0, ns = 0;
 	struct counts a, b;
 	int ret;
 
+	for (i = 0; i < n; i++) {
+		ops0[i] = cl->rd[i].ops;
+		ns0[i] = cl->rd[i].ns;
+	}
 	cl->warming = warming;
 	cl->stop = 0;
 	cl->deadline = dsim_now_ns() + (uint64_t)(cl->p->warm_s * 1e9);
@@ -296,6 +308,14 @@ static void run_cell(struct cell *cl, bool warming, double secs)
 	if (!warming) {
 		read_counts(cl, &b);
 		add_delta(&cl->sum, &a, &b);
+		/* This slice's IOPS: all reads over the longest reader's time. */
+		for (i = 0; i < n; i++) {
+			ops += cl->rd[i].ops - ops0[i];
+			if (cl->rd[i].ns - ns0[i] > ns)
+				ns = cl->rd[i].ns - ns0[i];
+		}
+		if (cl->slice_iops && ns)
+			cl->slice_iops[cl->nr_slices++] = (double)ops * 1e9 / (double)ns;
 	}
 }
 
@@ -416,6 +436,7 @@ static void cell_destroy(struct cell *cl)
 		}
 	}
 	free(cl->rd);
+	free(cl->slice_iops);
 	memset(cl, 0, sizeof(*cl));
 }
 
@@ -433,6 +454,22 @@ static double within_pct(uint64_t over, uint64_t n)
 static double mean_ns(uint64_t total, uint64_t n)
 {
 	return n ? (double)total / (double)n : 0.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n values (sorted in place); 0 for none. */
+static double median(double *v, unsigned int n)
+{
+	if (!n)
+		return 0.0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
 /* Fill the cell's point from its readers and summed counters. */
@@ -466,6 +503,8 @@ static void collect(struct cell *cl)
 	pt->elapsed_s = (double)ns / 1e9;
 	pt->cpu_pct = wall ? 100.0 * (double)cpu / (double)wall : 0.0;
 	pt->iops = ns ? (double)pt->ops / pt->elapsed_s : 0.0;
+	pt->iops_med = median(cl->slice_iops, cl->nr_slices);
+	pt->slices = cl->nr_slices;
 	if (h) {
 		pt->p50_us = (double)lat_hist_percentile(h, 50.0) / 1000.0;
 		pt->p99_us = (double)lat_hist_percentile(h, 99.0) / 1000.0;
@@ -518,12 +557,16 @@ int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
 {
 	uint64_t bytes, file_bytes = p->file_pages << DSIM_PAGE_SHIFT;
 	struct cell *cells;
-	unsigned int i, s;
+	unsigned int i, s, slices;
 	char *mem;
 	int ret = 0;
 
 	if (!n)
 		return 0;
+	slices = DSIM_SLICES;
+	if (p->time_s / DSIM_SLICE_S > slices)
+		slices = p->time_s / DSIM_SLICE_S > DSIM_SLICES_MAX ? DSIM_SLICES_MAX :
+			 (unsigned int)(p->time_s / DSIM_SLICE_S);
 	for (i = 0; i < n; i++)
 		pts[i].window_ranges = dsim_window_ranges(p, pts[i].ratio);
 	bytes = pts[0].window_ranges << DSIM_RANGE_SHIFT;
@@ -533,15 +576,21 @@ int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
 	cells = calloc(n, sizeof(*cells));
 	if (!cells)
 		return -ENOMEM;
-	for (i = 0; i < n && !ret; i++)
+	for (i = 0; i < n && !ret; i++) {
 		ret = cell_create(p, &pts[i], mem, &cells[i]);
+		if (!ret) {
+			cells[i].slice_iops = calloc(slices, sizeof(double));
+			if (!cells[i].slice_iops)
+				ret = -ENOMEM;
+		}
+	}
 	if (!ret) {
 		for (i = 0; i < n; i++)
 			run_cell(&cells[i], true, 0.0);
-		for (s = 0; s < DSIM_SLICES; s++)
+		for (s = 0; s < slices; s++)
 			for (i = 0; i < n; i++)
 				run_cell(&cells[(s + i) % n], false,
-					 p->time_s / DSIM_SLICES);
+					 p->time_s / slices);
 		for (i = 0; i < n; i++)
 			collect(&cells[i]);
 	}

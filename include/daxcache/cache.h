@@ -58,11 +58,13 @@ enum dc_victim_policy {
  * enum dc_admit_policy - admission control for dc_map(..., DC_MAP_MAY_BYPASS).
  * @DC_ADMIT_ALWAYS: every miss is mapped; DC_MAP_MAY_BYPASS is ignored (the
  *	behaviour before admission control, kept for comparison).
- * @DC_ADMIT_FREQ: a read miss that would evict a mapping is mapped only if
- *	its file range was missed recently and is referenced more often than
- *	the victim it would replace (a frequency sketch, counted on misses and
- *	when the victim scan finds a range's accessed bit set); otherwise
- *	dc_map() answers DC_MAP_BYPASS.  Writes never evict, nor upgrade a
+ * @DC_ADMIT_FREQ: a read miss that would evict a mapping is mapped if it
+ *	continues a sequential stream (it follows a recent miss of its range
+ *	closely, or starts its range after a range of the same inode that was
+ *	just read), else only if its file range was missed recently and is
+ *	referenced more often than the victim it would replace (a frequency
+ *	sketch, counted on misses and when the victim scan finds a range's
+ *	accessed bit set); otherwise dc_map() answers DC_MAP_BYPASS.  Writes never evict, nor upgrade a
  *	read-only mapping while no range is free.  Misses served from free
  *	ranges are always mapped.  The default.
  *
@@ -312,8 +314,9 @@ void dc_inode_put(struct dc_inode *inode);
  * window) and the config's admit policy DC_ADMIT_FREQ (the default), a miss
  * is decided: with a free range it is mapped (and the background reclaimer
  * is not started for it); otherwise a read is mapped over an idle victim
- * only if it was missed recently and its reference count beats the
- * victim's, else dc_map() returns DC_MAP_BYPASS (stats: bypass_full).  A
+ * if it continues a sequential stream, or if it was missed recently and its
+ * reference count beats the victim's, else dc_map() returns DC_MAP_BYPASS
+ * (stats: bypass_full).  A
  * write is never mapped over a victim, and while no range is free a write
  * to a read-only mapping is not upgraded (bypass_write): a writable mapping
  * costs a writeback before its range can be reclaimed.  When no idle range

@@ -17,7 +17,10 @@
  *   from the long-distance re-references of a uniform spread.
  *
  * A contested miss (no free range) is admitted when it is in the ghost and
- * its count beats the victim's (see dc_admit_contest()).
+ * its count beats the victim's (see dc_admit_contest()), or at once when it
+ * continues a sequential stream (see stream_locked()): the ghost also keeps
+ * where in its range each recent miss fell, which tells a stream's forward
+ * steps from the scattered offsets of random reads.
  */
 #include "cache_internal.h"
 
@@ -31,6 +34,16 @@
 #define DC_ADMIT_GHOST_MIN	16u
 #define DC_ADMIT_GHOST_MAX	(1u << 22)
 #define DC_ADMIT_MARGIN		2u	/* the candidate must beat the victim by this */
+/*
+ * Positions in a range, for stream recognition: 0..DC_ADMIT_POS_N - 1 (the
+ * offset in the range scaled to 16 bits).  A step of at most
+ * DC_ADMIT_POS_NEAR forward (1/64 of the range: 32 KiB of a 2 MiB range) is
+ * the next read of a stream, and so is a miss at most that far into a range
+ * after its predecessor's last DC_ADMIT_POS_NEAR.
+ */
+#define DC_ADMIT_POS_BITS	16u
+#define DC_ADMIT_POS_N		(1u << DC_ADMIT_POS_BITS)
+#define DC_ADMIT_POS_NEAR	(DC_ADMIT_POS_N / 64u)
 
 /* The smallest power of two >= @n, within [@lo, @hi] (powers of two). */
 static uint32_t pow2_clamp(uint64_t n, uint32_t lo, uint32_t hi)
@@ -71,11 +84,14 @@ int dc_admit_init(struct dc_cache *c)
 			DC_ADMIT_GHOST_MIN, DC_ADMIT_GHOST_MAX);
 	a->sketch = dc_zalloc(ns);
 	a->ghost = dc_zalloc((size_t)ng * sizeof(*a->ghost));
-	if (!a->sketch || !a->ghost) {
+	a->ghost_pos = dc_zalloc((size_t)ng * sizeof(*a->ghost_pos));
+	if (!a->sketch || !a->ghost || !a->ghost_pos) {
 		dc_free(a->sketch);
 		dc_free(a->ghost);
+		dc_free(a->ghost_pos);
 		a->sketch = NULL;
 		a->ghost = NULL;
+		a->ghost_pos = NULL;
 		return -ENOMEM;
 	}
 	a->sketch_mask = ns - 1;
@@ -96,8 +112,10 @@ void dc_admit_fini(struct dc_cache *c)
 	dc_spin_lock_destroy(&a->lock);
 	dc_free(a->sketch);
 	dc_free(a->ghost);
+	dc_free(a->ghost_pos);
 	a->sketch = NULL;
 	a->ghost = NULL;
+	a->ghost_pos = NULL;
 }
 
 /* The two counters of a key: the low and the high half of its hash. */
@@ -153,30 +171,88 @@ static inline uint32_t fingerprint(uint64_t h)
 	return (uint32_t)(mix64(h) >> 32) | 1u;
 }
 
+/* The ghost slot of a key. */
+static inline uint32_t ghost_slot(const struct dc_admit *a, uint64_t h)
+{
+	return (uint32_t)(h >> 17) & a->ghost_mask;
+}
+
+/*
+ * Whether a miss at position @pos of range @index of @inode continues a
+ * sequential stream of that inode; @recent and @last: whether the ghost had
+ * the range, and at which position it was missed then; @prev: the mapping
+ * of range @index - 1, looked up when @pos is near the start (else NULL).
+ * Context: the admission lock held.  A stream's miss is either
+ *
+ * - within its range: the range was missed recently, a little before @pos
+ *   (the second read of a stream that was bypassed once); or
+ * - across ranges: it is at the start of its range, and the range before
+ *   is mapped and was hit since it was mapped or last passed by the victim
+ *   scan (a stream that read through it), or was missed recently near its
+ *   end (a stream that went past it without mapping it).
+ *
+ * Random reads rarely look like this: a recent range missed again just
+ * after its last miss, or a miss near the start of a range next to one that
+ * is mapped and hot, each take 1/64 of a range's offsets.  A scan that
+ * reads one page per range leaves the ranges it maps unaccessed.
+ */
+static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
+			  uint64_t index, uint32_t pos, bool recent, uint32_t last,
+			  const struct dc_range *prev)
+{
+	uint64_t h;
+	uint32_t g;
+
+	if (recent && pos > last && pos - last <= DC_ADMIT_POS_NEAR)
+		return true;
+	if (pos >= DC_ADMIT_POS_NEAR || !index)
+		return false;
+	if (prev)
+		return dc_read_once(prev->accessed);
+	h = key_hash(inode->id, index - 1);
+	g = ghost_slot(a, h);
+	return a->ghost[g] == fingerprint(h) &&
+	       a->ghost_pos[g] >= DC_ADMIT_POS_N - DC_ADMIT_POS_NEAR;
+}
+
 /**
  * dc_admit_note_miss() - count a miss under admission control.
  * @c: the cache (admit policy DC_ADMIT_FREQ).
- * @ino: the inode id.
- * @index: the range index.
+ * @inode: the inode that missed.
+ * @file_off: the file offset that missed.
  * @cand: receives what the decision needs: whether the range was missed
- *	recently (in the ghost, which now records it) and its estimate with
- *	this miss counted.
+ *	recently (in the ghost, which now records it and where in the range
+ *	it fell), whether the miss continues a sequential stream, and its
+ *	estimate with this miss counted.
  *
- * Context: the inode mutex held; takes the admission lock.
+ * Context: @inode's mutex held; takes the admission lock.
  */
-void dc_admit_note_miss(struct dc_cache *c, uint64_t ino, uint64_t index,
-			struct dc_admit_cand *cand)
+void dc_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
+			uint64_t file_off, struct dc_admit_cand *cand)
 {
 	struct dc_admit *a = &c->adm;
-	uint64_t h = key_hash(ino, index);
+	uint64_t index = file_off >> c->cfg.range_shift;
+	uint64_t h = key_hash(inode->id, index);
 	uint32_t fp = fingerprint(h);
-	uint32_t g = (uint32_t)(h >> 17) & a->ghost_mask;
+	uint32_t g = ghost_slot(a, h);
+	uint32_t pos = (uint32_t)(((file_off & (c->range_size - 1)) <<
+				   DC_ADMIT_POS_BITS) >> c->cfg.range_shift);
+	const struct dc_range *prev = NULL;
 
-	cand->ino = ino;
+	cand->ino = inode->id;
 	cand->index = index;
+	/*
+	 * The mapping before, outside the admission lock; stable, since a
+	 * mapping of @inode is claimed only under its mutex.
+	 */
+	if (pos < DC_ADMIT_POS_NEAR && index)
+		prev = dc_itree_lookup(inode->tree, index - 1);
 	dc_spin_lock(&a->lock);
 	cand->recent = a->ghost[g] == fp;
+	cand->stream = stream_locked(a, inode, index, pos, cand->recent,
+				     a->ghost_pos[g], prev);
 	a->ghost[g] = fp;
+	a->ghost_pos[g] = (uint16_t)pos;
 	count_locked(a, h);
 	cand->est = estimate_locked(a, h);
 	dc_spin_unlock(&a->lock);
@@ -211,10 +287,12 @@ void dc_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
  * @victim_ino: the inode id of the idle mapping that would be reclaimed.
  * @victim_index: its range index.
  *
- * Admit only a read that was missed recently (short re-reference distance)
- * and is referenced more than the victim by DC_ADMIT_MARGIN.  Near-ties keep
- * the victim: swapping two ranges of about equal worth costs a setup and
- * gains nothing.  A write never wins: it would make the new mapping
+ * Admit a read that continues a sequential stream whatever the victim: the
+ * rest of the range is read next, and a bypass would pay a round trip for
+ * each of those reads.  Otherwise admit only a read that was missed
+ * recently (short re-reference distance) and is referenced more than the
+ * victim by DC_ADMIT_MARGIN.  Near-ties keep the victim: swapping two ranges
+ * of about equal worth costs a setup and gains nothing.  A write never wins: it would make the new mapping
  * writable, and a writable mapping costs a writeback before its reclaim,
  * while a direct write costs no more than a write through the window.
  *
@@ -227,7 +305,11 @@ bool dc_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 	struct dc_admit *a = &c->adm;
 	unsigned int vest;
 
-	if (cand->write || !cand->recent)
+	if (cand->write)
+		return false;
+	if (cand->stream)
+		return true;
+	if (!cand->recent)
 		return false;
 	dc_spin_lock(&a->lock);
 	vest = estimate_locked(a, key_hash(victim_ino, victim_index));

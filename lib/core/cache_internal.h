@@ -155,7 +155,8 @@ struct dc_stat_stripe {
  * Admission control (cache_admit.c), allocated under DC_ADMIT_FREQ only.
  * A count-min sketch of 4-bit-valued counters (one byte each) with two
  * hashes of (inode id, range index), halved every @sample increments, and a
- * direct-mapped table of fingerprints of recent misses (the ghost).  Every
+ * direct-mapped table of fingerprints of recent misses (the ghost), with
+ * the position in the range of each (stream recognition).  Every
  * update is on a miss or a victim scan, never on a hit; @lock is innermost
  * (taken under the pool lock by the hand).
  */
@@ -163,6 +164,7 @@ struct dc_admit {
 	dc_spinlock_t lock;
 	uint8_t *sketch;
 	uint32_t *ghost;
+	uint16_t *ghost_pos;		/* where in its range each ghost miss fell */
 	uint32_t sketch_mask;
 	uint32_t ghost_mask;
 	uint64_t incs;			/* increments since the last halving */
@@ -175,6 +177,7 @@ struct dc_admit_cand {
 	uint64_t index;
 	unsigned int est;		/* its estimate, this miss included */
 	bool recent;			/* it was in the ghost: missed recently */
+	bool stream;			/* it continues a sequential stream */
 	bool write;			/* a write: never worth a victim */
 };
 
@@ -266,8 +269,8 @@ void dc_cache_wake(struct dc_cache *c);
 /* cache_admit.c */
 int dc_admit_init(struct dc_cache *c);
 void dc_admit_fini(struct dc_cache *c);
-void dc_admit_note_miss(struct dc_cache *c, uint64_t ino, uint64_t index,
-			struct dc_admit_cand *cand);
+void dc_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
+			uint64_t file_off, struct dc_admit_cand *cand);
 void dc_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index);
 bool dc_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 		      uint64_t victim_ino, uint64_t victim_index);

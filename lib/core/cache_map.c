@@ -218,15 +218,17 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 
 /*
  * The slow path: under the inode mutex, look again (another thread may have
- * mapped @index meanwhile: then pin theirs), else allocate and set up.  When
- * no range can be had, drop the mutex and wait for a free range or an unpin,
- * then start over.  Under admission control the miss is counted, and instead
- * of waiting (or when it loses to its victim) it returns DC_MAP_BYPASS.
+ * mapped the range of @file_off meanwhile: then pin theirs), else allocate
+ * and set up.  When no range can be had, drop the mutex and wait for a free
+ * range or an unpin, then start over.  Under admission control the miss is
+ * counted, and instead of waiting (or when it loses to its victim) it
+ * returns DC_MAP_BYPASS.
  */
-static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
+static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		    uint64_t timeout_ns, struct dc_range **out)
 {
 	struct dc_cache *c = inode->cache;
+	uint64_t index = file_off >> c->cfg.range_shift;
 	uint64_t start = 0, ev = 0, deadline = DC_WAIT_FOREVER, now;
 	bool admit = dc_admit_applies(c, flags);
 	bool registered = false, noted = false, refused, contested;
@@ -265,7 +267,7 @@ static int map_slow(struct dc_inode *inode, uint64_t index, unsigned int flags,
 			break;
 		}
 		if (admit && !noted) {
-			dc_admit_note_miss(c, inode->id, index, &cand);
+			dc_admit_note_miss(c, inode, file_off, &cand);
 			cand.write = flags & DC_MAP_WRITE;
 			noted = true;
 		}
@@ -376,7 +378,7 @@ DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 			}
 		}
 	} else {
-		ret = map_slow(inode, index, flags, timeout_ns, &r);
+		ret = map_slow(inode, file_off, flags, timeout_ns, &r);
 		if (ret)
 			goto no_pin;
 	}

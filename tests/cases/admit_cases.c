@@ -118,14 +118,14 @@ static void aenv_finish(struct dc_test *t, struct aenv *e)
 } while (0)
 
 /*
- * One access to range @idx of inode @i (at a byte inside it that varies with
- * @k) with @flags.  Returns the result of dc_map(): 0 (the pin was checked
- * and dropped) or DC_MAP_BYPASS (no pin was taken); anything else fails.
+ * One access to page @pg (4 KiB) of range @idx of inode @i with @flags.
+ * Returns the result of dc_map(): 0 (the pin was checked and dropped) or
+ * DC_MAP_BYPASS (no pin was taken); anything else fails.
  */
-static int access1(struct dc_test *t, struct aenv *e, unsigned int i,
-		   uint64_t idx, uint64_t k, unsigned int flags)
+static int access_pg(struct dc_test *t, struct aenv *e, unsigned int i,
+		     uint64_t idx, uint64_t pg, unsigned int flags)
 {
-	uint64_t off = idx * A_RS + (k * 4096) % A_RS;
+	uint64_t off = idx * A_RS + (pg * 4096) % A_RS;
 	struct dc_pin pin;
 	int ret;
 
@@ -151,6 +151,16 @@ static int access1(struct dc_test *t, struct aenv *e, unsigned int i,
 		dc_test_fail(t, __FILE__, __LINE__, "pin maps the wrong data");
 	dc_unpin(&pin);
 	return 0;
+}
+
+/*
+ * One access to range @idx of inode @i, at a page that varies with @k (the
+ * page @k of the range, modulo its size).
+ */
+static int access1(struct dc_test *t, struct aenv *e, unsigned int i,
+		   uint64_t idx, uint64_t k, unsigned int flags)
+{
+	return access_pg(t, e, i, idx, k, flags);
 }
 
 /* --- configuration ------------------------------------------------------ */
@@ -311,17 +321,24 @@ struct run_result {
 	uint64_t hits, misses, bypasses, full;
 };
 
-/* @n uniform accesses over @file ranges of inode 0, all with the flag. */
+/*
+ * @n uniform accesses over the pages of @file ranges of inode 0, all with
+ * the flag.  The page within the range is random too: a page that moved
+ * forward with each access would make re-misses of a range look like the
+ * steps of a sequential reader.
+ */
 static void uniform_run(struct dc_test *t, struct aenv *e, uint64_t seed,
 			unsigned int n, uint64_t file, struct run_result *res)
 {
 	struct dc_test_rng rng;
 	struct dc_cache_stats st;
 	unsigned int k;
+	uint64_t idx;
 
 	dc_test_rng_init(&rng, seed);
 	for (k = 0; k < n; k++) {
-		access1(t, e, 0, dc_test_below(&rng, file), k, BYPASS);
+		idx = dc_test_below(&rng, file);
+		access_pg(t, e, 0, idx, dc_test_below(&rng, A_RS / 4096), BYPASS);
 		DC_RETURN_IF_FAILED(t);
 	}
 	st = ast(e);
@@ -414,8 +431,9 @@ DC_TEST(admit_scan_keeps_hot_set)
 
 /*
  * Sequential 4 KiB reads of one range, in a window full of ranges that
- * were used once: the range is mapped at its second access, and every later
- * access is a hit.
+ * were used once: the range is mapped at its second access (the first one
+ * is not known as a stream yet; the second steps forward from it), and
+ * every later access is a hit.
  */
 static void seq_body(struct dc_test *t, struct aenv *e)
 {
@@ -435,7 +453,7 @@ static void seq_body(struct dc_test *t, struct aenv *e)
 			DC_ASSERT_INT_EQ(t, ret, 0);
 	}
 	dc_test_log(t, "mapped at access %u of 512", first);
-	DC_ASSERT(t, first >= 1 && first <= 3);
+	DC_ASSERT_INT_EQ(t, first, 2);
 	st = ast(e);
 	DC_ASSERT_EQ(t, st.misses - before.misses, 1);
 	DC_ASSERT_EQ(t, st.admits_contested - before.admits_contested, 1);
@@ -449,6 +467,93 @@ DC_TEST(admit_sequential_admitted)
 
 	aenv_init(&e, 8);
 	AENV_RUN(t, &e, seq_body);
+}
+
+/*
+ * A sequential 4 KiB read of @n new ranges of inode 1, in a window full of
+ * ranges of inode 0 used once: the first range is mapped at its second
+ * access, and each later one at its first (it starts next to the range the
+ * stream just read through), so the whole stream pays one bypass.
+ */
+static void stream_body(struct dc_test *t, struct aenv *e)
+{
+	const unsigned int n = 3 * A_PINS;
+	struct dc_cache_stats st, before;
+	unsigned int k, pg;
+
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
+	before = ast(e);
+	for (k = 0; k < n; k++) {
+		for (pg = 0; pg < 512; pg++) {
+			int ret = access_pg(t, e, 1, 10 + k, pg, BYPASS);
+
+			DC_RETURN_IF_FAILED(t);
+			if (k || pg)
+				DC_ASSERT_INT_EQ(t, ret, 0);
+		}
+	}
+	st = ast(e);
+	dc_test_log(t, "%u ranges: %llu misses %llu bypasses %llu hits", n,
+		    (unsigned long long)(st.misses - before.misses),
+		    (unsigned long long)(st.bypasses - before.bypasses),
+		    (unsigned long long)(st.hits - before.hits));
+	DC_ASSERT_EQ(t, st.bypasses - before.bypasses, 1);
+	DC_ASSERT_EQ(t, st.misses - before.misses, n);
+	DC_ASSERT_EQ(t, st.admits_contested - before.admits_contested, n);
+	DC_ASSERT_EQ(t, st.hits - before.hits, 512 * n - n - 1);
+}
+
+DC_TEST(admit_stream_across_ranges)
+{
+	struct aenv e;
+
+	aenv_init(&e, 8);
+	AENV_RUN(t, &e, stream_body);
+}
+
+/*
+ * What does not look like a stream is decided as before (a first miss in
+ * a full window is bypassed): a miss inside a range next to a mapped,
+ * accessed one; a miss at the start of a range after one that was neither
+ * mapped nor missed; a miss at the start of a range after one that is
+ * mapped but was never read since it was mapped (a scan of one page per
+ * range).  Then the control: the start of the range after one that was
+ * just read is mapped at once.
+ */
+static void not_stream_body(struct dc_test *t, struct aenv *e)
+{
+	struct dc_cache_stats st, before;
+	unsigned int k;
+
+	/* Inode 1: range 4 mapped and read since, range 11 mapped only. */
+	DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 4, 0, BYPASS), 0);
+	DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 4, 1, BYPASS), 0);
+	DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 11, 0, BYPASS), 0);
+	for (k = 0; k < e->nr - 2; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
+	before = ast(e);
+	DC_ASSERT_EQ(t, before.nr_free, 0);
+	DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 5, 200, BYPASS), DC_MAP_BYPASS);
+	DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 9, 0, BYPASS), DC_MAP_BYPASS);
+	DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 12, 0, BYPASS), DC_MAP_BYPASS);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.bypass_full - before.bypass_full, 3);
+	DC_ASSERT_EQ(t, st.misses, before.misses);
+	/* Range 4 read again (its accessed bit may have been cleared). */
+	DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 4, 511, BYPASS), 0);
+	DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 5, 0, BYPASS), 0);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.misses - before.misses, 1);
+	DC_ASSERT_EQ(t, st.admits_contested - before.admits_contested, 1);
+}
+
+DC_TEST(admit_random_miss_not_stream)
+{
+	struct aenv e;
+
+	aenv_init(&e, 8);
+	AENV_RUN(t, &e, not_stream_body);
 }
 
 /*
@@ -762,6 +867,8 @@ DC_SUITE(admit,
 	DC_CASE(admit_uniform_no_churn),
 	DC_CASE(admit_scan_keeps_hot_set),
 	DC_CASE(admit_sequential_admitted),
+	DC_CASE(admit_stream_across_ranges),
+	DC_CASE(admit_random_miss_not_stream),
 	DC_CASE(admit_skew_keeps_hottest),
 	DC_CASE(admit_writes_never_evict),
 	DC_CASE(admit_busy_bypasses_at_once),
