@@ -268,7 +268,8 @@ static void sleep_s(double s)
 
 	ts.tv_sec = (time_t)s;
 	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) == EINTR)
+	/* nanosleep() answers -1 with errno EINTR when a signal cut it short. */
+	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
 

@@ -153,7 +153,7 @@ struct dc_stat_stripe {
 
 /*
  * Admission control (cache_admit.c), allocated under DC_ADMIT_FREQ only.
- * A count-min sketch of 4-bit-valued counters (one byte each) with two
+ * A count-min sketch of one-byte counters (saturating at 255) with two
  * hashes of (inode id, range index), halved every @sample increments, and a
  * direct-mapped table of fingerprints of recent misses (the ghost), with
  * the position in the range of each (stream recognition).  Every
