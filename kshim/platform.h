@@ -25,14 +25,16 @@
  * Only light kernel headers: core identifiers must not meet kernel macros
  * (<linux/sched.h> brings <linux/nodemask.h>, whose node_set() macro would
  * rewrite the interval tree's node_set()).  What needs more lives out of
- * line in the .c files of kshim/.
+ * line in the .c files of kshim/.  What differs between kernel series is in
+ * compat_kernel.h (container_of() has its own header from 5.16 on).
  */
+#include "compat_kernel.h"
+
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/build_bug.h>
 #include <linux/cache.h>
 #include <linux/compiler.h>
-#include <linux/container_of.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -205,8 +207,20 @@ typedef struct mutex dc_mutex_t;
 
 typedef struct rcu_head dc_rcu_head_t;
 
+#ifdef CONFIG_PREEMPT_COUNT
 #define dc_rcu_read_lock()		rcu_read_lock()
 #define dc_rcu_read_unlock()		rcu_read_unlock()
+#else
+/*
+ * Without a preemption count (5.10's voluntary preemption) a read section
+ * leaves no trace the shim could read back: these count the sections on
+ * the CPU, which the reader cannot leave before unlocking (kshim/rcu.c).
+ */
+void dc_plat_rcu_read_lock(void);
+void dc_plat_rcu_read_unlock(void);
+#define dc_rcu_read_lock()		dc_plat_rcu_read_lock()
+#define dc_rcu_read_unlock()		dc_plat_rcu_read_unlock()
+#endif
 /* Whether the caller is in a read-side section (see kshim/rcu.c). */
 bool dc_plat_rcu_read_held(void);
 #define dc_rcu_read_held()		dc_plat_rcu_read_held()

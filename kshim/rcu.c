@@ -5,9 +5,53 @@
  */
 #include "platform.h"
 
+#include <linux/export.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 
 #include <daxcache/thread.h>
+
+#ifndef CONFIG_PREEMPT_COUNT
+/*
+ * Read sections entered through the shim on each CPU.  A reader stays on
+ * its CPU until it unlocks: it may not sleep, and a kernel without a
+ * preemption count does not preempt it.  An interrupt's sections nest
+ * inside the interrupted one's and end before it resumes.  The two
+ * functions below exist only on such kernels, so they are exported here
+ * rather than in exports.c.
+ */
+static DEFINE_PER_CPU(unsigned int, dc_rcu_depth);
+
+/**
+ * dc_plat_rcu_read_lock() - rcu_read_lock(), counted for
+ * dc_plat_rcu_read_held() on kernels without a preemption count.
+ *
+ * Context: any.
+ */
+void dc_plat_rcu_read_lock(void)
+	__acquires(RCU)
+{
+	rcu_read_lock();
+	this_cpu_inc(dc_rcu_depth);
+}
+EXPORT_SYMBOL_NS_GPL(dc_plat_rcu_read_lock, DAXCACHE_KSHIM);
+
+/**
+ * dc_plat_rcu_read_unlock() - rcu_read_unlock() of a section entered with
+ * dc_plat_rcu_read_lock().
+ *
+ * Context: the read section.
+ */
+void dc_plat_rcu_read_unlock(void)
+	__releases(RCU)
+{
+	this_cpu_dec(dc_rcu_depth);
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_NS_GPL(dc_plat_rcu_read_unlock, DAXCACHE_KSHIM);
+#endif
 
 /**
  * dc_plat_rcu_read_held() - whether the caller is in an RCU reader.
@@ -15,7 +59,9 @@
  * Exact with lockdep.  Without it, or once lockdep has turned itself off
  * after a report (rcu_read_lock_held() then answers true for everyone):
  * the preemptible-RCU nesting depth, or preemption disabled (which also
- * holds off a grace period).
+ * holds off a grace period).  Without a preemption count (5.10), where
+ * neither can be read: the sections entered through the shim on this CPU,
+ * interrupt context, or interrupts disabled.
  *
  * Context: any.
  * Return: true if a grace period cannot end under the caller.
@@ -26,7 +72,11 @@ bool dc_plat_rcu_read_held(void)
 	if (debug_lockdep_rcu_enabled())
 		return rcu_read_lock_held();
 #endif
+#ifdef CONFIG_PREEMPT_COUNT
 	return rcu_preempt_depth() > 0 || !preemptible();
+#else
+	return this_cpu_read(dc_rcu_depth) > 0 || in_interrupt() || irqs_disabled();
+#endif
 }
 
 int dc_thread_register(void)
@@ -55,13 +105,13 @@ void dc_after_fork_child(void)
 void dc_read_lock(void)
 	__acquires(RCU)
 {
-	rcu_read_lock();
+	dc_rcu_read_lock();
 }
 
 void dc_read_unlock(void)
 	__releases(RCU)
 {
-	rcu_read_unlock();
+	dc_rcu_read_unlock();
 }
 
 void dc_synchronize(void)

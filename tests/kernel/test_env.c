@@ -116,12 +116,19 @@ int dc_test_run_threads(struct dc_test *t, unsigned int n,
 	return ret;
 }
 
+/*
+ * Always a sleep that gives up the CPU: callers wait for other test threads,
+ * which a kernel that does not preempt kthreads (5.10's voluntary
+ * preemption) runs only then.  fsleep() would busy-wait below 10 us.
+ */
 void dc_test_sleep_us(unsigned int us)
 {
-	if (us)
-		fsleep(us);
-	else
+	if (!us)
 		cond_resched();
+	else if (us < 10)
+		usleep_range(us, 2 * us);
+	else
+		fsleep(us);
 }
 
 unsigned int dc_test_scale(void)
