@@ -309,9 +309,16 @@ static void inline_check(struct fx *x, int ret)
 		ft_touch(&x->env, 1, 0, 0);
 }
 
+/*
+ * The reclaimer was held at the writeback gate: once it opens, its pass
+ * goes on (the written-back range and others claimed, removed, then free
+ * at the pass's one flush).  Wait for that flush (no range was free) before
+ * the teardown's checks, which a pass in flight would fail.
+ */
 static void inline_teardown(struct fx *x)
 {
 	dc_simbe_gate_open(x->env.be, DC_SIMBE_WRITEBACK);
+	FT_CHECK_INT(dc_wait_free(x->env.cache, FT_WAIT_NS), 0);
 	env_teardown(x);
 }
 
