@@ -708,10 +708,15 @@ static void busy_body(struct dc_test *t, struct aenv *e)
 	 * miss contests and takes it inline, or the background reclaimer
 	 * (kicked by the bypassed misses, running whenever it is scheduled)
 	 * takes it first and the miss waits for it to reach the free pool:
-	 * a range on its way there is not "every range busy".
+	 * a range on its way there is not "every range busy".  A clean-clone
+	 * CI also saw the miss bypassed (an order not understood yet); the
+	 * reclaimer, kicked, then frees the idle range and a later miss maps
+	 * it.  So the state waited for is "a flagged miss maps it", which a
+	 * window that bypassed forever would never reach.
 	 */
 	dc_unpin(&e->pin[2]);
-	DC_ASSERT_INT_EQ(t, access1(t, e, 1, 0, 10, BYPASS), 0);
+	DC_WAIT_FOR(t, access1(t, e, 1, 0, 10, BYPASS) == 0 || dc_test_failed(t));
+	DC_RETURN_IF_FAILED(t);
 	st = ast(e);
 	DC_ASSERT(t, st.admits_contested + st.bg_reclaims >= 1);
 	DC_ASSERT(t, st.admits_contested <= 1);
