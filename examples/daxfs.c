@@ -451,12 +451,31 @@ static int do_lookup(struct dnode *parent, const char *name, struct fuse_entry_p
 	return 0;
 }
 
+/*
+ * The /proc/self/fd link of @n's O_PATH descriptor: it resolves to the
+ * inode itself, a symlink included, for the calls that refuse an O_PATH
+ * descriptor (open, chmod, f*xattr, linkat without CAP_DAC_READ_SEARCH).
+ */
+static void proc_path(struct dnode *n, char *path, size_t size)
+{
+	snprintf(path, size, "/proc/self/fd/%d", n->path_fd);
+}
+
+/* Answer @err for .daxfs-stats, which only opens, reads and stats; true then. */
+static bool stats_refuse(fuse_req_t req, struct dnode *n, int err)
+{
+	if (n != &stats_node)
+		return false;
+	fuse_reply_err(req, err);
+	return true;
+}
+
 /* Open the source of @n with @flags through /proc. */
 static int reopen(struct dnode *n, int flags)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", n->path_fd);
+	proc_path(n, path, sizeof(path));
 	/* O_DIRECT is the kernel's business: our buffers need not be aligned. */
 	return open(path, flags & ~(O_NOFOLLOW | O_DIRECT));
 }
@@ -606,11 +625,9 @@ static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	char path[64];
 	int err = 0;
 
-	if (n == &stats_node) {
-		fuse_reply_err(req, EPERM);
+	if (stats_refuse(req, n, EPERM))
 		return;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", n->path_fd);
+	proc_path(n, path, sizeof(path));
 	if ((valid & FUSE_SET_ATTR_MODE) && chmod(path, attr->st_mode))
 		err = -errno;
 	if (!err && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
@@ -737,11 +754,9 @@ static void dfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	char path[64];
 	int err = 0;
 
-	if (n == &stats_node) {
-		fuse_reply_err(req, EPERM);
+	if (stats_refuse(req, n, EPERM))
 		return;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", n->path_fd);
+	proc_path(n, path, sizeof(path));
 	if (linkat(AT_FDCWD, path, p->path_fd, newname, AT_SYMLINK_FOLLOW))
 		err = -errno;
 	reply_made(req, p, newname, err);
@@ -1109,10 +1124,8 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	ssize_t done = (ssize_t)size;
 	int err;
 
-	if (n == &stats_node) {
-		fuse_reply_err(req, EBADF);
+	if (stats_refuse(req, n, EBADF))
 		return;
-	}
 	atomic_fetch_add_explicit(&n_writes, 1, memory_order_relaxed);
 	pthread_rwlock_rdlock(&n->io_lock);
 	if (!n->dci || (fi->flags & O_APPEND)) {
@@ -1168,16 +1181,9 @@ static void dfs_statfs(fuse_req_t req, fuse_ino_t ino)
 }
 
 /*
- * Extended attributes go through the /proc/self/fd link of the O_PATH
- * descriptor (the f*xattr() calls refuse O_PATH descriptors); the link
- * resolves to the inode itself, a symlink included.
+ * Reply with the @size bytes an xattr call needs (@size 0) or got (@buf).
+ * Extended attributes go through proc_path(): f*xattr() refuse O_PATH.
  */
-static void proc_path(struct dnode *n, char *path, size_t size)
-{
-	snprintf(path, size, "/proc/self/fd/%d", n->path_fd);
-}
-
-/* Reply with the @size bytes an xattr call needs (@size 0) or got (@buf). */
 static void reply_xattr(fuse_req_t req, const char *buf, size_t size, ssize_t len)
 {
 	if (len < 0)
@@ -1193,10 +1199,8 @@ static void dfs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_
 	struct dnode *n = get_node(ino);
 	char path[64], *buf = NULL;
 
-	if (n == &stats_node) {
-		fuse_reply_err(req, ENODATA);
+	if (stats_refuse(req, n, ENODATA))
 		return;
-	}
 	if (size && !(buf = malloc(size))) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -1230,10 +1234,8 @@ static void dfs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	struct dnode *n = get_node(ino);
 	char path[64];
 
-	if (n == &stats_node) {
-		fuse_reply_err(req, EPERM);
+	if (stats_refuse(req, n, EPERM))
 		return;
-	}
 	proc_path(n, path, sizeof(path));
 	fuse_reply_err(req, setxattr(path, name, value, size, flags) ? errno : 0);
 }
@@ -1243,10 +1245,8 @@ static void dfs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	struct dnode *n = get_node(ino);
 	char path[64];
 
-	if (n == &stats_node) {
-		fuse_reply_err(req, EPERM);
+	if (stats_refuse(req, n, EPERM))
 		return;
-	}
 	proc_path(n, path, sizeof(path));
 	fuse_reply_err(req, removexattr(path, name) ? errno : 0);
 }
@@ -1265,10 +1265,8 @@ static void dfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	bool shift = mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE);
 	int err = 0;
 
-	if (n == &stats_node) {
-		fuse_reply_err(req, EBADF);
+	if (stats_refuse(req, n, EBADF))
 		return;
-	}
 	if (shift) {
 		pthread_rwlock_wrlock(&n->io_lock);
 		err = punch_window(n, off);

@@ -292,9 +292,10 @@ void dc_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
  * each of those reads.  Otherwise admit only a read that was missed
  * recently (short re-reference distance) and is referenced more than the
  * victim by DC_ADMIT_MARGIN.  Near-ties keep the victim: swapping two ranges
- * of about equal worth costs a setup and gains nothing.  A write never wins: it would make the new mapping
- * writable, and a writable mapping costs a writeback before its reclaim,
- * while a direct write costs no more than a write through the window.
+ * of about equal worth costs a setup and gains nothing.  A write never
+ * wins: it would make the new mapping writable, and a writable mapping
+ * costs a writeback before its reclaim, while a direct write costs no more
+ * than a write through the window.
  *
  * Context: the mapping inode's mutex held; takes the admission lock.
  * Return: true to map the miss over the victim, false to bypass.

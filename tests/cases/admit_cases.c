@@ -808,12 +808,11 @@ static void mt_thread(struct dc_test *t, void *arg, unsigned int idx)
 	dc_test_rng_init(&rng, t->seed * 31 + idx);
 	dc_atomic_inc(&c->ready);
 	/*
-	 * Yield while waiting: in a kernel that does not preempt kthreads
-	 * (5.10's voluntary preemption), threads spinning here on every CPU
-	 * would keep the last ones from ever starting.
+	 * The start line sleeps between looks: in a kernel that does not
+	 * preempt kthreads (5.10's voluntary preemption), threads spinning
+	 * here on every CPU would keep the last ones from ever starting.
 	 */
-	while ((unsigned int)dc_atomic_read(&c->ready) < T_THREADS)
-		dc_test_sleep_us(0);
+	DC_WAIT_FOR(t, (unsigned int)dc_atomic_read(&c->ready) >= T_THREADS);
 	for (k = 0; k < c->ops && !dc_test_failed(t); k++) {
 		unsigned int op = (unsigned int)dc_test_below(&rng, 100);
 		unsigned int i = (unsigned int)dc_test_below(&rng, A_INODES);
