@@ -1,9 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * cache.c - the cache's lifetime, its inode table, and its statistics.
+/**
+ * DOC: cache.c - the cache's lifetime and its statistics (the inode table is
+ * cache_inode.c).
+ *
+ * Owns: the cache object (configuration defaults and checks, creation and
+ * destruction, which stops the reclaimer and empties the inode table), the
+ * per-op count of backend failures, and the statistics, summed on read.
+ *
+ * Locks: the pool spinlock, briefly, for the failure counts and the free
+ * and mapped counts of dc_cache_stats().
+ *
+ * Callers: the API (<daxcache/cache.h>); cache_map.c and cache_reclaim.c
+ * count their backend failures here.
  */
 #include "cache_internal.h"
-#include "itree_internal.h"
 
 #define DC_DEFAULT_RANGE_SHIFT		21
 #define DC_DEFAULT_THRESHOLD_PCT	20
@@ -123,15 +133,18 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 	c->nr_free = c->nr_ranges;
 	dc_atomic64_set(&c->evict_deadline, DC_WAIT_FOREVER);
 	dc_waitq_init(&c->waitq);
-	dc_mutex_init(&c->inode_lock);
-	ret = dc_worker_start(&c->reclaimer, dc_reclaimer_fn, "dc-reclaim");
+	ret = dc_inode_table_init(c);
 	if (ret)
 		goto fail_locks;
+	ret = dc_worker_start(&c->reclaimer, dc_reclaimer_fn, "dc-reclaim");
+	if (ret)
+		goto fail_table;
 	*out = c;
 	return 0;
 
+fail_table:
+	dc_inode_table_fini(c);
 fail_locks:
-	dc_mutex_destroy(&c->inode_lock);
 	dc_waitq_destroy(&c->waitq);
 	dc_spin_lock_destroy(&c->pool_lock);
 fail_free:
@@ -177,34 +190,6 @@ int dc_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
 	return ret;
 }
 
-static void inode_free_rcu(dc_rcu_head_t *head)
-{
-	struct dc_inode *inode = dc_container_of(head, struct dc_inode, rcu);
-
-	dc_mutex_destroy(&inode->mutex);
-	dc_free(inode);
-}
-
-/*
- * The last reference is gone and the inode is unhashed: drop everything.
- * If dc_cache_destroy() gave up on pins meanwhile, the inode keeps what is
- * pinned and waits on the cache's orphan list for destroy's next call.
- */
-static void inode_evict(struct dc_inode *inode)
-{
-	struct dc_cache *c = inode->cache;
-
-	if (dc_inode_drop_range(inode, 0, UINT64_MAX, true)) {
-		dc_spin_lock(&c->pool_lock);
-		inode->evict_next = c->orphans;
-		c->orphans = inode;
-		dc_spin_unlock(&c->pool_lock);
-		return;
-	}
-	dc_itree_destroy(inode->tree);
-	dc_call_rcu(&inode->rcu, inode_free_rcu);
-}
-
 /* Count the pins still held on @c's ranges (destroy only: nothing moves). */
 static unsigned int pins_held(struct dc_cache *c)
 {
@@ -219,7 +204,6 @@ static unsigned int pins_held(struct dc_cache *c)
 DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 {
 	struct dc_inode *list, *inode;
-	unsigned int b;
 
 	if (!c)
 		return 0;
@@ -235,15 +219,7 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 		dc_cache_wake(c);
 		dc_worker_stop(&c->reclaimer);
 		dc_inode_evict_deferred(c);
-		for (b = 0; b < DC_ARRAY_SIZE(c->inode_hash); b++) {
-			while ((inode = c->inode_hash[b])) {
-				dc_pr_warn("%s: inode %llu still referenced (%d)", __func__,
-					   (unsigned long long)inode->id,
-					   dc_refcount_read(&inode->ref));
-				c->inode_hash[b] = inode->hash_next;
-				inode_evict(inode);
-			}
-		}
+		dc_inode_table_drain(c);
 	}
 	/*
 	 * Inodes whose eviction gave up on pins, now or at an earlier call:
@@ -256,7 +232,7 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	dc_spin_unlock(&c->pool_lock);
 	while ((inode = list)) {
 		list = inode->evict_next;
-		inode_evict(inode);
+		dc_inode_evict(inode);
 	}
 	if (c->orphans) {
 		/*
@@ -276,7 +252,7 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	dc_rcu_barrier();
 	dc_warn_once(c->nr_free != c->nr_ranges, "ranges lost: %u free of %u",
 		     c->nr_free, c->nr_ranges);
-	dc_mutex_destroy(&c->inode_lock);
+	dc_inode_table_fini(c);
 	dc_waitq_destroy(&c->waitq);
 	dc_spin_lock_destroy(&c->pool_lock);
 	dc_admit_fini(c);
@@ -285,131 +261,6 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	dc_free(c->ranges);
 	dc_free(c);
 	return 0;
-}
-
-static struct dc_inode **inode_slot(struct dc_cache *c, uint64_t id)
-{
-	uint64_t h = id * 0x9e3779b97f4a7c15ull;
-
-	return &c->inode_hash[h >> (64 - DC_INODE_HASH_BITS)];
-}
-
-DC_EXPORT int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
-{
-	struct dc_inode **slot, *inode;
-	int ret;
-
-	if (!c || !out)
-		return -EINVAL;
-	ret = dc_caller_check(__func__);
-	if (ret)
-		return ret;
-	slot = inode_slot(c, id);
-	dc_mutex_lock(&c->inode_lock);
-	for (inode = *slot; inode; inode = inode->hash_next) {
-		/* Hashed inodes always hold a reference: see dc_inode_put(). */
-		if (inode->id == id) {
-			dc_refcount_inc(&inode->ref);
-			goto out;
-		}
-	}
-	inode = dc_zalloc(sizeof(*inode));
-	if (!inode) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	ret = dc_itree_create(&inode->tree);
-	if (ret) {
-		dc_free(inode);
-		goto fail;
-	}
-	dc_itree_set_writer_lock(inode->tree, &inode->mutex);
-	inode->cache = c;
-	inode->id = id;
-	dc_mutex_init(&inode->mutex);
-	dc_refcount_set(&inode->ref, 1);
-	inode->hash_next = *slot;
-	*slot = inode;
-	c->nr_inodes++;
-out:
-	dc_mutex_unlock(&c->inode_lock);
-	*out = inode;
-	return 0;
-fail:
-	dc_mutex_unlock(&c->inode_lock);
-	return ret;
-}
-
-/* Drop a reference; true if it was the last (the inode is unhashed then). */
-static bool inode_put_unhash(struct dc_inode *inode)
-{
-	struct dc_cache *c = inode->cache;
-	struct dc_inode **p;
-	bool last;
-
-	/* Fast path: not the last reference, no table lock. */
-	if (dc_refcount_dec_not_one(&inode->ref))
-		return false;
-	dc_mutex_lock(&c->inode_lock);
-	last = dc_refcount_dec_and_test(&inode->ref);
-	if (last) {
-		for (p = inode_slot(c, inode->id); *p != inode; p = &(*p)->hash_next)
-			;
-		*p = inode->hash_next;
-		c->nr_inodes--;
-	}
-	dc_mutex_unlock(&c->inode_lock);
-	return last;
-}
-
-DC_EXPORT void dc_inode_put(struct dc_inode *inode)
-{
-	if (inode && inode_put_unhash(inode))
-		inode_evict(inode);
-}
-
-/*
- * Drop a passing reference that a reclaim walk took while its thread holds
- * another inode's mutex.  If it was the last one, the eviction (writebacks,
- * removes, a wait for pins) must not run under that mutex: the inode, no
- * longer findable, goes to the background reclaimer, which evicts it.
- */
-void dc_inode_put_deferred(struct dc_inode *inode)
-{
-	struct dc_cache *c = inode->cache;
-
-	if (!inode_put_unhash(inode))
-		return;
-	dc_spin_lock(&c->pool_lock);
-	inode->evict_next = c->evict_list;
-	c->evict_list = inode;
-	dc_spin_unlock(&c->pool_lock);
-	dc_reclaimer_kick(c);
-}
-
-/* Evict what dc_inode_put_deferred() left (the reclaimer, and destroy). */
-void dc_inode_evict_deferred(struct dc_cache *c)
-{
-	struct dc_inode *list, *inode;
-
-	dc_spin_lock(&c->pool_lock);
-	list = c->evict_list;
-	c->evict_list = NULL;
-	dc_spin_unlock(&c->pool_lock);
-	while ((inode = list)) {
-		list = inode->evict_next;
-		inode_evict(inode);
-	}
-}
-
-bool dc_inode_tryhold(struct dc_inode *inode)
-{
-	return dc_refcount_inc_not_zero(&inode->ref);
-}
-
-DC_EXPORT uint64_t dc_inode_id(const struct dc_inode *inode)
-{
-	return inode->id;
 }
 
 DC_EXPORT uint64_t dc_cache_range_size(const struct dc_cache *c)

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cache_internal.h - the DAX window cache's objects, shared by the core's
- * cache files: cache.c (lifetime, inodes, stats), cache_map.c (the map and
- * pin paths), cache_reclaim.c (claiming ranges, inline and background
- * reclaim, punch and evict), cache_admit.c (admission control).
+ * cache files: cache.c (lifetime, stats), cache_inode.c (the inode table),
+ * cache_map.c (the map and pin paths), cache_reclaim.c (claiming ranges,
+ * inline and background reclaim, punch and evict), cache_admit.c
+ * (admission control).
  *
- * Locks, outermost first: the inode table mutex (get/put only); an inode's
+ * Locks, outermost first: the inode table mutex (changes of the table only:
+ * lookups of existing inodes take no lock); an inode's
  * mutex; the pool spinlock (free list, busy ring, counts; never held across a
  * backend call or a sleep); the admission lock (the sketch and the ghost).
  * A thread that holds an inode mutex takes another one only with a trylock.
@@ -106,7 +108,8 @@ struct dc_inode {
 	dc_mutex_t mutex;		/* serializes tree writers and claims */
 	struct dc_itree *tree;		/* index -> struct dc_range */
 	uint64_t reclaim_cursor;	/* own-inode victim scan position; mutex */
-	struct dc_inode *hash_next;	/* inode table chain; table mutex */
+	/* Inode table chains, one per table generation (cache_inode.c). */
+	struct dc_inode __rcu *hash_next[2];
 	struct dc_inode *evict_next;	/* evict_list or orphans; pool lock */
 	dc_rcu_head_t rcu;
 };
@@ -148,8 +151,6 @@ enum dc_backend_op {
 struct dc_stat_stripe {
 	dc_atomic64_t v[DC_STAT_NR];
 } __dc_cacheline_aligned;
-
-#define DC_INODE_HASH_BITS	10
 
 /*
  * Admission control (cache_admit.c), allocated under DC_ADMIT_FREQ only.
@@ -224,9 +225,11 @@ struct dc_cache {
 	struct dc_range **bg_ranges;
 	struct dc_remove_entry *bg_entries;
 
+	/* The inode table (cache_inode.c); changed under @inode_lock. */
 	dc_mutex_t inode_lock;
 	unsigned long nr_inodes;
-	struct dc_inode *inode_hash[1u << DC_INODE_HASH_BITS];
+	struct dc_inode_table __rcu *inodes;
+	dc_atomic_t inode_links_busy;	/* a retired table is still read */
 
 	/* Unhashed inodes the reclaimer is to evict (dc_inode_put_deferred()). */
 	struct dc_inode *evict_list;
@@ -259,6 +262,12 @@ static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 /* cache.c */
 int dc_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
 		      unsigned int *nth);
+
+/* cache_inode.c */
+int dc_inode_table_init(struct dc_cache *c);
+void dc_inode_table_drain(struct dc_cache *c);
+void dc_inode_table_fini(struct dc_cache *c);
+void dc_inode_evict(struct dc_inode *inode);
 bool dc_inode_tryhold(struct dc_inode *inode);
 void dc_inode_put_deferred(struct dc_inode *inode);
 void dc_inode_evict_deferred(struct dc_cache *c);

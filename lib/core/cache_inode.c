@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/**
+ * DOC: cache_inode.c - the cache's inode table
+ *
+ * Owns: the hash table that finds a struct dc_inode by its id, each inode's
+ * reference count and its end (eviction of its mappings, then the free
+ * after a grace period).
+ *
+ * Locks: lookups of an existing inode take no lock: they walk a bucket
+ * inside an RCU read-side section and keep what they find only if
+ * dc_refcount_inc_not_zero() succeeds.  Everything that changes the table
+ * (insert, unhash, growth) holds @inode_lock, the outermost lock of the
+ * cache; it is never held across a backend call.
+ *
+ * Growth: the table doubles when it holds more inodes than buckets.  Each
+ * inode has two chain links, and a table uses one of them: the grown table
+ * is linked through the other one, in full, before it is published, so a
+ * reader still walking the old table follows links that nobody changes.
+ * Those links become free for the next growth once the old table's grace
+ * period has passed (its RCU callback says so).  A lookup that misses,
+ * because it read the old table or lost the race with a last put, retries
+ * under the lock.
+ *
+ * Callers: dc_inode_get()/dc_inode_put() (the API), the reclaim walks
+ * (dc_inode_tryhold(), dc_inode_put_deferred()) and dc_cache_create() /
+ * dc_cache_destroy() (cache.c: dc_inode_table_init(), _drain() and _fini()).
+ */
+#include "cache_internal.h"
+#include "itree_internal.h"
+
+/* The first table's size, and the largest one the table grows to. */
+#define DC_INODE_HASH_BITS_MIN	10
+#define DC_INODE_HASH_BITS_MAX	24
+
+struct dc_inode_table {
+	struct dc_cache *cache;
+	unsigned int bits;
+	unsigned int link;		/* which dc_inode.hash_next[] chains us */
+	dc_rcu_head_t rcu;
+	struct dc_inode __rcu *bucket[];
+};
+
+#define table_held(c)	dc_lockdep_is_held(&(c)->inode_lock)
+
+static unsigned int inode_hash(uint64_t id, unsigned int bits)
+{
+	return (unsigned int)((id * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+static struct dc_inode_table *table_alloc(struct dc_cache *c, unsigned int bits,
+					  unsigned int link)
+{
+	struct dc_inode_table *t;
+
+	t = dc_zalloc(sizeof(*t) + (sizeof(t->bucket[0]) << bits));
+	if (!t)
+		return NULL;
+	t->cache = c;
+	t->bits = bits;
+	t->link = link;
+	return t;
+}
+
+int dc_inode_table_init(struct dc_cache *c)
+{
+	struct dc_inode_table *t = table_alloc(c, DC_INODE_HASH_BITS_MIN, 0);
+
+	if (!t)
+		return -ENOMEM;
+	dc_mutex_init(&c->inode_lock);
+	dc_atomic_set(&c->inode_links_busy, 0);
+	dc_rcu_init_pointer(c->inodes, t);
+	return 0;
+}
+
+/* The table's writer's view: @inode_lock held. */
+static struct dc_inode_table *table_locked(struct dc_cache *c)
+{
+	return dc_rcu_dereference_protected(c->inodes, table_held(c));
+}
+
+/*
+ * Find @id in @t: inside a read-side section, or under @inode_lock (then
+ * the answer is exact).  Hashed inodes are freed only after a grace period
+ * that follows their unhash, so what is found can be looked at.
+ */
+static struct dc_inode *table_find(struct dc_cache *c, struct dc_inode_table *t,
+				   uint64_t id)
+{
+	struct dc_inode *inode;
+
+	inode = dc_rcu_dereference_check(t->bucket[inode_hash(id, t->bits)],
+					 table_held(c));
+	while (inode && inode->id != id)
+		inode = dc_rcu_dereference_check(inode->hash_next[t->link],
+						 table_held(c));
+	return inode;
+}
+
+static void table_insert(struct dc_inode_table *t, struct dc_inode *inode)
+{
+	struct dc_inode __rcu **head = &t->bucket[inode_hash(inode->id, t->bits)];
+
+	dc_rcu_init_pointer(inode->hash_next[t->link],
+			    dc_rcu_dereference_protected(*head, true));
+	dc_rcu_assign_pointer(*head, inode);
+}
+
+static void table_unlink(struct dc_cache *c, struct dc_inode *inode)
+{
+	struct dc_inode_table *t = table_locked(c);
+	struct dc_inode __rcu **p = &t->bucket[inode_hash(inode->id, t->bits)];
+	struct dc_inode *cur;
+
+	while ((cur = dc_rcu_dereference_protected(*p, table_held(c))) != inode)
+		p = &cur->hash_next[t->link];
+	/* Readers past @inode keep a valid chain: its own link is left. */
+	dc_rcu_assign_pointer(*p, dc_rcu_dereference_protected(inode->hash_next[t->link],
+							    table_held(c)));
+	dc_write_once(c->nr_inodes, c->nr_inodes - 1);
+}
+
+static void table_free_rcu(dc_rcu_head_t *head)
+{
+	struct dc_inode_table *t = dc_container_of(head, struct dc_inode_table, rcu);
+	struct dc_cache *c = t->cache;
+
+	dc_free(t);
+	/* No reader follows the old table's links any more: free to reuse. */
+	dc_smp_mb();
+	dc_atomic_set(&c->inode_links_busy, 0);
+}
+
+/*
+ * More inodes than buckets: build the doubled table through the links the
+ * current one does not use, publish it, and retire the old one.  Skipped
+ * (the chains just get longer for a while) when the previous growth's
+ * grace period has not passed yet, when the table is as big as it gets, or
+ * when the allocation fails: growth is an optimisation, never an error.
+ */
+static void table_maybe_grow(struct dc_cache *c)
+{
+	struct dc_inode_table *t = table_locked(c), *nt;
+	struct dc_inode *inode;
+	unsigned long b;
+
+	if (c->nr_inodes <= (1ul << t->bits) || t->bits >= DC_INODE_HASH_BITS_MAX ||
+	    dc_atomic_read(&c->inode_links_busy))
+		return;
+	/* Our writes of the spare links come after the callback's all-clear. */
+	dc_smp_mb();
+	nt = table_alloc(c, t->bits + 1, !t->link);
+	if (!nt)
+		return;
+	for (b = 0; b < (1ul << t->bits); b++)
+		for (inode = dc_rcu_dereference_protected(t->bucket[b], table_held(c));
+		     inode;
+		     inode = dc_rcu_dereference_protected(inode->hash_next[t->link],
+							  table_held(c)))
+			table_insert(nt, inode);
+	dc_atomic_set(&c->inode_links_busy, 1);
+	dc_rcu_assign_pointer(c->inodes, nt);
+	dc_call_rcu(&t->rcu, table_free_rcu);
+}
+
+static void inode_free_rcu(dc_rcu_head_t *head)
+{
+	struct dc_inode *inode = dc_container_of(head, struct dc_inode, rcu);
+
+	dc_mutex_destroy(&inode->mutex);
+	dc_free(inode);
+}
+
+/*
+ * The last reference is gone and the inode is unhashed: drop everything.
+ * If dc_cache_destroy() gave up on pins meanwhile, the inode keeps what is
+ * pinned and waits on the cache's orphan list for destroy's next call.
+ */
+void dc_inode_evict(struct dc_inode *inode)
+{
+	struct dc_cache *c = inode->cache;
+
+	if (dc_inode_drop_range(inode, 0, UINT64_MAX, true)) {
+		dc_spin_lock(&c->pool_lock);
+		inode->evict_next = c->orphans;
+		c->orphans = inode;
+		dc_spin_unlock(&c->pool_lock);
+		return;
+	}
+	dc_itree_destroy(inode->tree);
+	dc_call_rcu(&inode->rcu, inode_free_rcu);
+}
+
+static struct dc_inode *inode_new(struct dc_cache *c, uint64_t id)
+{
+	struct dc_inode *inode = dc_zalloc(sizeof(*inode));
+
+	if (!inode)
+		return NULL;
+	if (dc_itree_create(&inode->tree)) {
+		dc_free(inode);
+		return NULL;
+	}
+	dc_itree_set_writer_lock(inode->tree, &inode->mutex);
+	inode->cache = c;
+	inode->id = id;
+	dc_mutex_init(&inode->mutex);
+	dc_refcount_set(&inode->ref, 1);
+	return inode;
+}
+
+DC_EXPORT int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
+{
+	struct dc_inode *inode;
+	int ret;
+
+	if (!c || !out)
+		return -EINVAL;
+	ret = dc_caller_check(__func__);
+	if (ret)
+		return ret;
+	/* An inode in use: no lock, one atomic. */
+	dc_rcu_read_lock();
+	inode = table_find(c, dc_rcu_dereference(c->inodes), id);
+	if (inode && dc_refcount_inc_not_zero(&inode->ref)) {
+		dc_rcu_read_unlock();
+		*out = inode;
+		return 0;
+	}
+	dc_rcu_read_unlock();
+
+	dc_mutex_lock(&c->inode_lock);
+	inode = table_find(c, table_locked(c), id);
+	if (inode) {
+		/* Hashed inodes always hold a reference: see inode_put_unhash(). */
+		dc_refcount_inc(&inode->ref);
+	} else {
+		inode = inode_new(c, id);
+		if (!inode) {
+			dc_mutex_unlock(&c->inode_lock);
+			return -ENOMEM;
+		}
+		table_insert(table_locked(c), inode);
+		dc_write_once(c->nr_inodes, c->nr_inodes + 1);
+		table_maybe_grow(c);
+	}
+	dc_mutex_unlock(&c->inode_lock);
+	*out = inode;
+	return 0;
+}
+
+/*
+ * Drop a reference; true if it was the last (the inode is unhashed then).
+ * The last one is dropped under the table lock, so that a lookup under the
+ * lock never finds an inode at zero.
+ */
+static bool inode_put_unhash(struct dc_inode *inode)
+{
+	struct dc_cache *c = inode->cache;
+	bool last;
+
+	/* Fast path: not the last reference, no table lock. */
+	if (dc_refcount_dec_not_one(&inode->ref))
+		return false;
+	dc_mutex_lock(&c->inode_lock);
+	last = dc_refcount_dec_and_test(&inode->ref);
+	if (last)
+		table_unlink(c, inode);
+	dc_mutex_unlock(&c->inode_lock);
+	return last;
+}
+
+DC_EXPORT void dc_inode_put(struct dc_inode *inode)
+{
+	if (inode && inode_put_unhash(inode))
+		dc_inode_evict(inode);
+}
+
+/*
+ * Drop a passing reference that a reclaim walk took while its thread holds
+ * another inode's mutex.  If it was the last one, the eviction (writebacks,
+ * removes, a wait for pins) must not run under that mutex: the inode, no
+ * longer findable, goes to the background reclaimer, which evicts it.
+ */
+void dc_inode_put_deferred(struct dc_inode *inode)
+{
+	struct dc_cache *c = inode->cache;
+
+	if (!inode_put_unhash(inode))
+		return;
+	dc_spin_lock(&c->pool_lock);
+	inode->evict_next = c->evict_list;
+	c->evict_list = inode;
+	dc_spin_unlock(&c->pool_lock);
+	dc_reclaimer_kick(c);
+}
+
+/* Evict what dc_inode_put_deferred() left (the reclaimer, and destroy). */
+void dc_inode_evict_deferred(struct dc_cache *c)
+{
+	struct dc_inode *list, *inode;
+
+	dc_spin_lock(&c->pool_lock);
+	list = c->evict_list;
+	c->evict_list = NULL;
+	dc_spin_unlock(&c->pool_lock);
+	while ((inode = list)) {
+		list = inode->evict_next;
+		dc_inode_evict(inode);
+	}
+}
+
+bool dc_inode_tryhold(struct dc_inode *inode)
+{
+	return dc_refcount_inc_not_zero(&inode->ref);
+}
+
+DC_EXPORT uint64_t dc_inode_id(const struct dc_inode *inode)
+{
+	return inode->id;
+}
+
+/*
+ * dc_cache_destroy(): evict every inode still in the table, which callers
+ * should have put (each is reported).  The reclaimer is stopped.
+ */
+void dc_inode_table_drain(struct dc_cache *c)
+{
+	struct dc_inode_table *t;
+	struct dc_inode *inode;
+	unsigned long b;
+
+	dc_mutex_lock(&c->inode_lock);
+	t = table_locked(c);
+	for (b = 0; b < (1ul << t->bits); b++) {
+		while ((inode = dc_rcu_dereference_protected(t->bucket[b], table_held(c)))) {
+			dc_pr_warn("dc_cache_destroy: inode %llu still referenced (%d)",
+				   (unsigned long long)inode->id,
+				   dc_refcount_read(&inode->ref));
+			table_unlink(c, inode);
+			dc_mutex_unlock(&c->inode_lock);
+			dc_inode_evict(inode);
+			dc_mutex_lock(&c->inode_lock);
+		}
+	}
+	dc_mutex_unlock(&c->inode_lock);
+}
+
+/* The end of dc_cache_destroy(), after its dc_rcu_barrier(). */
+void dc_inode_table_fini(struct dc_cache *c)
+{
+	dc_free(dc_rcu_dereference_protected(c->inodes, true));
+	dc_mutex_destroy(&c->inode_lock);
+}
