@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * mmap_backend.c - the mmap window backend (see include/daxcache/mmap_backend.h).
+/**
+ * DOC: mmap_backend.c - the mmap window backend (see include/daxcache/mmap_backend.h).
  *
  * Userspace only: this file is not part of the kernel build.
  *
@@ -27,6 +27,9 @@
  * restored had it returned.  (It runs with SA_NODEFER and an empty sa_mask,
  * so that is usually the mask it runs with anyway; a runtime such as
  * ThreadSanitizer may run it with more blocked.)
+ *
+ * Callers: the cache, through dc_mmapbe_ops(); filesystems, which add and
+ * remove files and copy through dc_mmapbe_read() and dc_mmapbe_write().
  */
 #include "platform.h"
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * attr.c - cached attributes with a validity deadline (see
+/**
+ * DOC: attr.c - cached attributes with a validity deadline (see
  * include/daxcache/attr.h).
  *
  * Everything sits under one spinlock per object, held for a few loads and
  * stores; the invalidate hook runs after it is dropped.  @version counts
  * noted writes, so that a GETATTR answer sent before a write cannot undo
  * what the write taught the cache.
+ *
+ * Callers: filesystems, through <daxcache/attr.h>; no other core file.
  */
 #include "platform.h"
 

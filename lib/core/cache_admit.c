@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * cache_admit.c - admission control: whether a miss that would evict a
+/**
+ * DOC: cache_admit.c - admission control: whether a miss that would evict a
  * mapping deserves it, or should be answered DC_MAP_BYPASS.
  *
  * Two pieces of history, both updated only off the hit path:
@@ -21,6 +21,12 @@
  * continues a sequential stream (see stream_locked()): the ghost also keeps
  * where in its range each recent miss fell, which tells a stream's forward
  * steps from the scattered offsets of random reads.
+ *
+ * Locks: the admission lock, the innermost of the cache's locks.
+ *
+ * Callers: cache_map.c (a miss is noted), cache_reclaim.c (the victim
+ * scan's accessed bits and the contest of a miss against its victim),
+ * cache.c (setup and teardown).
  */
 #include "cache_internal.h"
 

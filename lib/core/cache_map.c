@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * cache_map.c - dc_map() and dc_unpin(): the lock-free hit path, the miss
+/**
+ * DOC: cache_map.c - dc_map() and dc_unpin(): the lock-free hit path, the miss
  * path with its double-checked publish, read-only to writable upgrades, and
  * waiting for a free range.
+ *
+ * Locks: a hit takes none (an RCU lookup, a pin by refcount, an identity
+ * check); a miss takes the inode's mutex and, inside the pool functions of
+ * cache_reclaim.c, the pool spinlock.  Waiting for a free range sleeps on
+ * the cache's wait queue with no lock held.
+ *
+ * Callers: the API (<daxcache/cache.h>: dc_map(), dc_map_timeout(),
+ * dc_unpin(), dc_wait_free()); cache.c and cache_reclaim.c wake the waiters
+ * through dc_cache_wake().
  */
 #include "cache_internal.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * cache_reclaim.c - the range pool and every way a mapping ends: inline
+/**
+ * DOC: cache_reclaim.c - the range pool and every way a mapping ends: inline
  * reclaim by the mapping thread (reused at once, no remove), the background
  * reclaimer (batched removes back to the free pool), punch and evict.
  *
@@ -9,6 +9,16 @@
  * only by refcount_dec_if_one (1 -> 0): nobody pins it, and nobody can pin
  * it any more.  So each range has one claimer at a time, and a pinned range
  * is never taken.
+ *
+ * Locks: the pool spinlock (free stack, busy ring, counts), never held
+ * across a backend call or a sleep; the owner's inode mutex for every claim;
+ * a walk that already holds one inode's mutex takes another only with a
+ * trylock.
+ *
+ * Callers: cache_map.c (take a free range, inline reclaim, kick the
+ * reclaimer), cache.c (the reclaimer thread's start and stop),
+ * cache_inode.c (the eviction of an inode's mappings), and the API's
+ * dc_inode_punch().
  */
 #include "cache_internal.h"
 

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * iocomp.c - io-completion counter (see include/daxcache/iocomp.h).
+/**
+ * DOC: iocomp.c - io-completion counter (see include/daxcache/iocomp.h).
  *
  * A refcount with the kernel's refcount_t semantics: the put that drops it
  * to zero (release on every put, acquire before the call) runs the function.
  * Misuse saturates the count, so the function can never run twice.
+ *
+ * Locks: none; the count is one atomic.
+ *
+ * Callers: filesystems, through <daxcache/iocomp.h>.
  */
 #include "platform.h"
 

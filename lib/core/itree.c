@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * itree.c - interval tree with lockless (RCU) readers.
+/**
+ * DOC: itree.c - interval tree with lockless (RCU) readers.
  *
  * A B+tree of non-overlapping closed intervals ordered by start.  Nodes are
  * immutable once published, except for the child pointers of internal
@@ -23,6 +23,14 @@
  * is replaced by that child.  A removal thus builds at most one new node,
  * and when that allocation fails it reuses a node retired earlier after
  * waiting for a grace period, so removal never fails.  See docs/design.md.
+ *
+ * Locks: readers take none (a read-side section); writers are serialized
+ * by their caller (in the cache, by the owning inode's mutex, named with
+ * dc_itree_set_writer_lock() so that PROVE_RCU checks it).
+ *
+ * Callers: the API (<daxcache/itree.h>); in the cache, cache_inode.c
+ * (creation), cache_map.c (lookups, inserts) and cache_reclaim.c
+ * (removals).
  */
 #include "platform.h"
 

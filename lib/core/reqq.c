@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * reqq.c - request dispatch queue (see include/daxcache/reqq.h).
+/**
+ * DOC: reqq.c - request dispatch queue (see include/daxcache/reqq.h).
  *
  * State under q->lock: the parked list (singly linked, head and tail), the
  * counters, the dispatcher flag and a completion sequence number.  The lock
@@ -27,6 +27,8 @@
  * A frame on another thread means a concurrent submission, which is fine.
  * A dispatcher's own nested calls need no kick: it re-reads the parked list
  * before it stops.
+ *
+ * Callers: filesystems' request paths, through <daxcache/reqq.h>.
  */
 #include "platform.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * simbe.c - the simulation backend (see include/daxcache/simbe.h).
+/**
+ * DOC: simbe.c - the simulation backend (see include/daxcache/simbe.h).
  *
  * One record per window range, each guarded by one of a set of striped
  * spinlocks so that calls on different ranges do not contend.  A call marks
@@ -16,6 +16,9 @@
  * pinned reader is a cache bug, which is what the check is for.  A setup
  * that maps the same file range again (an upgrade) leaves the tag alone: the
  * content does not change.
+ *
+ * Callers: the cache, through the backend ops it hands out
+ * (dc_simbe_ops()); tests, benchmarks and examples, which inspect it.
  */
 #include "platform.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * slots.c - request slot table (see include/daxcache/slots.h).
+/**
+ * DOC: slots.c - request slot table (see include/daxcache/slots.h).
  *
  * One spinlock guards the free list, the counts and the backlog.  It is
  * never held across an allocation, a free or a sleep: a caller that must
@@ -23,6 +23,8 @@
  * head of the backlog.  Each waiter tries at most once while nothing is out,
  * so a persistent failure ends every wait instead of passing the turn
  * around.
+ *
+ * Callers: filesystems, through <daxcache/slots.h>.
  */
 #include "platform.h"
 
