@@ -337,6 +337,32 @@ DC_TEST(platform_worker_delayed)
 	dc_test_free(c);
 }
 
+/* A delayed queue with no delay is a plain queue: the function runs. */
+DC_TEST(platform_worker_zero_delay)
+{
+	struct delayed_ctx *c = dc_test_alloc(sizeof(*c));
+
+	DC_ASSERT(t, c);
+	DC_RETURN_IF_FAILED(t);
+	dc_atomic_set(&c->runs, 0);
+	DC_ASSERT_INT_EQ(t, dc_worker_start(&c->w, delayed_fn, "dc-test-zero"), 0);
+	dc_worker_queue_delayed(&c->w, 0);
+	DC_ASSERT(t, delayed_wait_runs(c, 1));
+	dc_worker_stop(&c->w);
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 1);
+	dc_test_free(c);
+}
+
+/* dc_synchronize() waits for readers; outside a read section it returns. */
+DC_TEST(platform_rcu_synchronize)
+{
+	dc_read_lock();
+	dc_read_unlock();
+	dc_synchronize();
+	dc_barrier();
+	DC_ASSERT(t, !dc_rcu_read_held());
+}
+
 DC_SUITE(platform,
 	 DC_CASE(platform_waitq_timeout),
 	 DC_CASE(platform_waitq_timeout_at_least),
@@ -347,4 +373,6 @@ DC_SUITE(platform,
 	 DC_CASE(platform_warn_once_counts),
 	 DC_CASE(platform_alloc_fault),
 	 DC_CASE(platform_rcu_read_held),
-	 DC_CASE(platform_worker_delayed));
+	 DC_CASE(platform_worker_delayed),
+	 DC_CASE(platform_worker_zero_delay),
+	 DC_CASE(platform_rcu_synchronize));

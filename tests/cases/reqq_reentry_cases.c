@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * reqq_more_cases.c - the request queue's rarer paths, made deterministic
+ * reqq_reentry_cases.c - the request queue's rarer paths, made deterministic
  * by a device that acts from inside its submit op: a shutdown that lands
  * while a submission is on its way (first submission and resubmission), a
  * device that completes synchronously while the queue is resubmitting, and
@@ -176,7 +176,7 @@ static void mreq_init(struct mreq *m, unsigned int n)
 }
 
 /* The device answers -ENOSPC to a first submission after a shutdown. */
-DC_TEST(reqq_more_shutdown_during_submit)
+DC_TEST(reqq_reentry_shutdown_during_submit)
 {
 	struct dc_reqq_stats st;
 	struct mdev d = { .cap = 4 };
@@ -196,7 +196,7 @@ DC_TEST(reqq_more_shutdown_during_submit)
 }
 
 /* A parked request is resubmitted, and the shutdown lands meanwhile. */
-DC_TEST(reqq_more_shutdown_during_resubmit)
+DC_TEST(reqq_reentry_shutdown_during_resubmit)
 {
 	struct dc_reqq_stats st;
 	struct mdev d = { .cap = 1 };
@@ -227,7 +227,7 @@ DC_TEST(reqq_more_shutdown_during_resubmit)
  * completes inside the submit op, whose completion finds the dispatcher
  * busy and leaves the rest to it.  Everything ends, in order, once.
  */
-DC_TEST(reqq_more_sync_completion_while_dispatching)
+DC_TEST(reqq_reentry_sync_completion_while_dispatching)
 {
 	struct dc_reqq_stats st;
 	struct mdev d = { .cap = 1 };
@@ -259,7 +259,7 @@ DC_TEST(reqq_more_sync_completion_while_dispatching)
 }
 
 /* Timer retry: the retry finds the device still full and parks again. */
-DC_TEST(reqq_more_timer_retry_still_full)
+DC_TEST(reqq_reentry_timer_retry_still_full)
 {
 	struct dc_reqq_stats st;
 	struct mdev d = { .cap = 4, .full_for = 3 };
@@ -333,7 +333,7 @@ static void nest_thread(struct dc_test *t, void *arg, unsigned int idx)
 	c->ret[1] = dc_reqq_submit(c->d->q, &c->m[2].r);
 }
 
-DC_TEST(reqq_more_complete_inside_direct_submit)
+DC_TEST(reqq_reentry_complete_inside_direct_submit)
 {
 	struct nest_ctx c = { .ret = { 1, 1 } };
 	struct dc_reqq_stats st;
@@ -374,7 +374,7 @@ DC_TEST(reqq_more_complete_inside_direct_submit)
  * (it is parked, then resubmitted by R0's dc_reqq_submit() on the way
  * out); the op never runs nested in itself.
  */
-DC_TEST(reqq_more_submit_from_end_inside_submit)
+DC_TEST(reqq_reentry_submit_from_end_inside_submit)
 {
 	struct dc_reqq_stats st;
 	struct mdev d = { .cap = 1, .sync = true };
@@ -400,10 +400,10 @@ DC_TEST(reqq_more_submit_from_end_inside_submit)
 	dc_reqq_destroy(d.q);
 }
 
-DC_SUITE(reqq_more,
-	 DC_CASE(reqq_more_shutdown_during_submit),
-	 DC_CASE(reqq_more_shutdown_during_resubmit),
-	 DC_CASE(reqq_more_sync_completion_while_dispatching),
-	 DC_CASE(reqq_more_timer_retry_still_full),
-	 DC_CASE(reqq_more_complete_inside_direct_submit),
-	 DC_CASE(reqq_more_submit_from_end_inside_submit));
+DC_SUITE(reqq_reentry,
+	 DC_CASE(reqq_reentry_shutdown_during_submit),
+	 DC_CASE(reqq_reentry_shutdown_during_resubmit),
+	 DC_CASE(reqq_reentry_sync_completion_while_dispatching),
+	 DC_CASE(reqq_reentry_timer_retry_still_full),
+	 DC_CASE(reqq_reentry_complete_inside_direct_submit),
+	 DC_CASE(reqq_reentry_submit_from_end_inside_submit));

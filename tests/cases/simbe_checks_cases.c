@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * simbe_more_cases.c - the simulation backend's own checks, driven by
+ * simbe_checks_cases.c - the simulation backend's own checks, driven by
  * calling its ops directly the way a broken cache would: malformed calls,
  * removes and writebacks that name the wrong mapping, overlapping calls,
  * a gate held past its timeout, and bad configurations and arguments.
@@ -38,7 +38,7 @@ static struct dc_simbe_stats sst(struct dc_simbe *be)
 	return st;
 }
 
-DC_TEST(simbe_more_bad_config)
+DC_TEST(simbe_checks_bad_config)
 {
 	struct dc_simbe_config cfg;
 	struct dc_simbe *be = NULL;
@@ -60,7 +60,7 @@ DC_TEST(simbe_more_bad_config)
 }
 
 /* Malformed calls are refused and counted; nothing is mapped. */
-DC_TEST(simbe_more_malformed_calls)
+DC_TEST(simbe_checks_malformed_calls)
 {
 	const struct dc_backend_ops *ops = dc_simbe_ops();
 	struct dc_simbe *be = mk(t);
@@ -107,7 +107,7 @@ DC_TEST(simbe_more_malformed_calls)
  * Removes and writebacks that name the wrong mapping, and a dirty mapping
  * removed: each counted; reads of a replaced range fail their tag check.
  */
-DC_TEST(simbe_more_mismatches)
+DC_TEST(simbe_checks_mismatches)
 {
 	const struct dc_backend_ops *ops = dc_simbe_ops();
 	struct dc_simbe *be = mk(t);
@@ -151,7 +151,7 @@ DC_TEST(simbe_more_mismatches)
 }
 
 /* A call held at a closed gate past its timeout goes on, and is counted. */
-DC_TEST(simbe_more_gate_timeout)
+DC_TEST(simbe_checks_gate_timeout)
 {
 	const struct dc_backend_ops *ops = dc_simbe_ops();
 	struct dc_simbe *be = mk(t);
@@ -173,7 +173,7 @@ DC_TEST(simbe_more_gate_timeout)
 }
 
 /* A probability over one million fails every call; the draws are seeded. */
-DC_TEST(simbe_more_fault_rules)
+DC_TEST(simbe_checks_fault_rules)
 {
 	const struct dc_backend_ops *ops = dc_simbe_ops();
 	struct dc_simbe_fault f = { .err = -EIO, .ppm = 2000000, .seed = 0 };
@@ -192,9 +192,9 @@ DC_TEST(simbe_more_fault_rules)
 	dc_simbe_destroy(be);
 }
 
-DC_SUITE(simbe_more,
-	 DC_CASE(simbe_more_bad_config),
-	 DC_CASE(simbe_more_malformed_calls),
-	 DC_CASE(simbe_more_mismatches),
-	 DC_CASE(simbe_more_gate_timeout),
-	 DC_CASE(simbe_more_fault_rules));
+DC_SUITE(simbe_checks,
+	 DC_CASE(simbe_checks_bad_config),
+	 DC_CASE(simbe_checks_malformed_calls),
+	 DC_CASE(simbe_checks_mismatches),
+	 DC_CASE(simbe_checks_gate_timeout),
+	 DC_CASE(simbe_checks_fault_rules));

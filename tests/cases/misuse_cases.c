@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * core_more_cases.c - what the other suites leave out: argument checks of
- * the cache, attribute and slot APIs, the refcount's two remaining misuse
- * reports, a delayed worker queued with no delay, and a grace period
- * waited for by a caller.  The same cases run in userspace and in the
- * kernel.
+ * misuse_cases.c - calls a careless caller makes: bad arguments to the
+ * cache, attribute and slot APIs, a slot put twice, and the refcount's
+ * misuse reports.  Each is refused or reported, never a crash.  The same
+ * cases run in userspace and in the kernel.
  */
 #include "dc_test.h"
 
@@ -17,7 +16,7 @@
 #define MS	1000000ull
 
 /* Bad arguments are refused, and nothing is created. */
-DC_TEST(core_more_bad_arguments)
+DC_TEST(misuse_bad_arguments)
 {
 	struct dc_attr_params ap = { .timeout_ns = MS };
 	struct dc_cache_config cfg;
@@ -39,7 +38,7 @@ DC_TEST(core_more_bad_arguments)
 }
 
 /* A put with no slot out is reported and changes nothing. */
-DC_TEST(core_more_slot_put_unbalanced)
+DC_TEST(misuse_slot_put_unbalanced)
 {
 	unsigned long warned = dc_warn_count();
 	struct dc_slot_table *tbl;
@@ -64,7 +63,7 @@ DC_TEST(core_more_slot_put_unbalanced)
  * zero are misuse: reported, and the count saturates so that the object is
  * leaked rather than freed twice.
  */
-DC_TEST(core_more_refcount_misuse)
+DC_TEST(misuse_refcount)
 {
 	unsigned long warned = dc_warn_count();
 	dc_refcount_t r;
@@ -92,49 +91,7 @@ DC_TEST(core_more_refcount_misuse)
 	DC_ASSERT(t, !dc_refcount_dec_and_test(&r));
 }
 
-struct zw {
-	struct dc_worker w;
-	dc_atomic_t runs;
-};
-
-static void zw_fn(struct dc_worker *w)
-{
-	struct zw *z = dc_container_of(w, struct zw, w);
-
-	dc_atomic_inc(&z->runs);
-}
-
-/* A delayed queue with no delay is a plain queue: the function runs. */
-DC_TEST(core_more_worker_zero_delay)
-{
-	struct zw *z = dc_test_alloc(sizeof(*z));
-	unsigned int waited = 0;
-
-	DC_ASSERT(t, z);
-	dc_atomic_set(&z->runs, 0);
-	DC_ASSERT_INT_EQ(t, dc_worker_start(&z->w, zw_fn, "dc-more"), 0);
-	dc_worker_queue_delayed(&z->w, 0);
-	/* A bound on the wait (20 s), not a measurement. */
-	while (!dc_atomic_read(&z->runs) && ++waited < 20000)
-		dc_test_sleep_us(1000);
-	dc_worker_stop(&z->w);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&z->runs), 1);
-	dc_test_free(z);
-}
-
-/* dc_synchronize() waits for readers; outside a read section it returns. */
-DC_TEST(core_more_synchronize)
-{
-	dc_read_lock();
-	dc_read_unlock();
-	dc_synchronize();
-	dc_barrier();
-	DC_ASSERT(t, !dc_rcu_read_held());
-}
-
-DC_SUITE(core_more,
-	 DC_CASE(core_more_bad_arguments),
-	 DC_CASE(core_more_slot_put_unbalanced),
-	 DC_CASE(core_more_refcount_misuse),
-	 DC_CASE(core_more_worker_zero_delay),
-	 DC_CASE(core_more_synchronize));
+DC_SUITE(misuse,
+	 DC_CASE(misuse_bad_arguments),
+	 DC_CASE(misuse_slot_put_unbalanced),
+	 DC_CASE(misuse_refcount));
