@@ -969,55 +969,52 @@ static void inline_scenario(struct dc_test *t, struct env *e,
 	DC_ASSERT_EQ(t, b1.lost_writes, 0);
 }
 
-static void inline_own_body(struct dc_test *t, struct env *e)
-{
-	inline_scenario(t, e, 0);
-}
+/* One inline_scenario() in a fresh 3-range cache: config flags, victim inode. */
+struct inline_run {
+	unsigned int flags;
+	unsigned int victim;	/* 0: the allocating inode's own range; 2: another's */
+};
 
-static void inline_other_body(struct dc_test *t, struct env *e)
+static void inline_runs(struct dc_test *t, const struct inline_run *runs, unsigned int n)
 {
-	inline_scenario(t, e, 2);
+	unsigned int i;
+
+	for (i = 0; i < n && !dc_test_failed(t); i++) {
+		struct env e;
+
+		env_init(&e, 3);
+		e.cfg.flags = runs[i].flags;
+		if (env_start(t, &e))
+			inline_scenario(t, &e, runs[i].victim);
+		env_finish(t, &e);
+	}
 }
 
 DC_TEST(cache_inline_reclaim_no_remove)
 {
-	struct env e;
+	static const struct inline_run runs[] = {
+		{ 0, 0 }, { 0, 2 }, { DC_CACHE_KICK_BG_FIRST, 0 },
+	};
 
-	env_init(&e, 3);
-	ENV_RUN(t, &e, inline_own_body);
-	DC_RETURN_IF_FAILED(t);
-	env_init(&e, 3);
-	ENV_RUN(t, &e, inline_other_body);
-	DC_RETURN_IF_FAILED(t);
-	env_init(&e, 3);
-	e.cfg.flags = DC_CACHE_KICK_BG_FIRST;
-	ENV_RUN(t, &e, inline_own_body);
+	inline_runs(t, runs, DC_ARRAY_SIZE(runs));
 }
 
 DC_TEST(cache_inline_reclaim_remove_on_inline)
 {
-	struct env e;
+	static const struct inline_run runs[] = {
+		{ DC_CACHE_REMOVE_ON_INLINE, 0 }, { DC_CACHE_REMOVE_ON_INLINE, 2 },
+	};
 
-	env_init(&e, 3);
-	e.cfg.flags = DC_CACHE_REMOVE_ON_INLINE;
-	ENV_RUN(t, &e, inline_own_body);
-	DC_RETURN_IF_FAILED(t);
-	env_init(&e, 3);
-	e.cfg.flags = DC_CACHE_REMOVE_ON_INLINE;
-	ENV_RUN(t, &e, inline_other_body);
+	inline_runs(t, runs, DC_ARRAY_SIZE(runs));
 }
 
 DC_TEST(cache_inline_own_only)
 {
-	struct env e;
+	static const struct inline_run runs[] = {
+		{ DC_CACHE_INLINE_OWN_ONLY, 0 }, { DC_CACHE_INLINE_OWN_ONLY, 2 },
+	};
 
-	env_init(&e, 3);
-	e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
-	ENV_RUN(t, &e, inline_own_body);
-	DC_RETURN_IF_FAILED(t);
-	env_init(&e, 3);
-	e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
-	ENV_RUN(t, &e, inline_other_body);
+	inline_runs(t, runs, DC_ARRAY_SIZE(runs));
 }
 
 /* --- background reclaim -------------------------------------------------- */
