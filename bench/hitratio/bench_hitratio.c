@@ -6,7 +6,8 @@
  * round-robin victim policies and its default policy (CLOCK with
  * admission, DC_MAP_MAY_BYPASS), each under the default config and under a
  * fair one that keeps at most one range free, and through offline exact
- * LRU, Belady's OPT, textbook CLOCK and FIFO, at every window/file ratio.
+ * LRU, Belady's OPT, textbook CLOCK, FIFO, ARC, 2Q, S3-FIFO and SIEVE, at
+ * every window/file ratio.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -186,6 +187,10 @@ static int run_cell(const struct hr_trace *t, uint32_t cap, unsigned int fair_pc
 		[HR_TCLOCK] = hr_sim_clock,
 		[HR_TCLOCK_COLD] = hr_sim_clock_cold,
 		[HR_FIFO] = hr_sim_fifo,
+		[HR_ARC] = hr_sim_arc,
+		[HR_2Q] = hr_sim_2q,
+		[HR_S3FIFO] = hr_sim_s3fifo,
+		[HR_SIEVE] = hr_sim_sieve,
 	};
 	struct dc_cache_config def;
 	double n = (double)t->n;
@@ -199,6 +204,7 @@ static int run_cell(const struct hr_trace *t, uint32_t cap, unsigned int fair_pc
 		if (h == UINT64_MAX)
 			return -ENOMEM;
 		c->hit[i] = (double)h / n;
+		c->setups[i] = 1.0 - c->hit[i];	/* every miss is mapped */
 	}
 	for (i = 0; i < sizeof(lib_cols) / sizeof(lib_cols[0]); i++) {
 		struct hr_lib_config cfg = {
@@ -218,6 +224,7 @@ static int run_cell(const struct hr_trace *t, uint32_t cap, unsigned int fair_pc
 		c->hit[col] = (double)r.hits / n;
 		c->occ[col] = r.occupancy;
 		c->bypass[col] = (double)r.bypasses / n;
+		c->setups[col] = (double)r.setups / n;
 		c->bg_share[col] = reclaims ? (double)r.bg_reclaims / (double)reclaims : 0;
 	}
 	/* LRU given the capacity the default config's CLOCK really used. */

@@ -24,6 +24,7 @@ int hr_lib_replay(const struct hr_trace *t, uint32_t cap,
 	struct dc_simbe_config bcfg;
 	struct dc_cache_config ccfg;
 	struct dc_cache_stats st;
+	struct dc_simbe_stats bst;
 	struct dc_inode *inode = NULL;
 	struct dc_cache *cache = NULL;
 	struct dc_simbe *be = NULL;
@@ -80,6 +81,10 @@ int hr_lib_replay(const struct hr_trace *t, uint32_t cap,
 	out->inline_reclaims = st.inline_reclaims;
 	out->bg_reclaims = st.bg_reclaims;
 	out->occupancy = samples ? mapped / (double)samples / cap : 0;
+	ret = dc_simbe_stats(be, &bst, sizeof(bst));
+	if (ret)
+		goto out;
+	out->setups = bst.calls[DC_SIMBE_SETUP];
 out:
 	dc_inode_put(inode);
 	dc_cache_destroy(cache);
