@@ -15,11 +15,16 @@
  * @idx: the range index of each access (page / pages per range).
  * @n: number of accesses.
  * @nr_keys: every index is below this (the file size in ranges).
+ * @nr_files: the library replay maps index i to file min(i / @file_ranges,
+ *	@nr_files - 1), one inode each (0 or 1: one file, index = range).
+ * @file_ranges: ranges per file (the last file takes the rest).
  */
 struct hr_trace {
 	uint32_t *idx;
 	uint64_t n;
 	uint32_t nr_keys;
+	uint32_t nr_files;
+	uint32_t file_ranges;
 };
 
 /**
@@ -222,7 +227,7 @@ struct hr_lib_config {
 /**
  * hr_lib_replay() - replay @t single-threaded through a cache of @cap
  * ranges over the null simulation backend: dc_map() then dc_unpin() per
- * access, all on one inode.
+ * access, on one inode per file of the trace.
  * @t: the trace.
  * @cap: ranges in the window.
  * @cfg: the cache configuration.
