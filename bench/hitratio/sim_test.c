@@ -4,9 +4,10 @@
  * string 1 2 3 4 1 2 5 1 2 3 4 5 (FIFO shows Belady's anomaly on it), a
  * worked example for each of ARC, 2Q, S3-FIFO and SIEVE (a short trace whose
  * hits and evictions were derived by hand from the paper's description of
- * the policy, step by step in the comments), and on random traces the properties every correct simulator has: OPT is an
- * upper bound, LRU's hits never fall as the capacity grows (the stack
- * property), and a capacity that holds every key misses only once per key.
+ * the policy, step by step in the comments), and on random traces the
+ * properties every correct simulator has: OPT is an upper bound, LRU's hits
+ * never fall as the capacity grows (the stack property), and a capacity
+ * that holds every key misses only once per key.
  */
 #include <inttypes.h>
 #include <stdio.h>

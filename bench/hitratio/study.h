@@ -64,6 +64,7 @@ struct hr_cell {
  * before the library's but OPT) with the highest hit ratio in a cell.
  * @c: the cell.
  *
+ * Context: any.
  * Return: its column; ties go to the earlier column.
  */
 enum hr_col hr_best_online(const struct hr_cell *c);
