@@ -240,6 +240,12 @@ static int run_cell(const struct hr_trace *t, uint32_t cap, unsigned int fair_pc
 	if (h == UINT64_MAX)
 		return -ENOMEM;
 	c->hit[HR_LRU_OCC] = (double)h / n;
+	/* The library's victim order over the trace's files, offline. */
+	h = hr_sim_clock_own(t, cap);
+	if (h == UINT64_MAX)
+		return -ENOMEM;
+	c->hit[HR_TCLOCK_OWN] = (double)h / n;
+	c->setups[HR_TCLOCK_OWN] = 1.0 - c->hit[HR_TCLOCK_OWN];
 	return 0;
 }
 

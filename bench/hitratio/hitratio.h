@@ -71,6 +71,21 @@ uint64_t hr_sim_clock(const struct hr_trace *t, uint32_t cap);
 uint64_t hr_sim_clock_cold(const struct hr_trace *t, uint32_t cap);
 
 /**
+ * hr_sim_clock_own() - hits of CLOCK loading frames with the bit clear that,
+ * once no frame is free, takes the victim from the missing key's own file
+ * first (a walk of its cached keys in key order, from where the last one
+ * stopped), and from the global hand only for a file with none cached: the
+ * order of the library's inline reclaim.  Files as @t's nr_files and
+ * file_ranges.
+ * @t: the trace.
+ * @cap: slots (at least 1).
+ *
+ * Context: process context; allocates.
+ * Return: the number of hits, or UINT64_MAX if out of memory.
+ */
+uint64_t hr_sim_clock_own(const struct hr_trace *t, uint32_t cap);
+
+/**
  * hr_sim_fifo() - hits of FIFO (round-robin in load order) with @cap slots.
  * @t: the trace.
  * @cap: slots (at least 1).

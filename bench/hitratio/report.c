@@ -29,6 +29,7 @@ const char *const hr_col_name[HR_NR_COLS] = {
 	[HR_RR_FAIR] = "rr_fair",
 	[HR_LIBDEF_FAIR] = "lib_default_fair",
 	[HR_LRU_OCC] = "lru_at_occupancy",
+	[HR_TCLOCK_OWN] = "textbook_clock_cold_own_file",
 };
 
 static const enum hr_col lib_cols[] = {
@@ -183,13 +184,16 @@ static void print_same_stream(const struct hr_study *s, FILE *f)
 		if (strcmp(m->wl, "files64") || !(o = cell_at(s, "zipf0.99", m->ratio)))
 			continue;
 		if (!n++)
-			fprintf(f, "the same accesses on 64 inodes (files64) and on one (zipf0.99), "
-				"library default (clock):\n");
+			fprintf(f, "the same accesses on 64 inodes (files64) and on one (zipf0.99): the\n"
+				"library default (its CLOCK), and offline tclk0 with victims window-wide\n"
+				"and from the missing key's own file first (as inline reclaim takes them):\n");
 		fprintf(f, "  ratio %-6.4g  64 inodes %5.1f (%5.1f)  one inode %5.1f (%5.1f)  "
-			"difference %5.2f (%5.2f) points\n", m->ratio, pct(m->hit[HR_LIBDEF]),
-			pct(m->hit[HR_CLOCK]), pct(o->hit[HR_LIBDEF]), pct(o->hit[HR_CLOCK]),
+			"difference %5.2f (%5.2f);  tclk0 %5.1f, own file first %5.1f\n",
+			m->ratio, pct(m->hit[HR_LIBDEF]), pct(m->hit[HR_CLOCK]),
+			pct(o->hit[HR_LIBDEF]), pct(o->hit[HR_CLOCK]),
 			pct(o->hit[HR_LIBDEF] - m->hit[HR_LIBDEF]),
-			pct(o->hit[HR_CLOCK] - m->hit[HR_CLOCK]));
+			pct(o->hit[HR_CLOCK] - m->hit[HR_CLOCK]), pct(m->hit[HR_TCLOCK_COLD]),
+			pct(m->hit[HR_TCLOCK_OWN]));
 	}
 }
 

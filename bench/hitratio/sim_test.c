@@ -28,10 +28,11 @@ static int failures;
 
 static uint64_t (*const sims[])(const struct hr_trace *, uint32_t) = {
 	hr_sim_lru, hr_sim_opt, hr_sim_clock, hr_sim_clock_cold, hr_sim_fifo,
-	hr_sim_arc, hr_sim_2q, hr_sim_s3fifo, hr_sim_sieve,
+	hr_sim_arc, hr_sim_2q, hr_sim_s3fifo, hr_sim_sieve, hr_sim_clock_own,
 };
 static const char *const names[] = {
 	"lru", "opt", "clock", "clock_cold", "fifo", "arc", "2q", "s3fifo", "sieve",
+	"clock_own",
 };
 #define NR_SIMS	(sizeof(sims) / sizeof(sims[0]))
 
@@ -178,6 +179,27 @@ static void worked_examples(void)
 	       "----BCD-B--E");
 }
 
+/*
+ * CLOCK with victims from the own file first, against window-wide CLOCK
+ * (both with the bit clear on load): files {A, B} and {C, D}, 3 slots.
+ *  1-3 A C B miss: frames [A C B], every bit clear.
+ *  4 D miss: its file has C cached: C is evicted (the own walk), where the
+ *    window-wide hand, at the first frame, evicts A.
+ *  5 A: a hit for own-first; a miss window-wide (C goes, at the hand).
+ *  6 C miss: own-first evicts D (its file's only key); window-wide B.
+ * Own-first: 1 hit; window-wide: none.
+ */
+static void own_file_first(void)
+{
+	static uint32_t ref[] = { 0, 2, 1, 3, 0, 2 };
+	struct hr_trace t = { .idx = ref, .n = 6, .nr_keys = 4, .nr_files = 2,
+			      .file_ranges = 2 };
+	uint64_t own = hr_sim_clock_own(&t, 3), wide = hr_sim_clock_cold(&t, 3);
+
+	CHECK(own == 1, "clock_own: %" PRIu64 " hits, want 1", own);
+	CHECK(wide == 0, "clock_cold: %" PRIu64 " hits, want 0", wide);
+}
+
 static uint64_t xorshift(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -236,6 +258,7 @@ int main(void)
 {
 	textbook();
 	worked_examples();
+	own_file_first();
 	random_traces();
 	if (failures) {
 		fprintf(stderr, "sim-test: %d failures\n", failures);

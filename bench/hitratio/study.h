@@ -26,6 +26,7 @@ enum hr_col {
 	HR_RR_FAIR,
 	HR_LIBDEF_FAIR,
 	HR_LRU_OCC,		/* exact LRU at the default CLOCK's mean occupancy */
+	HR_TCLOCK_OWN,		/* tclk0 taking victims from the own file first */
 	HR_NR_COLS
 };
 
