@@ -122,6 +122,8 @@ struct dsim_params {
  * @setups_per_kop: backend setups per 1000 reads.
  * @removes_per_kop: backend remove calls (round trips) per 1000 reads.
  * @remove_entries_per_kop: mappings removed per 1000 reads.
+ * @writebacks_per_kop: backend writebacks (round trips) per 1000 accesses.
+ * @write_ratio: accesses that wrote / accesses (rw75).
  * @inline_per_kop: inline reclaims per 1000 reads.
  * @bg_per_kop: background reclaims per 1000 reads.
  * @bypass_full_per_kop: bypasses per 1000 reads because the candidate lost
@@ -166,6 +168,8 @@ struct dsim_point {
 	double setups_per_kop;
 	double removes_per_kop;
 	double remove_entries_per_kop;
+	double writebacks_per_kop;
+	double write_ratio;
 	double inline_per_kop;
 	double bg_per_kop;
 	double bypass_full_per_kop;

@@ -132,6 +132,7 @@ static void write_point(FILE *f, const struct dsim_point *pt)
 		"\"remove_entries_per_kop\":%.3f,\"inline_reclaims_per_kop\":%.3f,"
 		"\"bg_reclaims_per_kop\":%.3f,\"bypass_full_per_kop\":%.3f,"
 		"\"bypass_busy_per_kop\":%.3f,\"admits_contested_per_kop\":%.3f,"
+		"\"writebacks_per_kop\":%.3f,\"write_ratio\":%.5f,"
 		"\"waits\":%llu,\"errors\":%llu,"
 		"\"ops\":%llu,\"warm_ops\":%llu,\"elapsed_s\":%.4f,"
 		"\"setup_us\":%.3f,\"remove_us\":%.3f,\"read_rt_us\":%.3f,"
@@ -143,6 +144,7 @@ static void write_point(FILE *f, const struct dsim_point *pt)
 		pt->setups_per_kop, pt->removes_per_kop, pt->remove_entries_per_kop,
 		pt->inline_per_kop, pt->bg_per_kop, pt->bypass_full_per_kop,
 		pt->bypass_busy_per_kop, pt->admits_contested_per_kop,
+		pt->writebacks_per_kop, pt->write_ratio,
 		(unsigned long long)pt->waits,
 		(unsigned long long)pt->errors, (unsigned long long)pt->ops,
 		(unsigned long long)pt->warm_ops, pt->elapsed_s,

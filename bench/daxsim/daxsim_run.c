@@ -9,7 +9,12 @@
  * a burst of outside load lands on every policy alike: the shorter the
  * slices, the more evenly a busy machine's load is shared.  Each slice's
  * IOPS is kept, for a median that a few slices under a burst cannot move.
- * Each read is timed into a latency histogram.
+ * Each access is timed into a latency histogram.  A write (rw75) through
+ * the window maps with DC_MAP_WRITE and dirties the range (the backend
+ * then owes a writeback, a round trip, before the range is reclaimed); a
+ * write without the window costs a round trip, as a read does.  The pages
+ * of a many-files workload go to one inode per file; a shift workload
+ * moves its hot set before the middle slice.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* RUSAGE_THREAD */
@@ -46,6 +51,7 @@ struct reader {
 	char *buf;
 	uint64_t ops;
 	uint64_t warm_ops;
+	uint64_t writes;
 	uint64_t bypasses;
 	uint64_t errors;
 	uint64_t rt_ns;
@@ -62,6 +68,7 @@ struct counts {
 	uint64_t setups, setup_ns, setups_over;
 	uint64_t removes, remove_ns, removes_over;
 	uint64_t removes_sent;
+	uint64_t writebacks;
 	uint64_t inline_reclaims, bg_reclaims;
 	uint64_t waits;
 	uint64_t bypasses, bypass_full, bypass_busy, admits_contested;
@@ -73,7 +80,8 @@ struct cell {
 	struct dsim_point *pt;
 	struct dc_simbe *be;		/* NULL for nodax */
 	struct dc_cache *cache;
-	struct dc_inode *inode;
+	struct dc_inode *inode[DSIM_FILES];	/* one per file of the workload */
+	unsigned int nr_inodes;
 	unsigned int map_flags;
 	char *mem;
 	struct reader *rd;
@@ -110,8 +118,8 @@ static long thread_preemptions(void)
 	return ru.ru_nivcsw;
 }
 
-/* A read without the window: one round trip, then the copy. */
-static void read_direct(struct reader *r, uint64_t page)
+/* An access without the window: one round trip, then the copy. */
+static void read_direct(struct reader *r, uint64_t page, bool write)
 {
 	uint64_t s = dsim_now_ns(), e;
 
@@ -121,26 +129,46 @@ static void read_direct(struct reader *r, uint64_t page)
 	r->rts++;
 	if (e - s > r->cell->over_ns)
 		r->rts_over++;
-	memcpy(r->buf, r->cell->mem + (page << DSIM_PAGE_SHIFT), DSIM_PAGE_SIZE);
+	if (write)
+		memcpy(r->cell->mem + (page << DSIM_PAGE_SHIFT), r->buf, DSIM_PAGE_SIZE);
+	else
+		memcpy(r->buf, r->cell->mem + (page << DSIM_PAGE_SHIFT), DSIM_PAGE_SIZE);
 }
 
 static void read_page(struct reader *r, uint64_t page)
 {
 	struct cell *cl = r->cell;
+	bool write = r->gen.write;
+	unsigned int file;
+	uint64_t off;
 	struct dc_pin pin;
 	int ret, zero = 0;
 
-	if (!cl->inode) {
-		read_direct(r, page);
+	r->writes += write;
+	if (!cl->cache) {
+		read_direct(r, page, write);
 	} else {
-		ret = dc_map(cl->inode, page << DSIM_PAGE_SHIFT, cl->map_flags, &pin);
-		if (ret == 0) {
+		dsim_gen_file(&r->gen, page, &file, &off);
+		off <<= DSIM_PAGE_SHIFT;
+		ret = dc_map(cl->inode[file], off, cl->map_flags | (write ? DC_MAP_WRITE : 0),
+			     &pin);
+		if (ret == 0 && write) {
+			/* A write through the window: the range is dirty now. */
+			memcpy(cl->mem + pin.win_off, r->buf, DSIM_PAGE_SIZE);
+			ret = dc_simbe_write(cl->be, pin.win_off, DSIM_INO + file, off);
+			dc_unpin(&pin);
+			if (ret) {
+				r->errors++;
+				__atomic_compare_exchange_n(&cl->first_error, &zero, ret, false,
+							    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			}
+		} else if (ret == 0) {
 			/* A DAX hit: copy from the window. */
 			memcpy(r->buf, cl->mem + pin.win_off, DSIM_PAGE_SIZE);
 			dc_unpin(&pin);
 		} else if (ret == DC_MAP_BYPASS) {
 			r->bypasses++;
-			read_direct(r, page);
+			read_direct(r, page, write);
 		} else {
 			r->errors++;
 			__atomic_compare_exchange_n(&cl->first_error, &zero, ret, false,
@@ -163,6 +191,7 @@ static void warm(struct reader *r)
 	}
 	/* Only measured reads count (errors do, always). */
 	r->bypasses = 0;
+	r->writes = 0;
 	r->rt_ns = 0;
 	r->rts = 0;
 	r->rts_over = 0;
@@ -232,6 +261,7 @@ static void read_counts(struct cell *cl, struct counts *c)
 	c->removes = bs.calls[DC_SIMBE_REMOVE];
 	c->remove_ns = bs.total_ns[DC_SIMBE_REMOVE];
 	c->removes_sent = cs.removes_sent;
+	c->writebacks = bs.calls[DC_SIMBE_WRITEBACK];
 	c->inline_reclaims = cs.inline_reclaims;
 	c->bg_reclaims = cs.bg_reclaims;
 	c->waits = cs.waits;
@@ -253,6 +283,7 @@ static void add_delta(struct counts *sum, const struct counts *a,
 	sum->removes += b->removes - a->removes;
 	sum->remove_ns += b->remove_ns - a->remove_ns;
 	sum->removes_sent += b->removes_sent - a->removes_sent;
+	sum->writebacks += b->writebacks - a->writebacks;
 	sum->inline_reclaims += b->inline_reclaims - a->inline_reclaims;
 	sum->bg_reclaims += b->bg_reclaims - a->bg_reclaims;
 	sum->waits += b->waits - a->waits;
@@ -414,18 +445,23 @@ static int cell_create(const struct dsim_params *p, struct dsim_point *pt,
 		fprintf(stderr, "daxsim: dc_cache_create: %d\n", ret);
 		return ret;
 	}
-	ret = dc_inode_get(cl->cache, DSIM_INO, &cl->inode);
-	if (ret)
-		fprintf(stderr, "daxsim: dc_inode_get: %d\n", ret);
-	return ret;
+	for (i = 0; i < cl->rd[0].gen.nr_files; i++) {
+		ret = dc_inode_get(cl->cache, DSIM_INO + i, &cl->inode[i]);
+		if (ret) {
+			fprintf(stderr, "daxsim: dc_inode_get: %d\n", ret);
+			return ret;
+		}
+		cl->nr_inodes++;
+	}
+	return 0;
 }
 
 static void cell_destroy(struct cell *cl)
 {
 	unsigned int i;
 
-	if (cl->inode)
-		dc_inode_put(cl->inode);
+	for (i = 0; i < cl->nr_inodes; i++)
+		dc_inode_put(cl->inode[i]);
 	if (cl->cache)
 		dc_cache_destroy(cl->cache);
 	if (cl->be)
@@ -477,7 +513,7 @@ static double median(double *v, unsigned int n)
 static void collect(struct cell *cl)
 {
 	struct dsim_point *pt = cl->pt;
-	uint64_t ns = 0, byp = 0, rt_ns = 0, rts = 0, wall = 0, cpu = 0, over = 0;
+	uint64_t ns = 0, byp = 0, rt_ns = 0, rts = 0, wall = 0, cpu = 0, over = 0, wr = 0;
 	const struct counts *s = &cl->sum;
 	struct lat_hist *h;
 	unsigned int i;
@@ -493,6 +529,7 @@ static void collect(struct cell *cl)
 		pt->errors += r->errors;
 		pt->preempted += r->preempted;
 		byp += r->bypasses;
+		wr += r->writes;
 		rt_ns += r->rt_ns;
 		rts += r->rts;
 		over += r->rts_over;
@@ -520,6 +557,8 @@ static void collect(struct cell *cl)
 	pt->setups_per_kop = per_kop(s->setups, pt->ops);
 	pt->removes_per_kop = per_kop(s->removes, pt->ops);
 	pt->remove_entries_per_kop = per_kop(s->removes_sent, pt->ops);
+	pt->writebacks_per_kop = per_kop(s->writebacks, pt->ops);
+	pt->write_ratio = pt->ops ? (double)wr / (double)pt->ops : 0.0;
 	pt->inline_per_kop = per_kop(s->inline_reclaims, pt->ops);
 	pt->bg_per_kop = per_kop(s->bg_reclaims, pt->ops);
 	pt->waits = s->waits;
@@ -558,7 +597,7 @@ int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
 {
 	uint64_t bytes, file_bytes = p->file_pages << DSIM_PAGE_SHIFT;
 	struct cell *cells;
-	unsigned int i, s, slices;
+	unsigned int i, s, k, slices;
 	char *mem;
 	int ret = 0;
 
@@ -588,10 +627,16 @@ int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
 	if (!ret) {
 		for (i = 0; i < n; i++)
 			run_cell(&cells[i], true, 0.0);
-		for (s = 0; s < slices; s++)
+		for (s = 0; s < slices; s++) {
+			/* A shift workload moves its hot set midway. */
+			if (s == slices / 2)
+				for (i = 0; i < n; i++)
+					for (k = 0; k < pts[i].threads; k++)
+						dsim_gen_shift(&cells[i].rd[k].gen);
 			for (i = 0; i < n; i++)
 				run_cell(&cells[(s + i) % n], false,
 					 p->time_s / slices);
+		}
 		for (i = 0; i < n; i++)
 			collect(&cells[i]);
 	}

@@ -16,6 +16,9 @@ static const char *const wl_names[DSIM_NR_WL] = {
 	[DSIM_ZIPF099] = "zipf0.99",
 	[DSIM_SEQ] = "seq",
 	[DSIM_SCANHOT] = "scanhot",
+	[DSIM_FILES64] = "files64",
+	[DSIM_RW75] = "rw75",
+	[DSIM_SHIFT] = "shift",
 };
 
 const char *dsim_wl_name(enum dsim_wl wl)
@@ -183,6 +186,8 @@ int dsim_gen_init(struct dsim_gen *g, enum dsim_wl wl, uint64_t file_pages,
 	g->wl = wl;
 	g->file_pages = file_pages;
 	g->nr_ranges = nr_ranges;
+	g->nr_files = 1;
+	g->file_ranges = nr_ranges;
 	/* Each thread its own stream; the shared tables use the seed alone. */
 	rng_seed(g->rng, seed ^ ((uint64_t)(thread + 1) * 0xd1b54a32d192ed03ull));
 
@@ -191,10 +196,25 @@ int dsim_gen_init(struct dsim_gen *g, enum dsim_wl wl, uint64_t file_pages,
 		break;
 	case DSIM_ZIPF09:
 	case DSIM_ZIPF099:
-		g->cdf = make_zipf_cdf(nr_ranges, wl == DSIM_ZIPF09 ? 0.9 : 0.99);
+	case DSIM_FILES64:
+	case DSIM_RW75:
+	case DSIM_SHIFT:
+		g->cdf = make_zipf_cdf(nr_ranges,
+				       wl == DSIM_ZIPF09 || wl == DSIM_RW75 ? 0.9 : 0.99);
 		g->perm = make_perm(nr_ranges, seed);
 		if (!g->cdf || !g->perm)
 			err = -ENOMEM;
+		if (wl == DSIM_SHIFT) {
+			/* Another permutation, from the seed alone. */
+			g->perm2 = make_perm(nr_ranges, seed ^ 0x7368696674656421ull);
+			if (!g->perm2)
+				err = -ENOMEM;
+		}
+		if (wl == DSIM_FILES64) {
+			g->nr_files = nr_ranges < DSIM_FILES ? (unsigned int)nr_ranges :
+				      DSIM_FILES;
+			g->file_ranges = nr_ranges / g->nr_files;
+		}
 		break;
 	case DSIM_SEQ:
 		g->lo = file_pages * thread / nthreads;
@@ -261,8 +281,15 @@ uint64_t dsim_gen_next(struct dsim_gen *g)
 	switch (g->wl) {
 	case DSIM_ZIPF09:
 	case DSIM_ZIPF099:
-		r = g->perm[zipf_rank(g->cdf, g->nr_ranges, rng_unit(g->rng))];
-		return r * DSIM_RANGE_PAGES + rng_below(g->rng, range_pages(g, r));
+	case DSIM_FILES64:
+	case DSIM_RW75:
+	case DSIM_SHIFT:
+		r = (g->shifted ? g->perm2 : g->perm)[zipf_rank(g->cdf, g->nr_ranges,
+								rng_unit(g->rng))];
+		p = r * DSIM_RANGE_PAGES + rng_below(g->rng, range_pages(g, r));
+		if (g->wl == DSIM_RW75)
+			g->write = rng_below(g->rng, 100) < DSIM_WRITE_PCT;
+		return p;
 	case DSIM_SEQ:
 		p = g->pos;
 		if (++g->pos >= g->hi)
@@ -276,12 +303,31 @@ uint64_t dsim_gen_next(struct dsim_gen *g)
 	}
 }
 
+void dsim_gen_file(const struct dsim_gen *g, uint64_t page, unsigned int *file,
+		   uint64_t *file_page)
+{
+	uint64_t f = page / DSIM_RANGE_PAGES / g->file_ranges;
+
+	if (f >= g->nr_files)
+		f = g->nr_files - 1;
+	*file = (unsigned int)f;
+	*file_page = page - f * g->file_ranges * DSIM_RANGE_PAGES;
+}
+
+void dsim_gen_shift(struct dsim_gen *g)
+{
+	if (g->perm2)
+		g->shifted = true;
+}
+
 void dsim_gen_fini(struct dsim_gen *g)
 {
 	if (!g)
 		return;
 	free(g->cdf);
 	free(g->perm);
+	free(g->perm2);
 	g->cdf = NULL;
 	g->perm = NULL;
+	g->perm2 = NULL;
 }

@@ -23,6 +23,15 @@
  *   t of n starts its scan at t/n of the cold part.  A short last range
  *   of the file is always cold (last in scan order).  A file of a single
  *   range has no cold part and behaves as uniform.
+ * - files64:  zipf0.99 over the ranges as above, the file being 64 files
+ *   of whole ranges, one after the other (fewer when the file has fewer
+ *   ranges; the last takes what is left): the hot ranges are spread over
+ *   64 inodes.  dsim_gen_file() names the file of a page.
+ * - rw75:     zipf0.9 as above, each access a write with probability 1/4
+ *   (drawn after the page; dsim_gen_next() leaves it in @write).
+ * - shift:    zipf0.99 as above until dsim_gen_shift(), then zipf0.99 over
+ *   another permutation of the ranges (also from the seed alone): the hot
+ *   set moves.  The caller shifts midway through its run.
  *
  * The same (workload, file_pages, thread, nthreads, seed) gives the same
  * stream.  A generator is used by one thread at a time.
@@ -30,6 +39,7 @@
 #ifndef BENCH_DAXSIM_WORKLOAD_H
 #define BENCH_DAXSIM_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define DSIM_PAGE_SHIFT		12
@@ -37,7 +47,13 @@
 #define DSIM_SCANHOT_HOT_DIV	8u	/* hot set: 1/8 of the ranges */
 #define DSIM_SCANHOT_SCAN_PCT	10u	/* 10% of accesses are the scan */
 
-enum dsim_wl { DSIM_UNIFORM, DSIM_ZIPF09, DSIM_ZIPF099, DSIM_SEQ, DSIM_SCANHOT, DSIM_NR_WL };
+#define DSIM_FILES		64u	/* files64: files the hot set is spread over */
+#define DSIM_WRITE_PCT		25u	/* rw75: accesses that write */
+
+enum dsim_wl {
+	DSIM_UNIFORM, DSIM_ZIPF09, DSIM_ZIPF099, DSIM_SEQ, DSIM_SCANHOT,
+	DSIM_FILES64, DSIM_RW75, DSIM_SHIFT, DSIM_NR_WL
+};
 
 /**
  * struct dsim_gen - one thread's access generator.
@@ -48,6 +64,11 @@ enum dsim_wl { DSIM_UNIFORM, DSIM_ZIPF09, DSIM_ZIPF099, DSIM_SEQ, DSIM_SCANHOT, 
  * @cdf: zipf: cumulative probability of ranks 1..nr_ranges (NULL otherwise).
  * @perm: zipf: range of each rank; scanhot: hot ranges first, then the
  *	cold ones in scan order (NULL otherwise).
+ * @perm2: shift: range of each rank after dsim_gen_shift() (NULL otherwise).
+ * @shifted: shift: dsim_gen_shift() was called.
+ * @nr_files: files the pages are spread over (1 but for files64).
+ * @file_ranges: ranges per file (the last file takes the rest).
+ * @write: rw75: the last page dsim_gen_next() returned is written.
  * @nr_hot: scanhot: ranges in the hot set.
  * @pos: seq: next page; scanhot: next page of the scan, counted over the
  *	cold part (0 .. cold_pages - 1).
@@ -64,6 +85,11 @@ struct dsim_gen {
 	uint64_t rng[4];
 	double *cdf;
 	uint32_t *perm;
+	uint32_t *perm2;
+	bool shifted;
+	unsigned int nr_files;
+	uint64_t file_ranges;
+	bool write;
 	uint64_t nr_hot;
 	uint64_t pos;
 	uint64_t lo;
@@ -78,8 +104,8 @@ struct dsim_gen {
  * @wl: the workload.
  *
  * Context: any.
- * Return: "uniform", "zipf0.9", "zipf0.99", "seq" or "scanhot"; "?" for an
- * unknown value.
+ * Return: "uniform", "zipf0.9", "zipf0.99", "seq", "scanhot", "files64",
+ * "rw75" or "shift"; "?" for an unknown value.
  */
 const char *dsim_wl_name(enum dsim_wl wl);
 
@@ -116,6 +142,27 @@ int dsim_gen_init(struct dsim_gen *g, enum dsim_wl wl, uint64_t file_pages,
  * Return: a page number below file_pages.
  */
 uint64_t dsim_gen_next(struct dsim_gen *g);
+
+/**
+ * dsim_gen_file() - the file a page number of the generator falls in.
+ * @g: an initialised generator.
+ * @page: a page number it returned.
+ * @file: receives the file, below @g->nr_files.
+ * @file_page: receives the page within that file.
+ *
+ * Context: any.
+ */
+void dsim_gen_file(const struct dsim_gen *g, uint64_t page, unsigned int *file,
+		   uint64_t *file_page);
+
+/**
+ * dsim_gen_shift() - move the hot set of a shift workload; nothing for the
+ * others.
+ * @g: an initialised generator.
+ *
+ * Context: any; never blocks.
+ */
+void dsim_gen_shift(struct dsim_gen *g);
 
 /**
  * dsim_gen_fini() - free what dsim_gen_init() allocated.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * workload_test.c - checks of the daxsim access generators: names, bounds,
- * reproducibility, the zipf distribution, the sequential streams and the
- * scan-plus-hot-set mix.  Exit 0 when every check passes.
+ * reproducibility, the zipf distribution, the sequential streams, the
+ * scan-plus-hot-set mix, the files of files64, the writes of rw75 and the
+ * moving hot set of shift.  Exit 0 when every check passes.
  */
 #include <errno.h>
 #include <math.h>
@@ -214,6 +215,155 @@ static void test_scanhot(void)
 	free(seen);
 }
 
+/* files64: the pages map to 64 files of whole ranges, the hot set over many. */
+static void test_files64(void)
+{
+	const uint64_t nr = 256, pages = nr * DSIM_RANGE_PAGES;
+	unsigned int file, files_hot = 0;
+	uint64_t i, fp, *hits, top[64];
+	uint8_t seen[DSIM_FILES] = { 0 };
+	struct dsim_gen g, z;
+
+	hits = calloc(nr, sizeof(*hits));
+	if (!hits) {
+		CHECK(0, "out of memory");
+		return;
+	}
+	CHECK(dsim_gen_init(&g, DSIM_FILES64, pages, 0, 1, 3) == 0, "init");
+	CHECK(dsim_gen_init(&z, DSIM_ZIPF099, pages, 0, 1, 3) == 0, "init");
+	CHECK(g.nr_files == DSIM_FILES && g.file_ranges == nr / DSIM_FILES,
+	      "%u files of %llu ranges", g.nr_files, (unsigned long long)g.file_ranges);
+	for (i = 0; i < 200000; i++) {
+		uint64_t p = dsim_gen_next(&g);
+
+		/* The same stream as zipf0.99: only the files are new. */
+		if (p != dsim_gen_next(&z)) {
+			CHECK(0, "access %llu: files64 is not zipf0.99's stream",
+			      (unsigned long long)i);
+			break;
+		}
+		dsim_gen_file(&g, p, &file, &fp);
+		if (file >= g.nr_files || fp >= g.file_ranges * DSIM_RANGE_PAGES ||
+		    (uint64_t)file * g.file_ranges * DSIM_RANGE_PAGES + fp != p) {
+			CHECK(0, "page %llu: file %u page %llu", (unsigned long long)p, file,
+			      (unsigned long long)fp);
+			break;
+		}
+		CHECK(!g.write, "files64 never writes");
+		hits[p / DSIM_RANGE_PAGES]++;
+	}
+	/* The 64 hottest ranges lie in at least half of the files. */
+	for (i = 0; i < 64; i++) {
+		uint64_t r, best = 0;
+
+		for (r = 0; r < nr; r++)
+			if (hits[r] > hits[best])
+				best = r;
+		top[i] = best;
+		hits[best] = 0;
+		dsim_gen_file(&g, top[i] * DSIM_RANGE_PAGES, &file, &fp);
+		if (!seen[file]++)
+			files_hot++;
+	}
+	CHECK(files_hot >= 32, "the 64 hottest ranges lie in %u files", files_hot);
+	dsim_gen_fini(&g);
+	dsim_gen_fini(&z);
+	/* A file of fewer ranges than 64: one file per range, the rest in the last. */
+	CHECK(dsim_gen_init(&g, DSIM_FILES64, 10 * DSIM_RANGE_PAGES + 7, 0, 1, 3) == 0, "init");
+	CHECK(g.nr_files == 11 && g.file_ranges == 1, "%u files", g.nr_files);
+	dsim_gen_file(&g, 10 * DSIM_RANGE_PAGES + 6, &file, &fp);
+	CHECK(file == 10 && fp == 6, "last page: file %u page %llu", file,
+	      (unsigned long long)fp);
+	dsim_gen_fini(&g);
+	/* Every other workload is one file. */
+	CHECK(dsim_gen_init(&g, DSIM_ZIPF09, pages, 0, 1, 3) == 0, "init");
+	dsim_gen_file(&g, pages - 1, &file, &fp);
+	CHECK(g.nr_files == 1 && file == 0 && fp == pages - 1, "zipf0.9: file %u", file);
+	dsim_gen_fini(&g);
+	free(hits);
+}
+
+/* rw75: a quarter of the accesses write, over zipf0.9's ranges. */
+static void test_rw75(void)
+{
+	const uint64_t pages = 256 * DSIM_RANGE_PAGES, draws = 400000;
+	uint64_t i, writes = 0;
+	struct dsim_gen g, r;
+	double sd;
+
+	CHECK(dsim_gen_init(&g, DSIM_RW75, pages, 1, 2, 9) == 0, "init");
+	CHECK(dsim_gen_init(&r, DSIM_ZIPF09, pages, 1, 2, 9) == 0, "init");
+	for (i = 0; i < draws; i++) {
+		uint64_t p = dsim_gen_next(&g);
+
+		writes += g.write;
+		CHECK(p < pages, "page %llu", (unsigned long long)p);
+		dsim_gen_next(&r);
+		CHECK(!r.write, "zipf0.9 never writes");
+	}
+	sd = sqrt((double)draws * 0.25 * 0.75);
+	CHECK(fabs((double)writes - 0.25 * (double)draws) < 6 * sd,
+	      "%llu writes in %llu accesses", (unsigned long long)writes,
+	      (unsigned long long)draws);
+	dsim_gen_fini(&g);
+	dsim_gen_fini(&r);
+}
+
+/* The 8 hottest ranges of @n draws from @g. */
+static void hottest(struct dsim_gen *g, uint64_t n, uint64_t nr, uint64_t top[8])
+{
+	uint64_t *hits = calloc(nr, sizeof(*hits)), i, r;
+
+	if (!hits) {
+		CHECK(0, "out of memory");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		hits[dsim_gen_next(g) / DSIM_RANGE_PAGES]++;
+	for (i = 0; i < 8; i++) {
+		top[i] = 0;
+		for (r = 0; r < nr; r++)
+			if (hits[r] > hits[top[i]])
+				top[i] = r;
+		hits[top[i]] = 0;
+	}
+	free(hits);
+}
+
+/* shift: zipf0.99 until dsim_gen_shift(), then another hot set. */
+static void test_shift(void)
+{
+	const uint64_t nr = 256, pages = nr * DSIM_RANGE_PAGES;
+	uint64_t before[8], after[8], again[8], i, k, same = 0;
+	struct dsim_gen g, z;
+
+	CHECK(dsim_gen_init(&g, DSIM_SHIFT, pages, 0, 1, 11) == 0, "init");
+	CHECK(dsim_gen_init(&z, DSIM_ZIPF099, pages, 0, 1, 11) == 0, "init");
+	for (i = 0; i < 100000; i++)
+		if (dsim_gen_next(&g) != dsim_gen_next(&z)) {
+			CHECK(0, "before the shift, access %llu is not zipf0.99's",
+			      (unsigned long long)i);
+			break;
+		}
+	dsim_gen_shift(&z);	/* nothing for another workload */
+	hottest(&z, 200000, nr, again);
+	hottest(&g, 200000, nr, before);
+	dsim_gen_shift(&g);
+	hottest(&g, 200000, nr, after);
+	for (i = 0; i < 8; i++)
+		for (k = 0; k < 8; k++)
+			same += before[i] == after[k];
+	CHECK(same <= 2, "%llu of the 8 hottest ranges stayed hot after the shift",
+	      (unsigned long long)same);
+	for (i = 0, same = 0; i < 8; i++)
+		for (k = 0; k < 8; k++)
+			same += before[i] == again[k];
+	CHECK(same >= 6, "zipf0.99 after a shift: only %llu of its 8 hottest ranges stayed",
+	      (unsigned long long)same);
+	dsim_gen_fini(&g);
+	dsim_gen_fini(&z);
+}
+
 int main(void)
 {
 	test_names();
@@ -223,6 +373,9 @@ int main(void)
 	test_zipf(DSIM_ZIPF099, 0.99);
 	test_seq();
 	test_scanhot();
+	test_files64();
+	test_rw75();
+	test_shift();
 	if (failures) {
 		fprintf(stderr, "workload-test: %d failures\n", failures);
 		return 1;

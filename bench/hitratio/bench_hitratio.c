@@ -6,7 +6,8 @@
  * round-robin victim policies and its default policy (CLOCK with
  * admission, DC_MAP_MAY_BYPASS), each under the default config and under a
  * fair one that keeps at most one range free, and through offline exact
- * LRU, Belady's OPT, textbook CLOCK and FIFO, at every window/file ratio.
+ * LRU, Belady's OPT, textbook CLOCK, FIFO, ARC, 2Q, S3-FIFO and SIEVE, at
+ * every window/file ratio.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -56,7 +57,8 @@ static void usage(FILE *f)
 		"  --file-ranges N   file size in 2 MiB ranges (default 256)\n"
 		"  --seed S          generator seed (default 1)\n"
 		"  --workloads LIST  comma-separated, of uniform zipf0.9 zipf0.99 seq scanhot\n"
-		"                    (default: all)\n"
+		"                    files64 shift (default: all; rw75's writes are not\n"
+		"                    replayed, so it is not a trace here)\n"
 		"  --json FILE       write the study as JSON\n"
 		"  --tsv FILE        write one tab-separated line per cell, with a header\n",
 		QUICK_ACCESSES, DEFAULT_ACCESSES);
@@ -123,14 +125,14 @@ static int pick_workloads(const char *list, int on[DSIM_NR_WL])
 	int i;
 
 	for (i = 0; i < DSIM_NR_WL; i++)
-		on[i] = !list;
+		on[i] = !list && i != DSIM_RW75;
 	if (!list)
 		return 0;
 	if (strlen(list) >= sizeof(buf))
 		return -1;
 	strcpy(buf, list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (dsim_wl_parse(tok, &wl)) {
+		if (dsim_wl_parse(tok, &wl) || wl == DSIM_RW75) {
 			fprintf(stderr, "bench-hitratio: unknown workload '%s'\n", tok);
 			return -1;
 		}
@@ -155,8 +157,14 @@ static int make_trace(enum dsim_wl wl, const struct opts *o, struct hr_trace *t)
 	}
 	t->n = o->accesses;
 	t->nr_keys = o->file_ranges;
-	for (i = 0; i < t->n; i++)
+	t->nr_files = g.nr_files;
+	t->file_ranges = (uint32_t)g.file_ranges;
+	for (i = 0; i < t->n; i++) {
+		/* A shift workload moves its hot set midway through the trace. */
+		if (i == t->n / 2)
+			dsim_gen_shift(&g);
 		t->idx[i] = (uint32_t)(dsim_gen_next(&g) / DSIM_RANGE_PAGES);
+	}
 	dsim_gen_fini(&g);
 	return 0;
 }
@@ -186,6 +194,10 @@ static int run_cell(const struct hr_trace *t, uint32_t cap, unsigned int fair_pc
 		[HR_TCLOCK] = hr_sim_clock,
 		[HR_TCLOCK_COLD] = hr_sim_clock_cold,
 		[HR_FIFO] = hr_sim_fifo,
+		[HR_ARC] = hr_sim_arc,
+		[HR_2Q] = hr_sim_2q,
+		[HR_S3FIFO] = hr_sim_s3fifo,
+		[HR_SIEVE] = hr_sim_sieve,
 	};
 	struct dc_cache_config def;
 	double n = (double)t->n;
@@ -199,6 +211,7 @@ static int run_cell(const struct hr_trace *t, uint32_t cap, unsigned int fair_pc
 		if (h == UINT64_MAX)
 			return -ENOMEM;
 		c->hit[i] = (double)h / n;
+		c->setups[i] = 1.0 - c->hit[i];	/* every miss is mapped */
 	}
 	for (i = 0; i < sizeof(lib_cols) / sizeof(lib_cols[0]); i++) {
 		struct hr_lib_config cfg = {
@@ -218,6 +231,7 @@ static int run_cell(const struct hr_trace *t, uint32_t cap, unsigned int fair_pc
 		c->hit[col] = (double)r.hits / n;
 		c->occ[col] = r.occupancy;
 		c->bypass[col] = (double)r.bypasses / n;
+		c->setups[col] = (double)r.setups / n;
 		c->bg_share[col] = reclaims ? (double)r.bg_reclaims / (double)reclaims : 0;
 	}
 	/* LRU given the capacity the default config's CLOCK really used. */
@@ -226,6 +240,12 @@ static int run_cell(const struct hr_trace *t, uint32_t cap, unsigned int fair_pc
 	if (h == UINT64_MAX)
 		return -ENOMEM;
 	c->hit[HR_LRU_OCC] = (double)h / n;
+	/* The library's victim order over the trace's files, offline. */
+	h = hr_sim_clock_own(t, cap);
+	if (h == UINT64_MAX)
+		return -ENOMEM;
+	c->hit[HR_TCLOCK_OWN] = (double)h / n;
+	c->setups[HR_TCLOCK_OWN] = 1.0 - c->hit[HR_TCLOCK_OWN];
 	return 0;
 }
 

@@ -2,7 +2,8 @@
 /*
  * hitratio.h - the hit-ratio study: one trace of range indices replayed
  * through the library's victim policies and through offline simulators of
- * exact LRU, Belady's OPT, a textbook CLOCK and FIFO, at one capacity.
+ * exact LRU, Belady's OPT, a textbook CLOCK, FIFO, ARC, 2Q, S3-FIFO and
+ * SIEVE, at one capacity.
  */
 #ifndef BENCH_HITRATIO_H
 #define BENCH_HITRATIO_H
@@ -14,11 +15,16 @@
  * @idx: the range index of each access (page / pages per range).
  * @n: number of accesses.
  * @nr_keys: every index is below this (the file size in ranges).
+ * @nr_files: the library replay maps index i to file min(i / @file_ranges,
+ *	@nr_files - 1), one inode each (0 or 1: one file, index = range).
+ * @file_ranges: ranges per file (the last file takes the rest).
  */
 struct hr_trace {
 	uint32_t *idx;
 	uint64_t n;
 	uint32_t nr_keys;
+	uint32_t nr_files;
+	uint32_t file_ranges;
 };
 
 /**
@@ -65,6 +71,21 @@ uint64_t hr_sim_clock(const struct hr_trace *t, uint32_t cap);
 uint64_t hr_sim_clock_cold(const struct hr_trace *t, uint32_t cap);
 
 /**
+ * hr_sim_clock_own() - hits of CLOCK loading frames with the bit clear that,
+ * once no frame is free, takes the victim from the missing key's own file
+ * first (a walk of its cached keys in key order, from where the last one
+ * stopped), and from the global hand only for a file with none cached: the
+ * order of the library's inline reclaim.  Files as @t's nr_files and
+ * file_ranges.
+ * @t: the trace.
+ * @cap: slots (at least 1).
+ *
+ * Context: process context; allocates.
+ * Return: the number of hits, or UINT64_MAX if out of memory.
+ */
+uint64_t hr_sim_clock_own(const struct hr_trace *t, uint32_t cap);
+
+/**
  * hr_sim_fifo() - hits of FIFO (round-robin in load order) with @cap slots.
  * @t: the trace.
  * @cap: slots (at least 1).
@@ -74,6 +95,115 @@ uint64_t hr_sim_clock_cold(const struct hr_trace *t, uint32_t cap);
  */
 uint64_t hr_sim_fifo(const struct hr_trace *t, uint32_t cap);
 
+/* An access that evicted nothing (struct hr_sim_log @victim). */
+#define HR_NO_VICTIM	UINT32_MAX
+
+/**
+ * struct hr_sim_log - what an offline simulator did at each access, for the
+ * worked examples of sim_test.c.
+ * @hit: per access, 1 for a hit, 0 for a miss (every miss is inserted).
+ * @victim: per access, the key that left the cache to make room, or
+ *	HR_NO_VICTIM.
+ */
+struct hr_sim_log {
+	uint8_t *hit;
+	uint32_t *victim;
+};
+
+/**
+ * hr_sim_arc_log() - hits of ARC (Megiddo and Modha, FAST 2003): recency
+ * list T1 and frequency list T2 in the cache, their ghosts B1 and B2, and
+ * the target size p of T1, adapted on ghost hits.
+ * @t: the trace.
+ * @cap: slots (at least 1).
+ * @log: receives each access's outcome, or NULL.
+ *
+ * Context: process context; allocates.
+ * Return: the number of hits, or UINT64_MAX if out of memory.
+ */
+uint64_t hr_sim_arc_log(const struct hr_trace *t, uint32_t cap, struct hr_sim_log *log);
+
+/**
+ * hr_sim_2q_log() - hits of full 2Q (Johnson and Shasha, VLDB 1994): a FIFO
+ * A1in of first references (Kin = 25% of the slots), a ghost FIFO A1out of
+ * keys paged out of it (Kout = 50%), and an LRU Am of keys referenced again
+ * after leaving A1in.
+ * @t: the trace.
+ * @cap: slots (at least 1).
+ * @log: receives each access's outcome, or NULL.
+ *
+ * Context: process context; allocates.
+ * Return: the number of hits, or UINT64_MAX if out of memory.
+ */
+uint64_t hr_sim_2q_log(const struct hr_trace *t, uint32_t cap, struct hr_sim_log *log);
+
+/**
+ * hr_sim_s3fifo_log() - hits of S3-FIFO (Yang et al., SOSP 2023): a small
+ * FIFO S (10% of the slots) for new keys, a main FIFO M with reinsertion,
+ * a ghost FIFO G of keys evicted from S, and a 2-bit frequency per key.
+ * @t: the trace.
+ * @cap: slots (at least 1).
+ * @log: receives each access's outcome, or NULL.
+ *
+ * Context: process context; allocates.
+ * Return: the number of hits, or UINT64_MAX if out of memory.
+ */
+uint64_t hr_sim_s3fifo_log(const struct hr_trace *t, uint32_t cap, struct hr_sim_log *log);
+
+/**
+ * hr_sim_sieve_log() - hits of SIEVE (Zhang et al., NSDI 2024): one FIFO
+ * queue, new keys at its head, a visited bit set by hits, and a hand that
+ * moves from the tail towards the head clearing bits and evicts the first
+ * unvisited key, staying where it evicted.
+ * @t: the trace.
+ * @cap: slots (at least 1).
+ * @log: receives each access's outcome, or NULL.
+ *
+ * Context: process context; allocates.
+ * Return: the number of hits, or UINT64_MAX if out of memory.
+ */
+uint64_t hr_sim_sieve_log(const struct hr_trace *t, uint32_t cap, struct hr_sim_log *log);
+
+/**
+ * hr_sim_arc() - hr_sim_arc_log() without a log.
+ * @t: the trace.
+ * @cap: slots (at least 1).
+ *
+ * Context: process context; allocates.
+ * Return: the number of hits, or UINT64_MAX if out of memory.
+ */
+uint64_t hr_sim_arc(const struct hr_trace *t, uint32_t cap);
+
+/**
+ * hr_sim_2q() - hr_sim_2q_log() without a log.
+ * @t: the trace.
+ * @cap: slots (at least 1).
+ *
+ * Context: process context; allocates.
+ * Return: the number of hits, or UINT64_MAX if out of memory.
+ */
+uint64_t hr_sim_2q(const struct hr_trace *t, uint32_t cap);
+
+/**
+ * hr_sim_s3fifo() - hr_sim_s3fifo_log() without a log.
+ * @t: the trace.
+ * @cap: slots (at least 1).
+ *
+ * Context: process context; allocates.
+ * Return: the number of hits, or UINT64_MAX if out of memory.
+ */
+uint64_t hr_sim_s3fifo(const struct hr_trace *t, uint32_t cap);
+
+/**
+ * hr_sim_sieve() - hr_sim_sieve_log() without a log.
+ * @t: the trace.
+ * @cap: slots (at least 1).
+ *
+ * Context: process context; allocates.
+ * Return: the number of hits, or UINT64_MAX if out of memory.
+ */
+uint64_t hr_sim_sieve(const struct hr_trace *t, uint32_t cap);
+
 /**
  * struct hr_lib_result - a replay through struct dc_cache.
  * @hits: dc_cache_stats() hits.
@@ -81,11 +211,13 @@ uint64_t hr_sim_fifo(const struct hr_trace *t, uint32_t cap);
  * @bypasses: dc_map() calls that returned DC_MAP_BYPASS.
  * @inline_reclaims: ranges reclaimed by dc_map() itself.
  * @bg_reclaims: ranges reclaimed by the background reclaimer.
+ * @setups: backend setups (every mapped miss costs one round trip).
  * @occupancy: mean fraction of the window's ranges mapped, sampled over
  *	the second half of the trace (the effective capacity).
  */
 struct hr_lib_result {
 	uint64_t hits;
+	uint64_t setups;
 	uint64_t maps;
 	uint64_t bypasses;
 	uint64_t inline_reclaims;
@@ -110,7 +242,7 @@ struct hr_lib_config {
 /**
  * hr_lib_replay() - replay @t single-threaded through a cache of @cap
  * ranges over the null simulation backend: dc_map() then dc_unpin() per
- * access, all on one inode.
+ * access, on one inode per file of the trace.
  * @t: the trace.
  * @cap: ranges in the window.
  * @cfg: the cache configuration.

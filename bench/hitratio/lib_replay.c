@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * lib_replay.c - replay a trace through the library: a struct dc_cache over
- * the null simulation backend (no latency), one inode, dc_map() and
+ * the null simulation backend (no latency), one inode per file of the
+ * trace (one for most), dc_map() and
  * dc_unpin() per access on the calling thread.  The background reclaimer
  * runs as it does for any user, so the effective capacity (ranges mapped,
  * as opposed to kept free) is sampled as the replay goes.
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include <daxcache/cache.h>
 #include <daxcache/simbe.h>
 
 #include "hitratio.h"
+#include "workload.h"
 
 #define RANGE_SHIFT	21
 #define SAMPLE_EVERY	64	/* accesses between occupancy samples */
@@ -24,7 +27,9 @@ int hr_lib_replay(const struct hr_trace *t, uint32_t cap,
 	struct dc_simbe_config bcfg;
 	struct dc_cache_config ccfg;
 	struct dc_cache_stats st;
-	struct dc_inode *inode = NULL;
+	struct dc_simbe_stats bst;
+	unsigned int nr_files = t->nr_files > 1 ? t->nr_files : 1, f;
+	struct dc_inode *inode[DSIM_FILES] = { NULL };
 	struct dc_cache *cache = NULL;
 	struct dc_simbe *be = NULL;
 	double mapped = 0;
@@ -48,15 +53,29 @@ int hr_lib_replay(const struct hr_trace *t, uint32_t cap,
 		fprintf(stderr, "bench-hitratio: dc_cache_create: %d\n", ret);
 		goto out;
 	}
-	ret = dc_inode_get(cache, 1, &inode);
-	if (ret) {
-		fprintf(stderr, "bench-hitratio: dc_inode_get: %d\n", ret);
+	if (nr_files > DSIM_FILES) {
+		ret = -EINVAL;
 		goto out;
 	}
+	for (f = 0; f < nr_files; f++) {
+		ret = dc_inode_get(cache, 1 + f, &inode[f]);
+		if (ret) {
+			fprintf(stderr, "bench-hitratio: dc_inode_get: %d\n", ret);
+			goto out;
+		}
+	}
 	for (i = 0; i < t->n; i++) {
+		uint64_t r = t->idx[i];
 		struct dc_pin pin;
 
-		ret = dc_map(inode, (uint64_t)t->idx[i] << RANGE_SHIFT, flags, &pin);
+		f = 0;
+		if (nr_files > 1) {
+			f = (unsigned int)(r / t->file_ranges);
+			if (f >= nr_files)
+				f = nr_files - 1;
+			r -= (uint64_t)f * t->file_ranges;
+		}
+		ret = dc_map(inode[f], r << RANGE_SHIFT, flags, &pin);
 		if (ret == DC_MAP_BYPASS && cfg->may_bypass) {
 			out->bypasses++;
 		} else if (ret) {
@@ -80,8 +99,13 @@ int hr_lib_replay(const struct hr_trace *t, uint32_t cap,
 	out->inline_reclaims = st.inline_reclaims;
 	out->bg_reclaims = st.bg_reclaims;
 	out->occupancy = samples ? mapped / (double)samples / cap : 0;
+	ret = dc_simbe_stats(be, &bst, sizeof(bst));
+	if (ret)
+		goto out;
+	out->setups = bst.calls[DC_SIMBE_SETUP];
 out:
-	dc_inode_put(inode);
+	for (f = 0; f < nr_files; f++)
+		dc_inode_put(inode[f]);
 	dc_cache_destroy(cache);
 	dc_simbe_destroy(be);
 	return ret;

@@ -2,7 +2,8 @@
 # Included from Makefile.am; paths are relative to the top of the tree.
 #
 # bench/hitratio: the hit-ratio study (issue 6): the library's victim
-# policies against exact LRU, Belady's OPT, textbook CLOCK and FIFO on
+# policies against exact LRU, Belady's OPT, textbook CLOCK and FIFO, and
+# (issue 16) the state-of-the-art anchors ARC, 2Q, S3-FIFO and SIEVE, on
 # traces from bench/daxsim's generators.
 noinst_PROGRAMS += bench/hitratio/bench-hitratio
 bench_hitratio_bench_hitratio_SOURCES = \
@@ -10,9 +11,14 @@ bench_hitratio_bench_hitratio_SOURCES = \
 	bench/hitratio/hitratio.h \
 	bench/hitratio/lib_replay.c \
 	bench/hitratio/report.c \
+	bench/hitratio/sim_2q.c \
+	bench/hitratio/sim_arc.c \
 	bench/hitratio/sim_clock.c \
+	bench/hitratio/sim_list.h \
 	bench/hitratio/sim_lru.c \
 	bench/hitratio/sim_opt.c \
+	bench/hitratio/sim_s3fifo.c \
+	bench/hitratio/sim_sieve.c \
 	bench/hitratio/study.h \
 	bench/daxsim/workload.c bench/daxsim/workload.h
 bench_hitratio_bench_hitratio_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/bench/daxsim
@@ -21,4 +27,6 @@ bench_hitratio_bench_hitratio_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTH
 # The offline simulators against textbook values and their invariants.
 check_PROGRAMS += bench/hitratio/sim-test
 bench_hitratio_sim_test_SOURCES = bench/hitratio/sim_test.c bench/hitratio/hitratio.h \
-	bench/hitratio/sim_clock.c bench/hitratio/sim_lru.c bench/hitratio/sim_opt.c
+	bench/hitratio/sim_clock.c bench/hitratio/sim_lru.c bench/hitratio/sim_opt.c \
+	bench/hitratio/sim_arc.c bench/hitratio/sim_2q.c bench/hitratio/sim_s3fifo.c \
+	bench/hitratio/sim_sieve.c bench/hitratio/sim_list.h

@@ -18,6 +18,10 @@ const char *const hr_col_name[HR_NR_COLS] = {
 	[HR_TCLOCK] = "textbook_clock",
 	[HR_TCLOCK_COLD] = "textbook_clock_cold",
 	[HR_FIFO] = "fifo",
+	[HR_ARC] = "arc",
+	[HR_2Q] = "2q",
+	[HR_S3FIFO] = "s3fifo",
+	[HR_SIEVE] = "sieve",
 	[HR_CLOCK] = "clock",
 	[HR_RR] = "rr",
 	[HR_LIBDEF] = "lib_default",
@@ -25,12 +29,37 @@ const char *const hr_col_name[HR_NR_COLS] = {
 	[HR_RR_FAIR] = "rr_fair",
 	[HR_LIBDEF_FAIR] = "lib_default_fair",
 	[HR_LRU_OCC] = "lru_at_occupancy",
+	[HR_TCLOCK_OWN] = "textbook_clock_cold_own_file",
 };
 
 static const enum hr_col lib_cols[] = {
 	HR_CLOCK, HR_RR, HR_LIBDEF, HR_CLOCK_FAIR, HR_RR_FAIR, HR_LIBDEF_FAIR,
 };
 #define NR_LIB_COLS	(sizeof(lib_cols) / sizeof(lib_cols[0]))
+
+enum hr_col hr_best_online(const struct hr_cell *c)
+{
+	enum hr_col k, best = HR_LRU;
+
+	for (k = HR_LRU; k < HR_CLOCK; k++)
+		if (k != HR_OPT && c->hit[k] > c->hit[best])
+			best = k;
+	return best;
+}
+
+/* Points the default (default config) trails the best online policy by. */
+static double anchor_gap(const struct hr_cell *c)
+{
+	return 100 * (c->hit[hr_best_online(c)] - c->hit[HR_LIBDEF]) + 0.0;
+}
+
+/* The modelled IOPS of the default over the best's: one round trip per miss. */
+static double anchor_iops(const struct hr_cell *c)
+{
+	double md = 1 - c->hit[HR_LIBDEF], mb = 1 - c->hit[hr_best_online(c)];
+
+	return md > 0 ? mb / md : 1.0;
+}
 
 /* The targets of one workload under one config; gaps in points. */
 struct wl_target {
@@ -129,6 +158,84 @@ static double pct(double x)
 	return 100 * x;
 }
 
+/* The cell of workload @wl at @ratio, or NULL. */
+static const struct hr_cell *cell_at(const struct hr_study *s, const char *wl, double ratio)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_cells; i++)
+		if (!strcmp(s->cells[i].wl, wl) && fabs(s->cells[i].ratio - ratio) < 1e-9)
+			return &s->cells[i];
+	return NULL;
+}
+
+/*
+ * files64 is zipf0.99's stream cut into 64 files: the library's figures on
+ * the two differ only by the inodes, which is what choosing victims per
+ * inode costs.
+ */
+static void print_same_stream(const struct hr_study *s, FILE *f)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->nr_cells; i++) {
+		const struct hr_cell *m = &s->cells[i], *o;
+
+		if (strcmp(m->wl, "files64") || !(o = cell_at(s, "zipf0.99", m->ratio)))
+			continue;
+		if (!n++)
+			fprintf(f, "the same accesses on 64 inodes (files64) and on one (zipf0.99): the\n"
+				"library default (its CLOCK), and offline tclk0 with victims window-wide\n"
+				"and from the missing key's own file first (as inline reclaim takes them):\n");
+		fprintf(f, "  ratio %-6.4g  64 inodes %5.1f (%5.1f)  one inode %5.1f (%5.1f)  "
+			"difference %5.2f (%5.2f);  tclk0 %5.1f, own file first %5.1f\n",
+			m->ratio, pct(m->hit[HR_LIBDEF]), pct(m->hit[HR_CLOCK]),
+			pct(o->hit[HR_LIBDEF]), pct(o->hit[HR_CLOCK]),
+			pct(o->hit[HR_LIBDEF] - m->hit[HR_LIBDEF]),
+			pct(o->hit[HR_CLOCK] - m->hit[HR_CLOCK]), pct(m->hit[HR_TCLOCK_COLD]),
+			pct(m->hit[HR_TCLOCK_OWN]));
+	}
+}
+
+/*
+ * The library default (default config) against the best online policy of
+ * each cell (issue 16): hit ratios, setups, the gap, the modelled IOPS.
+ */
+static void print_anchors(const struct hr_study *s, FILE *f)
+{
+	unsigned int i, within = 0;
+	const struct hr_cell *worst = NULL;
+
+	fprintf(f, "\nanchors (issue 16: the library default against the best online policy of\n"
+		"each cell, of lru tclk tclk0 fifo arc 2q s3f sieve; hit %%, setups per 1000\n"
+		"accesses; modelled IOPS = the best's miss ratio over the default's, one round\n"
+		"trip per miss, setup or direct read):\n");
+	fprintf(f, "  %-9s %6s | %5s %7s | %-14s %5s %7s | %6s %5s\n", "workload", "ratio",
+		"ldef", "set/k", "best", "hit", "set/k", "gap", "iops");
+	for (i = 0; i < s->nr_cells; i++) {
+		const struct hr_cell *c = &s->cells[i];
+		enum hr_col b = hr_best_online(c);
+		double gap = anchor_gap(c);
+
+		fprintf(f, "  %-9s %6.4g | %5.1f %7.1f | %-14s %5.1f %7.1f | %6.2f %5.2f%s\n",
+			c->wl, c->ratio, pct(c->hit[HR_LIBDEF]), 1000 * c->setups[HR_LIBDEF],
+			hr_col_name[b], pct(c->hit[b]), 1000 * c->setups[b], gap,
+			anchor_iops(c), gap > HR_ANCHOR_PTS ? "  TRAILS" : "");
+		within += gap <= HR_ANCHOR_PTS;
+		if (!worst || gap > anchor_gap(worst))
+			worst = c;
+	}
+	if (!worst)
+		return;
+	print_same_stream(s, f);
+	fprintf(f, "anchors: the default within %.0f point of the best online policy at %u of %u "
+		"cells; worst %s @%.4g: %.2f points behind %s (%.1f against %.1f), modelled "
+		"IOPS %.2fx\n", HR_ANCHOR_PTS, within, s->nr_cells, worst->wl, worst->ratio,
+		anchor_gap(worst), hr_col_name[hr_best_online(worst)],
+		pct(worst->hit[HR_LIBDEF]), pct(worst->hit[hr_best_online(worst)]),
+		anchor_iops(worst));
+}
+
 int hr_print_table(const struct hr_study *s, FILE *f)
 {
 	unsigned int i;
@@ -138,18 +245,23 @@ int hr_print_table(const struct hr_study *s, FILE *f)
 		" accesses per trace (one thread), seed %" PRIu64 "\n"
 		"hit ratio in %%; cold misses included; capacity = window ranges\n\n",
 		s->file_ranges, s->accesses, s->seed);
-	fprintf(f, "%-9s %6s %4s | %-29s | %-28s | %-22s |\n", "", "", "",
+	fprintf(f, "%-9s %6s %4s | %-53s | %-28s | %-22s |\n", "", "", "",
 		"offline", "library, default config", "library, fair config");
-	fprintf(f, "%-9s %6s %4s | %5s %5s %5s %5s %5s | %5s %5s %5s %4s %4s | %5s %5s %5s %4s | %7s\n",
-		"workload", "ratio", "cap", "lru", "opt", "tclk", "tclk0", "fifo",
-		"clock", "rr", "ldef", "occ", "byp", "clock", "rr", "ldef", "occ", "lru@occ");
+	fprintf(f, "%-9s %6s %4s | %5s %5s %5s %5s %5s %5s %5s %5s %5s | %5s %5s %5s %4s %4s"
+		" | %5s %5s %5s %4s | %7s\n",
+		"workload", "ratio", "cap", "lru", "opt", "tclk", "tclk0", "fifo", "arc", "2q",
+		"s3f", "sieve", "clock", "rr", "ldef", "occ", "byp", "clock", "rr", "ldef", "occ",
+		"lru@occ");
 	for (i = 0; i < s->nr_cells; i++) {
 		const struct hr_cell *c = &s->cells[i];
 
 		fprintf(f, "%-9s %6.4g %4" PRIu32 " | %5.1f %5.1f %5.1f %5.1f %5.1f"
+			" %5.1f %5.1f %5.1f %5.1f"
 			" | %5.1f %5.1f %5.1f %4.0f %4.1f | %5.1f %5.1f %5.1f %4.0f | %7.1f\n",
 			c->wl, c->ratio, c->cap, pct(c->hit[HR_LRU]), pct(c->hit[HR_OPT]),
 			pct(c->hit[HR_TCLOCK]), pct(c->hit[HR_TCLOCK_COLD]), pct(c->hit[HR_FIFO]),
+			pct(c->hit[HR_ARC]), pct(c->hit[HR_2Q]), pct(c->hit[HR_S3FIFO]),
+			pct(c->hit[HR_SIEVE]),
 			pct(c->hit[HR_CLOCK]), pct(c->hit[HR_RR]), pct(c->hit[HR_LIBDEF]),
 			pct(c->occ[HR_CLOCK]), pct(c->bypass[HR_LIBDEF]),
 			pct(c->hit[HR_CLOCK_FAIR]), pct(c->hit[HR_RR_FAIR]),
@@ -157,7 +269,8 @@ int hr_print_table(const struct hr_study *s, FILE *f)
 			pct(c->hit[HR_LRU_OCC]));
 	}
 	fprintf(f, "\ncolumns: tclk = textbook CLOCK (bit set on load), tclk0 = the same with the\n"
-		"bit clear on load (as the library); ldef = the library's default policy:\n"
+		"bit clear on load (as the library); arc, 2q, s3f, sieve = ARC, full 2Q,\n"
+		"S3-FIFO and SIEVE (the anchors of issue 16); ldef = the library's default policy:\n"
 		"CLOCK, dc_map() with DC_MAP_MAY_BYPASS (a bypass counts as a miss), byp =\n"
 		"its bypass %%; occ = mean %% of the window's ranges mapped over the second\n"
 		"half of the trace (CLOCK); lru@occ = exact LRU with the default config's\n"
@@ -173,6 +286,7 @@ int hr_print_table(const struct hr_study *s, FILE *f)
 		"max(lru-clk)", "clk<rr", "max(rr-clk)");
 	ok = print_targets(s, f, "fair", HR_CLOCK_FAIR, HR_RR_FAIR);
 	print_targets(s, f, "default", HR_CLOCK, HR_RR);
+	print_anchors(s, f);
 	fprintf(f, "\ntotal %.1f s\n", s->seconds);
 	return ok;
 }
@@ -192,7 +306,10 @@ int hr_write_tsv(const struct hr_study *s, const char *path)
 	for (k = 0; k < NR_LIB_COLS; k++)
 		fprintf(f, "\tocc_%s\tbypass_%s\tbg_share_%s", hr_col_name[lib_cols[k]],
 			hr_col_name[lib_cols[k]], hr_col_name[lib_cols[k]]);
-	fprintf(f, "\n");
+	for (k = 0; k < NR_LIB_COLS; k++)
+		fprintf(f, "\tsetups_%s", hr_col_name[lib_cols[k]]);
+	fprintf(f, "\tbest_online\tbest_online_hit\tbest_online_setups\tlib_default_gap_pts"
+		"\tlib_default_iops_vs_best\n");
 	for (i = 0; i < s->nr_cells; i++) {
 		const struct hr_cell *c = &s->cells[i];
 
@@ -202,7 +319,11 @@ int hr_write_tsv(const struct hr_study *s, const char *path)
 		for (k = 0; k < NR_LIB_COLS; k++)
 			fprintf(f, "\t%.6f\t%.6f\t%.6f", c->occ[lib_cols[k]],
 				c->bypass[lib_cols[k]], c->bg_share[lib_cols[k]]);
-		fprintf(f, "\n");
+		for (k = 0; k < NR_LIB_COLS; k++)
+			fprintf(f, "\t%.6f", c->setups[lib_cols[k]]);
+		fprintf(f, "\t%s\t%.6f\t%.6f\t%.4f\t%.4f\n", hr_col_name[hr_best_online(c)],
+			c->hit[hr_best_online(c)], c->setups[hr_best_online(c)], anchor_gap(c),
+			anchor_iops(c));
 	}
 	if (fclose(f)) {
 		perror(path);
@@ -233,6 +354,26 @@ static void json_targets(const struct hr_study *s, FILE *f, const char *cfg, int
 		v.below_rr ? "false" : "true", v.below_rr, last ? "" : ",");
 }
 
+static void json_anchors(const struct hr_study *s, FILE *f)
+{
+	const struct hr_cell *worst = NULL;
+	unsigned int i, within = 0;
+
+	for (i = 0; i < s->nr_cells; i++) {
+		within += anchor_gap(&s->cells[i]) <= HR_ANCHOR_PTS;
+		if (!worst || anchor_gap(&s->cells[i]) > anchor_gap(worst))
+			worst = &s->cells[i];
+	}
+	fprintf(f, "    \"anchors\": {\"limit_pts\": %.1f, \"cells\": %u, \"cells_within\": %u",
+		HR_ANCHOR_PTS, s->nr_cells, within);
+	if (worst)
+		fprintf(f, ", \"worst\": {\"workload\": \"%s\", \"ratio\": %.6g, \"gap_pts\": %.4f"
+			", \"best_online\": \"%s\", \"iops_vs_best\": %.4f}", worst->wl,
+			worst->ratio, anchor_gap(worst), hr_col_name[hr_best_online(worst)],
+			anchor_iops(worst));
+	fprintf(f, ", \"met\": %s}\n", within == s->nr_cells ? "true" : "false");
+}
+
 int hr_write_json(const struct hr_study *s, const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -260,11 +401,19 @@ int hr_write_json(const struct hr_study *s, const char *path)
 				hr_col_name[lib_cols[k]], c->occ[lib_cols[k]],
 				hr_col_name[lib_cols[k]], c->bypass[lib_cols[k]],
 				hr_col_name[lib_cols[k]], c->bg_share[lib_cols[k]]);
-		fprintf(f, "}");
+		for (k = 0; k < NR_LIB_COLS; k++)
+			fprintf(f, ", \"setups_%s\": %.6f", hr_col_name[lib_cols[k]],
+				c->setups[lib_cols[k]]);
+		fprintf(f, ", \"best_online\": \"%s\", \"best_online_hit\": %.6f"
+			", \"best_online_setups\": %.6f, \"lib_default_gap_pts\": %.4f"
+			", \"lib_default_iops_vs_best\": %.4f}", hr_col_name[hr_best_online(c)],
+			c->hit[hr_best_online(c)], c->setups[hr_best_online(c)], anchor_gap(c),
+			anchor_iops(c));
 	}
 	fprintf(f, "\n  ],\n  \"targets\": {\n");
 	json_targets(s, f, "fair", HR_CLOCK_FAIR, HR_RR_FAIR, 0);
-	json_targets(s, f, "default", HR_CLOCK, HR_RR, 1);
+	json_targets(s, f, "default", HR_CLOCK, HR_RR, 0);
+	json_anchors(s, f);
 	fprintf(f, "  }\n}\n");
 	if (fclose(f)) {
 		perror(path);

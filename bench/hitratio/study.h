@@ -15,6 +15,10 @@ enum hr_col {
 	HR_TCLOCK,		/* textbook CLOCK, offline */
 	HR_TCLOCK_COLD,		/* textbook CLOCK loading frames with the bit clear */
 	HR_FIFO,		/* FIFO, offline */
+	HR_ARC,			/* ARC, offline */
+	HR_2Q,			/* full 2Q, offline */
+	HR_S3FIFO,		/* S3-FIFO, offline */
+	HR_SIEVE,		/* SIEVE, offline */
 	HR_CLOCK,		/* library, DC_VICTIM_CLOCK, default config */
 	HR_RR,			/* library, DC_VICTIM_ROUND_ROBIN, default config */
 	HR_LIBDEF,		/* library, CLOCK + DC_MAP_MAY_BYPASS, default config */
@@ -22,6 +26,7 @@ enum hr_col {
 	HR_RR_FAIR,
 	HR_LIBDEF_FAIR,
 	HR_LRU_OCC,		/* exact LRU at the default CLOCK's mean occupancy */
+	HR_TCLOCK_OWN,		/* tclk0 taking victims from the own file first */
 	HR_NR_COLS
 };
 
@@ -37,6 +42,8 @@ enum hr_col {
  * @bypass: library columns: accesses answered DC_MAP_BYPASS (0..1).
  * @bg_share: library columns: share of the reclaims done by the
  *	background reclaimer (0..1).
+ * @setups: setups per access (0..1): the offline columns map every miss,
+ *	the library columns count the backend's setups.
  */
 struct hr_cell {
 	const char *wl;
@@ -47,7 +54,21 @@ struct hr_cell {
 	double occ[HR_NR_COLS];
 	double bypass[HR_NR_COLS];
 	double bg_share[HR_NR_COLS];
+	double setups[HR_NR_COLS];
 };
+
+/* The default trails the best online policy by more than this (points). */
+#define HR_ANCHOR_PTS	1.0
+
+/**
+ * hr_best_online() - the online offline-simulated policy (every column
+ * before the library's but OPT) with the highest hit ratio in a cell.
+ * @c: the cell.
+ *
+ * Context: any.
+ * Return: its column; ties go to the earlier column.
+ */
+enum hr_col hr_best_online(const struct hr_cell *c);
 
 /**
  * struct hr_study - every cell, and how they were made.
