@@ -24,6 +24,15 @@
  * would only churn the window) is read or written with pread()/pwrite().
  * With --no-dax every read and write is a plain pread()/pwrite().
  *
+ * Attributes by the rule of seed 001 (FUSE: update attributes on read only
+ * on timeout): each open file's size and mtime are cached in a struct
+ * dc_attr, and a read fstat()s the source only when it reaches past the
+ * cached size or the attributes are older than --attr-timeout (or made
+ * stale: by daxfs's own truncate, or a copy that met a page past the end).
+ * A refresh that finds the file smaller (truncated by another process)
+ * punches the window mappings past the new end.  Writes still fstat(),
+ * and grow the cached size to what they wrote.
+ *
  * The cache counters can be read at any time from /.daxfs-stats in the
  * mount root and are printed when the filesystem is unmounted.
  *
@@ -83,6 +92,7 @@ struct dnode {
 	pthread_rwlock_t io_lock;	/* read/write shared, truncate exclusive */
 	int map_fd;			/* registered with the backend while nopen */
 	struct dc_inode *dci;
+	struct dc_attr *attr;		/* cached size and mtime, from the first open on */
 };
 
 struct dfile {
@@ -102,6 +112,8 @@ static struct daxfs_opts {
 	const char *policy;
 	int no_dax;
 	int direct_io;
+	uint64_t attr_timeout_ns;
+	char *attr_timeout_arg;
 	char *window_arg;
 	char *shift_arg;
 	char *policy_arg;
@@ -111,6 +123,7 @@ static struct daxfs_opts {
 	.window_size = 256ull << 20,
 	.range_shift = 21,
 	.policy = "default",
+	.attr_timeout_ns = 1000000000ull,
 };
 
 static struct dnode root;
@@ -147,6 +160,8 @@ static struct dc_mmapbe *be;
 static struct dc_cache *cache;
 
 static atomic_uint_fast64_t n_reads, n_writes, n_ext_writes, n_fallbacks, n_bypassed;
+/* Seed 001: reads that refreshed the attributes, and the shrinks they found. */
+static atomic_uint_fast64_t n_attr_refreshes, n_attr_shrinks, n_attr_punch_busy;
 /* dc_map() flags of every access: DC_MAP_MAY_BYPASS under the default policy. */
 static unsigned int map_flags;
 
@@ -292,6 +307,8 @@ static void caller_creds_exit(void)
 static size_t stats_text(char *buf, size_t size)
 {
 	struct dc_cache_stats st;
+	uint64_t reads = (uint64_t)atomic_load(&n_reads);
+	uint64_t refreshes = (uint64_t)atomic_load(&n_attr_refreshes);
 	int len;
 
 	memset(&st, 0, sizeof(st));
@@ -325,10 +342,15 @@ static size_t stats_text(char *buf, size_t size)
 		       "setup_failures: %" PRIu64 "\n"
 		       "writebacks: %" PRIu64 "\n"
 		       "nr_free: %" PRIu64 "\n"
-		       "nr_mapped: %" PRIu64 "\n",
+		       "nr_mapped: %" PRIu64 "\n"
+		       "attr_timeout_ns: %" PRIu64 "\n"
+		       "attr_refreshes: %" PRIu64 "\n"
+		       "attr_refreshes_per_10k_reads: %" PRIu64 "\n"
+		       "attr_shrinks: %" PRIu64 "\n"
+		       "attr_punch_busy: %" PRIu64 "\n",
 		       opt.no_dax ? "no-dax" : "dax", opt.policy,
 		       opt.window_size, (uint64_t)1 << opt.range_shift,
-		       (uint64_t)atomic_load(&n_reads), (uint64_t)atomic_load(&n_writes),
+		       reads, (uint64_t)atomic_load(&n_writes),
 		       (uint64_t)atomic_load(&n_ext_writes),
 		       (uint64_t)atomic_load(&n_fallbacks),
 		       (uint64_t)atomic_load(&n_bypassed),
@@ -336,7 +358,11 @@ static size_t stats_text(char *buf, size_t size)
 		       st.bypass_busy, st.bypass_write, st.admits_contested, st.upgrades, st.inline_reclaims,
 		       st.bg_reclaims, st.removes_sent, st.removes_skipped,
 		       st.remove_batches, st.waits, st.wait_ns, st.setup_failures,
-		       st.writebacks, st.nr_free, st.nr_mapped);
+		       st.writebacks, st.nr_free, st.nr_mapped,
+		       opt.attr_timeout_ns, refreshes,
+		       reads ? refreshes * 10000 / reads : 0,
+		       (uint64_t)atomic_load(&n_attr_shrinks),
+		       (uint64_t)atomic_load(&n_attr_punch_busy));
 	if (len < 0)
 		return 0;
 	return (size_t)len < size ? (size_t)len : size - 1;
@@ -411,6 +437,7 @@ static void forget_node(struct dnode *n, uint64_t count)
 	}
 	pthread_mutex_unlock(&table_lock);
 	close(n->path_fd);
+	dc_attr_destroy(n->attr);
 	pthread_rwlock_destroy(&n->io_lock);
 	free(n);
 }
@@ -480,9 +507,48 @@ static int reopen(struct dnode *n, int flags)
 	return open(path, flags & ~(O_NOFOLLOW | O_DIRECT));
 }
 
+/* CLOCK_MONOTONIC in ns: the clock of the attribute cache. */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The attribute cache's invalidate hook (seed 001): a refresh found the
+ * source smaller than the cache knew it, so another process truncated it
+ * behind daxfs's back: punch the window mappings past the new end, whose
+ * pages the file no longer has.  A changed mtime (or a grown file) drops
+ * nothing: the window maps the file MAP_SHARED, so it shows every write
+ * to the file, made through it or not.  Called by a read of @data (a
+ * struct dnode), which holds the file open (n->dci stays) and no pin.
+ */
+static void attr_invalidate(void *data, const struct dc_attr_values *old,
+			    const struct dc_attr_values *cur)
+{
+	struct dnode *n = data;
+
+	if (cur->size >= old->size)
+		return;
+	atomic_fetch_add_explicit(&n_attr_shrinks, 1, memory_order_relaxed);
+	ensure_registered();
+	/* A range another read holds pinned stays; reading it past the end falls back. */
+	if (dc_inode_punch(n->dci, cur->size, UINT64_MAX))
+		atomic_fetch_add_explicit(&n_attr_punch_busy, 1, memory_order_relaxed);
+}
+
 /* First open of a regular file in dax mode: register it with the cache. */
 static int dax_attach(struct dnode *n)
 {
+	struct dc_attr_params ap = {
+		.timeout_ns = opt.attr_timeout_ns,
+		.rule = DC_ATTR_RULE_TIMEOUT,
+		.auto_inval = true,
+		.invalidate = attr_invalidate,
+		.data = n,
+	};
 	int err = 0;
 
 	if (opt.no_dax)
@@ -506,8 +572,20 @@ static int dax_attach(struct dnode *n)
 	err = dc_inode_get(cache, n->fino, &n->dci);
 	if (err)
 		goto fail_remove;
+	/*
+	 * Kept until the node is forgotten, across closes: a file opened
+	 * again trusts what it learnt until the timeout.  None yet: the
+	 * first read refreshes them.
+	 */
+	if (!n->attr) {
+		err = dc_attr_create(&ap, &n->attr);
+		if (err)
+			goto fail_put;
+	}
 	pthread_mutex_unlock(&open_lock);
 	return 0;
+fail_put:
+	dc_inode_put(n->dci);
 fail_remove:
 	dc_mmapbe_remove_file(be, n->fino);
 fail_close:
@@ -583,7 +661,8 @@ static void dfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
  * Punch the window mappings of @n from @size on, before the source is
  * truncated to @size; called with n->io_lock held exclusive, so that no
  * read or write maps a range again (or copies from one) until the
- * truncation is done.  0 or -errno.
+ * truncation is done; the cached attributes are made stale, so that the
+ * next read learns the new size.  0 or -errno.
  */
 static int punch_window(struct dnode *n, off_t size)
 {
@@ -594,6 +673,9 @@ static int punch_window(struct dnode *n, off_t size)
 		ensure_registered();
 		err = dc_inode_punch(n->dci, (uint64_t)size, UINT64_MAX);
 	}
+	/* The size changes: the next read asks the source. */
+	if (n->attr)
+		dc_attr_expire(n->attr);
 	pthread_mutex_unlock(&open_lock);
 	return err;
 }
@@ -920,8 +1002,8 @@ fail:
  * for atomic O_TRUNC, so an open(O_TRUNC) arrives here, not as a setattr:
  * truncate as do_truncate() does, with the I/O lock held exclusive and the
  * window punched first, or a read running beside it copies from pages past
- * the new end of the file.  (The size is not cached here: reads and writes
- * fstat() the source under the lock.)
+ * the new end of the file (punch_window() also makes the cached size
+ * stale).
  */
 static int open_source(struct dnode *n, int flags)
 {
@@ -1059,11 +1141,48 @@ static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 	return 0;
 }
 
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000ll + ts->tv_nsec;
+}
+
+/*
+ * The size of @n's source that a read of [@off, @off + @size) goes by, in
+ * *@sizep (seed 001): the cached one while it is valid and the read stays
+ * within it; else the source is fstat()ed and the attributes refreshed
+ * (the hook punches the window past a new, smaller end).  0 or -errno.
+ */
+static int read_size(struct dnode *n, uint64_t off, uint64_t size, uint64_t *sizep)
+{
+	struct dc_attr_values v;
+	uint64_t now = mono_ns(), version;
+	struct stat st;
+	int err;
+
+	if (!dc_attr_read_check(n->attr, off, size, now, &version)) {
+		/* Valid a moment ago: a read racing the timeout goes by it. */
+		dc_attr_get(n->attr, &v, now);
+		*sizep = v.size;
+		return 0;
+	}
+	err = stat_fd(n->map_fd, &st);
+	if (err)
+		return err;
+	atomic_fetch_add_explicit(&n_attr_refreshes, 1, memory_order_relaxed);
+	v.size = (uint64_t)st.st_size;
+	v.mtime_ns = ts_ns(&st.st_mtim);
+	v.ctime_ns = ts_ns(&st.st_ctim);
+	/* -ESTALE (a write raced it) installs nothing; this read uses @v. */
+	dc_attr_refresh(n->attr, &v, version, mono_ns());
+	*sizep = v.size;
+	return 0;
+}
+
 static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct dnode *n = get_node(ino);
-	struct stat st;
+	uint64_t fsize;
 	ssize_t got;
 	char *buf;
 	int err;
@@ -1091,18 +1210,24 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		err = got < 0 ? -errno : 0;
 		goto out;
 	}
-	err = stat_fd(n->map_fd, &st);
+	err = read_size(n, (uint64_t)off, size, &fsize);
 	if (err)
 		goto out;
-	if (off >= st.st_size) {
+	if ((uint64_t)off >= fsize) {
 		got = 0;
 		goto out;
 	}
-	if ((uint64_t)size > (uint64_t)(st.st_size - off))
-		size = (size_t)(st.st_size - off);
+	if ((uint64_t)size > fsize - (uint64_t)off)
+		size = (size_t)(fsize - (uint64_t)off);
 	got = (ssize_t)size;
 	err = window_copy(n, (int)fi->fh, buf, size, (uint64_t)off, false);
 	if (err) {
+		/*
+		 * A page or range past the end: the source shrank behind
+		 * our back, and the cached size is wrong.  The next read
+		 * refreshes it (and punches the window past the new end).
+		 */
+		dc_attr_expire(n->attr);
 		atomic_fetch_add_explicit(&n_fallbacks, 1, memory_order_relaxed);
 		got = pread((int)fi->fh, buf, size, off);
 		err = got < 0 ? -errno : 0;
@@ -1132,6 +1257,12 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 		err = 0;
 		goto plain;
 	}
+	/*
+	 * Writes still fstat() the source: a cached size larger than the
+	 * file (shrunk behind our back) would send a write past its end
+	 * through the window, where bytes on the last page past the end are
+	 * silently lost instead of extending the file.
+	 */
 	err = stat_fd(n->map_fd, &st);
 	if (err)
 		goto out;
@@ -1147,6 +1278,10 @@ plain:
 	done = pwrite((int)fi->fh, buf, size, off);
 	err = done < 0 ? -errno : 0;
 out:
+	/* The cached size grows to what we wrote (reads need no refresh). */
+	if (!err && n->attr)
+		dc_attr_note_write(n->attr, (uint64_t)off + (uint64_t)done,
+				   DC_ATTR_MTIME_UNKNOWN, mono_ns());
 	pthread_rwlock_unlock(&n->io_lock);
 	if (err)
 		fuse_reply_err(req, -err);
@@ -1302,6 +1437,9 @@ static void dfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			       len, (unsigned int)flags);
 	if (done < 0)
 		done = -errno;
+	else if (out->attr)
+		dc_attr_note_write(out->attr, (uint64_t)off_out, DC_ATTR_MTIME_UNKNOWN,
+				   mono_ns());
 	pthread_rwlock_unlock(&out->io_lock);
 	if (done < 0)
 		fuse_reply_err(req, (int)-done);
@@ -1393,6 +1531,10 @@ static void usage(FILE *f, const char *prog)
 		"    caller may make them.  Mount with -o default_permissions (and\n"
 		"    allow_other to serve other users) so that the kernel checks every\n"
 		"    other access as it would on SRC: daxfs itself does not.\n"
+		"    A read trusts the size of the source it learnt last for\n"
+		"    --attr-timeout seconds (unless it reads past it): a file shrunk\n"
+		"    by another process is seen, and the window past its new end\n"
+		"    punched, once that time has passed.\n"
 		"    Inode numbers are the source's on SRC's filesystem; a file on\n"
 		"    another filesystem mounted under SRC gets a number of its own\n"
 		"    (top bit set), so that no two files under MNT share one.\n"
@@ -1410,6 +1552,9 @@ static void usage(FILE *f, const char *prog)
 		"           default (admission control), 2019, seed000 or upstream\n"
 		"    --no-dax                      [no_dax]\n"
 		"           plain pread()/pwrite() (the baseline)\n"
+		"    --attr-timeout=SECONDS        [attr_timeout=SECONDS]\n"
+		"           how long a read trusts the cached size of the source\n"
+		"           (default 1; 0: every read fstat()s it)\n"
 		"    --direct-io                   [direct_io]\n"
 		"           open files with direct_io (no page cache)\n"
 		"    -f, --foreground              stay in the foreground\n"
@@ -1422,6 +1567,9 @@ static void usage(FILE *f, const char *prog)
 		"\n"
 		"FILES\n"
 		"    MNT/" STATS_NAME "   the cache counters; printed at unmount too\n"
+		"           (attr_refreshes: reads that fstat()ed the source, also\n"
+		"           per 10k reads; attr_shrinks: of those, the ones that\n"
+		"           found it shrunk and punched the window)\n"
 		"\n"
 		"EXIT STATUS\n"
 		"    0 unmounted cleanly, 1 an error, 2 bad arguments.\n"
@@ -1452,6 +1600,9 @@ static const struct fuse_opt daxfs_opts[] = {
 	DAXFS_OPT("policy=%s", policy_arg, 0),
 	DAXFS_OPT("--no-dax", no_dax, 1),
 	DAXFS_OPT("no_dax", no_dax, 1),
+	DAXFS_OPT("--attr-timeout %s", attr_timeout_arg, 0),
+	DAXFS_OPT("--attr-timeout=%s", attr_timeout_arg, 0),
+	DAXFS_OPT("attr_timeout=%s", attr_timeout_arg, 0),
 	DAXFS_OPT("--direct-io", direct_io, 1),
 	DAXFS_OPT("direct_io", direct_io, 1),
 	FUSE_OPT_KEY("--foreground", KEY_FOREGROUND),
@@ -1507,6 +1658,20 @@ static int check_values(void)
 			return -1;
 		}
 		opt.policy = opt.policy_arg;
+	}
+	if (opt.attr_timeout_arg) {
+		char *end;
+		double t;
+
+		errno = 0;
+		t = strtod(opt.attr_timeout_arg, &end);
+		/* At most a year: a "forever" that still fits in ns. */
+		if (errno || end == opt.attr_timeout_arg || *end || !(t >= 0) ||
+		    t > 31536000.0) {
+			fprintf(stderr, "daxfs: bad value '%s'\n", opt.attr_timeout_arg);
+			return -1;
+		}
+		opt.attr_timeout_ns = (uint64_t)(t * 1e9);
 	}
 	return 0;
 bad:
@@ -1701,6 +1866,7 @@ out_args:
 	free(opt.window_arg);
 	free(opt.shift_arg);
 	free(opt.policy_arg);
+	free(opt.attr_timeout_arg);
 	fuse_opt_free_args(&args);
 	return ret;
 }
