@@ -8,10 +8,11 @@
  *
  * Every directory entry of SRC is shown under MNT.  While a regular file is
  * open, its source file is registered with the mmap backend (cache inode id
- * = the inode number shown, see map_ino()) and read and write copy through
- * the window, as
- * a virtio-fs guest does with its DAX window: dc_map() the range, copy with
- * dc_mmapbe_read() or dc_mmapbe_write(), dc_unpin().  Reads are clipped to
+ * = the inode number shown, see map_ino()) and read and write go through
+ * the window, as a virtio-fs guest does with its DAX window: dc_map() the
+ * range, copy with dc_mmapbe_write() (a write) or reply straight from the
+ * pinned range (a read of 8 KiB or more: zc_read() splices it to
+ * /dev/fuse; smaller ones are copied with dc_mmapbe_read()), dc_unpin().  Reads are clipped to
  * the file size; writes that reach past the end of the file go to pwrite()
  * (a window range past EOF cannot be touched), and a truncate (setattr, or
  * an open with O_TRUNC) punches the inode's mappings and truncates under
@@ -71,6 +72,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -162,6 +164,8 @@ static struct dc_cache *cache;
 static atomic_uint_fast64_t n_reads, n_writes, n_ext_writes, n_fallbacks, n_bypassed;
 /* Seed 001: reads that refreshed the attributes, and the shrinks they found. */
 static atomic_uint_fast64_t n_attr_refreshes, n_attr_shrinks, n_attr_punch_busy;
+/* Reads replied from the window without a copy, and those that met a hole. */
+static atomic_uint_fast64_t n_zc_reads, n_zc_faults;
 /* dc_map() flags of every access: DC_MAP_MAY_BYPASS under the default policy. */
 static unsigned int map_flags;
 
@@ -347,7 +351,9 @@ static size_t stats_text(char *buf, size_t size)
 		       "attr_refreshes: %" PRIu64 "\n"
 		       "attr_refreshes_per_10k_reads: %" PRIu64 "\n"
 		       "attr_shrinks: %" PRIu64 "\n"
-		       "attr_punch_busy: %" PRIu64 "\n",
+		       "attr_punch_busy: %" PRIu64 "\n"
+		       "zero_copy_reads: %" PRIu64 "\n"
+		       "zero_copy_faults: %" PRIu64 "\n",
 		       opt.no_dax ? "no-dax" : "dax", opt.policy,
 		       opt.window_size, (uint64_t)1 << opt.range_shift,
 		       reads, (uint64_t)atomic_load(&n_writes),
@@ -362,7 +368,9 @@ static size_t stats_text(char *buf, size_t size)
 		       opt.attr_timeout_ns, refreshes,
 		       reads ? refreshes * 10000 / reads : 0,
 		       (uint64_t)atomic_load(&n_attr_shrinks),
-		       (uint64_t)atomic_load(&n_attr_punch_busy));
+		       (uint64_t)atomic_load(&n_attr_punch_busy),
+		       (uint64_t)atomic_load(&n_zc_reads),
+		       (uint64_t)atomic_load(&n_zc_faults));
 	if (len < 0)
 		return 0;
 	return (size_t)len < size ? (size_t)len : size - 1;
@@ -619,6 +627,8 @@ static void dax_detach(struct dnode *n)
 static void dfs_init(void *userdata, struct fuse_conn_info *conn)
 {
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* Replies from the window's pipe are spliced to /dev/fuse (zc_read()). */
+	conn->want |= conn->capable & (FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE);
 }
 
 static void dfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -1178,14 +1188,182 @@ static int read_size(struct dnode *n, uint64_t off, uint64_t size, uint64_t *siz
 	return 0;
 }
 
+/*
+ * Reads without a copy in daxfs.  A read of at least ZC_MIN bytes is
+ * vmsplice()d from the pinned window range(s) into a pipe of the serving
+ * thread, and the pipe is passed to fuse_reply_data(), which splices it to
+ * /dev/fuse: the only copy left is the kernel's, from the page cache pages
+ * into the request.  The pins are dropped after the reply is sent.
+ *
+ * Why vmsplice() and not fuse_reply_iov() (a writev() from the window):
+ * both are SIGBUS-safe, as the kernel reads the window, and a page past the
+ * end of a source truncated behind our back makes it fail with EFAULT, no
+ * signal.  But a writev() to /dev/fuse that fails has already consumed the
+ * request: the kernel answers the reader EIO, where the copy path falls
+ * back to pread() and returns the right bytes (daxfs-trunc-smoke checks
+ * that).  vmsplice() fails before anything is sent, and once it has taken
+ * the pages, the pipe holds references to them, so a truncation racing the
+ * reply cannot fault it any more: the reader gets the bytes as they were.
+ *
+ * Below ZC_MIN libfuse does not splice (it reads a pipe into a buffer of
+ * its own, which is a copy and two more system calls): such reads are
+ * copied with dc_mmapbe_read() into a buffer on the stack, no malloc().
+ * Nor does it above zc_max: its own pipe must hold the reply and three
+ * pages more, and a pipe cannot grow past /proc/sys/fs/pipe-max-size
+ * (1 MiB by default, so a read of 1 MiB is copied as before).
+ */
+#define ZC_MIN		8192
+#define ZC_MAX_SEGS	64
+#define ZC_SLACK	(4 * 4096)
+
+static size_t zc_max;		/* set by zc_init() */
+
+static __thread int zc_pipe[2] = { -1, -1 };
+static __thread size_t zc_pipe_size;
+static pthread_key_t zc_key;
+
+static void zc_pipe_close(void)
+{
+	if (zc_pipe[0] >= 0) {
+		close(zc_pipe[0]);
+		close(zc_pipe[1]);
+	}
+	zc_pipe[0] = zc_pipe[1] = -1;
+}
+
+static void zc_destructor(void *arg)
+{
+	zc_pipe_close();
+}
+
+/* The calling thread's pipe, made to hold @len bytes; false if it cannot. */
+static bool zc_pipe_get(size_t len)
+{
+	int size;
+
+	if (zc_pipe[0] < 0) {
+		if (pipe2(zc_pipe, O_CLOEXEC | O_NONBLOCK)) {
+			zc_pipe[0] = zc_pipe[1] = -1;
+			return false;
+		}
+		pthread_setspecific(zc_key, (void *)1);
+		fcntl(zc_pipe[0], F_SETPIPE_SZ, (int)(zc_max + ZC_SLACK));
+		size = fcntl(zc_pipe[0], F_GETPIPE_SZ);
+		zc_pipe_size = size > 0 ? (size_t)size : 0;
+	}
+	return len <= zc_pipe_size;
+}
+
+/* The largest read zc_read() takes: what pipe-max-size leaves libfuse. */
+static void zc_init(void)
+{
+	unsigned long max = 0;
+	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max > (64ul << 20))
+		max = 64ul << 20;
+	zc_max = max > ZC_MIN + ZC_SLACK ? max - ZC_SLACK : 0;
+}
+
+/*
+ * Reply to the read of [@off, @off + @len) of @n, within the size, from the
+ * window (see above); a range the cache bypasses is pread() from @fd into a
+ * buffer spliced likewise.  Called with n->io_lock held shared.  Return: 1
+ * replied; 0 not replied, copy instead (no pipe, too many ranges); -errno
+ * not replied: -EIO when a page or range is past the end of the source
+ * (the caller falls back to pread()), or the error of dc_map().
+ */
+static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t off)
+{
+	uint64_t rs = (uint64_t)1 << opt.range_shift;
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
+	struct dc_pin pins[ZC_MAX_SEGS];
+	struct iovec iov[ZC_MAX_SEGS];
+	char *win = dc_mmapbe_window(be), *bounce = NULL;
+	unsigned int npins = 0, nseg = 0, i;
+	size_t done = 0, chunk;
+	ssize_t got;
+	int err, ret = 0;
+
+	if (!zc_pipe_get(len))
+		return 0;
+	ensure_registered();
+	while (done < len) {
+		if (nseg == ZC_MAX_SEGS)
+			goto out;	/* 0: copy */
+		err = dc_map(n->dci, off + done, map_flags, &pins[npins]);
+		if (err == DC_MAP_BYPASS) {
+			uint64_t o = off + done;
+
+			chunk = rs - (o & (rs - 1)) < len - done ?
+				(size_t)(rs - (o & (rs - 1))) : len - done;
+			if (!bounce && !(bounce = malloc(len))) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			atomic_fetch_add_explicit(&n_bypassed, 1, memory_order_relaxed);
+			ret = direct_copy(fd, bounce + done, chunk, o, false);
+			if (ret)
+				goto out;
+			iov[nseg].iov_base = bounce + done;
+		} else if (err) {
+			ret = err;
+			goto out;
+		} else {
+			chunk = pins[npins].len < len - done ? (size_t)pins[npins].len :
+							       len - done;
+			iov[nseg].iov_base = win + pins[npins].win_off;
+			npins++;
+		}
+		iov[nseg++].iov_len = chunk;
+		done += chunk;
+	}
+	/* The pipe takes references to the pages; EFAULT: one is past the end. */
+	for (i = 0; i < nseg;) {
+		got = vmsplice(zc_pipe[1], &iov[i], nseg - i, SPLICE_F_NONBLOCK);
+		if (got < 0) {
+			ret = errno == EFAULT ? -EIO : -errno;
+			atomic_fetch_add_explicit(&n_zc_faults, 1, memory_order_relaxed);
+			zc_pipe_close();	/* emptied the simple way */
+			goto out;
+		}
+		while (i < nseg && (size_t)got >= iov[i].iov_len)
+			got -= (ssize_t)iov[i++].iov_len;
+		if (i < nseg) {
+			iov[i].iov_base = (char *)iov[i].iov_base + got;
+			iov[i].iov_len -= (size_t)got;
+		}
+	}
+	bv.buf[0].flags = FUSE_BUF_IS_FD;
+	bv.buf[0].fd = zc_pipe[0];
+	/*
+	 * An error is answered to the request by fuse_reply_data() itself;
+	 * it may leave bytes in the pipe, which is then made anew.
+	 */
+	if (fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE))
+		zc_pipe_close();
+	atomic_fetch_add_explicit(&n_zc_reads, 1, memory_order_relaxed);
+	ret = 1;
+out:
+	for (i = 0; i < npins; i++)
+		dc_unpin(&pins[i]);
+	free(bounce);
+	return ret;
+}
+
 static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct dnode *n = get_node(ino);
+	char small[ZC_MIN], *buf = small;
 	uint64_t fsize;
-	ssize_t got;
-	char *buf;
-	int err;
+	ssize_t got = 0;
+	int err = 0;
 
 	if (n == &stats_node) {
 		struct dfile *f = (struct dfile *)(uintptr_t)fi->fh;
@@ -1199,28 +1377,35 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	atomic_fetch_add_explicit(&n_reads, 1, memory_order_relaxed);
-	buf = malloc(size ? size : 1);
-	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
 	pthread_rwlock_rdlock(&n->io_lock);
+	if (n->dci) {
+		err = read_size(n, (uint64_t)off, size, &fsize);
+		if (err)
+			goto out;
+		if ((uint64_t)off >= fsize)
+			goto out;
+		if ((uint64_t)size > fsize - (uint64_t)off)
+			size = (size_t)(fsize - (uint64_t)off);
+		err = size >= ZC_MIN && size <= zc_max ?
+		      zc_read(req, n, (int)fi->fh, size, (uint64_t)off) : 0;
+		if (err == 1) {
+			pthread_rwlock_unlock(&n->io_lock);
+			return;
+		}
+	}
+	/* --no-dax; or above zc_max, no pipe, too many ranges. */
+	if (size > sizeof(small) && !(buf = malloc(size))) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (!n->dci) {
 		got = pread((int)fi->fh, buf, size, off);
 		err = got < 0 ? -errno : 0;
 		goto out;
 	}
-	err = read_size(n, (uint64_t)off, size, &fsize);
-	if (err)
-		goto out;
-	if ((uint64_t)off >= fsize) {
-		got = 0;
-		goto out;
-	}
-	if ((uint64_t)size > fsize - (uint64_t)off)
-		size = (size_t)(fsize - (uint64_t)off);
 	got = (ssize_t)size;
-	err = window_copy(n, (int)fi->fh, buf, size, (uint64_t)off, false);
+	if (!err)
+		err = window_copy(n, (int)fi->fh, buf, size, (uint64_t)off, false);
 	if (err) {
 		/*
 		 * A page or range past the end: the source shrank behind
@@ -1238,7 +1423,8 @@ out:
 		fuse_reply_err(req, -err);
 	else
 		fuse_reply_buf(req, buf, (size_t)got);
-	free(buf);
+	if (buf != small)
+		free(buf);
 }
 
 static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
@@ -1518,7 +1704,8 @@ static void usage(FILE *f, const char *prog)
 		"\n"
 		"DESCRIPTION\n"
 		"    Shows the tree under SRC on MNT.  While a regular file is open, its\n"
-		"    reads and writes are copied through the window; --no-dax makes them\n"
+		"    reads and writes go through the window (reads of 8 KiB or more are\n"
+		"    spliced from it to /dev/fuse, not copied); --no-dax makes them\n"
 		"    plain pread()/pwrite().  Everything else is passed through to SRC:\n"
 		"    lookup, getattr, setattr (mode, owner, size, times), mkdir, mknod\n"
 		"    (FIFOs, sockets, character and block devices), symlink, readlink,\n"
@@ -1569,7 +1756,9 @@ static void usage(FILE *f, const char *prog)
 		"    MNT/" STATS_NAME "   the cache counters; printed at unmount too\n"
 		"           (attr_refreshes: reads that fstat()ed the source, also\n"
 		"           per 10k reads; attr_shrinks: of those, the ones that\n"
-		"           found it shrunk and punched the window)\n"
+		"           found it shrunk and punched the window; zero_copy_reads:\n"
+		"           reads spliced from the window, zero_copy_faults: of those,\n"
+		"           the ones that met a page past the end and fell back)\n"
 		"\n"
 		"EXIT STATUS\n"
 		"    0 unmounted cleanly, 1 an error, 2 bad arguments.\n"
@@ -1811,6 +2000,8 @@ int main(int argc, char **argv)
 	root.map_fd = -1;
 	pthread_rwlock_init(&root.io_lock, NULL);
 	pthread_key_create(&reg_key, reg_destructor);
+	pthread_key_create(&zc_key, zc_destructor);
+	zc_init();
 	ensure_registered();
 	if (!root.fino || (!opt.no_dax && window_reserve()))
 		goto out_args;
