@@ -34,6 +34,12 @@
  * punches the window mappings past the new end.  Writes still fstat(),
  * and grow the cached size to what they wrote.
  *
+ * Commit after writeback (seed 004): fsync writes back the ranges written
+ * through the window since the last fsync in parallel, on a small pool of
+ * threads whose jobs hold slots of a dc_slot table, and the last writeback
+ * to complete issues the one fdatasync() (the COMMIT) and the reply, through
+ * a dc_iocomp (see dfs_fsync()).
+ *
  * The cache counters can be read at any time from /.daxfs-stats in the
  * mount root and are printed when the filesystem is unmounted.
  *
@@ -95,6 +101,9 @@ struct dnode {
 	int map_fd;			/* registered with the backend while nopen */
 	struct dc_inode *dci;
 	struct dc_attr *attr;		/* cached size and mtime, from the first open on */
+	pthread_mutex_t dirty_lock;
+	uint64_t *dirty;		/* ranges written through the window since fsync */
+	size_t dirty_words;
 };
 
 struct dfile {
@@ -166,6 +175,8 @@ static atomic_uint_fast64_t n_reads, n_writes, n_ext_writes, n_fallbacks, n_bypa
 static atomic_uint_fast64_t n_attr_refreshes, n_attr_shrinks, n_attr_punch_busy;
 /* Reads replied from the window without a copy, and those that met a hole. */
 static atomic_uint_fast64_t n_zc_reads, n_zc_faults;
+/* Seed 004: fsync COMMITs, the writebacks they waited for, and their errors. */
+static atomic_uint_fast64_t n_commits, n_commit_wbs, n_wb_errors;
 /* dc_map() flags of every access: DC_MAP_MAY_BYPASS under the default policy. */
 static unsigned int map_flags;
 
@@ -313,6 +324,8 @@ static size_t stats_text(char *buf, size_t size)
 	struct dc_cache_stats st;
 	uint64_t reads = (uint64_t)atomic_load(&n_reads);
 	uint64_t refreshes = (uint64_t)atomic_load(&n_attr_refreshes);
+	uint64_t commits = (uint64_t)atomic_load(&n_commits);
+	uint64_t wbs = (uint64_t)atomic_load(&n_commit_wbs);
 	int len;
 
 	memset(&st, 0, sizeof(st));
@@ -353,7 +366,11 @@ static size_t stats_text(char *buf, size_t size)
 		       "attr_shrinks: %" PRIu64 "\n"
 		       "attr_punch_busy: %" PRIu64 "\n"
 		       "zero_copy_reads: %" PRIu64 "\n"
-		       "zero_copy_faults: %" PRIu64 "\n",
+		       "zero_copy_faults: %" PRIu64 "\n"
+		       "commits: %" PRIu64 "\n"
+		       "commit_writebacks: %" PRIu64 "\n"
+		       "writebacks_per_commit: %" PRIu64 ".%02" PRIu64 "\n"
+		       "writeback_errors: %" PRIu64 "\n",
 		       opt.no_dax ? "no-dax" : "dax", opt.policy,
 		       opt.window_size, (uint64_t)1 << opt.range_shift,
 		       reads, (uint64_t)atomic_load(&n_writes),
@@ -370,7 +387,10 @@ static size_t stats_text(char *buf, size_t size)
 		       (uint64_t)atomic_load(&n_attr_shrinks),
 		       (uint64_t)atomic_load(&n_attr_punch_busy),
 		       (uint64_t)atomic_load(&n_zc_reads),
-		       (uint64_t)atomic_load(&n_zc_faults));
+		       (uint64_t)atomic_load(&n_zc_faults),
+		       commits, wbs, commits ? wbs / commits : 0,
+		       commits ? wbs * 100 / commits % 100 : 0,
+		       (uint64_t)atomic_load(&n_wb_errors));
 	if (len < 0)
 		return 0;
 	return (size_t)len < size ? (size_t)len : size - 1;
@@ -419,6 +439,7 @@ static struct dnode *find_or_add(const struct stat *st, int fd, uint64_t fino)
 	n->nlookup = 1;
 	n->map_fd = -1;
 	pthread_rwlock_init(&n->io_lock, NULL);
+	pthread_mutex_init(&n->dirty_lock, NULL);
 	n->next = table[b];
 	table[b] = n;
 	pthread_mutex_unlock(&table_lock);
@@ -447,6 +468,8 @@ static void forget_node(struct dnode *n, uint64_t count)
 	close(n->path_fd);
 	dc_attr_destroy(n->attr);
 	pthread_rwlock_destroy(&n->io_lock);
+	pthread_mutex_destroy(&n->dirty_lock);
+	free(n->dirty);
 	free(n);
 }
 
@@ -1104,6 +1127,32 @@ static int direct_copy(int fd, char *buf, size_t len, uint64_t off, bool write)
 	return 0;
 }
 
+/* Note that the range of @off was written through the window: 0 or -ENOMEM. */
+static int mark_dirty(struct dnode *n, uint64_t off)
+{
+	uint64_t r = off >> opt.range_shift;
+	size_t w = (size_t)(r / 64);
+	int err = 0;
+
+	pthread_mutex_lock(&n->dirty_lock);
+	if (w >= n->dirty_words) {
+		size_t words = w + 1 > 2 * n->dirty_words ? w + 1 : 2 * n->dirty_words;
+		uint64_t *d = realloc(n->dirty, words * sizeof(*d));
+
+		if (!d) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memset(d + n->dirty_words, 0, (words - n->dirty_words) * sizeof(*d));
+		n->dirty = d;
+		n->dirty_words = words;
+	}
+	n->dirty[w] |= 1ull << (r % 64);
+out:
+	pthread_mutex_unlock(&n->dirty_lock);
+	return err;
+}
+
 /*
  * Copy [@off, @off + @len) of @n through the window, range by range; a
  * range the cache answers DC_MAP_BYPASS for goes straight to @fd.  0 or
@@ -1137,9 +1186,11 @@ static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 		if (err)
 			return err;
 		chunk = pin.len < len ? (size_t)pin.len : len;
-		if (write)
+		if (write) {
 			err = dc_mmapbe_write(be, &pin, 0, buf, chunk);
-		else
+			if (!err)
+				err = mark_dirty(n, off);
+		} else
 			err = dc_mmapbe_read(be, &pin, 0, buf, chunk);
 		dc_unpin(&pin);
 		if (err)
@@ -1480,15 +1531,198 @@ static void dfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
+/*
+ * Commit after writeback (seed 004).  A window write marks its range dirty
+ * in the node's bitmap.  fsync takes the dirty set and queues one writeback
+ * job per dirty range to a pool of WB_WORKERS threads; each job holds a
+ * slot of the dc_slot table wb_slots for its life, so at most WB_SLOTS_MAX
+ * are queued or running and the fsync thread waits in the table's FIFO
+ * backlog beyond that.  A job starts the range's writeback and waits for
+ * it (sync_file_range(), parallel across the pool).  Each fsync owns a
+ * dc_iocomp: a reference per job, dropped when the job completes, and the
+ * fsync's own, dropped once every job is queued; the last put runs
+ * wb_commit_done(), which issues the one fdatasync() (fsync() for a full
+ * sync) - the COMMIT - and replies to the FUSE request.  The fsync thread
+ * returns without replying.  Data written with pwrite() (bypassed or
+ * extending writes) is made stable by the COMMIT too.
+ */
+#define WB_WORKERS	4
+#define WB_SLOTS_MIN	2
+#define WB_SLOTS_MAX	8
+
+struct wb_commit {
+	struct dc_iocomp ioc;
+	fuse_req_t req;
+	int fd;
+	int datasync;
+	atomic_int err;			/* the first writeback error, positive */
+	unsigned int nr_wb;
+};
+
+struct wb_job {
+	struct dc_slot slot;		/* first: the table's */
+	struct wb_job *next;
+	struct wb_commit *c;
+	uint64_t off, len;
+};
+
+static struct dc_slot_table *wb_slots;
+static pthread_t wb_threads[WB_WORKERS];
+static unsigned int wb_nr_threads;
+static pthread_mutex_t wb_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wb_cond = PTHREAD_COND_INITIALIZER;
+static struct wb_job *wb_head, **wb_tail = &wb_head;
+static bool wb_stop;
+
+/* The last put of a commit's counter: the COMMIT, then the reply. */
+static void wb_commit_done(struct dc_iocomp *ioc, void *data)
+{
+	struct wb_commit *c = data;
+	int r = c->datasync ? fdatasync(c->fd) : fsync(c->fd);
+	int err = r ? errno : atomic_load(&c->err);
+
+	atomic_fetch_add_explicit(&n_commits, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&n_commit_wbs, c->nr_wb, memory_order_relaxed);
+	fuse_reply_err(c->req, err);
+	free(c);	/* the counter is embedded: freeing it here is allowed */
+}
+
+/* Write back one range and wait for it; a writeback error is the commit's. */
+static void wb_run(struct wb_commit *c, uint64_t off, uint64_t len)
+{
+	int zero = 0;
+
+	if (sync_file_range(c->fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WAIT_BEFORE |
+			    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER)) {
+		atomic_fetch_add_explicit(&n_wb_errors, 1, memory_order_relaxed);
+		atomic_compare_exchange_strong(&c->err, &zero, errno);
+	}
+}
+
+static void *wb_worker(void *arg)
+{
+	for (;;) {
+		struct wb_job *j;
+		struct wb_commit *c;
+
+		pthread_mutex_lock(&wb_lock);
+		while (!wb_head && !wb_stop)
+			pthread_cond_wait(&wb_cond, &wb_lock);
+		j = wb_head;
+		if (j) {
+			wb_head = j->next;
+			if (!wb_head)
+				wb_tail = &wb_head;
+		}
+		pthread_mutex_unlock(&wb_lock);
+		if (!j)
+			return NULL;	/* stopped, and the queue is empty */
+		c = j->c;
+		wb_run(c, j->off, j->len);
+		/* The slot first: the commit may be the last put, and reply. */
+		dc_slot_put(wb_slots, &j->slot);
+		dc_iocomp_put(&c->ioc);
+	}
+}
+
+/* Start the pool (in the serving process: after fuse_daemonize()). */
+static int wb_start(void)
+{
+	int err = dc_slot_table_create(WB_SLOTS_MIN, WB_SLOTS_MAX, sizeof(struct wb_job),
+				       &wb_slots);
+
+	if (err) {
+		fprintf(stderr, "daxfs: writeback slots: %s\n", strerror(-err));
+		return err;
+	}
+	for (wb_nr_threads = 0; wb_nr_threads < WB_WORKERS; wb_nr_threads++) {
+		err = pthread_create(&wb_threads[wb_nr_threads], NULL, wb_worker, NULL);
+		if (err) {
+			fprintf(stderr, "daxfs: writeback threads: %s\n", strerror(err));
+			return -err;
+		}
+	}
+	return 0;
+}
+
+/* Let the pool finish what is queued, then stop it. */
+static void wb_stop_all(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&wb_lock);
+	wb_stop = true;
+	pthread_cond_broadcast(&wb_cond);
+	pthread_mutex_unlock(&wb_lock);
+	for (i = 0; i < wb_nr_threads; i++)
+		pthread_join(wb_threads[i], NULL);
+	wb_nr_threads = 0;
+	if (wb_slots)
+		dc_slot_table_destroy(wb_slots);
+	wb_slots = NULL;
+}
+
 static void dfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		      struct fuse_file_info *fi)
 {
+	struct dnode *n = get_node(ino);
+	struct wb_commit *c;
+	uint64_t *dirty, rs = (uint64_t)1 << opt.range_shift;
+	size_t words, w;
 	int r = 0;
 
-	/* Pages written through the window are the file's page cache pages. */
-	if (get_node(ino) != &stats_node)
+	if (n == &stats_node) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	c = wb_slots ? calloc(1, sizeof(*c)) : NULL;
+	if (!c) {
+		/* --no-dax (or no memory): the COMMIT alone. */
 		r = datasync ? fdatasync((int)fi->fh) : fsync((int)fi->fh);
-	fuse_reply_err(req, r ? errno : 0);
+		fuse_reply_err(req, r ? errno : 0);
+		return;
+	}
+	c->req = req;
+	c->fd = (int)fi->fh;
+	c->datasync = datasync;
+	dc_iocomp_init(&c->ioc, wb_commit_done, c);
+	/* Take the dirty set: writes from now on belong to the next fsync. */
+	pthread_mutex_lock(&n->dirty_lock);
+	dirty = n->dirty;
+	words = n->dirty_words;
+	n->dirty = NULL;
+	n->dirty_words = 0;
+	pthread_mutex_unlock(&n->dirty_lock);
+	for (w = 0; w < words; w++) {
+		while (dirty[w]) {
+			unsigned int bit = (unsigned int)__builtin_ctzll(dirty[w]);
+			uint64_t off = ((uint64_t)w * 64 + bit) * rs;
+			struct dc_slot *slot;
+			struct wb_job *j;
+
+			dirty[w] &= dirty[w] - 1;
+			c->nr_wb++;
+			/* Waits in the table's FIFO backlog while WB_SLOTS_MAX are out. */
+			if (dc_slot_get(wb_slots, &slot)) {
+				wb_run(c, off, rs);	/* no slot to be had: here */
+				continue;
+			}
+			j = (struct wb_job *)slot;
+			j->c = c;
+			j->off = off;
+			j->len = rs;
+			j->next = NULL;
+			dc_iocomp_get(&c->ioc);
+			pthread_mutex_lock(&wb_lock);
+			*wb_tail = j;
+			wb_tail = &j->next;
+			pthread_cond_signal(&wb_cond);
+			pthread_mutex_unlock(&wb_lock);
+		}
+	}
+	free(dirty);
+	/* Ours, dropped last: the COMMIT and the reply run at the last put. */
+	dc_iocomp_put(&c->ioc);
 }
 
 static void dfs_statfs(fuse_req_t req, fuse_ino_t ino)
@@ -1718,6 +1952,9 @@ static void usage(FILE *f, const char *prog)
 		"    caller may make them.  Mount with -o default_permissions (and\n"
 		"    allow_other to serve other users) so that the kernel checks every\n"
 		"    other access as it would on SRC: daxfs itself does not.\n"
+		"    fsync writes the ranges written through the window back in\n"
+		"    parallel (4 threads, at most 8 ranges queued), then makes the file\n"
+		"    stable with one fdatasync() (fsync() for a full sync) and replies.\n"
 		"    A read trusts the size of the source it learnt last for\n"
 		"    --attr-timeout seconds (unless it reads past it): a file shrunk\n"
 		"    by another process is seen, and the window past its new end\n"
@@ -1758,7 +1995,9 @@ static void usage(FILE *f, const char *prog)
 		"           per 10k reads; attr_shrinks: of those, the ones that\n"
 		"           found it shrunk and punched the window; zero_copy_reads:\n"
 		"           reads spliced from the window, zero_copy_faults: of those,\n"
-		"           the ones that met a page past the end and fell back)\n"
+		"           the ones that met a page past the end and fell back;\n"
+		"           commits: fsyncs, commit_writebacks: the range writebacks\n"
+		"           they waited for, also per commit)\n"
 		"\n"
 		"EXIT STATUS\n"
 		"    0 unmounted cleanly, 1 an error, 2 bad arguments.\n"
@@ -1999,6 +2238,7 @@ int main(int argc, char **argv)
 	root.nlookup = 1;
 	root.map_fd = -1;
 	pthread_rwlock_init(&root.io_lock, NULL);
+	pthread_mutex_init(&root.dirty_lock, NULL);
 	pthread_key_create(&reg_key, reg_destructor);
 	pthread_key_create(&zc_key, zc_destructor);
 	zc_init();
@@ -2016,7 +2256,7 @@ int main(int argc, char **argv)
 		goto out_signals;
 	if (fuse_daemonize(cl.foreground))
 		goto out_unmount;
-	if (!opt.no_dax && cache_start())
+	if (!opt.no_dax && (cache_start() || wb_start()))
 		goto out_unmount;
 	if (cl.singlethread) {
 		ret = fuse_session_loop(se) < 0 ? 1 : 0;
@@ -2037,6 +2277,7 @@ int main(int argc, char **argv)
 	ret = fuse_session_loop_mt(se, loop_cfg) < 0 ? 1 : 0;
 	fuse_loop_cfg_destroy(loop_cfg);
 out_unmount:
+	wb_stop_all();
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
