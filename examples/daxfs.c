@@ -1324,7 +1324,8 @@ static void zc_init(void)
 /*
  * Reply to the read of [@off, @off + @len) of @n, within the size, from the
  * window (see above); a range the cache bypasses is pread() from @fd into a
- * buffer spliced likewise.  Called with n->io_lock held shared.  Return: 1
+ * buffer spliced likewise (a read that bypasses whole is replied from the
+ * buffer, as before, and not counted in zero_copy_reads).  Called with n->io_lock held shared.  Return: 1
  * replied; 0 not replied, copy instead (no pipe, too many ranges); -errno
  * not replied: -EIO when a page or range is past the end of the source
  * (the caller falls back to pread()), or the error of dc_map().
@@ -1373,6 +1374,12 @@ static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t
 		}
 		iov[nseg++].iov_len = chunk;
 		done += chunk;
+	}
+	if (!npins) {
+		/* All bypassed: read into @bounce already, a splice would cost more. */
+		fuse_reply_buf(req, bounce, len);
+		ret = 1;
+		goto out;
 	}
 	/* The pipe takes references to the pages; EFAULT: one is past the end. */
 	for (i = 0; i < nseg;) {
