@@ -12,11 +12,11 @@
  * the window, as a virtio-fs guest does with its DAX window: dc_map() the
  * range, copy with dc_mmapbe_write() (a write) or reply straight from the
  * pinned range (a read of 8 KiB or more: zc_read() splices it to
- * /dev/fuse; smaller ones are copied with dc_mmapbe_read()), dc_unpin().  Reads are clipped to
- * the file size; writes that reach past the end of the file go to pwrite()
- * (a window range past EOF cannot be touched), and a truncate (setattr, or
- * an open with O_TRUNC) punches the inode's mappings and truncates under
- * the inode's I/O lock held exclusive.  A source file truncated behind
+ * /dev/fuse; smaller ones are copied with dc_mmapbe_read()), dc_unpin().
+ * Reads are clipped to the file size; writes that reach past the end of
+ * the file go to pwrite() (a window range past EOF cannot be touched),
+ * and a truncate (setattr, or an open with O_TRUNC) punches the inode's
+ * mappings and truncates under the inode's I/O lock held exclusive.  A source file truncated behind
  * daxfs's back (in SRC, by another program) makes a copy through the window
  * fail with -EIO instead of SIGBUS; the read or write is then served with
  * pread()/pwrite().
@@ -173,12 +173,14 @@ static struct dc_cache *cache;
 static atomic_uint_fast64_t n_reads, n_writes, n_ext_writes, n_fallbacks, n_bypassed;
 /* Seed 001: reads that refreshed the attributes, and the shrinks they found. */
 static atomic_uint_fast64_t n_attr_refreshes, n_attr_shrinks, n_attr_punch_busy;
-/* Reads replied from the window without a copy, and those that met a hole. */
+/* Reads replied from the window without a copy; those that met a page past the end. */
 static atomic_uint_fast64_t n_zc_reads, n_zc_faults;
 /* Seed 004: fsync COMMITs, the writebacks they waited for, and their errors. */
 static atomic_uint_fast64_t n_commits, n_commit_wbs, n_wb_errors;
 /* dc_map() flags of every access: DC_MAP_MAY_BYPASS under the default policy. */
 static unsigned int map_flags;
+/* The largest read zc_read() replies to: zc_init(), 0 without splice. */
+static size_t zc_max;
 
 static __thread bool thread_registered;
 static pthread_key_t reg_key;
@@ -650,8 +652,13 @@ static void dax_detach(struct dnode *n)
 static void dfs_init(void *userdata, struct fuse_conn_info *conn)
 {
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
-	/* Replies from the window's pipe are spliced to /dev/fuse (zc_read()). */
+	/*
+	 * Replies from the window's pipe are spliced to /dev/fuse (zc_read());
+	 * without splice libfuse would copy them out of the pipe: copy here.
+	 */
 	conn->want |= conn->capable & (FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE);
+	if (!(conn->capable & FUSE_CAP_SPLICE_WRITE))
+		zc_max = 0;
 }
 
 static void dfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -1190,8 +1197,9 @@ static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 			err = dc_mmapbe_write(be, &pin, 0, buf, chunk);
 			if (!err)
 				err = mark_dirty(n, off);
-		} else
+		} else {
 			err = dc_mmapbe_read(be, &pin, 0, buf, chunk);
+		}
 		dc_unpin(&pin);
 		if (err)
 			return err;
@@ -1251,8 +1259,8 @@ static int read_size(struct dnode *n, uint64_t off, uint64_t size, uint64_t *siz
  * end of a source truncated behind our back makes it fail with EFAULT, no
  * signal.  But a writev() to /dev/fuse that fails has already consumed the
  * request: the kernel answers the reader EIO, where the copy path falls
- * back to pread() and returns the right bytes (daxfs-trunc-smoke checks
- * that).  vmsplice() fails before anything is sent, and once it has taken
+ * back to pread() and returns the right bytes (daxfs-trunc-smoke and
+ * daxfs-attr check that).  vmsplice() fails before anything is sent, and once it has taken
  * the pages, the pipe holds references to them, so a truncation racing the
  * reply cannot fault it any more: the reader gets the bytes as they were.
  *
@@ -1266,8 +1274,6 @@ static int read_size(struct dnode *n, uint64_t off, uint64_t size, uint64_t *siz
 #define ZC_MIN		8192
 #define ZC_MAX_SEGS	64
 #define ZC_SLACK	(4 * 4096)
-
-static size_t zc_max;		/* set by zc_init() */
 
 static __thread int zc_pipe[2] = { -1, -1 };
 static __thread size_t zc_pipe_size;
@@ -1325,10 +1331,11 @@ static void zc_init(void)
  * Reply to the read of [@off, @off + @len) of @n, within the size, from the
  * window (see above); a range the cache bypasses is pread() from @fd into a
  * buffer spliced likewise (a read that bypasses whole is replied from the
- * buffer, as before, and not counted in zero_copy_reads).  Called with n->io_lock held shared.  Return: 1
- * replied; 0 not replied, copy instead (no pipe, too many ranges); -errno
- * not replied: -EIO when a page or range is past the end of the source
- * (the caller falls back to pread()), or the error of dc_map().
+ * buffer, as before, and not counted in zero_copy_reads).  Called with
+ * n->io_lock held shared.  Return: 1 replied; 0 not replied, copy instead
+ * (no pipe, too many ranges); -errno not replied: -EIO when a page or
+ * range is past the end of the source (the caller falls back to pread()),
+ * or the error of dc_map().
  */
 static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t off)
 {
@@ -1385,8 +1392,12 @@ static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t
 	for (i = 0; i < nseg;) {
 		got = vmsplice(zc_pipe[1], &iov[i], nseg - i, SPLICE_F_NONBLOCK);
 		if (got < 0) {
-			ret = errno == EFAULT ? -EIO : -errno;
-			atomic_fetch_add_explicit(&n_zc_faults, 1, memory_order_relaxed);
+			ret = -errno;
+			if (ret == -EFAULT) {
+				ret = -EIO;
+				atomic_fetch_add_explicit(&n_zc_faults, 1,
+							  memory_order_relaxed);
+			}
 			zc_pipe_close();	/* emptied the simple way */
 			goto out;
 		}
