@@ -8,14 +8,15 @@
  *
  * Every directory entry of SRC is shown under MNT.  While a regular file is
  * open, its source file is registered with the mmap backend (cache inode id
- * = the inode number shown, see map_ino()) and read and write copy through
- * the window, as
- * a virtio-fs guest does with its DAX window: dc_map() the range, copy with
- * dc_mmapbe_read() or dc_mmapbe_write(), dc_unpin().  Reads are clipped to
- * the file size; writes that reach past the end of the file go to pwrite()
- * (a window range past EOF cannot be touched), and a truncate (setattr, or
- * an open with O_TRUNC) punches the inode's mappings and truncates under
- * the inode's I/O lock held exclusive.  A source file truncated behind
+ * = the inode number shown, see map_ino()) and read and write go through
+ * the window, as a virtio-fs guest does with its DAX window: dc_map() the
+ * range, copy with dc_mmapbe_write() (a write) or reply straight from the
+ * pinned range (a read of 8 KiB or more: zc_read() splices it to
+ * /dev/fuse; smaller ones are copied with dc_mmapbe_read()), dc_unpin().
+ * Reads are clipped to the file size; writes that reach past the end of
+ * the file go to pwrite() (a window range past EOF cannot be touched),
+ * and a truncate (setattr, or an open with O_TRUNC) punches the inode's
+ * mappings and truncates under the inode's I/O lock held exclusive.  A source file truncated behind
  * daxfs's back (in SRC, by another program) makes a copy through the window
  * fail with -EIO instead of SIGBUS; the read or write is then served with
  * pread()/pwrite().
@@ -23,6 +24,21 @@
  * range the cache answers DC_MAP_BYPASS for (admission control: mapping it
  * would only churn the window) is read or written with pread()/pwrite().
  * With --no-dax every read and write is a plain pread()/pwrite().
+ *
+ * Attributes by the rule of seed 001 (FUSE: update attributes on read only
+ * on timeout): each open file's size and mtime are cached in a struct
+ * dc_attr, and a read fstat()s the source only when it reaches past the
+ * cached size or the attributes are older than --attr-timeout (or made
+ * stale: by daxfs's own truncate, or a copy that met a page past the end).
+ * A refresh that finds the file smaller (truncated by another process)
+ * punches the window mappings past the new end.  Writes still fstat(),
+ * and grow the cached size to what they wrote.
+ *
+ * Commit after writeback (seed 004): fsync writes back the ranges written
+ * through the window since the last fsync in parallel, on a small pool of
+ * threads whose jobs hold slots of a dc_slot table, and the last writeback
+ * to complete issues the one fdatasync() (the COMMIT) and the reply, through
+ * a dc_iocomp (see dfs_fsync()).
  *
  * The cache counters can be read at any time from /.daxfs-stats in the
  * mount root and are printed when the filesystem is unmounted.
@@ -62,6 +78,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -83,6 +100,10 @@ struct dnode {
 	pthread_rwlock_t io_lock;	/* read/write shared, truncate exclusive */
 	int map_fd;			/* registered with the backend while nopen */
 	struct dc_inode *dci;
+	struct dc_attr *attr;		/* cached size and mtime, from the first open on */
+	pthread_mutex_t dirty_lock;
+	uint64_t *dirty;		/* ranges written through the window since fsync */
+	size_t dirty_words;
 };
 
 struct dfile {
@@ -102,6 +123,8 @@ static struct daxfs_opts {
 	const char *policy;
 	int no_dax;
 	int direct_io;
+	uint64_t attr_timeout_ns;
+	char *attr_timeout_arg;
 	char *window_arg;
 	char *shift_arg;
 	char *policy_arg;
@@ -111,6 +134,7 @@ static struct daxfs_opts {
 	.window_size = 256ull << 20,
 	.range_shift = 21,
 	.policy = "default",
+	.attr_timeout_ns = 1000000000ull,
 };
 
 static struct dnode root;
@@ -147,8 +171,16 @@ static struct dc_mmapbe *be;
 static struct dc_cache *cache;
 
 static atomic_uint_fast64_t n_reads, n_writes, n_ext_writes, n_fallbacks, n_bypassed;
+/* Seed 001: reads that refreshed the attributes, and the shrinks they found. */
+static atomic_uint_fast64_t n_attr_refreshes, n_attr_shrinks, n_attr_punch_busy;
+/* Reads replied from the window without a copy; those that met a page past the end. */
+static atomic_uint_fast64_t n_zc_reads, n_zc_faults;
+/* Seed 004: fsync COMMITs, the writebacks they waited for, and their errors. */
+static atomic_uint_fast64_t n_commits, n_commit_wbs, n_wb_errors;
 /* dc_map() flags of every access: DC_MAP_MAY_BYPASS under the default policy. */
 static unsigned int map_flags;
+/* The largest read zc_read() replies to: zc_init(), 0 without splice. */
+static size_t zc_max;
 
 static __thread bool thread_registered;
 static pthread_key_t reg_key;
@@ -292,6 +324,10 @@ static void caller_creds_exit(void)
 static size_t stats_text(char *buf, size_t size)
 {
 	struct dc_cache_stats st;
+	uint64_t reads = (uint64_t)atomic_load(&n_reads);
+	uint64_t refreshes = (uint64_t)atomic_load(&n_attr_refreshes);
+	uint64_t commits = (uint64_t)atomic_load(&n_commits);
+	uint64_t wbs = (uint64_t)atomic_load(&n_commit_wbs);
 	int len;
 
 	memset(&st, 0, sizeof(st));
@@ -325,10 +361,21 @@ static size_t stats_text(char *buf, size_t size)
 		       "setup_failures: %" PRIu64 "\n"
 		       "writebacks: %" PRIu64 "\n"
 		       "nr_free: %" PRIu64 "\n"
-		       "nr_mapped: %" PRIu64 "\n",
+		       "nr_mapped: %" PRIu64 "\n"
+		       "attr_timeout_ns: %" PRIu64 "\n"
+		       "attr_refreshes: %" PRIu64 "\n"
+		       "attr_refreshes_per_10k_reads: %" PRIu64 "\n"
+		       "attr_shrinks: %" PRIu64 "\n"
+		       "attr_punch_busy: %" PRIu64 "\n"
+		       "zero_copy_reads: %" PRIu64 "\n"
+		       "zero_copy_faults: %" PRIu64 "\n"
+		       "commits: %" PRIu64 "\n"
+		       "commit_writebacks: %" PRIu64 "\n"
+		       "writebacks_per_commit: %" PRIu64 ".%02" PRIu64 "\n"
+		       "writeback_errors: %" PRIu64 "\n",
 		       opt.no_dax ? "no-dax" : "dax", opt.policy,
 		       opt.window_size, (uint64_t)1 << opt.range_shift,
-		       (uint64_t)atomic_load(&n_reads), (uint64_t)atomic_load(&n_writes),
+		       reads, (uint64_t)atomic_load(&n_writes),
 		       (uint64_t)atomic_load(&n_ext_writes),
 		       (uint64_t)atomic_load(&n_fallbacks),
 		       (uint64_t)atomic_load(&n_bypassed),
@@ -336,7 +383,16 @@ static size_t stats_text(char *buf, size_t size)
 		       st.bypass_busy, st.bypass_write, st.admits_contested, st.upgrades, st.inline_reclaims,
 		       st.bg_reclaims, st.removes_sent, st.removes_skipped,
 		       st.remove_batches, st.waits, st.wait_ns, st.setup_failures,
-		       st.writebacks, st.nr_free, st.nr_mapped);
+		       st.writebacks, st.nr_free, st.nr_mapped,
+		       opt.attr_timeout_ns, refreshes,
+		       reads ? refreshes * 10000 / reads : 0,
+		       (uint64_t)atomic_load(&n_attr_shrinks),
+		       (uint64_t)atomic_load(&n_attr_punch_busy),
+		       (uint64_t)atomic_load(&n_zc_reads),
+		       (uint64_t)atomic_load(&n_zc_faults),
+		       commits, wbs, commits ? wbs / commits : 0,
+		       commits ? wbs * 100 / commits % 100 : 0,
+		       (uint64_t)atomic_load(&n_wb_errors));
 	if (len < 0)
 		return 0;
 	return (size_t)len < size ? (size_t)len : size - 1;
@@ -385,6 +441,7 @@ static struct dnode *find_or_add(const struct stat *st, int fd, uint64_t fino)
 	n->nlookup = 1;
 	n->map_fd = -1;
 	pthread_rwlock_init(&n->io_lock, NULL);
+	pthread_mutex_init(&n->dirty_lock, NULL);
 	n->next = table[b];
 	table[b] = n;
 	pthread_mutex_unlock(&table_lock);
@@ -411,7 +468,10 @@ static void forget_node(struct dnode *n, uint64_t count)
 	}
 	pthread_mutex_unlock(&table_lock);
 	close(n->path_fd);
+	dc_attr_destroy(n->attr);
 	pthread_rwlock_destroy(&n->io_lock);
+	pthread_mutex_destroy(&n->dirty_lock);
+	free(n->dirty);
 	free(n);
 }
 
@@ -480,9 +540,48 @@ static int reopen(struct dnode *n, int flags)
 	return open(path, flags & ~(O_NOFOLLOW | O_DIRECT));
 }
 
+/* CLOCK_MONOTONIC in ns: the clock of the attribute cache. */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The attribute cache's invalidate hook (seed 001): a refresh found the
+ * source smaller than the cache knew it, so another process truncated it
+ * behind daxfs's back: punch the window mappings past the new end, whose
+ * pages the file no longer has.  A changed mtime (or a grown file) drops
+ * nothing: the window maps the file MAP_SHARED, so it shows every write
+ * to the file, made through it or not.  Called by a read of @data (a
+ * struct dnode), which holds the file open (n->dci stays) and no pin.
+ */
+static void attr_invalidate(void *data, const struct dc_attr_values *old,
+			    const struct dc_attr_values *cur)
+{
+	struct dnode *n = data;
+
+	if (cur->size >= old->size)
+		return;
+	atomic_fetch_add_explicit(&n_attr_shrinks, 1, memory_order_relaxed);
+	ensure_registered();
+	/* A range another read holds pinned stays; reading it past the end falls back. */
+	if (dc_inode_punch(n->dci, cur->size, UINT64_MAX))
+		atomic_fetch_add_explicit(&n_attr_punch_busy, 1, memory_order_relaxed);
+}
+
 /* First open of a regular file in dax mode: register it with the cache. */
 static int dax_attach(struct dnode *n)
 {
+	struct dc_attr_params ap = {
+		.timeout_ns = opt.attr_timeout_ns,
+		.rule = DC_ATTR_RULE_TIMEOUT,
+		.auto_inval = true,
+		.invalidate = attr_invalidate,
+		.data = n,
+	};
 	int err = 0;
 
 	if (opt.no_dax)
@@ -506,8 +605,20 @@ static int dax_attach(struct dnode *n)
 	err = dc_inode_get(cache, n->fino, &n->dci);
 	if (err)
 		goto fail_remove;
+	/*
+	 * Kept until the node is forgotten, across closes: a file opened
+	 * again trusts what it learnt until the timeout.  None yet: the
+	 * first read refreshes them.
+	 */
+	if (!n->attr) {
+		err = dc_attr_create(&ap, &n->attr);
+		if (err)
+			goto fail_put;
+	}
 	pthread_mutex_unlock(&open_lock);
 	return 0;
+fail_put:
+	dc_inode_put(n->dci);
 fail_remove:
 	dc_mmapbe_remove_file(be, n->fino);
 fail_close:
@@ -541,6 +652,13 @@ static void dax_detach(struct dnode *n)
 static void dfs_init(void *userdata, struct fuse_conn_info *conn)
 {
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/*
+	 * Replies from the window's pipe are spliced to /dev/fuse (zc_read());
+	 * without splice libfuse would copy them out of the pipe: copy here.
+	 */
+	conn->want |= conn->capable & (FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE);
+	if (!(conn->capable & FUSE_CAP_SPLICE_WRITE))
+		zc_max = 0;
 }
 
 static void dfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -583,7 +701,8 @@ static void dfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
  * Punch the window mappings of @n from @size on, before the source is
  * truncated to @size; called with n->io_lock held exclusive, so that no
  * read or write maps a range again (or copies from one) until the
- * truncation is done.  0 or -errno.
+ * truncation is done; the cached attributes are made stale, so that the
+ * next read learns the new size.  0 or -errno.
  */
 static int punch_window(struct dnode *n, off_t size)
 {
@@ -594,6 +713,9 @@ static int punch_window(struct dnode *n, off_t size)
 		ensure_registered();
 		err = dc_inode_punch(n->dci, (uint64_t)size, UINT64_MAX);
 	}
+	/* The size changes: the next read asks the source. */
+	if (n->attr)
+		dc_attr_expire(n->attr);
 	pthread_mutex_unlock(&open_lock);
 	return err;
 }
@@ -920,8 +1042,8 @@ fail:
  * for atomic O_TRUNC, so an open(O_TRUNC) arrives here, not as a setattr:
  * truncate as do_truncate() does, with the I/O lock held exclusive and the
  * window punched first, or a read running beside it copies from pages past
- * the new end of the file.  (The size is not cached here: reads and writes
- * fstat() the source under the lock.)
+ * the new end of the file (punch_window() also makes the cached size
+ * stale).
  */
 static int open_source(struct dnode *n, int flags)
 {
@@ -1012,6 +1134,32 @@ static int direct_copy(int fd, char *buf, size_t len, uint64_t off, bool write)
 	return 0;
 }
 
+/* Note that the range of @off was written through the window: 0 or -ENOMEM. */
+static int mark_dirty(struct dnode *n, uint64_t off)
+{
+	uint64_t r = off >> opt.range_shift;
+	size_t w = (size_t)(r / 64);
+	int err = 0;
+
+	pthread_mutex_lock(&n->dirty_lock);
+	if (w >= n->dirty_words) {
+		size_t words = w + 1 > 2 * n->dirty_words ? w + 1 : 2 * n->dirty_words;
+		uint64_t *d = realloc(n->dirty, words * sizeof(*d));
+
+		if (!d) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memset(d + n->dirty_words, 0, (words - n->dirty_words) * sizeof(*d));
+		n->dirty = d;
+		n->dirty_words = words;
+	}
+	n->dirty[w] |= 1ull << (r % 64);
+out:
+	pthread_mutex_unlock(&n->dirty_lock);
+	return err;
+}
+
 /*
  * Copy [@off, @off + @len) of @n through the window, range by range; a
  * range the cache answers DC_MAP_BYPASS for goes straight to @fd.  0 or
@@ -1045,10 +1193,13 @@ static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 		if (err)
 			return err;
 		chunk = pin.len < len ? (size_t)pin.len : len;
-		if (write)
+		if (write) {
 			err = dc_mmapbe_write(be, &pin, 0, buf, chunk);
-		else
+			if (!err)
+				err = mark_dirty(n, off);
+		} else {
 			err = dc_mmapbe_read(be, &pin, 0, buf, chunk);
+		}
 		dc_unpin(&pin);
 		if (err)
 			return err;
@@ -1059,14 +1210,229 @@ static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 	return 0;
 }
 
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000ll + ts->tv_nsec;
+}
+
+/*
+ * The size of @n's source that a read of [@off, @off + @size) goes by, in
+ * *@sizep (seed 001): the cached one while it is valid and the read stays
+ * within it; else the source is fstat()ed and the attributes refreshed
+ * (the hook punches the window past a new, smaller end).  0 or -errno.
+ */
+static int read_size(struct dnode *n, uint64_t off, uint64_t size, uint64_t *sizep)
+{
+	struct dc_attr_values v;
+	uint64_t now = mono_ns(), version;
+	struct stat st;
+	int err;
+
+	if (!dc_attr_read_check(n->attr, off, size, now, &version)) {
+		/* Valid a moment ago: a read racing the timeout goes by it. */
+		dc_attr_get(n->attr, &v, now);
+		*sizep = v.size;
+		return 0;
+	}
+	err = stat_fd(n->map_fd, &st);
+	if (err)
+		return err;
+	atomic_fetch_add_explicit(&n_attr_refreshes, 1, memory_order_relaxed);
+	v.size = (uint64_t)st.st_size;
+	v.mtime_ns = ts_ns(&st.st_mtim);
+	v.ctime_ns = ts_ns(&st.st_ctim);
+	/* -ESTALE (a write raced it) installs nothing; this read uses @v. */
+	dc_attr_refresh(n->attr, &v, version, mono_ns());
+	*sizep = v.size;
+	return 0;
+}
+
+/*
+ * Reads without a copy in daxfs.  A read of at least ZC_MIN bytes is
+ * vmsplice()d from the pinned window range(s) into a pipe of the serving
+ * thread, and the pipe is passed to fuse_reply_data(), which splices it to
+ * /dev/fuse: the only copy left is the kernel's, from the page cache pages
+ * into the request.  The pins are dropped after the reply is sent.
+ *
+ * Why vmsplice() and not fuse_reply_iov() (a writev() from the window):
+ * both are SIGBUS-safe, as the kernel reads the window, and a page past the
+ * end of a source truncated behind our back makes it fail with EFAULT, no
+ * signal.  But a writev() to /dev/fuse that fails has already consumed the
+ * request: the kernel answers the reader EIO, where the copy path falls
+ * back to pread() and returns the right bytes (daxfs-trunc-smoke and
+ * daxfs-attr check that).  vmsplice() fails before anything is sent, and once it has taken
+ * the pages, the pipe holds references to them, so a truncation racing the
+ * reply cannot fault it any more: the reader gets the bytes as they were.
+ *
+ * Below ZC_MIN libfuse does not splice (it reads a pipe into a buffer of
+ * its own, which is a copy and two more system calls): such reads are
+ * copied with dc_mmapbe_read() into a buffer on the stack, no malloc().
+ * Nor does it above zc_max: its own pipe must hold the reply and three
+ * pages more, and a pipe cannot grow past /proc/sys/fs/pipe-max-size
+ * (1 MiB by default, so a read of 1 MiB is copied as before).
+ */
+#define ZC_MIN		8192
+#define ZC_MAX_SEGS	64
+#define ZC_SLACK	(4 * 4096)
+
+static __thread int zc_pipe[2] = { -1, -1 };
+static __thread size_t zc_pipe_size;
+static pthread_key_t zc_key;
+
+static void zc_pipe_close(void)
+{
+	if (zc_pipe[0] >= 0) {
+		close(zc_pipe[0]);
+		close(zc_pipe[1]);
+	}
+	zc_pipe[0] = zc_pipe[1] = -1;
+}
+
+static void zc_destructor(void *arg)
+{
+	zc_pipe_close();
+}
+
+/* The calling thread's pipe, made to hold @len bytes; false if it cannot. */
+static bool zc_pipe_get(size_t len)
+{
+	int size;
+
+	if (zc_pipe[0] < 0) {
+		if (pipe2(zc_pipe, O_CLOEXEC | O_NONBLOCK)) {
+			zc_pipe[0] = zc_pipe[1] = -1;
+			return false;
+		}
+		pthread_setspecific(zc_key, (void *)1);
+		fcntl(zc_pipe[0], F_SETPIPE_SZ, (int)(zc_max + ZC_SLACK));
+		size = fcntl(zc_pipe[0], F_GETPIPE_SZ);
+		zc_pipe_size = size > 0 ? (size_t)size : 0;
+	}
+	return len <= zc_pipe_size;
+}
+
+/* The largest read zc_read() takes: what pipe-max-size leaves libfuse. */
+static void zc_init(void)
+{
+	unsigned long max = 0;
+	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max > (64ul << 20))
+		max = 64ul << 20;
+	zc_max = max > ZC_MIN + ZC_SLACK ? max - ZC_SLACK : 0;
+}
+
+/*
+ * Reply to the read of [@off, @off + @len) of @n, within the size, from the
+ * window (see above); a range the cache bypasses is pread() from @fd into a
+ * buffer spliced likewise (a read that bypasses whole is replied from the
+ * buffer, as before, and not counted in zero_copy_reads).  Called with
+ * n->io_lock held shared.  Return: 1 replied; 0 not replied, copy instead
+ * (no pipe, too many ranges); -errno not replied: -EIO when a page or
+ * range is past the end of the source (the caller falls back to pread()),
+ * or the error of dc_map().
+ */
+static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t off)
+{
+	uint64_t rs = (uint64_t)1 << opt.range_shift;
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
+	struct dc_pin pins[ZC_MAX_SEGS];
+	struct iovec iov[ZC_MAX_SEGS];
+	char *win = dc_mmapbe_window(be), *bounce = NULL;
+	unsigned int npins = 0, nseg = 0, i;
+	size_t done = 0, chunk;
+	ssize_t got;
+	int err, ret = 0;
+
+	if (!zc_pipe_get(len))
+		return 0;
+	ensure_registered();
+	while (done < len) {
+		if (nseg == ZC_MAX_SEGS)
+			goto out;	/* 0: copy */
+		err = dc_map(n->dci, off + done, map_flags, &pins[npins]);
+		if (err == DC_MAP_BYPASS) {
+			uint64_t o = off + done;
+
+			chunk = rs - (o & (rs - 1)) < len - done ?
+				(size_t)(rs - (o & (rs - 1))) : len - done;
+			if (!bounce && !(bounce = malloc(len))) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			atomic_fetch_add_explicit(&n_bypassed, 1, memory_order_relaxed);
+			ret = direct_copy(fd, bounce + done, chunk, o, false);
+			if (ret)
+				goto out;
+			iov[nseg].iov_base = bounce + done;
+		} else if (err) {
+			ret = err;
+			goto out;
+		} else {
+			chunk = pins[npins].len < len - done ? (size_t)pins[npins].len :
+							       len - done;
+			iov[nseg].iov_base = win + pins[npins].win_off;
+			npins++;
+		}
+		iov[nseg++].iov_len = chunk;
+		done += chunk;
+	}
+	if (!npins) {
+		/* All bypassed: read into @bounce already, a splice would cost more. */
+		fuse_reply_buf(req, bounce, len);
+		ret = 1;
+		goto out;
+	}
+	/* The pipe takes references to the pages; EFAULT: one is past the end. */
+	for (i = 0; i < nseg;) {
+		got = vmsplice(zc_pipe[1], &iov[i], nseg - i, SPLICE_F_NONBLOCK);
+		if (got < 0) {
+			ret = -errno;
+			if (ret == -EFAULT) {
+				ret = -EIO;
+				atomic_fetch_add_explicit(&n_zc_faults, 1,
+							  memory_order_relaxed);
+			}
+			zc_pipe_close();	/* emptied the simple way */
+			goto out;
+		}
+		while (i < nseg && (size_t)got >= iov[i].iov_len)
+			got -= (ssize_t)iov[i++].iov_len;
+		if (i < nseg) {
+			iov[i].iov_base = (char *)iov[i].iov_base + got;
+			iov[i].iov_len -= (size_t)got;
+		}
+	}
+	bv.buf[0].flags = FUSE_BUF_IS_FD;
+	bv.buf[0].fd = zc_pipe[0];
+	/*
+	 * An error is answered to the request by fuse_reply_data() itself;
+	 * it may leave bytes in the pipe, which is then made anew.
+	 */
+	if (fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE))
+		zc_pipe_close();
+	atomic_fetch_add_explicit(&n_zc_reads, 1, memory_order_relaxed);
+	ret = 1;
+out:
+	for (i = 0; i < npins; i++)
+		dc_unpin(&pins[i]);
+	free(bounce);
+	return ret;
+}
+
 static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct dnode *n = get_node(ino);
-	struct stat st;
-	ssize_t got;
-	char *buf;
-	int err;
+	char small[ZC_MIN], *buf = small;
+	uint64_t fsize;
+	ssize_t got = 0;
+	int err = 0;
 
 	if (n == &stats_node) {
 		struct dfile *f = (struct dfile *)(uintptr_t)fi->fh;
@@ -1080,29 +1446,42 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	atomic_fetch_add_explicit(&n_reads, 1, memory_order_relaxed);
-	buf = malloc(size ? size : 1);
-	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
 	pthread_rwlock_rdlock(&n->io_lock);
+	if (n->dci) {
+		err = read_size(n, (uint64_t)off, size, &fsize);
+		if (err)
+			goto out;
+		if ((uint64_t)off >= fsize)
+			goto out;
+		if ((uint64_t)size > fsize - (uint64_t)off)
+			size = (size_t)(fsize - (uint64_t)off);
+		err = size >= ZC_MIN && size <= zc_max ?
+		      zc_read(req, n, (int)fi->fh, size, (uint64_t)off) : 0;
+		if (err == 1) {
+			pthread_rwlock_unlock(&n->io_lock);
+			return;
+		}
+	}
+	/* --no-dax; or above zc_max, no pipe, too many ranges. */
+	if (size > sizeof(small) && !(buf = malloc(size))) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (!n->dci) {
 		got = pread((int)fi->fh, buf, size, off);
 		err = got < 0 ? -errno : 0;
 		goto out;
 	}
-	err = stat_fd(n->map_fd, &st);
-	if (err)
-		goto out;
-	if (off >= st.st_size) {
-		got = 0;
-		goto out;
-	}
-	if ((uint64_t)size > (uint64_t)(st.st_size - off))
-		size = (size_t)(st.st_size - off);
 	got = (ssize_t)size;
-	err = window_copy(n, (int)fi->fh, buf, size, (uint64_t)off, false);
+	if (!err)
+		err = window_copy(n, (int)fi->fh, buf, size, (uint64_t)off, false);
 	if (err) {
+		/*
+		 * A page or range past the end: the source shrank behind
+		 * our back, and the cached size is wrong.  The next read
+		 * refreshes it (and punches the window past the new end).
+		 */
+		dc_attr_expire(n->attr);
 		atomic_fetch_add_explicit(&n_fallbacks, 1, memory_order_relaxed);
 		got = pread((int)fi->fh, buf, size, off);
 		err = got < 0 ? -errno : 0;
@@ -1113,7 +1492,8 @@ out:
 		fuse_reply_err(req, -err);
 	else
 		fuse_reply_buf(req, buf, (size_t)got);
-	free(buf);
+	if (buf != small)
+		free(buf);
 }
 
 static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
@@ -1132,6 +1512,12 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 		err = 0;
 		goto plain;
 	}
+	/*
+	 * Writes still fstat() the source: a cached size larger than the
+	 * file (shrunk behind our back) would send a write past its end
+	 * through the window, where bytes on the last page past the end are
+	 * silently lost instead of extending the file.
+	 */
 	err = stat_fd(n->map_fd, &st);
 	if (err)
 		goto out;
@@ -1147,6 +1533,10 @@ plain:
 	done = pwrite((int)fi->fh, buf, size, off);
 	err = done < 0 ? -errno : 0;
 out:
+	/* The cached size grows to what we wrote (reads need no refresh). */
+	if (!err && n->attr)
+		dc_attr_note_write(n->attr, (uint64_t)off + (uint64_t)done,
+				   DC_ATTR_MTIME_UNKNOWN, mono_ns());
 	pthread_rwlock_unlock(&n->io_lock);
 	if (err)
 		fuse_reply_err(req, -err);
@@ -1159,15 +1549,198 @@ static void dfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
+/*
+ * Commit after writeback (seed 004).  A window write marks its range dirty
+ * in the node's bitmap.  fsync takes the dirty set and queues one writeback
+ * job per dirty range to a pool of WB_WORKERS threads; each job holds a
+ * slot of the dc_slot table wb_slots for its life, so at most WB_SLOTS_MAX
+ * are queued or running and the fsync thread waits in the table's FIFO
+ * backlog beyond that.  A job starts the range's writeback and waits for
+ * it (sync_file_range(), parallel across the pool).  Each fsync owns a
+ * dc_iocomp: a reference per job, dropped when the job completes, and the
+ * fsync's own, dropped once every job is queued; the last put runs
+ * wb_commit_done(), which issues the one fdatasync() (fsync() for a full
+ * sync) - the COMMIT - and replies to the FUSE request.  The fsync thread
+ * returns without replying.  Data written with pwrite() (bypassed or
+ * extending writes) is made stable by the COMMIT too.
+ */
+#define WB_WORKERS	4
+#define WB_SLOTS_MIN	2
+#define WB_SLOTS_MAX	8
+
+struct wb_commit {
+	struct dc_iocomp ioc;
+	fuse_req_t req;
+	int fd;
+	int datasync;
+	atomic_int err;			/* the first writeback error, positive */
+	unsigned int nr_wb;
+};
+
+struct wb_job {
+	struct dc_slot slot;		/* first: the table's */
+	struct wb_job *next;
+	struct wb_commit *c;
+	uint64_t off, len;
+};
+
+static struct dc_slot_table *wb_slots;
+static pthread_t wb_threads[WB_WORKERS];
+static unsigned int wb_nr_threads;
+static pthread_mutex_t wb_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wb_cond = PTHREAD_COND_INITIALIZER;
+static struct wb_job *wb_head, **wb_tail = &wb_head;
+static bool wb_stop;
+
+/* The last put of a commit's counter: the COMMIT, then the reply. */
+static void wb_commit_done(struct dc_iocomp *ioc, void *data)
+{
+	struct wb_commit *c = data;
+	int r = c->datasync ? fdatasync(c->fd) : fsync(c->fd);
+	int err = r ? errno : atomic_load(&c->err);
+
+	atomic_fetch_add_explicit(&n_commits, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&n_commit_wbs, c->nr_wb, memory_order_relaxed);
+	fuse_reply_err(c->req, err);
+	free(c);	/* the counter is embedded: freeing it here is allowed */
+}
+
+/* Write back one range and wait for it; a writeback error is the commit's. */
+static void wb_run(struct wb_commit *c, uint64_t off, uint64_t len)
+{
+	int zero = 0;
+
+	if (sync_file_range(c->fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WAIT_BEFORE |
+			    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER)) {
+		atomic_fetch_add_explicit(&n_wb_errors, 1, memory_order_relaxed);
+		atomic_compare_exchange_strong(&c->err, &zero, errno);
+	}
+}
+
+static void *wb_worker(void *arg)
+{
+	for (;;) {
+		struct wb_job *j;
+		struct wb_commit *c;
+
+		pthread_mutex_lock(&wb_lock);
+		while (!wb_head && !wb_stop)
+			pthread_cond_wait(&wb_cond, &wb_lock);
+		j = wb_head;
+		if (j) {
+			wb_head = j->next;
+			if (!wb_head)
+				wb_tail = &wb_head;
+		}
+		pthread_mutex_unlock(&wb_lock);
+		if (!j)
+			return NULL;	/* stopped, and the queue is empty */
+		c = j->c;
+		wb_run(c, j->off, j->len);
+		/* The slot first: the commit may be the last put, and reply. */
+		dc_slot_put(wb_slots, &j->slot);
+		dc_iocomp_put(&c->ioc);
+	}
+}
+
+/* Start the pool (in the serving process: after fuse_daemonize()). */
+static int wb_start(void)
+{
+	int err = dc_slot_table_create(WB_SLOTS_MIN, WB_SLOTS_MAX, sizeof(struct wb_job),
+				       &wb_slots);
+
+	if (err) {
+		fprintf(stderr, "daxfs: writeback slots: %s\n", strerror(-err));
+		return err;
+	}
+	for (wb_nr_threads = 0; wb_nr_threads < WB_WORKERS; wb_nr_threads++) {
+		err = pthread_create(&wb_threads[wb_nr_threads], NULL, wb_worker, NULL);
+		if (err) {
+			fprintf(stderr, "daxfs: writeback threads: %s\n", strerror(err));
+			return -err;
+		}
+	}
+	return 0;
+}
+
+/* Let the pool finish what is queued, then stop it. */
+static void wb_stop_all(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&wb_lock);
+	wb_stop = true;
+	pthread_cond_broadcast(&wb_cond);
+	pthread_mutex_unlock(&wb_lock);
+	for (i = 0; i < wb_nr_threads; i++)
+		pthread_join(wb_threads[i], NULL);
+	wb_nr_threads = 0;
+	if (wb_slots)
+		dc_slot_table_destroy(wb_slots);
+	wb_slots = NULL;
+}
+
 static void dfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		      struct fuse_file_info *fi)
 {
+	struct dnode *n = get_node(ino);
+	struct wb_commit *c;
+	uint64_t *dirty, rs = (uint64_t)1 << opt.range_shift;
+	size_t words, w;
 	int r = 0;
 
-	/* Pages written through the window are the file's page cache pages. */
-	if (get_node(ino) != &stats_node)
+	if (n == &stats_node) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	c = wb_slots ? calloc(1, sizeof(*c)) : NULL;
+	if (!c) {
+		/* --no-dax (or no memory): the COMMIT alone. */
 		r = datasync ? fdatasync((int)fi->fh) : fsync((int)fi->fh);
-	fuse_reply_err(req, r ? errno : 0);
+		fuse_reply_err(req, r ? errno : 0);
+		return;
+	}
+	c->req = req;
+	c->fd = (int)fi->fh;
+	c->datasync = datasync;
+	dc_iocomp_init(&c->ioc, wb_commit_done, c);
+	/* Take the dirty set: writes from now on belong to the next fsync. */
+	pthread_mutex_lock(&n->dirty_lock);
+	dirty = n->dirty;
+	words = n->dirty_words;
+	n->dirty = NULL;
+	n->dirty_words = 0;
+	pthread_mutex_unlock(&n->dirty_lock);
+	for (w = 0; w < words; w++) {
+		while (dirty[w]) {
+			unsigned int bit = (unsigned int)__builtin_ctzll(dirty[w]);
+			uint64_t off = ((uint64_t)w * 64 + bit) * rs;
+			struct dc_slot *slot;
+			struct wb_job *j;
+
+			dirty[w] &= dirty[w] - 1;
+			c->nr_wb++;
+			/* Waits in the table's FIFO backlog while WB_SLOTS_MAX are out. */
+			if (dc_slot_get(wb_slots, &slot)) {
+				wb_run(c, off, rs);	/* no slot to be had: here */
+				continue;
+			}
+			j = (struct wb_job *)slot;
+			j->c = c;
+			j->off = off;
+			j->len = rs;
+			j->next = NULL;
+			dc_iocomp_get(&c->ioc);
+			pthread_mutex_lock(&wb_lock);
+			*wb_tail = j;
+			wb_tail = &j->next;
+			pthread_cond_signal(&wb_cond);
+			pthread_mutex_unlock(&wb_lock);
+		}
+	}
+	free(dirty);
+	/* Ours, dropped last: the COMMIT and the reply run at the last put. */
+	dc_iocomp_put(&c->ioc);
 }
 
 static void dfs_statfs(fuse_req_t req, fuse_ino_t ino)
@@ -1302,6 +1875,9 @@ static void dfs_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			       len, (unsigned int)flags);
 	if (done < 0)
 		done = -errno;
+	else if (out->attr)
+		dc_attr_note_write(out->attr, (uint64_t)off_out, DC_ATTR_MTIME_UNKNOWN,
+				   mono_ns());
 	pthread_rwlock_unlock(&out->io_lock);
 	if (done < 0)
 		fuse_reply_err(req, (int)-done);
@@ -1380,7 +1956,8 @@ static void usage(FILE *f, const char *prog)
 		"\n"
 		"DESCRIPTION\n"
 		"    Shows the tree under SRC on MNT.  While a regular file is open, its\n"
-		"    reads and writes are copied through the window; --no-dax makes them\n"
+		"    reads and writes go through the window (reads of 8 KiB or more are\n"
+		"    spliced from it to /dev/fuse, not copied); --no-dax makes them\n"
 		"    plain pread()/pwrite().  Everything else is passed through to SRC:\n"
 		"    lookup, getattr, setattr (mode, owner, size, times), mkdir, mknod\n"
 		"    (FIFOs, sockets, character and block devices), symlink, readlink,\n"
@@ -1393,6 +1970,13 @@ static void usage(FILE *f, const char *prog)
 		"    caller may make them.  Mount with -o default_permissions (and\n"
 		"    allow_other to serve other users) so that the kernel checks every\n"
 		"    other access as it would on SRC: daxfs itself does not.\n"
+		"    fsync writes the ranges written through the window back in\n"
+		"    parallel (4 threads, at most 8 ranges queued), then makes the file\n"
+		"    stable with one fdatasync() (fsync() for a full sync) and replies.\n"
+		"    A read trusts the size of the source it learnt last for\n"
+		"    --attr-timeout seconds (unless it reads past it): a file shrunk\n"
+		"    by another process is seen, and the window past its new end\n"
+		"    punched, once that time has passed.\n"
 		"    Inode numbers are the source's on SRC's filesystem; a file on\n"
 		"    another filesystem mounted under SRC gets a number of its own\n"
 		"    (top bit set), so that no two files under MNT share one.\n"
@@ -1410,6 +1994,9 @@ static void usage(FILE *f, const char *prog)
 		"           default (admission control), 2019, seed000 or upstream\n"
 		"    --no-dax                      [no_dax]\n"
 		"           plain pread()/pwrite() (the baseline)\n"
+		"    --attr-timeout=SECONDS        [attr_timeout=SECONDS]\n"
+		"           how long a read trusts the cached size of the source\n"
+		"           (default 1; 0: every read fstat()s it)\n"
 		"    --direct-io                   [direct_io]\n"
 		"           open files with direct_io (no page cache)\n"
 		"    -f, --foreground              stay in the foreground\n"
@@ -1422,6 +2009,13 @@ static void usage(FILE *f, const char *prog)
 		"\n"
 		"FILES\n"
 		"    MNT/" STATS_NAME "   the cache counters; printed at unmount too\n"
+		"           (attr_refreshes: reads that fstat()ed the source, also\n"
+		"           per 10k reads; attr_shrinks: of those, the ones that\n"
+		"           found it shrunk and punched the window; zero_copy_reads:\n"
+		"           reads spliced from the window, zero_copy_faults: of those,\n"
+		"           the ones that met a page past the end and fell back;\n"
+		"           commits: fsyncs, commit_writebacks: the range writebacks\n"
+		"           they waited for, also per commit)\n"
 		"\n"
 		"EXIT STATUS\n"
 		"    0 unmounted cleanly, 1 an error, 2 bad arguments.\n"
@@ -1452,6 +2046,9 @@ static const struct fuse_opt daxfs_opts[] = {
 	DAXFS_OPT("policy=%s", policy_arg, 0),
 	DAXFS_OPT("--no-dax", no_dax, 1),
 	DAXFS_OPT("no_dax", no_dax, 1),
+	DAXFS_OPT("--attr-timeout %s", attr_timeout_arg, 0),
+	DAXFS_OPT("--attr-timeout=%s", attr_timeout_arg, 0),
+	DAXFS_OPT("attr_timeout=%s", attr_timeout_arg, 0),
 	DAXFS_OPT("--direct-io", direct_io, 1),
 	DAXFS_OPT("direct_io", direct_io, 1),
 	FUSE_OPT_KEY("--foreground", KEY_FOREGROUND),
@@ -1507,6 +2104,20 @@ static int check_values(void)
 			return -1;
 		}
 		opt.policy = opt.policy_arg;
+	}
+	if (opt.attr_timeout_arg) {
+		char *end;
+		double t;
+
+		errno = 0;
+		t = strtod(opt.attr_timeout_arg, &end);
+		/* At most a year: a "forever" that still fits in ns. */
+		if (errno || end == opt.attr_timeout_arg || *end || !(t >= 0) ||
+		    t > 31536000.0) {
+			fprintf(stderr, "daxfs: bad value '%s'\n", opt.attr_timeout_arg);
+			return -1;
+		}
+		opt.attr_timeout_ns = (uint64_t)(t * 1e9);
 	}
 	return 0;
 bad:
@@ -1645,7 +2256,10 @@ int main(int argc, char **argv)
 	root.nlookup = 1;
 	root.map_fd = -1;
 	pthread_rwlock_init(&root.io_lock, NULL);
+	pthread_mutex_init(&root.dirty_lock, NULL);
 	pthread_key_create(&reg_key, reg_destructor);
+	pthread_key_create(&zc_key, zc_destructor);
+	zc_init();
 	ensure_registered();
 	if (!root.fino || (!opt.no_dax && window_reserve()))
 		goto out_args;
@@ -1660,7 +2274,7 @@ int main(int argc, char **argv)
 		goto out_signals;
 	if (fuse_daemonize(cl.foreground))
 		goto out_unmount;
-	if (!opt.no_dax && cache_start())
+	if (!opt.no_dax && (cache_start() || wb_start()))
 		goto out_unmount;
 	if (cl.singlethread) {
 		ret = fuse_session_loop(se) < 0 ? 1 : 0;
@@ -1681,6 +2295,7 @@ int main(int argc, char **argv)
 	ret = fuse_session_loop_mt(se, loop_cfg) < 0 ? 1 : 0;
 	fuse_loop_cfg_destroy(loop_cfg);
 out_unmount:
+	wb_stop_all();
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
@@ -1701,6 +2316,7 @@ out_args:
 	free(opt.window_arg);
 	free(opt.shift_arg);
 	free(opt.policy_arg);
+	free(opt.attr_timeout_arg);
 	fuse_opt_free_args(&args);
 	return ret;
 }

@@ -7,12 +7,15 @@
  * with a deterministic pattern and deleted at exit) is registered with the
  * mmap backend; the window (64 MiB of 2 MiB ranges) maps file ranges with
  * mmap(MAP_FIXED) as a virtio-fs DAX window does.  Reader threads do random
- * 4 KiB reads through the window (uniform or zipf), each copied with
- * dc_mmapbe_read() and checked against the pattern (or against pread() for a
- * file given with --file), and the example prints what the cache did, the
- * IOPS and the latency percentiles.  A file given with --file that another
- * program truncates while it runs shows up as errors (dc_map() -ENXIO, or
- * -EIO from the copy), not as a SIGBUS.
+ * 4 KiB reads through the window (uniform or zipf) for the run time, each
+ * copied with dc_mmapbe_read(); then each thread does the same reads (the
+ * same offsets, in the same order) with pread(), the baseline, timed the
+ * same way; and last, untimed, each of those reads is done once more both
+ * ways and checked against the pattern (or the window against pread() for
+ * a file given with --file).  The example prints what the cache did, and
+ * the IOPS and latency percentiles of the window beside pread().  A file
+ * given with --file that another program truncates while it runs shows up
+ * as errors (dc_map() -ENXIO, or -EIO from the copy), not as a SIGBUS.
  *
  * Run with --help for the knobs.
  */
@@ -54,11 +57,19 @@ struct opts {
 	unsigned int flags;
 };
 
+/* What the threads do: see the header comment. */
+enum phase { PHASE_WINDOW, PHASE_PREAD, PHASE_VERIFY };
+
 struct worker {
 	pthread_t tid;
 	unsigned int idx;
-	uint64_t reads, bad, errors;
+	uint64_t seed;		/* of the offsets: the same in every phase */
+	uint64_t iters;		/* offsets the window phase drew */
+	uint64_t reads, errors;	/* window phase */
+	uint64_t preads, perrors;	/* pread phase */
+	uint64_t checked, bad;	/* verify phase */
 	uint64_t hist[HIST_BUCKETS];
+	uint64_t phist[HIST_BUCKETS];
 };
 
 static struct opts opt = {
@@ -80,6 +91,7 @@ static double *zipf_cdf;	/* cumulative probability per rank */
 static uint64_t zipf_stride;	/* rank -> block scattering, coprime with nr_blocks */
 static atomic_bool stop;
 static atomic_uint_fast64_t progress_reads;
+static enum phase phase;
 
 static uint64_t pattern_word(uint64_t off)
 {
@@ -169,60 +181,131 @@ static uint64_t pick_block(uint64_t *x)
 	return (lo * zipf_stride) % nr_blocks;
 }
 
-static bool verify(const unsigned char *buf, uint64_t off)
+/* Is @buf, read at @off, the pattern there (or, with --file, @ref)? */
+static bool verify(const unsigned char *buf, const unsigned char *ref, uint64_t off)
 {
-	unsigned char ref[BLOCK];
 	unsigned int i;
 
-	if (check_pattern) {
-		for (i = 0; i < BLOCK; i += 8) {
-			uint64_t w;
+	if (!check_pattern)
+		return !memcmp(buf, ref, BLOCK);
+	for (i = 0; i < BLOCK; i += 8) {
+		uint64_t w;
 
-			memcpy(&w, buf + i, 8);
-			if (w != pattern_word(off + i))
-				return false;
-		}
-		return true;
+		memcpy(&w, buf + i, 8);
+		if (w != pattern_word(off + i))
+			return false;
 	}
-	if (pread(data_fd, ref, BLOCK, (off_t)off) != BLOCK)
-		return false;
-	return !memcmp(buf, ref, BLOCK);
+	return true;
 }
 
+/* One read of block @off through the window into @buf: 0 or -errno. */
+static int window_read(uint64_t off, unsigned char *buf)
+{
+	struct dc_pin pin;
+	int err = dc_map(inode, off, 0, &pin);
+
+	if (err)
+		return err;
+	/* -EIO: the file was truncated behind our back */
+	err = dc_mmapbe_read(be, &pin, 0, buf, BLOCK);
+	dc_unpin(&pin);
+	return err;
+}
+
+/*
+ * The window phase reads until told to stop and counts the offsets it drew;
+ * the pread and verify phases draw the same ones again from the same seed.
+ * Nothing but the read is timed, and nothing is checked until the verify
+ * phase.
+ */
 static void *reader(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t x = 0x9e3779b97f4a7c15ull * (w->idx + 1) ^ now_ns();
-	unsigned char buf[BLOCK];
-	struct dc_pin pin;
+	uint64_t x = w->seed, i;
+	unsigned char buf[BLOCK], ref[BLOCK];
 
-	if (!x)
-		x = 1;
 	dc_thread_register();
-	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		uint64_t off = pick_block(&x) * BLOCK, t0 = now_ns();
+	switch (phase) {
+	case PHASE_WINDOW:
+		while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+			uint64_t off = pick_block(&x) * BLOCK, t0 = now_ns();
 
-		if (dc_map(inode, off, 0, &pin)) {
-			w->errors++;
-			continue;
+			w->iters++;
+			if (window_read(off, buf)) {
+				w->errors++;
+				continue;
+			}
+			w->hist[hist_bucket(now_ns() - t0)]++;
+			w->reads++;
+			if (!(w->reads & 1023))
+				atomic_fetch_add_explicit(&progress_reads, 1024,
+							  memory_order_relaxed);
 		}
-		if (dc_mmapbe_read(be, &pin, 0, buf, BLOCK)) {
-			/* -EIO: the file was truncated behind our back */
-			dc_unpin(&pin);
-			w->errors++;
-			continue;
+		break;
+	case PHASE_PREAD:
+		for (i = 0; i < w->iters; i++) {
+			uint64_t off = pick_block(&x) * BLOCK, t0 = now_ns();
+
+			if (pread(data_fd, buf, BLOCK, (off_t)off) != BLOCK) {
+				w->perrors++;
+				continue;
+			}
+			w->phist[hist_bucket(now_ns() - t0)]++;
+			w->preads++;
 		}
-		dc_unpin(&pin);
-		w->hist[hist_bucket(now_ns() - t0)]++;
-		if (!verify(buf, off))
-			w->bad++;
-		w->reads++;
-		if (!(w->reads & 1023))
-			atomic_fetch_add_explicit(&progress_reads, 1024,
-						  memory_order_relaxed);
+		break;
+	case PHASE_VERIFY:
+		for (i = 0; i < w->iters; i++) {
+			uint64_t off = pick_block(&x) * BLOCK;
+			bool ok;
+
+			if (pread(data_fd, ref, BLOCK, (off_t)off) != BLOCK ||
+			    window_read(off, buf))
+				continue;	/* counted as errors above */
+			ok = verify(buf, ref, off);
+			/* pread() is checked against the pattern too. */
+			if (check_pattern && !verify(ref, ref, off))
+				ok = false;
+			w->checked++;
+			if (!ok)
+				w->bad++;
+		}
+		break;
 	}
 	dc_thread_unregister();
 	return NULL;
+}
+
+/* Run @p on every thread; the wall time it took, in seconds. */
+static double run_phase(struct worker *workers, enum phase p)
+{
+	unsigned int i, started = 0;
+	double t0 = now_s(), el = 0;
+
+	phase = p;
+	atomic_store(&stop, false);
+	for (i = 0; i < opt.threads; i++) {
+		if (pthread_create(&workers[i].tid, NULL, reader, &workers[i])) {
+			fprintf(stderr, "pthread_create failed\n");
+			atomic_store(&stop, true);
+			break;
+		}
+		started++;
+	}
+	while (p == PHASE_WINDOW && !atomic_load(&stop) && (el = now_s() - t0) < opt.seconds) {
+		struct timespec ts = { 0, 250000000 };
+
+		nanosleep(&ts, NULL);
+		fprintf(stderr, "\r  %4.1f s: %" PRIu64 " reads   ", now_s() - t0,
+			(uint64_t)atomic_load(&progress_reads));
+	}
+	atomic_store(&stop, true);
+	for (i = 0; i < started; i++)
+		pthread_join(workers[i].tid, NULL);
+	if (p == PHASE_WINDOW)
+		fputc('\n', stderr);
+	opt.threads = started;
+	return now_s() - t0;
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -255,7 +338,8 @@ static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"usage: %s [options]\n"
-		"Random 4 KiB reads of a file through a DAX-style mmap window.\n"
+		"Random 4 KiB reads of a file through a DAX-style mmap window, then the\n"
+		"same reads with pread() (the baseline), then both checked, untimed.\n"
 		"Sizes take K, M, G, T suffixes (powers of 1024).\n"
 		"  -w, --window-size=SIZE  window size (default 64M)\n"
 		"  -s, --file-size=SIZE    size of the created data file (default 256M)\n"
@@ -264,7 +348,7 @@ static void usage(FILE *f, const char *prog)
 		"  -d, --dist=DIST         uniform or zipf (default uniform)\n"
 		"      --theta=X           zipf exponent (default 0.99)\n"
 		"  -j, --threads=N         reader threads, 1..%d (default 2)\n"
-		"  -t, --time=SECONDS      run time (default 5)\n"
+		"  -t, --time=SECONDS      run time of the window reads (default 5)\n"
 		"      --victim=POLICY     clock or rr (default clock)\n"
 		"      --kick-bg-first     kick the background reclaimer before inline reclaim (2019)\n"
 		"      --remove-on-inline  send remove before reusing an inline-reclaimed range (2019)\n"
@@ -479,13 +563,14 @@ static int zipf_init(void)
 int main(int argc, char **argv)
 {
 	static struct worker workers[MAX_THREADS];
-	static uint64_t hist[HIST_BUCKETS];
-	uint64_t reads = 0, bad = 0, errors = 0, file_size, rsize;
+	static uint64_t hist[HIST_BUCKETS], phist[HIST_BUCKETS];
+	uint64_t reads = 0, preads = 0, checked = 0, bad = 0, errors = 0, file_size, rsize;
+	uint64_t seed;
 	struct dc_cache_config cfg;
 	struct dc_cache_stats st;
 	struct dc_cache *cache = NULL;
 	unsigned int i, b;
-	double t0, el;
+	double el, pel;
 	int ret = 1, err;
 
 	if (parse_args(argc, argv))
@@ -549,40 +634,34 @@ int main(int argc, char **argv)
 	       opt.flags & DC_CACHE_REMOVE_ON_INLINE ? ", remove-on-inline" : "",
 	       opt.flags & DC_CACHE_INLINE_OWN_ONLY ? ", inline-own-only" : "");
 
-	t0 = now_s();
+	seed = now_ns();
 	for (i = 0; i < opt.threads; i++) {
 		workers[i].idx = i;
-		if (pthread_create(&workers[i].tid, NULL, reader, &workers[i])) {
-			fprintf(stderr, "pthread_create failed\n");
-			atomic_store(&stop, true);
-			opt.threads = i;
-			break;
+		workers[i].seed = 0x9e3779b97f4a7c15ull * (i + 1) ^ seed;
+		if (!workers[i].seed)
+			workers[i].seed = 1;
+	}
+	el = run_phase(workers, PHASE_WINDOW);
+	/* What the cache did for the timed reads (the verify phase maps too). */
+	dc_cache_stats(cache, &st, sizeof(st));
+	pel = run_phase(workers, PHASE_PREAD);
+	run_phase(workers, PHASE_VERIFY);
+	for (i = 0; i < opt.threads; i++) {
+		reads += workers[i].reads;
+		errors += workers[i].errors;
+		preads += workers[i].preads;
+		errors += workers[i].perrors;
+		checked += workers[i].checked;
+		bad += workers[i].bad;
+		for (b = 0; b < HIST_BUCKETS; b++) {
+			hist[b] += workers[i].hist[b];
+			phist[b] += workers[i].phist[b];
 		}
 	}
-	while (!atomic_load(&stop) && (el = now_s() - t0) < opt.seconds) {
-		struct timespec ts = { 0, 250000000 };
 
-		nanosleep(&ts, NULL);
-		dc_cache_stats(cache, &st, sizeof(st));
-		fprintf(stderr, "\r  %4.1f s: %" PRIu64 " reads, %" PRIu64 " hits, %" PRIu64
-			" misses   ", now_s() - t0,
-			(uint64_t)atomic_load(&progress_reads), st.hits, st.misses);
-	}
-	atomic_store(&stop, true);
-	for (i = 0; i < opt.threads; i++) {
-		pthread_join(workers[i].tid, NULL);
-		reads += workers[i].reads;
-		bad += workers[i].bad;
-		errors += workers[i].errors;
-		for (b = 0; b < HIST_BUCKETS; b++)
-			hist[b] += workers[i].hist[b];
-	}
-	el = now_s() - t0;
-	fputc('\n', stderr);
-
-	dc_cache_stats(cache, &st, sizeof(st));
-	printf("reads: %" PRIu64 " verified, %" PRIu64 " wrong, %" PRIu64 " errors\n",
-	       reads - bad, bad, errors);
+	printf("reads: %" PRIu64 " verified, %" PRIu64 " wrong, %" PRIu64 " errors"
+	       " (after the timed runs, window and pread() alike)\n",
+	       checked - bad, bad, errors);
 	printf("cache: %" PRIu64 " hits, %" PRIu64 " misses (hit ratio %.1f%%)\n",
 	       st.hits, st.misses,
 	       100.0 * (double)st.hits / (double)(st.hits + st.misses ? st.hits + st.misses : 1));
@@ -590,12 +669,21 @@ int main(int argc, char **argv)
 	       " sent in %" PRIu64 " batches, %" PRIu64 " skipped; waits %" PRIu64 "\n",
 	       st.inline_reclaims, st.bg_reclaims, st.removes_sent, st.remove_batches,
 	       st.removes_skipped, st.waits);
-	printf("throughput: %.0f IOPS (%.1f MiB/s)\n", (double)reads / el,
-	       (double)reads * BLOCK / el / (1 << 20));
-	printf("latency (map + copy + unpin): p50 %.2f us, p99 %.2f us, p99.9 %.2f us\n",
+	printf("the same %" PRIu64 " random reads, %u threads:\n", reads, opt.threads);
+	printf("  window (map + copy + unpin): %9.0f IOPS (%7.1f MiB/s), p50 %.2f us,"
+	       " p99 %.2f us, p99.9 %.2f us\n", (double)reads / el,
+	       (double)reads * BLOCK / el / (1 << 20),
 	       hist_pct(hist, reads, 50) / 1e3, hist_pct(hist, reads, 99) / 1e3,
 	       hist_pct(hist, reads, 99.9) / 1e3);
-	ret = bad || errors || !reads ? 1 : 0;
+	printf("  pread():                     %9.0f IOPS (%7.1f MiB/s), p50 %.2f us,"
+	       " p99 %.2f us, p99.9 %.2f us\n", (double)preads / pel,
+	       (double)preads * BLOCK / pel / (1 << 20),
+	       hist_pct(phist, preads, 50) / 1e3, hist_pct(phist, preads, 99) / 1e3,
+	       hist_pct(phist, preads, 99.9) / 1e3);
+	if (preads && el > 0 && pel > 0)
+		printf("  window / pread(): %.2fx the IOPS\n",
+		       ((double)reads / el) / ((double)preads / pel));
+	ret = bad || errors || !reads || checked != reads ? 1 : 0;
 out_cache:
 	if (inode)
 		dc_inode_put(inode);
