@@ -116,7 +116,7 @@ struct wb_run {
 	uint64_t samples, uncommitted_sum, uncommitted_max;
 
 	uint64_t run_ns;
-	struct dc_slot_stats slot_stats;
+	struct dc_slot_table_stats slot_stats;
 };
 
 static uint64_t now_ns(void)
@@ -274,8 +274,7 @@ static struct wb_batch *issue_batch(struct wb_run *run)
 	b->run = run;
 	b->nwrites = n;
 	if (run->mode == MODE_PER_BATCH) {
-		b->ioc = dc_iocomp_alloc(batch_written, b);
-		if (!b->ioc) {
+		if (dc_iocomp_alloc(batch_written, b, &b->ioc)) {
 			free(b);
 			return NULL;
 		}

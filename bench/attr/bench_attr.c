@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 
 	for (k = 0; k < nrows; k++) {
-		struct dc_attr_params p = {
+		struct dc_attr_config p = {
 			.timeout_ns = c.timeout_ns, .rule = rows[k].rule,
 			.auto_inval = true, .invalidate = on_inval, .data = &c,
 		};

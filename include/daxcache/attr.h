@@ -77,7 +77,7 @@ enum dc_attr_rule {
 
 /**
  * typedef dc_attr_invalidate_fn - drop what was cached under old attributes.
- * @data: the pointer given in the params.
+ * @data: the pointer given in the config.
  * @old: the attributes the cache expected.
  * @cur: the attributes the refresh found.
  *
@@ -89,7 +89,7 @@ typedef void (*dc_attr_invalidate_fn)(void *data,
 				      const struct dc_attr_values *cur);
 
 /**
- * struct dc_attr_params - how one object behaves.
+ * struct dc_attr_config - how one object behaves.
  * @timeout_ns: how long refreshed attributes stay valid.
  * @rule: enum dc_attr_rule.
  * @auto_inval: check on reads for changes by others (FUSE's
@@ -98,7 +98,7 @@ typedef void (*dc_attr_invalidate_fn)(void *data,
  * @invalidate: the hook, or NULL.
  * @data: passed to @invalidate.
  */
-struct dc_attr_params {
+struct dc_attr_config {
 	uint64_t timeout_ns;
 	enum dc_attr_rule rule;
 	bool auto_inval;
@@ -128,15 +128,15 @@ struct dc_attr_stats {
 
 /**
  * dc_attr_create() - allocate an object with no attributes yet.
- * @params: behaviour, copied.
- * @attrp: where the object goes.
+ * @cfg: behaviour, copied.
+ * @out: where the object goes.
  *
  * Until the first refresh every read check asks for one.
  *
  * Context: process context; allocates.
  * Return: 0, -EINVAL (bad rule or NULL argument), -ENOMEM.
  */
-int dc_attr_create(const struct dc_attr_params *params, struct dc_attr **attrp);
+int dc_attr_create(const struct dc_attr_config *cfg, struct dc_attr **out);
 
 /**
  * dc_attr_destroy() - free an object.
@@ -153,7 +153,7 @@ void dc_attr_destroy(struct dc_attr *a);
  * @pos: first byte the read wants.
  * @len: bytes it wants.
  * @now_ns: the time now.
- * @versionp: where the version to pass to dc_attr_refresh() goes (may be
+ * @out: where the version to pass to dc_attr_refresh() goes (may be
  *	NULL); filled in whatever the answer.
  *
  * Context: any that may take a spinlock.
@@ -161,7 +161,7 @@ void dc_attr_destroy(struct dc_attr *a);
  * before reading, false when the cached attributes do.
  */
 bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
-			uint64_t now_ns, uint64_t *versionp);
+			uint64_t now_ns, uint64_t *out);
 
 /**
  * dc_attr_refresh() - install the attributes a GETATTR returned.

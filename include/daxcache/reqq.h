@@ -155,13 +155,13 @@ struct dc_reqq_stats {
 /**
  * dc_reqq_create() - create a queue.
  * @cfg: the configuration (copied).
- * @qp: where the queue goes.
+ * @out: where the queue goes.
  *
  * Context: process context; may sleep.
  * Return: 0, -EINVAL when @cfg has no submit op or unknown flags, -ENOMEM,
  * or an error from starting the retry worker (DC_REQQ_TIMER_RETRY).
  */
-int dc_reqq_create(const struct dc_reqq_config *cfg, struct dc_reqq **qp);
+int dc_reqq_create(const struct dc_reqq_config *cfg, struct dc_reqq **out);
 
 /**
  * dc_reqq_destroy() - shut a queue down and free it.
@@ -255,14 +255,14 @@ int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns);
 void dc_reqq_shutdown(struct dc_reqq *q);
 
 /**
- * dc_reqq_get_stats() - read the counters.
+ * dc_reqq_stats() - read the counters.
  * @q: the queue.
  * @st: filled with a consistent snapshot.
  *
  * Context: any.
  * Return: nothing.
  */
-void dc_reqq_get_stats(struct dc_reqq *q, struct dc_reqq_stats *st);
+void dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st);
 
 #ifdef __cplusplus
 }

@@ -69,7 +69,7 @@ struct dc_slot_table_ops {
 };
 
 /**
- * struct dc_slot_stats - counters of a slot table.
+ * struct dc_slot_table_stats - counters of a slot table.
  * @allocated: slots that exist now (free or out).
  * @out: slots held by callers now.
  * @backlog: callers waiting now.
@@ -82,7 +82,7 @@ struct dc_slot_table_ops {
  * @timeouts: waits that ended without a slot (-ETIMEDOUT or -EINTR).
  * @max_backlog: the longest the backlog has been.
  */
-struct dc_slot_stats {
+struct dc_slot_table_stats {
 	unsigned int allocated;
 	unsigned int out;
 	unsigned int backlog;
@@ -103,13 +103,13 @@ struct dc_slot_stats {
  *             least @min_slots).
  * @slot_size: bytes per slot, at least sizeof(struct dc_slot); 0 means
  *             sizeof(struct dc_slot).
- * @tblp: where the table goes.
+ * @out: where the table goes.
  *
  * Context: process context; allocates.
  * Return: 0, -EINVAL for bad limits, -ENOMEM.
  */
 int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
-			 unsigned long slot_size, struct dc_slot_table **tblp);
+			 unsigned long slot_size, struct dc_slot_table **out);
 
 /**
  * dc_slot_table_create_ops() - create a table whose slots have callbacks.
@@ -119,7 +119,7 @@ int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
  * @ops: the per-slot callbacks (kept, not copied: it must outlive the
  *       table), or NULL for none.
  * @priv: passed to the callbacks.
- * @tblp: where the table goes.
+ * @out: where the table goes.
  *
  * Like dc_slot_table_create(), which is this with no ops: every slot the
  * table allocates goes through @ops->init first, and through @ops->fini
@@ -133,7 +133,7 @@ int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
 int dc_slot_table_create_ops(unsigned int min_slots, unsigned int max_slots,
 			     unsigned long slot_size,
 			     const struct dc_slot_table_ops *ops, void *priv,
-			     struct dc_slot_table **tblp);
+			     struct dc_slot_table **out);
 
 /**
  * dc_slot_table_destroy() - free a table and its slots.
@@ -151,7 +151,7 @@ int dc_slot_table_destroy(struct dc_slot_table *tbl);
 /**
  * dc_slot_get() - get a slot, waiting in the backlog if need be.
  * @tbl: the table.
- * @slotp: where the slot goes.
+ * @out: where the slot goes.
  *
  * Context: process context; may allocate and sleep.  In the kernel the wait
  * is killable.
@@ -160,24 +160,24 @@ int dc_slot_table_destroy(struct dc_slot_table *tbl);
  * allocation whose place it was handed); -EINTR on a fatal signal (kernel
  * only).
  */
-int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp);
+int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **out);
 
 /**
  * dc_slot_get_timeout() - get a slot, waiting at most @timeout_ns.
  * @tbl: the table.
  * @timeout_ns: the longest wait in the backlog; UINT64_MAX waits forever.
- * @slotp: where the slot goes.
+ * @out: where the slot goes.
  *
  * Context: process context; may allocate and sleep.
  * Return: 0, -ETIMEDOUT, -ENOMEM (as dc_slot_get()), -EINTR (kernel only).
  */
 int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
-			struct dc_slot **slotp);
+			struct dc_slot **out);
 
 /**
  * dc_slot_tryget() - get a slot without waiting.
  * @tbl: the table.
- * @slotp: where the slot goes.
+ * @out: where the slot goes.
  *
  * Allocates on demand like dc_slot_get() (so it may still block in the
  * allocator), but never joins the backlog, and never overtakes callers that
@@ -187,7 +187,7 @@ int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
  * Return: 0, or -EAGAIN when dc_slot_get() would have waited (or, with no
  * slot out, failed with -ENOMEM).
  */
-int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **slotp);
+int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **out);
 
 /**
  * dc_slot_put() - give a slot back.
@@ -212,7 +212,7 @@ void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot);
  * Context: any that may take a spinlock.
  * Return: nothing.
  */
-void dc_slot_table_stats(struct dc_slot_table *tbl, struct dc_slot_stats *st);
+void dc_slot_table_stats(struct dc_slot_table *tbl, struct dc_slot_table_stats *st);
 
 #ifdef __cplusplus
 }

@@ -230,12 +230,12 @@ static void retry_fn(struct dc_worker *w)
 }
 
 DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *cfg,
-			     struct dc_reqq **qp)
+			     struct dc_reqq **out)
 {
 	struct dc_reqq *q;
 	int ret;
 
-	*qp = NULL;
+	*out = NULL;
 	if (!cfg || !cfg->ops || !cfg->ops->submit ||
 	    (cfg->flags & ~DC_REQQ_TIMER_RETRY))
 		return -EINVAL;
@@ -258,7 +258,7 @@ DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *cfg,
 			return ret;
 		}
 	}
-	*qp = q;
+	*out = q;
 	return 0;
 }
 
@@ -424,7 +424,7 @@ DC_EXPORT void dc_reqq_shutdown(struct dc_reqq *q)
 	}
 }
 
-DC_EXPORT void dc_reqq_get_stats(struct dc_reqq *q, struct dc_reqq_stats *st)
+DC_EXPORT void dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st)
 {
 	dc_spin_lock(&q->lock);
 	*st = q->st;

@@ -52,7 +52,7 @@ struct dc_slot_table {
 	const struct dc_slot_table_ops *ops;	/* or NULL */
 	void *priv;
 	struct dc_waitq wq;
-	struct dc_slot_stats st;		/* table lock */
+	struct dc_slot_table_stats st;		/* table lock */
 };
 
 static void backlog_add_tail(struct dc_slot_table *tbl, struct slot_waiter *w)
@@ -108,22 +108,22 @@ static void slot_free(struct dc_slot_table *tbl, struct dc_slot *s)
 
 DC_EXPORT int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
 				   unsigned long slot_size,
-				   struct dc_slot_table **tblp)
+				   struct dc_slot_table **out)
 {
 	return dc_slot_table_create_ops(min_slots, max_slots, slot_size, NULL,
-					NULL, tblp);
+					NULL, out);
 }
 
 DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
 				       unsigned int max_slots,
 				       unsigned long slot_size,
 				       const struct dc_slot_table_ops *ops,
-				       void *priv, struct dc_slot_table **tblp)
+				       void *priv, struct dc_slot_table **out)
 {
 	struct dc_slot_table *tbl;
 	unsigned int i;
 
-	*tblp = NULL;
+	*out = NULL;
 	if (!slot_size)
 		slot_size = sizeof(struct dc_slot);
 	if (!max_slots || min_slots > max_slots ||
@@ -151,7 +151,7 @@ DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
 		tbl->free = s;
 		tbl->nr_alloc++;
 	}
-	*tblp = tbl;
+	*out = tbl;
 	return 0;
 }
 
@@ -254,7 +254,7 @@ static uint64_t time_left(uint64_t timeout_ns, uint64_t start_ns)
 }
 
 static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
-		    struct dc_slot **slotp)
+		    struct dc_slot **out)
 {
 	struct slot_waiter w = { .slot = NULL, .state = W_WAITING };
 	uint64_t start = 0, left = timeout_ns;
@@ -262,12 +262,12 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 	bool failed;
 	int ret;
 
-	*slotp = NULL;
+	*out = NULL;
 	dc_spin_lock(&tbl->lock);
 	s = slot_take_locked(tbl, &failed);
 	if (s) {
 		dc_spin_unlock(&tbl->lock);
-		*slotp = s;
+		*out = s;
 		return 0;
 	}
 	/* Nobody holds a slot: nobody would ever wake us. */
@@ -290,20 +290,20 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 					    left);
 		/* Granted: the putter is done with @w, no need for the lock. */
 		if (dc_load_acquire(&w.state) == W_GRANTED) {
-			*slotp = w.slot;
+			*out = w.slot;
 			return 0;
 		}
 		dc_spin_lock(&tbl->lock);
 		switch (w.state) {
 		case W_GRANTED:		/* after the wait gave up */
 			dc_spin_unlock(&tbl->lock);
-			*slotp = w.slot;
+			*out = w.slot;
 			return 0;
 		case W_ALLOC:		/* our place in @nr_alloc is reserved */
 			s = slot_alloc_reserved(tbl);
 			if (s) {
 				dc_spin_unlock(&tbl->lock);
-				*slotp = s;
+				*out = s;
 				return 0;
 			}
 			if (!tbl->nr_out) {
@@ -325,20 +325,20 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 	}
 }
 
-DC_EXPORT int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp)
+DC_EXPORT int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **out)
 {
-	return slot_get(tbl, true, UINT64_MAX, slotp);
+	return slot_get(tbl, true, UINT64_MAX, out);
 }
 
 DC_EXPORT int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
-				  struct dc_slot **slotp)
+				  struct dc_slot **out)
 {
-	return slot_get(tbl, true, timeout_ns, slotp);
+	return slot_get(tbl, true, timeout_ns, out);
 }
 
-DC_EXPORT int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **slotp)
+DC_EXPORT int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **out)
 {
-	return slot_get(tbl, false, 0, slotp);
+	return slot_get(tbl, false, 0, out);
 }
 
 DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
@@ -375,7 +375,7 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 }
 
 DC_EXPORT void dc_slot_table_stats(struct dc_slot_table *tbl,
-				   struct dc_slot_stats *st)
+				   struct dc_slot_table_stats *st)
 {
 	dc_spin_lock(&tbl->lock);
 	*st = tbl->st;

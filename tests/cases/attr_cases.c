@@ -31,7 +31,7 @@ static void inval_hook(void *data, const struct dc_attr_values *old,
 static int make(struct dc_attr **a, enum dc_attr_rule rule, bool auto_inval,
 		struct inval_rec *r)
 {
-	struct dc_attr_params p = {
+	struct dc_attr_config p = {
 		.timeout_ns = 1000 * MS,
 		.rule = rule,
 		.auto_inval = auto_inval,
@@ -52,7 +52,7 @@ static int refresh(struct dc_attr *a, uint64_t size, int64_t mtime,
 
 DC_TEST(attr_create_rejects_bad_params)
 {
-	struct dc_attr_params p = { .timeout_ns = 1, .rule = 7 };
+	struct dc_attr_config p = { .timeout_ns = 1, .rule = 7 };
 	struct dc_attr *a;
 
 	DC_ASSERT_INT_EQ(t, dc_attr_create(&p, &a), -EINVAL);
@@ -304,7 +304,7 @@ struct tgt_result {
 static void tgt_run(struct dc_test *t, enum dc_attr_rule rule, uint64_t seed,
 		    struct tgt_result *res)
 {
-	struct dc_attr_params p = {
+	struct dc_attr_config p = {
 		.timeout_ns = TGT_TIMEOUT_NS, .rule = rule, .auto_inval = true,
 	};
 	struct dc_attr *a[TGT_INODES] = { NULL };

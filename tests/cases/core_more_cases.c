@@ -19,7 +19,7 @@
 /* Bad arguments are refused, and nothing is created. */
 DC_TEST(core_more_bad_arguments)
 {
-	struct dc_attr_params ap = { .timeout_ns = MS };
+	struct dc_attr_config ap = { .timeout_ns = MS };
 	struct dc_cache_config cfg;
 	struct dc_cache *c = NULL;
 	struct dc_pin pin;
@@ -43,7 +43,7 @@ DC_TEST(core_more_slot_put_unbalanced)
 {
 	unsigned long warned = dc_warn_count();
 	struct dc_slot_table *tbl;
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot bogus, *s;
 
 	DC_ASSERT_INT_EQ(t, dc_slot_table_create(1, 2, 0, &tbl), 0);

@@ -173,7 +173,7 @@ DC_TEST(reqq_fifo_parked)
 		DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[i].r), 0);
 	/* Two on the device, one -ENOSPC, the rest parked behind it. */
 	DC_ASSERT_EQ(t, dev_submits(&d), 3);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st);
 	DC_ASSERT_EQ(t, st.parked, 6);
 	DC_ASSERT_EQ(t, st.in_flight, 2);
 	DC_ASSERT_EQ(t, st.enospc, 1);
@@ -186,7 +186,7 @@ DC_TEST(reqq_fifo_parked)
 		DC_ASSERT_INT_EQ(t, log.status[i], 0);
 		DC_ASSERT_INT_EQ(t, tr[i].ends, 1);
 	}
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.in_flight, 0);
 	DC_ASSERT_EQ(t, st.completed, 8);
@@ -216,13 +216,13 @@ DC_TEST(reqq_enospc_needs_completion)
 	DC_ASSERT_EQ(t, dev_submits(&d), 3);
 	dc_test_sleep_us(20000);	/* a timer would have fired by now */
 	DC_ASSERT_EQ(t, dev_submits(&d), 3);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st);
 	DC_ASSERT_EQ(t, st.parked, 1);
 	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 1 * MS), -ETIMEDOUT);
 
 	DC_ASSERT(t, dev_complete_one(&d, 0));
 	DC_ASSERT_EQ(t, dev_submits(&d), 4);	/* resubmitted, synchronously */
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.in_flight, 2);
 	while (dev_complete_one(&d, 0))
@@ -253,7 +253,7 @@ DC_TEST(reqq_errors_fail_back)
 	d.fail_next = -ENOMEM;
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &fg[0].r), -ENOMEM);
 	DC_ASSERT_INT_EQ(t, fg[0].ends, 0);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st);
 	DC_ASSERT_EQ(t, st.failed, 2);
 	DC_ASSERT_EQ(t, st.dropped, 1);
 	DC_ASSERT_EQ(t, st.in_flight, 0);
@@ -285,7 +285,7 @@ DC_TEST(reqq_errors_fail_back)
 	DC_ASSERT_INT_EQ(t, tr[0].status, -EIO);
 	DC_ASSERT_INT_EQ(t, fg[0].ends, 1);
 	DC_ASSERT_INT_EQ(t, fg[0].status, -ENOMEM);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st);
 	DC_ASSERT_EQ(t, st.failed, 4);
 	DC_ASSERT_EQ(t, st.dropped, 2);
 	DC_ASSERT_EQ(t, st.parked, 0);
@@ -370,7 +370,7 @@ DC_TEST(reqq_shutdown)
 	DC_ASSERT_INT_EQ(t, tr[1].status, 0);
 	for (i = 0; i < 5; i++)
 		DC_ASSERT_INT_EQ(t, tr[i].ends, 1);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st);
 	DC_ASSERT_EQ(t, st.shut_down, 3);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 0), 0);
@@ -428,13 +428,13 @@ DC_TEST(reqq_timer_retry)
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[0].r), 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[1].r), 0);	/* parked */
 	DC_ASSERT(t, dev_complete_one(&d, 0));
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st);
 	/* The timer may already have fired, but not the completion's doing. */
 	DC_ASSERT(t, st.completed == 1 && st.enospc >= 1);
 	end = dc_now_ns() + DC_WAIT_LIMIT_NS;
 	do {
 		dc_test_sleep_us(1000);
-		dc_reqq_get_stats(d.q, &st);
+		dc_reqq_stats(d.q, &st);
 	} while (st.parked && dc_now_ns() < end);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.resubmitted, 1);
@@ -443,7 +443,7 @@ DC_TEST(reqq_timer_retry)
 
 	/* With room, new requests go straight to the device. */
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[2].r), 0);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st);
 	DC_ASSERT_EQ(t, st.in_flight, 1);
 	DC_ASSERT(t, dev_complete_one(&d, 0));
 	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 0), 0);
@@ -465,7 +465,7 @@ DC_TEST(reqq_timer_no_completion_kick)
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[1].r), 0);
 	DC_ASSERT(t, dev_complete_one(&d, 0));
 	dc_test_sleep_us(10000);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st);
 	DC_ASSERT_EQ(t, st.parked, 1);
 	DC_ASSERT_EQ(t, dev_submits(&d), 2);
 	dc_reqq_shutdown(d.q);
@@ -592,7 +592,7 @@ static void stress_completer(struct stress *s)
 			continue;
 		}
 		if (dc_atomic_read(&s->submitters_done) == STRESS_SUBMITTERS) {
-			dc_reqq_get_stats(s->q, &qs);
+			dc_reqq_stats(s->q, &qs);
 			if (!qs.in_flight && !qs.parked)
 				break;
 		}
@@ -657,7 +657,7 @@ static void stress_run(struct dc_test *t, unsigned int n)
 		}
 		ends += e;
 	}
-	dc_reqq_get_stats(s->q, &qs);
+	dc_reqq_stats(s->q, &qs);
 	DC_ASSERT_EQ(t, accepted + dc_atomic64_read(&s->refused), s->n);
 	DC_ASSERT_EQ(t, ends, accepted);
 	DC_ASSERT_EQ(t, qs.failed + qs.dropped,

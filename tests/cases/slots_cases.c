@@ -14,7 +14,7 @@
 #include <daxcache/fault.h>
 #include <daxcache/slots.h>
 
-static void stats(struct dc_slot_table *tbl, struct dc_slot_stats *st)
+static void stats(struct dc_slot_table *tbl, struct dc_slot_table_stats *st)
 {
 	dc_slot_table_stats(tbl, st);
 }
@@ -39,7 +39,7 @@ DC_TEST(slots_min_preallocated_grow_to_max_release_above_min)
 {
 	struct dc_slot *held[8];
 	struct dc_slot_table *tbl;
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot *s;
 	unsigned int i;
 
@@ -83,7 +83,7 @@ DC_TEST(slots_min_preallocated_grow_to_max_release_above_min)
 DC_TEST(slots_alloc_failure_joins_backlog)
 {
 	struct dc_slot_table *tbl;
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot *a, *s;
 
 	DC_ASSERT_INT_EQ(t, dc_slot_table_create(1, 4, 0, &tbl), 0);
@@ -158,7 +158,7 @@ DC_TEST(slots_ops_init_fini)
 {
 	struct ops_ctx c = { 0 };
 	struct dc_slot_table *tbl;
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot *held[4];
 	unsigned int i;
 
@@ -218,7 +218,7 @@ struct fifo_ctx {
 
 static unsigned int backlog_len(struct dc_slot_table *tbl)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	dc_slot_table_stats(tbl, &st);
 	return st.backlog;
@@ -264,7 +264,7 @@ static void fifo_thread(struct dc_test *t, void *arg, unsigned int idx)
 static void fifo_round(struct dc_test *t, unsigned int max, bool fail_alloc)
 {
 	struct fifo_ctx *c = dc_test_alloc(sizeof(*c));
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	int order, bad;
 
 	DC_ASSERT(t, c != NULL);
@@ -401,7 +401,7 @@ static bool gate_backlog_is(struct gate_ctx *c, unsigned int n)
 
 static bool gate_out_is(struct gate_ctx *c, unsigned int n)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	dc_slot_table_stats(c->tbl, &st);
 	return st.out == n;
@@ -410,7 +410,7 @@ static bool gate_out_is(struct gate_ctx *c, unsigned int n)
 /* The failed retry below has put its waiter back at the head. */
 static bool gate_requeued(struct gate_ctx *c, unsigned int n)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	dc_slot_table_stats(c->tbl, &st);
 	return st.alloc_failures == n && st.backlog == 2;
@@ -438,7 +438,7 @@ static void gate_get(struct gate_ctx *c, unsigned int idx)
  */
 static void check_not_stranded(struct dc_test *t, struct dc_slot_table *tbl)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	dc_slot_table_stats(tbl, &st);
 	if (st.backlog && !st.out && st.allocated == st.out)
@@ -482,7 +482,7 @@ static void strand_thread(struct dc_test *t, void *arg, unsigned int idx)
 DC_TEST(slots_failed_alloc_hands_over_to_waiter)
 {
 	struct gate_ctx *c = dc_test_alloc(sizeof(*c));
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot *s;
 
 	DC_ASSERT(t, c != NULL);
@@ -568,7 +568,7 @@ static void requeue_thread(struct dc_test *t, void *arg, unsigned int idx)
 DC_TEST(slots_failed_retry_waits_again_first_in_line)
 {
 	struct gate_ctx *c = dc_test_alloc(sizeof(*c));
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	DC_ASSERT(t, c != NULL);
 	memset(c, 0, sizeof(*c));
@@ -660,7 +660,7 @@ static void stress_thread(struct dc_test *t, void *arg, unsigned int idx)
 DC_TEST(slots_threads_stress_invariants)
 {
 	struct stress_ctx *c = dc_test_alloc(sizeof(*c));
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	DC_ASSERT(t, c != NULL);
 	dc_atomic_set(&c->out, 0);

@@ -590,7 +590,7 @@ static int slots_op(struct fx *x)
 {
 	struct dc_slot_table *tbl;
 	struct dc_slot *s[4];
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	unsigned int i, got = 0;
 	int ret, err = 0;
 
@@ -637,7 +637,7 @@ static int slots_empty_op(struct fx *x)
 
 static int attr_op(struct fx *x)
 {
-	struct dc_attr_params p = { .timeout_ns = 1000 * FT_MS,
+	struct dc_attr_config p = { .timeout_ns = 1000 * FT_MS,
 				    .rule = DC_ATTR_RULE_TIMEOUT };
 	struct dc_attr_values v = { .size = 4096 };
 	struct dc_attr *a;
@@ -660,10 +660,11 @@ static void iocomp_done(struct dc_iocomp *ioc, void *data)
 static int iocomp_op(struct fx *x)
 {
 	unsigned int done = 0;
-	struct dc_iocomp *ioc = dc_iocomp_alloc(iocomp_done, &done);
+	struct dc_iocomp *ioc;
+	int ret = dc_iocomp_alloc(iocomp_done, &done, &ioc);
 
-	if (!ioc)
-		return -ENOMEM;
+	if (ret)
+		return ret;
 	dc_iocomp_get(ioc);
 	dc_iocomp_put(ioc);
 	FT_CHECK_INT(done, 0);

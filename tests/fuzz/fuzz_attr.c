@@ -16,7 +16,7 @@
 #include <daxcache/attr.h>
 
 struct amodel {
-	struct dc_attr_params p;
+	struct dc_attr_config p;
 	struct dc_attr_values v;
 	uint64_t deadline, version;
 	bool have, stale, expired;
@@ -196,7 +196,7 @@ static void do_get(struct afz *f)
 void fz_attr(struct fz_in *in)
 {
 	struct afz *f = calloc(1, sizeof(*f));
-	struct dc_attr_params p;
+	struct dc_attr_config p;
 	uint8_t cfg;
 	int ret;
 

@@ -335,7 +335,7 @@ static void check(void)
 	unsigned int i;
 	int ret;
 
-	dc_reqq_get_stats(F->q, &st);
+	dc_reqq_stats(F->q, &st);
 	FZ_CHECK(!memcmp(&st, &F->st, sizeof(st)),
 		 "stats: sub %llu enospc %llu resub %llu compl %llu failed %llu dropped %llu shut %llu infl %llu parked %llu; model %llu %llu %llu %llu %llu %llu %llu %llu %llu",
 		 (unsigned long long)st.submitted, (unsigned long long)st.enospc,

@@ -62,7 +62,7 @@ struct sfz {
 	uint64_t free_ids[MAX_SLOTS];	/* ids of the free slots */
 	unsigned int nfree;
 	uint64_t next_id;
-	struct dc_slot_stats want;	/* the model's counters */
+	struct dc_slot_table_stats want;	/* the model's counters */
 };
 
 static const unsigned long sizes[] = {
@@ -72,7 +72,7 @@ static const unsigned long sizes[] = {
 
 static void check_stats(struct sfz *s)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	dc_slot_table_stats(s->tbl, &st);
 	FZ_CHECK(st.allocated == s->want.allocated && st.out == s->want.out &&
@@ -102,7 +102,7 @@ static void *waiter_fn(void *arg);
 static void queue_waiter(struct sfz *s, struct waiter *w, pthread_t *tid,
 			 unsigned int n)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	*w = (struct waiter){ .tbl = s->tbl, .put_back = true };
 	FZ_CHECK(!pthread_create(tid, NULL, waiter_fn, w), "pthread_create");
@@ -312,7 +312,7 @@ static void do_strand(struct fz_in *in, struct sfz *s, uint8_t op)
 	unsigned int n = 1 + fz_below(in, MAX_QUEUED), plan = fz_u8(in);
 	bool tryget = (op >> 4) & 1 || s->want.out, got = false;
 	struct dc_slot *slot = NULL;
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	unsigned int k;
 	uint64_t id;
 	int ret;
@@ -391,7 +391,7 @@ static void do_strand(struct fz_in *in, struct sfz *s, uint8_t op)
 static void do_handoff(struct sfz *s, unsigned int k)
 {
 	struct waiter w = { .tbl = s->tbl };
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot *slot;
 	pthread_t tid;
 
