@@ -1523,7 +1523,11 @@ bad_shift:
  */
 static int window_reserve(void)
 {
-	int err = dc_mmapbe_create(opt.window_size, opt.range_shift, &be);
+	struct dc_mmapbe_config cfg = {
+		.window_size = opt.window_size,
+		.range_shift = opt.range_shift,
+	};
+	int err = dc_mmapbe_create(&cfg, sizeof(cfg), &be);
 
 	if (err)
 		fprintf(stderr, "daxfs: mmap backend: %s\n", strerror(-err));
@@ -1541,7 +1545,7 @@ static int cache_start(void)
 	struct dc_cache_config cfg;
 	int err;
 
-	dc_cache_config_init(&cfg, opt.window_size);
+	dc_cache_config_init(&cfg, sizeof(cfg), opt.window_size);
 	cfg.range_shift = opt.range_shift;
 	/*
 	 * The older policies map every miss, as they always did; the default
@@ -1561,7 +1565,8 @@ static int cache_start(void)
 		cfg.admit = DC_ADMIT_FREQ;
 		map_flags = DC_MAP_MAY_BYPASS;
 	}
-	err = dc_cache_create(&cfg, dc_mmapbe_ops(), be, &cache);
+	err = dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
+			      sizeof(struct dc_backend_ops), be, &cache);
 	if (err) {
 		fprintf(stderr, "daxfs: cache: %s\n", strerror(-err));
 		return err;

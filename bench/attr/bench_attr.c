@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 			.auto_inval = true, .invalidate = on_inval, .data = &c,
 		};
 
-		if (dc_attr_create(&p, &sims[k].attr)) {
+		if (dc_attr_create(&p, sizeof(p), &sims[k].attr)) {
 			fprintf(stderr, "dc_attr_create failed\n");
 			return 1;
 		}

@@ -41,6 +41,7 @@
 #define DAXCACHE_ATTR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -97,6 +98,9 @@ typedef void (*dc_attr_invalidate_fn)(void *data,
  *	dc_attr_expire() make a read refresh.
  * @invalidate: the hook, or NULL.
  * @data: passed to @invalidate.
+ *
+ * Passed with its size (see daxcache/daxcache.h); new members are only
+ * ever appended.
  */
 struct dc_attr_config {
 	uint64_t timeout_ns;
@@ -105,6 +109,10 @@ struct dc_attr_config {
 	dc_attr_invalidate_fn invalidate;
 	void *data;
 };
+
+/* The first layout of struct dc_attr_config: up to @data. */
+#define DC_ATTR_CONFIG_SIZE_VER0 \
+	(offsetof(struct dc_attr_config, data) + sizeof(void *))
 
 /**
  * struct dc_attr_stats - counters of one object.
@@ -115,6 +123,9 @@ struct dc_attr_config {
  * @stale_refreshes: refreshes dropped because a write raced them.
  * @invalidations: invalidate hook calls.
  * @writes: writes noted.
+ *
+ * Filled for the caller's size (see daxcache/daxcache.h); new members are
+ * only ever appended.
  */
 struct dc_attr_stats {
 	uint64_t checks;
@@ -126,17 +137,25 @@ struct dc_attr_stats {
 	uint64_t writes;
 };
 
+/* The first layout of struct dc_attr_stats: up to @writes. */
+#define DC_ATTR_STATS_SIZE_VER0 \
+	(offsetof(struct dc_attr_stats, writes) + sizeof(uint64_t))
+
 /**
  * dc_attr_create() - allocate an object with no attributes yet.
  * @cfg: behaviour, copied.
+ * @size: sizeof(*@cfg) as the caller knows it.
  * @out: where the object goes.
  *
  * Until the first refresh every read check asks for one.
  *
  * Context: process context; allocates.
- * Return: 0, -EINVAL (bad rule or NULL argument), -ENOMEM.
+ * Return: 0; -EINVAL (bad rule, NULL argument, @size below
+ * DC_ATTR_CONFIG_SIZE_VER0); -E2BIG when @cfg is larger than this library
+ * knows and the rest is not zero; -ENOMEM.
  */
-int dc_attr_create(const struct dc_attr_config *cfg, struct dc_attr **out);
+int dc_attr_create(const struct dc_attr_config *cfg, size_t size,
+		   struct dc_attr **out);
 
 /**
  * dc_attr_destroy() - free an object.
@@ -241,11 +260,13 @@ bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v, uint64_t now_ns);
  * dc_attr_stats() - read the counters.
  * @a: the object.
  * @st: filled in.
+ * @size: sizeof(*@st) as the caller knows it: exactly that much is written.
  *
  * Context: any that may take a spinlock.
- * Return: nothing.
+ * Return: 0, or -EINVAL for NULL arguments or @size below
+ * DC_ATTR_STATS_SIZE_VER0.
  */
-void dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st);
+int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st, size_t size);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  * what the write taught the cache.
  */
 #include "platform.h"
+#include "struct_size.h"
 
 #include <daxcache/attr.h>
 
@@ -24,22 +25,28 @@ struct dc_attr {
 	struct dc_attr_stats st;
 };
 
-DC_EXPORT int dc_attr_create(const struct dc_attr_config *cfg,
+DC_EXPORT int dc_attr_create(const struct dc_attr_config *ucfg, size_t size,
 			     struct dc_attr **out)
 {
+	struct dc_attr_config cfg;
 	struct dc_attr *a;
+	int ret;
 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!cfg || (cfg->rule != DC_ATTR_RULE_TIMEOUT &&
-			cfg->rule != DC_ATTR_RULE_EVERY_READ))
+	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, size,
+			    DC_ATTR_CONFIG_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (cfg.rule != DC_ATTR_RULE_TIMEOUT &&
+	    cfg.rule != DC_ATTR_RULE_EVERY_READ)
 		return -EINVAL;
 	a = dc_zalloc(sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	dc_spin_lock_init(&a->lock);
-	a->p = *cfg;
+	a->p = cfg;
 	*out = a;
 	return 0;
 }
@@ -162,9 +169,16 @@ DC_EXPORT bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v,
 	return valid;
 }
 
-DC_EXPORT void dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st)
+DC_EXPORT int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st,
+			    size_t size)
 {
+	struct dc_attr_stats snap;
+
+	if (!a)
+		return -EINVAL;
 	dc_spin_lock(&a->lock);
-	*st = a->st;
+	snap = a->st;
 	dc_spin_unlock(&a->lock);
+	return sized_copy_out(st, size, &snap, sizeof(snap),
+			      DC_ATTR_STATS_SIZE_VER0);
 }

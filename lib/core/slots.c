@@ -25,6 +25,7 @@
  * around.
  */
 #include "platform.h"
+#include "struct_size.h"
 
 #include <daxcache/slots.h>
 
@@ -48,8 +49,9 @@ struct dc_slot_table {
 	unsigned int nr_alloc;			/* existing + being allocated */
 	unsigned int nr_out;
 	unsigned int nr_waiting;
-	unsigned long slot_size;
-	const struct dc_slot_table_ops *ops;	/* or NULL */
+	size_t slot_size;
+	const struct dc_slot_table_ops *ops;	/* &ops_copy, or NULL */
+	struct dc_slot_table_ops ops_copy;	/* the caller's, as this library knows it */
 	void *priv;
 	struct dc_waitq wq;
 	struct dc_slot_table_stats st;		/* table lock */
@@ -106,26 +108,36 @@ static void slot_free(struct dc_slot_table *tbl, struct dc_slot *s)
 	dc_free(s);
 }
 
-DC_EXPORT int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
-				   unsigned long slot_size,
+DC_EXPORT int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
+				   size_t cfg_size,
+				   const struct dc_slot_table_ops *uops,
+				   size_t ops_size, void *priv,
 				   struct dc_slot_table **out)
 {
-	return dc_slot_table_create_ops(min_slots, max_slots, slot_size, NULL,
-					NULL, out);
-}
-
-DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
-				       unsigned int max_slots,
-				       unsigned long slot_size,
-				       const struct dc_slot_table_ops *ops,
-				       void *priv, struct dc_slot_table **out)
-{
+	struct dc_slot_table_config cfg;
+	struct dc_slot_table_ops ops;
 	struct dc_slot_table *tbl;
-	unsigned int i;
+	unsigned int min_slots, max_slots, i;
+	size_t slot_size;
+	int ret;
 
+	if (!out)
+		return -EINVAL;
 	*out = NULL;
-	if (!slot_size)
-		slot_size = sizeof(struct dc_slot);
+	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, cfg_size,
+			    DC_SLOT_TABLE_CONFIG_SIZE_VER0);
+	if (ret)
+		return ret;
+	memset(&ops, 0, sizeof(ops));
+	if (uops) {
+		ret = sized_copy_in(&ops, sizeof(ops), uops, ops_size,
+				    DC_SLOT_TABLE_OPS_SIZE_VER0);
+		if (ret)
+			return ret;
+	}
+	min_slots = cfg.min_slots;
+	max_slots = cfg.max_slots;
+	slot_size = cfg.slot_size ? cfg.slot_size : sizeof(struct dc_slot);
 	if (!max_slots || min_slots > max_slots ||
 	    slot_size < sizeof(struct dc_slot))
 		return -EINVAL;
@@ -138,7 +150,10 @@ DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
 	tbl->min_slots = min_slots;
 	tbl->max_slots = max_slots;
 	tbl->slot_size = slot_size;
-	tbl->ops = ops;
+	if (uops) {
+		tbl->ops_copy = ops;
+		tbl->ops = &tbl->ops_copy;
+	}
 	tbl->priv = priv;
 	for (i = 0; i < min_slots; i++) {
 		struct dc_slot *s = slot_alloc(tbl);
@@ -374,13 +389,19 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 	dc_spin_unlock(&tbl->lock);
 }
 
-DC_EXPORT void dc_slot_table_stats(struct dc_slot_table *tbl,
-				   struct dc_slot_table_stats *st)
+DC_EXPORT int dc_slot_table_stats(struct dc_slot_table *tbl,
+				  struct dc_slot_table_stats *st, size_t size)
 {
+	struct dc_slot_table_stats snap;
+
+	if (!tbl)
+		return -EINVAL;
 	dc_spin_lock(&tbl->lock);
-	*st = tbl->st;
-	st->allocated = tbl->nr_alloc;
-	st->out = tbl->nr_out;
-	st->backlog = tbl->nr_waiting;
+	snap = tbl->st;
+	snap.allocated = tbl->nr_alloc;
+	snap.out = tbl->nr_out;
+	snap.backlog = tbl->nr_waiting;
 	dc_spin_unlock(&tbl->lock);
+	return sized_copy_out(st, size, &snap, sizeof(snap),
+			      DC_SLOT_TABLE_STATS_SIZE_VER0);
 }

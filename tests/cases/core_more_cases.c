@@ -26,15 +26,18 @@ DC_TEST(core_more_bad_arguments)
 
 	DC_ASSERT_INT_EQ(t, dc_map(NULL, 0, 0, &pin), -EINVAL);
 	DC_ASSERT_INT_EQ(t, dc_map_timeout(NULL, 0, 0, MS, &pin), -EINVAL);
-	dc_cache_config_init(&cfg, 16ull << 21);
-	DC_ASSERT_INT_EQ(t, dc_cache_create(NULL, dc_simbe_ops(), NULL, &c), -EINVAL);
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), NULL, NULL), -EINVAL);
+	dc_cache_config_init(&cfg, sizeof(cfg), 16ull << 21);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(NULL, 0, dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), NULL, &c), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), NULL, NULL), -EINVAL);
 	/* 2^30 + 1 ranges of 4 KiB: more ranges than the cache can count. */
 	cfg.range_shift = 12;
 	cfg.window_size = ((1ull << 30) + 1) << 12;
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), NULL, &c), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), NULL, &c), -EINVAL);
 	DC_ASSERT(t, !c);
-	DC_ASSERT_INT_EQ(t, dc_attr_create(&ap, NULL), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_attr_create(&ap, sizeof(ap), NULL), -EINVAL);
 	DC_ASSERT_INT_EQ(t, dc_wait_free(NULL, 0), -EINVAL);
 }
 
@@ -46,10 +49,13 @@ DC_TEST(core_more_slot_put_unbalanced)
 	struct dc_slot_table_stats st;
 	struct dc_slot bogus, *s;
 
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create(1, 2, 0, &tbl), 0);
+	struct dc_slot_table_config cfg = { .min_slots = 1, .max_slots = 2 };
+
+	DC_ASSERT_INT_EQ(t, dc_slot_table_create(&cfg, sizeof(cfg), NULL, 0,
+						 NULL, &tbl), 0);
 	dc_slot_put(tbl, &bogus);
 	DC_ASSERT(t, dc_warn_count() > warned);
-	dc_slot_table_stats(tbl, &st);
+	dc_slot_table_stats(tbl, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.allocated, 1);
 	DC_ASSERT_EQ(t, st.out, 0);
 	/* The table still works. */
