@@ -16,6 +16,56 @@
 
 #define MS	1000000ull
 
+/*
+ * Sized structures, in the kernel build too: a config of its first layout
+ * is read only that far (the canary after it would be an unknown admit
+ * policy), a shorter one is refused, a longer one only if the rest is zero;
+ * stats are written only as far as the caller's size.
+ */
+DC_TEST(core_more_sized_structs)
+{
+	struct {
+		struct dc_cache_config cfg;
+		uint64_t extra;
+	} big;
+	struct dc_cache_stats st;
+	struct dc_simbe_config bcfg;
+	struct dc_simbe *be;
+	struct dc_cache *c = NULL;
+	unsigned char *p = (unsigned char *)&big;
+	size_t i;
+
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), 4ull << 21);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
+	memset(&big, 0xa5, sizeof(big));
+	DC_ASSERT_INT_EQ(t, dc_cache_config_init(&big.cfg, DC_CACHE_CONFIG_SIZE_VER0,
+						 4ull << 21), 0);
+	for (i = DC_CACHE_CONFIG_SIZE_VER0; i < sizeof(big); i++)
+		DC_ASSERT_EQ(t, p[i], 0xa5);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&big.cfg, DC_CACHE_CONFIG_SIZE_VER0 - 1,
+					    dc_simbe_ops(), DC_BACKEND_OPS_SIZE_VER0,
+					    be, &c), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&big.cfg, sizeof(big), dc_simbe_ops(),
+					    DC_BACKEND_OPS_SIZE_VER0, be, &c), -E2BIG);
+	DC_ASSERT(t, !c);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&big.cfg, DC_CACHE_CONFIG_SIZE_VER0,
+					    dc_simbe_ops(), DC_BACKEND_OPS_SIZE_VER0,
+					    be, &c), 0);
+	memset(&st, 0xa5, sizeof(st));
+	DC_ASSERT_INT_EQ(t, dc_cache_stats(c, &st, DC_CACHE_STATS_SIZE_VER0), 0);
+	DC_ASSERT_EQ(t, st.nr_ranges, 4);
+	DC_ASSERT_EQ(t, st.bypasses, 0xa5a5a5a5a5a5a5a5ull);
+	DC_ASSERT_INT_EQ(t, dc_cache_stats(c, &st, DC_CACHE_STATS_SIZE_VER0 - 1),
+			 -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_cache_destroy(c), 0);
+	dc_cache_config_init(&big.cfg, sizeof(big), 4ull << 21);
+	DC_ASSERT_EQ(t, big.extra, 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&big.cfg, sizeof(big), dc_simbe_ops(),
+					    DC_BACKEND_OPS_SIZE_VER0, be, &c), 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_destroy(c), 0);
+	dc_simbe_destroy(be);
+}
+
 /* Bad arguments are refused, and nothing is created. */
 DC_TEST(core_more_bad_arguments)
 {
@@ -139,6 +189,7 @@ DC_TEST(core_more_synchronize)
 }
 
 DC_SUITE(core_more,
+	 DC_CASE(core_more_sized_structs),
 	 DC_CASE(core_more_bad_arguments),
 	 DC_CASE(core_more_slot_put_unbalanced),
 	 DC_CASE(core_more_refcount_misuse),
