@@ -575,7 +575,7 @@ static void attr_invalidate(void *data, const struct dc_attr_values *old,
 /* First open of a regular file in dax mode: register it with the cache. */
 static int dax_attach(struct dnode *n)
 {
-	struct dc_attr_params ap = {
+	struct dc_attr_config ap = {
 		.timeout_ns = opt.attr_timeout_ns,
 		.rule = DC_ATTR_RULE_TIMEOUT,
 		.auto_inval = true,
@@ -611,7 +611,7 @@ static int dax_attach(struct dnode *n)
 	 * first read refreshes them.
 	 */
 	if (!n->attr) {
-		err = dc_attr_create(&ap, &n->attr);
+		err = dc_attr_create(&ap, sizeof(ap), &n->attr);
 		if (err)
 			goto fail_put;
 	}
@@ -1646,8 +1646,12 @@ static void *wb_worker(void *arg)
 /* Start the pool (in the serving process: after fuse_daemonize()). */
 static int wb_start(void)
 {
-	int err = dc_slot_table_create(WB_SLOTS_MIN, WB_SLOTS_MAX, sizeof(struct wb_job),
-				       &wb_slots);
+	static const struct dc_slot_table_config cfg = {
+		.min_slots = WB_SLOTS_MIN,
+		.max_slots = WB_SLOTS_MAX,
+		.slot_size = sizeof(struct wb_job),
+	};
+	int err = dc_slot_table_create(&cfg, sizeof(cfg), NULL, 0, NULL, &wb_slots);
 
 	if (err) {
 		fprintf(stderr, "daxfs: writeback slots: %s\n", strerror(-err));
@@ -2134,7 +2138,11 @@ bad_shift:
  */
 static int window_reserve(void)
 {
-	int err = dc_mmapbe_create(opt.window_size, opt.range_shift, &be);
+	struct dc_mmapbe_config cfg = {
+		.window_size = opt.window_size,
+		.range_shift = opt.range_shift,
+	};
+	int err = dc_mmapbe_create(&cfg, sizeof(cfg), &be);
 
 	if (err)
 		fprintf(stderr, "daxfs: mmap backend: %s\n", strerror(-err));
@@ -2152,7 +2160,7 @@ static int cache_start(void)
 	struct dc_cache_config cfg;
 	int err;
 
-	dc_cache_config_init(&cfg, opt.window_size);
+	dc_cache_config_init(&cfg, sizeof(cfg), opt.window_size);
 	cfg.range_shift = opt.range_shift;
 	/*
 	 * The older policies map every miss, as they always did; the default
@@ -2172,7 +2180,8 @@ static int cache_start(void)
 		cfg.admit = DC_ADMIT_FREQ;
 		map_flags = DC_MAP_MAY_BYPASS;
 	}
-	err = dc_cache_create(&cfg, dc_mmapbe_ops(), be, &cache);
+	err = dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
+			      sizeof(struct dc_backend_ops), be, &cache);
 	if (err) {
 		fprintf(stderr, "daxfs: cache: %s\n", strerror(-err));
 		return err;
