@@ -74,7 +74,7 @@ static size_t dc_alloc_size(size_t size)
 }
 
 /**
- * dc_plat_alloc() - allocate memory for the library.
+ * dci_plat_alloc() - allocate memory for the library.
  * @size: bytes.
  * @zero: whether to zero them.
  *
@@ -84,7 +84,7 @@ static size_t dc_alloc_size(size_t size)
  * Return: memory aligned to DC_CACHELINE, or NULL when out of memory or made
  * to fail by dc_fault_alloc_fail_nth().
  */
-void *dc_plat_alloc(size_t size, bool zero)
+void *dci_plat_alloc(size_t size, bool zero)
 {
 	void *p;
 
@@ -97,13 +97,13 @@ void *dc_plat_alloc(size_t size, bool zero)
 }
 
 /**
- * dc_free() - free memory from dc_plat_alloc().
+ * dci_free() - free memory from dci_plat_alloc().
  * @p: the memory, or NULL.
  *
  * Context: any, including RCU callbacks (vmalloc memory is then freed
  * later by the kernel).
  */
-void dc_free(void *p)
+void dci_free(void *p)
 {
 	if (!p)
 		return;
@@ -112,13 +112,13 @@ void dc_free(void *p)
 }
 
 /**
- * dc_kshim_live_allocs() - objects allocated by the library and not freed.
+ * dci_kshim_live_allocs() - objects allocated by the library and not freed.
  *
  * Context: any; exact only when nothing allocates or frees concurrently
  * (call dc_barrier() first so that deferred frees have run).
  * Return: the number of live objects.
  */
-long dc_kshim_live_allocs(void)
+long dci_kshim_live_allocs(void)
 {
 	long sum = 0;
 	int cpu;

@@ -9,6 +9,6 @@
 #ifndef DC_KSHIM_H
 #define DC_KSHIM_H
 
-long dc_kshim_live_allocs(void);
+long dci_kshim_live_allocs(void);
 
 #endif /* DC_KSHIM_H */

@@ -33,7 +33,7 @@ static void dc_log_printk(int level, struct va_format *vaf)
 }
 
 /**
- * dc_plat_log() - print one message of the library.
+ * dci_plat_log() - print one message of the library.
  * @level: DC_LOG_ERR, DC_LOG_WARNING, DC_LOG_INFO or DC_LOG_DEBUG.
  * @fmt: printf format, without a trailing newline.
  *
@@ -42,7 +42,7 @@ static void dc_log_printk(int level, struct va_format *vaf)
  *
  * Context: any.
  */
-void dc_plat_log(int level, const char *fmt, ...)
+void dci_plat_log(int level, const char *fmt, ...)
 {
 	/* Pairs with dc_set_log_fn(): the hook's priv is set before it. */
 	dc_log_fn_t hook = smp_load_acquire(&dc_log_hook);
@@ -66,16 +66,16 @@ void dc_plat_log(int level, const char *fmt, ...)
 void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {
 	WRITE_ONCE(dc_log_hook_priv, priv);
-	/* Publishes @priv with the hook: see dc_plat_log(). */
+	/* Publishes @priv with the hook: see dci_plat_log(). */
 	smp_store_release(&dc_log_hook, fn);
 }
 
 /**
- * dc_plat_warn_note() - count one detected misuse.
+ * dci_plat_warn_note() - count one detected misuse.
  *
  * Context: any.
  */
-void dc_plat_warn_note(void)
+void dci_plat_warn_note(void)
 {
 	atomic_long_inc(&dc_warnings);
 }
@@ -86,7 +86,7 @@ unsigned long dc_warn_count(void)
 }
 
 /**
- * dc_plat_refcount_warn() - a refcount was misused: saturate it and report.
+ * dci_plat_refcount_warn() - a refcount was misused: saturate it and report.
  * @r: the refcount.
  * @what: what went wrong, for the message.
  * @site: the place in the library that used the refcount operation.
@@ -99,15 +99,15 @@ unsigned long dc_warn_count(void)
  *
  * Context: any.
  */
-void dc_plat_refcount_warn(dc_refcount_t *r, const char *what,
-			   struct dc_plat_refcount_site *site)
+void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
+			    struct dc_plat_refcount_site *site)
 {
 	atomic_set(&r->refs, DC_REFCOUNT_SATURATED);
-	dc_plat_warn_note();
+	dci_plat_warn_note();
 	/* Name the function too: the refcount operations are inlined in it. */
 	if (!test_and_set_bit(0, &site->warned))
-		dc_plat_log(DC_LOG_WARNING,
-			    "daxcache: warning: refcount_t: %s at %s:%u (in %pS)",
-			    what, site->file, site->line,
-			    __builtin_return_address(0));
+		dci_plat_log(DC_LOG_WARNING,
+			     "daxcache: warning: refcount_t: %s at %s:%u (in %pS)",
+			     what, site->file, site->line,
+			     __builtin_return_address(0));
 }

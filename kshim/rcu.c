@@ -25,36 +25,36 @@
 static DEFINE_PER_CPU(unsigned int, dc_rcu_depth);
 
 /**
- * dc_plat_rcu_read_lock() - rcu_read_lock(), counted for
- * dc_plat_rcu_read_held() on kernels without a preemption count.
+ * dci_plat_rcu_read_lock() - rcu_read_lock(), counted for
+ * dci_plat_rcu_read_held() on kernels without a preemption count.
  *
  * Context: any.
  */
-void dc_plat_rcu_read_lock(void)
+void dci_plat_rcu_read_lock(void)
 	__acquires(RCU)
 {
 	rcu_read_lock();
 	this_cpu_inc(dc_rcu_depth);
 }
-EXPORT_SYMBOL_NS_GPL(dc_plat_rcu_read_lock, DAXCACHE_KSHIM);
+EXPORT_SYMBOL_NS_GPL(dci_plat_rcu_read_lock, DAXCACHE_KSHIM);
 
 /**
- * dc_plat_rcu_read_unlock() - rcu_read_unlock() of a section entered with
- * dc_plat_rcu_read_lock().
+ * dci_plat_rcu_read_unlock() - rcu_read_unlock() of a section entered with
+ * dci_plat_rcu_read_lock().
  *
  * Context: the read section.
  */
-void dc_plat_rcu_read_unlock(void)
+void dci_plat_rcu_read_unlock(void)
 	__releases(RCU)
 {
 	this_cpu_dec(dc_rcu_depth);
 	rcu_read_unlock();
 }
-EXPORT_SYMBOL_NS_GPL(dc_plat_rcu_read_unlock, DAXCACHE_KSHIM);
+EXPORT_SYMBOL_NS_GPL(dci_plat_rcu_read_unlock, DAXCACHE_KSHIM);
 #endif
 
 /**
- * dc_plat_rcu_read_held() - whether the caller is in an RCU reader.
+ * dci_plat_rcu_read_held() - whether the caller is in an RCU reader.
  *
  * Exact with lockdep.  Without it, or once lockdep has turned itself off
  * after a report (rcu_read_lock_held() then answers true for everyone):
@@ -66,7 +66,7 @@ EXPORT_SYMBOL_NS_GPL(dc_plat_rcu_read_unlock, DAXCACHE_KSHIM);
  * Context: any.
  * Return: true if a grace period cannot end under the caller.
  */
-bool dc_plat_rcu_read_held(void)
+bool dci_plat_rcu_read_held(void)
 {
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	if (debug_lockdep_rcu_enabled())

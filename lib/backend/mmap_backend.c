@@ -413,7 +413,7 @@ DC_EXPORT int dc_mmapbe_create(uint64_t window_size, unsigned int range_shift,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
-		dc_free(be);
+		dci_free(be);
 		return ret;
 	}
 	be->base = p;
@@ -431,8 +431,8 @@ DC_EXPORT void dc_mmapbe_destroy(struct dc_mmapbe *be)
 		return;
 	munmap(be->base, be->window_size);
 	dc_mutex_destroy(&be->lock);
-	dc_free(be->files);
-	dc_free(be);
+	dci_free(be->files);
+	dci_free(be);
 }
 
 DC_EXPORT void *dc_mmapbe_window(const struct dc_mmapbe *be)
@@ -468,7 +468,7 @@ DC_EXPORT int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd)
 		}
 		if (be->nr_files)
 			memcpy(files, be->files, be->nr_files * sizeof(*files));
-		dc_free(be->files);
+		dci_free(be->files);
 		be->files = files;
 		be->cap_files = cap;
 	}

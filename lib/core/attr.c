@@ -49,7 +49,7 @@ DC_EXPORT void dc_attr_destroy(struct dc_attr *a)
 	if (!a)
 		return;
 	dc_spin_lock_destroy(&a->lock);
-	dc_free(a);
+	dci_free(a);
 }
 
 static bool attr_valid_locked(const struct dc_attr *a, uint64_t now_ns)

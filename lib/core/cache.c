@@ -104,7 +104,7 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 		ret = -ENOMEM;
 		goto fail_free;
 	}
-	ret = dc_admit_init(c);
+	ret = dci_admit_init(c);
 	if (ret)
 		goto fail_free;
 	dc_spin_lock_init(&c->pool_lock);
@@ -122,9 +122,9 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 	}
 	c->nr_free = c->nr_ranges;
 	dc_atomic64_set(&c->evict_deadline, DC_WAIT_FOREVER);
-	dc_waitq_init(&c->waitq);
+	dci_waitq_init(&c->waitq);
 	dc_mutex_init(&c->inode_lock);
-	ret = dc_worker_start(&c->reclaimer, dc_reclaimer_fn, "dc-reclaim");
+	ret = dci_worker_start(&c->reclaimer, dci_reclaimer_fn, "dc-reclaim");
 	if (ret)
 		goto fail_locks;
 	*out = c;
@@ -132,14 +132,14 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 
 fail_locks:
 	dc_mutex_destroy(&c->inode_lock);
-	dc_waitq_destroy(&c->waitq);
+	dci_waitq_destroy(&c->waitq);
 	dc_spin_lock_destroy(&c->pool_lock);
 fail_free:
-	dc_admit_fini(c);
-	dc_free(c->bg_entries);
-	dc_free(c->bg_ranges);
-	dc_free(c->ranges);
-	dc_free(c);
+	dci_admit_fini(c);
+	dci_free(c->bg_entries);
+	dci_free(c->bg_ranges);
+	dci_free(c->ranges);
+	dci_free(c);
 	return ret;
 }
 
@@ -159,8 +159,8 @@ static const char *const backend_op_name[DC_BE_NR] = {
  * it can never pass for another answer (a setup's 1 for DC_MAP_BYPASS).
  * Returns the error to act on.
  */
-int dc_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
-		      unsigned int *nth)
+int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
+		       unsigned int *nth)
 {
 	unsigned int n;
 
@@ -182,7 +182,7 @@ static void inode_free_rcu(dc_rcu_head_t *head)
 	struct dc_inode *inode = dc_container_of(head, struct dc_inode, rcu);
 
 	dc_mutex_destroy(&inode->mutex);
-	dc_free(inode);
+	dci_free(inode);
 }
 
 /*
@@ -194,7 +194,7 @@ static void inode_evict(struct dc_inode *inode)
 {
 	struct dc_cache *c = inode->cache;
 
-	if (dc_inode_drop_range(inode, 0, UINT64_MAX, true)) {
+	if (dci_inode_drop_range(inode, 0, UINT64_MAX, true)) {
 		dc_spin_lock(&c->pool_lock);
 		inode->evict_next = c->orphans;
 		c->orphans = inode;
@@ -232,9 +232,9 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	if (!c->destroying) {
 		c->destroying = true;
 		dc_atomic_set(&c->reclaimer_stopping, 1);
-		dc_cache_wake(c);
-		dc_worker_stop(&c->reclaimer);
-		dc_inode_evict_deferred(c);
+		dci_cache_wake(c);
+		dci_worker_stop(&c->reclaimer);
+		dci_inode_evict_deferred(c);
 		for (b = 0; b < DC_ARRAY_SIZE(c->inode_hash); b++) {
 			while ((inode = c->inode_hash[b])) {
 				dc_pr_warn("%s: inode %llu still referenced (%d)", __func__,
@@ -265,7 +265,7 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 		 * range and the cache.  A misuse: counted for dc_warn_count(),
 		 * and said by every call that finds it.
 		 */
-		dc_plat_warn_note();
+		dci_plat_warn_note();
 		dc_pr_err("%s: %u mappings still pinned after %llu ms; the cache is left allocated until %s() is called again after their dc_unpin()",
 			  __func__, pins_held(c),
 			  (unsigned long long)(DC_DESTROY_PIN_TIMEOUT_NS / 1000000),
@@ -277,13 +277,13 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	dc_warn_once(c->nr_free != c->nr_ranges, "ranges lost: %u free of %u",
 		     c->nr_free, c->nr_ranges);
 	dc_mutex_destroy(&c->inode_lock);
-	dc_waitq_destroy(&c->waitq);
+	dci_waitq_destroy(&c->waitq);
 	dc_spin_lock_destroy(&c->pool_lock);
-	dc_admit_fini(c);
-	dc_free(c->bg_entries);
-	dc_free(c->bg_ranges);
-	dc_free(c->ranges);
-	dc_free(c);
+	dci_admit_fini(c);
+	dci_free(c->bg_entries);
+	dci_free(c->bg_ranges);
+	dci_free(c->ranges);
+	dci_free(c);
 	return 0;
 }
 
@@ -320,10 +320,10 @@ DC_EXPORT int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **ou
 	}
 	ret = dc_itree_create(&inode->tree);
 	if (ret) {
-		dc_free(inode);
+		dci_free(inode);
 		goto fail;
 	}
-	dc_itree_set_writer_lock(inode->tree, &inode->mutex);
+	dci_itree_set_writer_lock(inode->tree, &inode->mutex);
 	inode->cache = c;
 	inode->id = id;
 	dc_mutex_init(&inode->mutex);
@@ -374,7 +374,7 @@ DC_EXPORT void dc_inode_put(struct dc_inode *inode)
  * removes, a wait for pins) must not run under that mutex: the inode, no
  * longer findable, goes to the background reclaimer, which evicts it.
  */
-void dc_inode_put_deferred(struct dc_inode *inode)
+void dci_inode_put_deferred(struct dc_inode *inode)
 {
 	struct dc_cache *c = inode->cache;
 
@@ -384,11 +384,11 @@ void dc_inode_put_deferred(struct dc_inode *inode)
 	inode->evict_next = c->evict_list;
 	c->evict_list = inode;
 	dc_spin_unlock(&c->pool_lock);
-	dc_reclaimer_kick(c);
+	dci_reclaimer_kick(c);
 }
 
-/* Evict what dc_inode_put_deferred() left (the reclaimer, and destroy). */
-void dc_inode_evict_deferred(struct dc_cache *c)
+/* Evict what dci_inode_put_deferred() left (the reclaimer, and destroy). */
+void dci_inode_evict_deferred(struct dc_cache *c)
 {
 	struct dc_inode *list, *inode;
 
@@ -402,7 +402,7 @@ void dc_inode_evict_deferred(struct dc_cache *c)
 	}
 }
 
-bool dc_inode_tryhold(struct dc_inode *inode)
+bool dci_inode_tryhold(struct dc_inode *inode)
 {
 	return dc_refcount_inc_not_zero(&inode->ref);
 }

@@ -10,10 +10,10 @@
 			 DC_MAP_MAY_BYPASS)
 
 /* Bump the event count and wake everyone waiting for a range. */
-void dc_cache_wake(struct dc_cache *c)
+void dci_cache_wake(struct dc_cache *c)
 {
 	dc_atomic64_inc(&c->events);
-	dc_waitq_wake_all(&c->waitq);
+	dci_waitq_wake_all(&c->waitq);
 }
 
 /*
@@ -29,7 +29,7 @@ static inline void range_unpin(struct dc_range *r)
 	dc_refcount_dec(&r->ref);
 	dc_smp_mb__after_atomic();
 	if (dc_unlikely(dc_atomic_read(&c->waiters)))
-		dc_cache_wake(c);
+		dci_cache_wake(c);
 }
 
 /*
@@ -114,7 +114,7 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 				    DC_MAP_READ | DC_MAP_WRITE);
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
-			ret = dc_backend_failed(c, DC_BE_SETUP, ret, &nth);
+			ret = dci_backend_failed(c, DC_BE_SETUP, ret, &nth);
 			if (nth)
 				dc_pr_warn("setup of inode %llu range %llu for writing failed: %d"
 					   DC_BE_FAIL_NOTE,
@@ -156,12 +156,12 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 
 	*refused = false;
 	*contested = false;
-	r = dc_pool_take_free(c, !cand);
+	r = dci_pool_take_free(c, !cand);
 	if (r || (flags & DC_MAP_NORECLAIM))
 		return r;
 	if (c->cfg.flags & DC_CACHE_KICK_BG_FIRST)
-		dc_reclaimer_kick(c);
-	r = dc_reclaim_inline(c, inode, cand, refused);
+		dci_reclaimer_kick(c);
+	r = dci_reclaim_inline(c, inode, cand, refused);
 	*contested = r && cand;
 	return r;
 }
@@ -192,7 +192,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 				    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
-			ret = dc_backend_failed(c, DC_BE_SETUP, ret, &nth);
+			ret = dci_backend_failed(c, DC_BE_SETUP, ret, &nth);
 			if (nth)
 				dc_pr_warn("setup of inode %llu range %llu failed: %d"
 					   DC_BE_FAIL_NOTE,
@@ -202,7 +202,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 		}
 	}
 	if (ret) {
-		dc_range_release(c, r);
+		dci_range_release(c, r);
 		return ret;
 	}
 	r->mapped_ino = inode->id;
@@ -210,7 +210,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	r->backend_mapped = true;
 	/* One reference for the mapping, one for the caller's pin. */
 	dc_refcount_set_release(&r->ref, 2);
-	dc_pool_add_busy(c, r);
+	dci_pool_add_busy(c, r);
 	dc_write_once(*hint_slot(inode, index), r);
 	dc_stat_inc(c, DC_STAT_MISSES);
 	return 0;
@@ -267,7 +267,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			break;
 		}
 		if (admit && !noted) {
-			dc_admit_note_miss(c, inode, file_off, &cand);
+			dci_admit_note_miss(c, inode, file_off, &cand);
 			cand.write = flags & DC_MAP_WRITE;
 			noted = true;
 		}
@@ -287,7 +287,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			ret = DC_MAP_BYPASS;
 			break;
 		}
-		dc_reclaimer_kick(c);
+		dci_reclaimer_kick(c);
 		if (admit && !(flags & DC_MAP_NORECLAIM) &&
 		    ((flags & DC_MAP_NOWAIT) || !dc_atomic_read(&c->reclaiming))) {
 			/*
@@ -440,7 +440,7 @@ DC_EXPORT int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 		ev = dc_atomic64_read(&c->events);
 		if (dc_read_once(c->nr_free))
 			break;
-		dc_reclaimer_kick(c);
+		dci_reclaimer_kick(c);
 		now = dc_now_ns();
 		if (deadline != DC_WAIT_FOREVER && now >= deadline) {
 			ret = -ETIMEDOUT;

@@ -68,7 +68,7 @@ DC_EXPORT void dc_iocomp_put(struct dc_iocomp *ioc)
 	allocated = c->allocated;
 	c->fn(ioc, c->data);
 	if (allocated)
-		dc_free(ioc);
+		dci_free(ioc);
 }
 
 DC_EXPORT int dc_iocomp_pending(const struct dc_iocomp *ioc)

@@ -60,7 +60,7 @@ struct dc_itree {
 	struct itree_node *spare;
 	struct itree_node *retired_spare;
 	dc_rcu_head_t rcu;
-	dc_mutex_t *writer_lock;	/* see dc_itree_set_writer_lock() */
+	dc_mutex_t *writer_lock;	/* see dci_itree_set_writer_lock() */
 };
 
 /*
@@ -92,7 +92,7 @@ static struct itree_node *node_alloc(void)
 
 static void node_free_rcu(dc_rcu_head_t *head)
 {
-	dc_free(dc_container_of(head, struct itree_node, rcu));
+	dci_free(dc_container_of(head, struct itree_node, rcu));
 }
 
 static void node_retire(struct itree_node *n)
@@ -302,7 +302,7 @@ DC_EXPORT size_t dc_itree_count(const struct dc_itree *t)
 	return dc_read_once(((struct dc_itree *)t)->count);
 }
 
-void dc_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock)
+void dci_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock)
 {
 	t->writer_lock = lock;
 }
@@ -318,7 +318,7 @@ DC_EXPORT int dc_itree_create(struct dc_itree **out)
 		return -ENOMEM;
 	t->spare = node_alloc();
 	if (!t->spare) {
-		dc_free(t);
+		dci_free(t);
 		return -ENOMEM;
 	}
 	*out = t;
@@ -339,9 +339,9 @@ static void tree_free_rcu(dc_rcu_head_t *head)
 {
 	struct dc_itree *t = dc_container_of(head, struct dc_itree, rcu);
 
-	dc_free(t->spare);
-	dc_free(t->retired_spare);
-	dc_free(t);
+	dci_free(t->spare);
+	dci_free(t->retired_spare);
+	dci_free(t);
 }
 
 DC_EXPORT void dc_itree_destroy(struct dc_itree *t)
@@ -400,7 +400,7 @@ static int pool_fill(struct node_pool *pool, unsigned int want)
 		pool->n[pool->nr] = node_alloc();
 		if (!pool->n[pool->nr]) {
 			while (pool->nr)
-				dc_free(pool->n[--pool->nr]);
+				dci_free(pool->n[--pool->nr]);
 			return -ENOMEM;
 		}
 	}

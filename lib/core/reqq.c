@@ -94,7 +94,7 @@ static void put_pending(struct dc_reqq *q)
 {
 	dc_write_once(q->pending, q->pending - 1);
 	if (!q->pending)
-		dc_waitq_wake_all(&q->drained);
+		dci_waitq_wake_all(&q->drained);
 }
 
 /* Under q->lock: count a submit error of @req. */
@@ -188,7 +188,7 @@ static int dispatch_locked(struct dc_reqq *q, struct dc_reqq_req *own)
 				if (!q->timer && q->seq != seq)
 					continue;	/* room was freed meanwhile */
 				if (q->timer)
-					dc_worker_queue_delayed(&q->retry, q->delay_ns);
+					dci_worker_queue_delayed(&q->retry, q->delay_ns);
 				break;
 			}
 			if (req != own)
@@ -243,18 +243,18 @@ DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *cfg,
 	if (!q)
 		return -ENOMEM;
 	dc_spin_lock_init(&q->lock);
-	dc_waitq_init(&q->drained);
+	dci_waitq_init(&q->drained);
 	q->ops = cfg->ops;
 	q->priv = cfg->priv;
 	q->timer = cfg->flags & DC_REQQ_TIMER_RETRY;
 	q->delay_ns = cfg->retry_delay_ns ? cfg->retry_delay_ns :
 		      REQQ_DEFAULT_DELAY_NS;
 	if (q->timer) {
-		ret = dc_worker_start(&q->retry, retry_fn, "dc-reqq-retry");
+		ret = dci_worker_start(&q->retry, retry_fn, "dc-reqq-retry");
 		if (ret) {
-			dc_waitq_destroy(&q->drained);
+			dci_waitq_destroy(&q->drained);
 			dc_spin_lock_destroy(&q->lock);
-			dc_free(q);
+			dci_free(q);
 			return ret;
 		}
 	}
@@ -270,15 +270,15 @@ DC_EXPORT void dc_reqq_destroy(struct dc_reqq *q)
 		return;
 	dc_reqq_shutdown(q);
 	if (q->timer)
-		dc_worker_stop(&q->retry);
+		dci_worker_stop(&q->retry);
 	dc_spin_lock(&q->lock);
 	pending = q->pending;
 	dc_spin_unlock(&q->lock);
 	dc_warn_once(pending, "reqq destroyed with %llu requests in flight",
 		     (unsigned long long)pending);
-	dc_waitq_destroy(&q->drained);
+	dci_waitq_destroy(&q->drained);
 	dc_spin_lock_destroy(&q->lock);
-	dc_free(q);
+	dci_free(q);
 }
 
 DC_EXPORT void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
@@ -314,7 +314,7 @@ DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 		 */
 		park_tail(q, req);
 		if (nest && q->timer)
-			dc_worker_queue_delayed(&q->retry, q->delay_ns);
+			dci_worker_queue_delayed(&q->retry, q->delay_ns);
 		else if (nest)
 			nest->kick = true;
 		dc_spin_unlock(&q->lock);
@@ -347,7 +347,7 @@ DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 	if (ret == -ENOSPC && !q->shutdown) {
 		park_tail(q, req);
 		if (q->timer)
-			dc_worker_queue_delayed(&q->retry, q->delay_ns);
+			dci_worker_queue_delayed(&q->retry, q->delay_ns);
 		own = req;
 		ret = 0;
 	} else if (ret) {

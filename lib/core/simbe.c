@@ -518,9 +518,9 @@ DC_EXPORT int dc_simbe_create(const struct dc_simbe_config *cfg,
 	be->ranges = dc_zalloc((size_t)nr * sizeof(*be->ranges));
 	be->tags = dc_zalloc((size_t)nr * sizeof(*be->tags));
 	if (!be->ranges || !be->tags) {
-		dc_free(be->ranges);
-		dc_free(be->tags);
-		dc_free(be);
+		dci_free(be->ranges);
+		dci_free(be->tags);
+		dci_free(be);
 		return -ENOMEM;
 	}
 	be->cfg = *cfg;
@@ -536,7 +536,7 @@ DC_EXPORT int dc_simbe_create(const struct dc_simbe_config *cfg,
 		dc_atomic_set(&be->fault[i].armed, 0);
 		dc_atomic_set(&be->gate[i].closed, 0);
 		dc_atomic_set(&be->gate[i].waiters, 0);
-		dc_waitq_init(&be->gate[i].wq);
+		dci_waitq_init(&be->gate[i].wq);
 		dc_atomic64_set(&be->latency_ns[i], cfg->latency_ns[i]);
 	}
 	dc_atomic64_set(&be->entry_ns, cfg->remove_entry_ns);
@@ -551,15 +551,15 @@ DC_EXPORT void dc_simbe_destroy(struct dc_simbe *be)
 	if (!be)
 		return;
 	for (i = 0; i < DC_SIMBE_NR_OPS; i++) {
-		dc_waitq_destroy(&be->gate[i].wq);
+		dci_waitq_destroy(&be->gate[i].wq);
 		dc_spin_lock_destroy(&be->fault[i].lock);
 	}
 	dc_spin_lock_destroy(&be->seq_lock);
 	for (i = 0; i < SIMBE_STRIPES; i++)
 		dc_spin_lock_destroy(&be->stripe[i]);
-	dc_free(be->tags);
-	dc_free(be->ranges);
-	dc_free(be);
+	dci_free(be->tags);
+	dci_free(be->ranges);
+	dci_free(be);
 }
 
 DC_EXPORT uint64_t dc_simbe_range_size(const struct dc_simbe *be)
@@ -733,7 +733,7 @@ DC_EXPORT void dc_simbe_gate_open(struct dc_simbe *be, enum dc_simbe_op op)
 	if ((unsigned int)op >= DC_SIMBE_NR_OPS)
 		return;
 	dc_atomic_set(&be->gate[op].closed, 0);
-	dc_waitq_wake_all(&be->gate[op].wq);
+	dci_waitq_wake_all(&be->gate[op].wq);
 }
 
 DC_EXPORT unsigned int dc_simbe_gate_waiters(struct dc_simbe *be,

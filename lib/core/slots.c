@@ -93,7 +93,7 @@ static struct dc_slot *slot_alloc(struct dc_slot_table *tbl)
 	struct dc_slot *s = dc_zalloc(tbl->slot_size);
 
 	if (s && tbl->ops && tbl->ops->init && tbl->ops->init(s, tbl->priv)) {
-		dc_free(s);
+		dci_free(s);
 		s = NULL;
 	}
 	return s;
@@ -103,7 +103,7 @@ static void slot_free(struct dc_slot_table *tbl, struct dc_slot *s)
 {
 	if (tbl->ops && tbl->ops->fini)
 		tbl->ops->fini(s, tbl->priv);
-	dc_free(s);
+	dci_free(s);
 }
 
 DC_EXPORT int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
@@ -133,7 +133,7 @@ DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
 	if (!tbl)
 		return -ENOMEM;
 	dc_spin_lock_init(&tbl->lock);
-	dc_waitq_init(&tbl->wq);
+	dci_waitq_init(&tbl->wq);
 	tbl->backlog.next = tbl->backlog.prev = &tbl->backlog;
 	tbl->min_slots = min_slots;
 	tbl->max_slots = max_slots;
@@ -175,9 +175,9 @@ DC_EXPORT int dc_slot_table_destroy(struct dc_slot_table *tbl)
 		slot_free(tbl, s);
 		s = next;
 	}
-	dc_waitq_destroy(&tbl->wq);
+	dci_waitq_destroy(&tbl->wq);
 	dc_spin_lock_destroy(&tbl->lock);
-	dc_free(tbl);
+	dci_free(tbl);
 	return 0;
 }
 
@@ -210,7 +210,7 @@ static struct dc_slot *slot_alloc_reserved(struct dc_slot_table *tbl)
 		tbl->st.retries++;
 		dc_store_release(&w->state, W_ALLOC);
 		/* @w may be gone now; the wait queue lives with the table. */
-		dc_waitq_wake_all(&tbl->wq);
+		dci_waitq_wake_all(&tbl->wq);
 	}
 	return NULL;
 }
@@ -358,7 +358,7 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 		w->slot = slot;
 		dc_store_release(&w->state, W_GRANTED);
 		dc_spin_unlock(&tbl->lock);
-		dc_waitq_wake_all(&tbl->wq);
+		dci_waitq_wake_all(&tbl->wq);
 		return;
 	}
 	tbl->nr_out--;

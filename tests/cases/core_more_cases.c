@@ -112,12 +112,12 @@ DC_TEST(core_more_worker_zero_delay)
 
 	DC_ASSERT(t, z);
 	dc_atomic_set(&z->runs, 0);
-	DC_ASSERT_INT_EQ(t, dc_worker_start(&z->w, zw_fn, "dc-more"), 0);
-	dc_worker_queue_delayed(&z->w, 0);
+	DC_ASSERT_INT_EQ(t, dci_worker_start(&z->w, zw_fn, "dc-more"), 0);
+	dci_worker_queue_delayed(&z->w, 0);
 	/* A bound on the wait (20 s), not a measurement. */
 	while (!dc_atomic_read(&z->runs) && ++waited < 20000)
 		dc_test_sleep_us(1000);
-	dc_worker_stop(&z->w);
+	dci_worker_stop(&z->w);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&z->runs), 1);
 	dc_test_free(z);
 }

@@ -13,7 +13,7 @@
 #include <daxcache/thread.h>
 
 #ifdef DC_TSAN
-char dc_rcu_tsan_gp;
+char dci_rcu_tsan_gp;
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -23,7 +23,7 @@ static _Atomic unsigned long dc_warnings;
 static dc_log_fn_t dc_log_hook;
 static void *dc_log_hook_priv;
 
-void dc_plat_log(int level, const char *fmt, ...)
+void dci_plat_log(int level, const char *fmt, ...)
 {
 	dc_log_fn_t hook = __atomic_load_n(&dc_log_hook, __ATOMIC_ACQUIRE);
 	char buf[512];
@@ -44,7 +44,7 @@ DC_EXPORT void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 	__atomic_store_n(&dc_log_hook, fn, __ATOMIC_RELEASE);
 }
 
-void dc_plat_warn_note(void)
+void dci_plat_warn_note(void)
 {
 	atomic_fetch_add_explicit(&dc_warnings, 1, memory_order_relaxed);
 }
@@ -54,17 +54,17 @@ DC_EXPORT unsigned long dc_warn_count(void)
 	return atomic_load_explicit(&dc_warnings, memory_order_relaxed);
 }
 
-void dc_plat_refcount_warn(dc_refcount_t *r, const char *what,
-			   struct dc_plat_refcount_site *site)
+void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
+			    struct dc_plat_refcount_site *site)
 {
 	/* Saturate so that the object is never freed (leak rather than UAF). */
 	atomic_store_explicit(&r->refs, DC_REFCOUNT_SATURATED,
 			      memory_order_relaxed);
-	dc_plat_warn_note();
+	dci_plat_warn_note();
 	/* Once per place that misused a count, as dc_warn_once() per site. */
 	if (!__atomic_exchange_n(&site->warned, 1, __ATOMIC_RELAXED))
-		dc_plat_log(DC_LOG_WARNING, "daxcache: WARNING: refcount_t: %s at %s:%u",
-			    what, site->file, site->line);
+		dci_plat_log(DC_LOG_WARNING, "daxcache: WARNING: refcount_t: %s at %s:%u",
+			     what, site->file, site->line);
 }
 
 /* ------------------------------------------------------------------ */
@@ -216,7 +216,7 @@ static bool dc_alloc_should_fail(struct dc_alloc_site *site)
  * Cache-line aligned, so that objects declared __dc_cacheline_aligned (the
  * range objects, the statistics stripes) really share no line.
  */
-void *dc_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero)
+void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero)
 {
 	void *p;
 
@@ -229,7 +229,7 @@ void *dc_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero)
 	return p;
 }
 
-void dc_free(void *p)
+void dci_free(void *p)
 {
 	free(p);
 }
@@ -237,12 +237,12 @@ void dc_free(void *p)
 /* ------------------------------------------------------------------ */
 /* Locks and wait queues                                                */
 
-void dc_plat_lock_init(pthread_mutex_t *m)
+void dci_plat_lock_init(pthread_mutex_t *m)
 {
 	pthread_mutex_init(m, NULL);
 }
 
-void dc_waitq_init(struct dc_waitq *wq)
+void dci_waitq_init(struct dc_waitq *wq)
 {
 	pthread_condattr_t attr;
 
@@ -254,13 +254,13 @@ void dc_waitq_init(struct dc_waitq *wq)
 	wq->waiters = 0;
 }
 
-void dc_waitq_destroy(struct dc_waitq *wq)
+void dci_waitq_destroy(struct dc_waitq *wq)
 {
 	pthread_cond_destroy(&wq->cond);
 	pthread_mutex_destroy(&wq->lock);
 }
 
-void dc_waitq_wake_all(struct dc_waitq *wq)
+void dci_waitq_wake_all(struct dc_waitq *wq)
 {
 	pthread_mutex_lock(&wq->lock);
 	if (wq->waiters)
@@ -268,19 +268,19 @@ void dc_waitq_wake_all(struct dc_waitq *wq)
 	pthread_mutex_unlock(&wq->lock);
 }
 
-void dc_plat_waitq_prepare(struct dc_waitq *wq)
+void dci_plat_waitq_prepare(struct dc_waitq *wq)
 {
 	pthread_mutex_lock(&wq->lock);
 	wq->waiters++;
 }
 
-void dc_plat_waitq_finish(struct dc_waitq *wq)
+void dci_plat_waitq_finish(struct dc_waitq *wq)
 {
 	wq->waiters--;
 	pthread_mutex_unlock(&wq->lock);
 }
 
-int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns)
+int dci_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns)
 {
 	struct timespec ts;
 
@@ -300,14 +300,14 @@ int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns)
 /* ------------------------------------------------------------------ */
 /* Statistics stripes                                                   */
 
-__thread unsigned int dc_plat_stripe __attribute__((tls_model("initial-exec")));
+__thread unsigned int dci_plat_stripe __attribute__((tls_model("initial-exec")));
 static _Atomic unsigned int dc_next_stripe;
 
-unsigned int dc_plat_stripe_assign(void)
+unsigned int dci_plat_stripe_assign(void)
 {
 	unsigned int s = atomic_fetch_add(&dc_next_stripe, 1) % DC_STRIPES;
 
-	dc_plat_stripe = s + 1;
+	dci_plat_stripe = s + 1;
 	return s;
 }
 
@@ -317,7 +317,7 @@ unsigned int dc_plat_stripe_assign(void)
 /*
  * Every prepared worker is on one list, so that dc_before_fork() can park
  * their threads.  A thread starts at the first queue (not at
- * dc_worker_start()) and again at the first queue after a fork, parent or
+ * dci_worker_start()) and again at the first queue after a fork, parent or
  * child; while a fork is being prepared a queue only marks the work
  * pending.
  */
@@ -368,7 +368,7 @@ static void worker_spawn(struct dc_worker *w)
 	int ret;
 
 	if (w->running || w->stop || dc_read_once(workers_frozen) ||
-	    dc_read_once(dc_plat_fork_broken))
+	    dc_read_once(dci_plat_fork_broken))
 		return;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -393,8 +393,8 @@ static void worker_init_sync(struct dc_worker *w)
 	pthread_condattr_destroy(&attr);
 }
 
-int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
-		    const char *name)
+int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+		     const char *name)
 {
 	worker_init_sync(w);
 	w->pending = false;
@@ -411,7 +411,7 @@ int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 	return 0;
 }
 
-void dc_worker_queue(struct dc_worker *w)
+void dci_worker_queue(struct dc_worker *w)
 {
 	pthread_mutex_lock(&w->lock);
 	if (!w->stop && (!w->pending || w->deadline_ns)) {
@@ -424,10 +424,10 @@ void dc_worker_queue(struct dc_worker *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
-void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
+void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 {
 	if (!delay_ns) {
-		dc_worker_queue(w);
+		dci_worker_queue(w);
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
@@ -464,7 +464,7 @@ static void worker_end_thread(struct dc_worker *w, bool stop)
 	pthread_mutex_unlock(&w->lock);
 }
 
-void dc_worker_stop(struct dc_worker *w)
+void dci_worker_stop(struct dc_worker *w)
 {
 	struct dc_worker **p;
 
@@ -483,8 +483,8 @@ void dc_worker_stop(struct dc_worker *w)
 /* ------------------------------------------------------------------ */
 /* Fork                                                                 */
 
-bool dc_plat_rcu_used;
-bool dc_plat_fork_broken;
+bool dci_plat_rcu_used;
+bool dci_plat_fork_broken;
 static bool fork_prepared;		/* dc_before_fork() ran, fork pending */
 static pthread_once_t fork_watch_once = PTHREAD_ONCE_INIT;
 
@@ -499,7 +499,7 @@ static pthread_once_t fork_watch_once = PTHREAD_ONCE_INIT;
 static void fork_watch_child(void)
 {
 	struct dc_worker *w;
-	bool threads = dc_read_once(dc_plat_rcu_used);
+	bool threads = dc_read_once(dci_plat_rcu_used);
 
 	if (fork_prepared)
 		return;
@@ -507,7 +507,7 @@ static void fork_watch_child(void)
 	for (w = workers; w && !threads; w = w->next)
 		threads = w->running;
 	if (threads)
-		dc_write_once(dc_plat_fork_broken, true);
+		dc_write_once(dci_plat_fork_broken, true);
 }
 
 static void fork_watch_install(void)
@@ -521,7 +521,7 @@ static void fork_watch(void)
 	pthread_once(&fork_watch_once, fork_watch_install);
 }
 
-int dc_plat_fork_refuse(const char *fn)
+int dci_plat_fork_refuse(const char *fn)
 {
 	static bool said;
 
@@ -577,10 +577,10 @@ DC_EXPORT void dc_after_fork_child(void)
 /* RCU thread registration                                              */
 
 /* Registration nesting depth of the calling thread. */
-__thread unsigned int dc_plat_thread_depth __attribute__((tls_model("initial-exec")));
+__thread unsigned int dci_plat_thread_depth __attribute__((tls_model("initial-exec")));
 static __thread bool unregistered_said;
 
-int dc_plat_thread_unregistered(const char *fn)
+int dci_plat_thread_unregistered(const char *fn)
 {
 	if (!unregistered_said) {
 		unregistered_said = true;
@@ -592,29 +592,29 @@ int dc_plat_thread_unregistered(const char *fn)
 
 DC_EXPORT int dc_thread_register(void)
 {
-	if (dc_unlikely(dc_read_once(dc_plat_fork_broken)))
-		return dc_plat_fork_refuse(__func__);
-	if (!dc_plat_thread_depth) {
+	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
+		return dci_plat_fork_refuse(__func__);
+	if (!dci_plat_thread_depth) {
 		fork_watch();
 		urcu_memb_register_thread();
 	}
-	dc_plat_thread_depth++;
+	dci_plat_thread_depth++;
 	return 0;
 }
 
 DC_EXPORT int dc_thread_unregister(void)
 {
-	if (!dc_plat_thread_depth)
+	if (!dci_plat_thread_depth)
 		return -EINVAL;
-	if (!--dc_plat_thread_depth)
+	if (!--dci_plat_thread_depth)
 		urcu_memb_unregister_thread();
 	return 0;
 }
 
 DC_EXPORT void dc_read_lock(void)
 {
-	if (dc_unlikely(!dc_plat_thread_depth))
-		dc_plat_thread_unregistered(__func__);
+	if (dc_unlikely(!dci_plat_thread_depth))
+		dci_plat_thread_unregistered(__func__);
 	dc_rcu_read_lock();
 }
 
