@@ -7,6 +7,7 @@
  */
 #include "platform.h"
 
+#include <linux/export.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -34,16 +35,19 @@ void dc_fault_alloc_fail_nth(unsigned long nth)
 	atomic_long_set(&dc_fail_hits, 0);
 	atomic_long_set(&dc_fail_nth, (long)nth);
 }
+EXPORT_SYMBOL_GPL(dc_fault_alloc_fail_nth);
 
 unsigned long dc_fault_alloc_count(void)
 {
 	return (unsigned long)atomic_long_read(&dc_alloc_seen);
 }
+EXPORT_SYMBOL_GPL(dc_fault_alloc_count);
 
 unsigned long dc_fault_alloc_failed(void)
 {
 	return (unsigned long)atomic_long_read(&dc_fail_hits);
 }
+EXPORT_SYMBOL_GPL(dc_fault_alloc_failed);
 
 static bool dc_alloc_should_fail(void)
 {
@@ -95,6 +99,7 @@ void *dci_plat_alloc(size_t size, bool zero)
 		this_cpu_inc(dc_live);
 	return p;
 }
+EXPORT_SYMBOL_NS_GPL(dci_plat_alloc, DAXCACHE_KSHIM);
 
 /**
  * dci_free() - free memory from dci_plat_alloc().
@@ -110,6 +115,7 @@ void dci_free(void *p)
 	this_cpu_dec(dc_live);
 	kvfree(p);
 }
+EXPORT_SYMBOL_NS_GPL(dci_free, DAXCACHE_KSHIM);
 
 /**
  * dci_kshim_live_allocs() - objects allocated by the library and not freed.
@@ -127,3 +133,4 @@ long dci_kshim_live_allocs(void)
 		sum += per_cpu(dc_live, cpu);
 	return sum;
 }
+EXPORT_SYMBOL_NS_GPL(dci_kshim_live_allocs, DAXCACHE_KSHIM);

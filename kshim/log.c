@@ -5,6 +5,8 @@
  */
 #include "platform.h"
 
+#include <linux/export.h>
+
 #include <daxcache/log.h>
 
 static atomic_long_t dc_warnings = ATOMIC_LONG_INIT(0);
@@ -62,6 +64,7 @@ void dci_plat_log(int level, const char *fmt, ...)
 	}
 	va_end(ap);
 }
+EXPORT_SYMBOL_NS_GPL(dci_plat_log, DAXCACHE_KSHIM);
 
 void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {
@@ -69,6 +72,7 @@ void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 	/* Publishes @priv with the hook: see dci_plat_log(). */
 	smp_store_release(&dc_log_hook, fn);
 }
+EXPORT_SYMBOL_GPL(dc_set_log_fn);
 
 /**
  * dci_plat_warn_note() - count one detected misuse.
@@ -79,11 +83,13 @@ void dci_plat_warn_note(void)
 {
 	atomic_long_inc(&dc_warnings);
 }
+EXPORT_SYMBOL_NS_GPL(dci_plat_warn_note, DAXCACHE_KSHIM);
 
 unsigned long dc_warn_count(void)
 {
 	return (unsigned long)atomic_long_read(&dc_warnings);
 }
+EXPORT_SYMBOL_GPL(dc_warn_count);
 
 /**
  * dci_plat_refcount_warn() - a refcount was misused: saturate it and report.
@@ -111,3 +117,4 @@ void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
 			     what, site->file, site->line,
 			     __builtin_return_address(0));
 }
+EXPORT_SYMBOL_NS_GPL(dci_plat_refcount_warn, DAXCACHE_KSHIM);

@@ -36,6 +36,7 @@
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/limits.h>
@@ -64,8 +65,8 @@
 #define dc_container_of(ptr, type, member) container_of(ptr, type, member)
 #define DC_ARRAY_SIZE(a)	ARRAY_SIZE(a)
 #define dc_static_assert(c, msg) static_assert(c, msg)
-/* Exports are made with EXPORT_SYMBOL_GPL() in kshim/exports*.c. */
-#define DC_EXPORT
+/* After a public function's definition: export it to GPL modules. */
+#define DC_EXPORT(sym)		EXPORT_SYMBOL_GPL(sym)
 #define dc_prefetch(p)		prefetch(p)
 #define DC_CACHELINE		SMP_CACHE_BYTES
 #define __dc_cacheline_aligned	____cacheline_aligned

@@ -19,8 +19,7 @@
  * its CPU until it unlocks: it may not sleep, and a kernel without a
  * preemption count does not preempt it.  An interrupt's sections nest
  * inside the interrupted one's and end before it resumes.  The two
- * functions below exist only on such kernels, so they are exported here
- * rather than in exports.c.
+ * functions below exist only on such kernels.
  */
 static DEFINE_PER_CPU(unsigned int, dc_rcu_depth);
 
@@ -78,48 +77,58 @@ bool dci_plat_rcu_read_held(void)
 	return this_cpu_read(dc_rcu_depth) > 0 || in_interrupt() || irqs_disabled();
 #endif
 }
+EXPORT_SYMBOL_NS_GPL(dci_plat_rcu_read_held, DAXCACHE_KSHIM);
 
 int dc_thread_register(void)
 {
 	return 0;
 }
+EXPORT_SYMBOL_GPL(dc_thread_register);
 
 int dc_thread_unregister(void)
 {
 	return 0;
 }
+EXPORT_SYMBOL_GPL(dc_thread_unregister);
 
 /* A module is never forked: nothing to prepare. */
 void dc_before_fork(void)
 {
 }
+EXPORT_SYMBOL_GPL(dc_before_fork);
 
 void dc_after_fork_parent(void)
 {
 }
+EXPORT_SYMBOL_GPL(dc_after_fork_parent);
 
 void dc_after_fork_child(void)
 {
 }
+EXPORT_SYMBOL_GPL(dc_after_fork_child);
 
 void dc_read_lock(void)
 	__acquires(RCU)
 {
 	dc_rcu_read_lock();
 }
+EXPORT_SYMBOL_GPL(dc_read_lock);
 
 void dc_read_unlock(void)
 	__releases(RCU)
 {
 	dc_rcu_read_unlock();
 }
+EXPORT_SYMBOL_GPL(dc_read_unlock);
 
 void dc_synchronize(void)
 {
 	synchronize_rcu();
 }
+EXPORT_SYMBOL_GPL(dc_synchronize);
 
 void dc_barrier(void)
 {
 	rcu_barrier();
 }
+EXPORT_SYMBOL_GPL(dc_barrier);

@@ -6,21 +6,25 @@
  */
 #include "platform.h"
 
+#include <linux/export.h>
 #include <linux/sched.h>
 
 void dci_waitq_init(struct dc_waitq *wq)
 {
 	init_waitqueue_head(&wq->head);
 }
+EXPORT_SYMBOL_NS_GPL(dci_waitq_init, DAXCACHE_KSHIM);
 
 void dci_waitq_destroy(struct dc_waitq *wq)
 {
 }
+EXPORT_SYMBOL_NS_GPL(dci_waitq_destroy, DAXCACHE_KSHIM);
 
 void dci_waitq_wake_all(struct dc_waitq *wq)
 {
 	wake_up_all(&wq->head);
 }
+EXPORT_SYMBOL_NS_GPL(dci_waitq_wake_all, DAXCACHE_KSHIM);
 
 /* A relative timeout as jiffies for schedule_timeout(): rounded up, capped. */
 static long dc_ns_to_jiffies(uint64_t ns)
@@ -60,6 +64,7 @@ void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dc_waitq *wq,
 	s->left = dc_ns_to_jiffies(timeout_ns);
 	init_wait_entry(&s->entry, 0);
 }
+EXPORT_SYMBOL_NS_GPL(dci_plat_sleep_begin, DAXCACHE_KSHIM);
 
 /**
  * dci_plat_sleep_prepare() - queue the task and mark it sleeping (killable or
@@ -75,6 +80,7 @@ int dci_plat_sleep_prepare(struct dci_plat_sleep *s)
 				     s->killable ? TASK_KILLABLE : TASK_UNINTERRUPTIBLE) ?
 	       -EINTR : 0;
 }
+EXPORT_SYMBOL_NS_GPL(dci_plat_sleep_prepare, DAXCACHE_KSHIM);
 
 /**
  * dci_plat_sleep() - sleep until woken, killed or out of time.
@@ -84,6 +90,7 @@ void dci_plat_sleep(struct dci_plat_sleep *s)
 {
 	s->left = schedule_timeout(s->left);
 }
+EXPORT_SYMBOL_NS_GPL(dci_plat_sleep, DAXCACHE_KSHIM);
 
 /**
  * dci_plat_sleep_end() - leave the wait queue, running again.
@@ -93,3 +100,4 @@ void dci_plat_sleep_end(struct dci_plat_sleep *s)
 {
 	finish_wait(&s->wq->head, &s->entry);
 }
+EXPORT_SYMBOL_NS_GPL(dci_plat_sleep_end, DAXCACHE_KSHIM);

@@ -15,7 +15,7 @@
 #define DC_KNOWN_FLAGS	(DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE | \
 			 DC_CACHE_INLINE_OWN_ONLY)
 
-DC_EXPORT void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window_size)
+void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window_size)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->window_size = window_size;
@@ -27,6 +27,7 @@ DC_EXPORT void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window
 	cfg->wait_timeout_ns = DC_DEFAULT_WAIT_NS;
 	cfg->admit = DC_ADMIT_FREQ;
 }
+DC_EXPORT(dc_cache_config_init);
 
 /* Say why a config is refused, and refuse it. */
 static int config_invalid(const char *why)
@@ -66,9 +67,9 @@ static int config_check(const struct dc_cache_config *cfg,
 	return 0;
 }
 
-DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
-			      const struct dc_backend_ops *ops, void *priv,
-			      struct dc_cache **out)
+int dc_cache_create(const struct dc_cache_config *cfg,
+		    const struct dc_backend_ops *ops, void *priv,
+		    struct dc_cache **out)
 {
 	struct dc_cache *c;
 	unsigned int i;
@@ -142,6 +143,7 @@ fail_free:
 	dci_free(c);
 	return ret;
 }
+DC_EXPORT(dc_cache_create);
 
 static const char *const backend_op_name[DC_BE_NR] = {
 	[DC_BE_SETUP] = "setup",
@@ -216,7 +218,7 @@ static unsigned int pins_held(struct dc_cache *c)
 	return n;
 }
 
-DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
+int dc_cache_destroy(struct dc_cache *c)
 {
 	struct dc_inode *list, *inode;
 	unsigned int b;
@@ -286,6 +288,7 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	dci_free(c);
 	return 0;
 }
+DC_EXPORT(dc_cache_destroy);
 
 static struct dc_inode **inode_slot(struct dc_cache *c, uint64_t id)
 {
@@ -294,7 +297,7 @@ static struct dc_inode **inode_slot(struct dc_cache *c, uint64_t id)
 	return &c->inode_hash[h >> (64 - DC_INODE_HASH_BITS)];
 }
 
-DC_EXPORT int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
+int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
 {
 	struct dc_inode **slot, *inode;
 	int ret;
@@ -339,6 +342,7 @@ fail:
 	dc_mutex_unlock(&c->inode_lock);
 	return ret;
 }
+DC_EXPORT(dc_inode_get);
 
 /* Drop a reference; true if it was the last (the inode is unhashed then). */
 static bool inode_put_unhash(struct dc_inode *inode)
@@ -362,11 +366,12 @@ static bool inode_put_unhash(struct dc_inode *inode)
 	return last;
 }
 
-DC_EXPORT void dc_inode_put(struct dc_inode *inode)
+void dc_inode_put(struct dc_inode *inode)
 {
 	if (inode && inode_put_unhash(inode))
 		inode_evict(inode);
 }
+DC_EXPORT(dc_inode_put);
 
 /*
  * Drop a passing reference that a reclaim walk took while its thread holds
@@ -407,18 +412,20 @@ bool dci_inode_tryhold(struct dc_inode *inode)
 	return dc_refcount_inc_not_zero(&inode->ref);
 }
 
-DC_EXPORT uint64_t dc_inode_id(const struct dc_inode *inode)
+uint64_t dc_inode_id(const struct dc_inode *inode)
 {
 	return inode->id;
 }
+DC_EXPORT(dc_inode_id);
 
-DC_EXPORT uint64_t dc_cache_range_size(const struct dc_cache *c)
+uint64_t dc_cache_range_size(const struct dc_cache *c)
 {
 	return c->range_size;
 }
+DC_EXPORT(dc_cache_range_size);
 
-DC_EXPORT int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
-			     size_t size)
+int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
+		   size_t size)
 {
 	struct dc_cache *c = (struct dc_cache *)cc;
 	uint64_t sum[DC_STAT_NR] = { 0 };
@@ -459,3 +466,4 @@ DC_EXPORT int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *s
 	memcpy(st, &full, size < sizeof(full) ? size : sizeof(full));
 	return 0;
 }
+DC_EXPORT(dc_cache_stats);

@@ -342,9 +342,9 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 	return ret;
 }
 
-DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
-			     unsigned int flags, uint64_t timeout_ns,
-			     struct dc_pin *pin)
+int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
+		   unsigned int flags, uint64_t timeout_ns,
+		   struct dc_pin *pin)
 {
 	struct dc_cache *c;
 	struct dc_range *r;
@@ -402,17 +402,19 @@ no_pin:
 		memset(pin, 0, sizeof(*pin));
 	return ret;
 }
+DC_EXPORT(dc_map_timeout);
 
-DC_EXPORT int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
-		     struct dc_pin *pin)
+int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+	   struct dc_pin *pin)
 {
 	/* dc_map_timeout() refuses a NULL inode (and empties the pin). */
 	return dc_map_timeout(inode, file_off, flags,
 			      dc_likely(inode) ? inode->cache->cfg.wait_timeout_ns : 0,
 			      pin);
 }
+DC_EXPORT(dc_map);
 
-DC_EXPORT void dc_unpin(struct dc_pin *pin)
+void dc_unpin(struct dc_pin *pin)
 {
 	struct dc_range *r;
 
@@ -422,8 +424,9 @@ DC_EXPORT void dc_unpin(struct dc_pin *pin)
 	pin->range = NULL;
 	range_unpin(r);
 }
+DC_EXPORT(dc_unpin);
 
-DC_EXPORT int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
+int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 {
 	uint64_t deadline, ev, now;
 	int ret = 0;
@@ -457,3 +460,4 @@ DC_EXPORT int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 	dc_atomic_dec(&c->waiters);
 	return ret;
 }
+DC_EXPORT(dc_wait_free);

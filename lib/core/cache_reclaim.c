@@ -545,7 +545,7 @@ int dci_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 	return wb_err ? wb_err : busy ? -EBUSY : 0;
 }
 
-DC_EXPORT int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
+int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
 {
 	uint64_t shift, last;
 	int ret;
@@ -559,3 +559,4 @@ DC_EXPORT int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
 	last = len - 1 > UINT64_MAX - off ? UINT64_MAX : off + len - 1;
 	return dci_inode_drop_range(inode, off >> shift, last >> shift, false);
 }
+DC_EXPORT(dc_inode_punch);

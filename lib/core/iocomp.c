@@ -27,7 +27,7 @@ static inline struct iocomp *to_iocomp(struct dc_iocomp *ioc)
 	return (struct iocomp *)(void *)ioc;
 }
 
-DC_EXPORT void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data)
+void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data)
 {
 	struct iocomp *c = to_iocomp(ioc);
 
@@ -36,8 +36,9 @@ DC_EXPORT void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data
 	c->allocated = false;
 	dc_refcount_set(&c->refs, 1);
 }
+DC_EXPORT(dc_iocomp_init);
 
-DC_EXPORT struct dc_iocomp *dc_iocomp_alloc(dc_iocomp_fn fn, void *data)
+struct dc_iocomp *dc_iocomp_alloc(dc_iocomp_fn fn, void *data)
 {
 	struct dc_iocomp *ioc;
 
@@ -50,14 +51,16 @@ DC_EXPORT struct dc_iocomp *dc_iocomp_alloc(dc_iocomp_fn fn, void *data)
 	to_iocomp(ioc)->allocated = true;
 	return ioc;
 }
+DC_EXPORT(dc_iocomp_alloc);
 
-DC_EXPORT void dc_iocomp_get(struct dc_iocomp *ioc)
+void dc_iocomp_get(struct dc_iocomp *ioc)
 {
 	if (ioc)
 		dc_refcount_inc(&to_iocomp(ioc)->refs);
 }
+DC_EXPORT(dc_iocomp_get);
 
-DC_EXPORT void dc_iocomp_put(struct dc_iocomp *ioc)
+void dc_iocomp_put(struct dc_iocomp *ioc)
 {
 	struct iocomp *c = to_iocomp(ioc);
 	bool allocated;
@@ -70,8 +73,9 @@ DC_EXPORT void dc_iocomp_put(struct dc_iocomp *ioc)
 	if (allocated)
 		dci_free(ioc);
 }
+DC_EXPORT(dc_iocomp_put);
 
-DC_EXPORT int dc_iocomp_pending(const struct dc_iocomp *ioc)
+int dc_iocomp_pending(const struct dc_iocomp *ioc)
 {
 	int n = dc_refcount_read(&to_iocomp((struct dc_iocomp *)ioc)->refs);
 
@@ -81,3 +85,4 @@ DC_EXPORT int dc_iocomp_pending(const struct dc_iocomp *ioc)
 	 */
 	return n > 0 ? n : 0;
 }
+DC_EXPORT(dc_iocomp_pending);

@@ -238,8 +238,8 @@ static inline void fill_entry(const struct itree_node *n, unsigned int j,
 	ent->item = n->ent[j].item;
 }
 
-DC_EXPORT bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
-				     struct dc_itree_entry *ent)
+bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
+			   struct dc_itree_entry *ent)
 {
 	const struct itree_node *n;
 	unsigned int j;
@@ -250,8 +250,9 @@ DC_EXPORT bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
 	fill_entry(n, j, ent);
 	return true;
 }
+DC_EXPORT(dc_itree_lookup_entry);
 
-DC_EXPORT void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
+void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
 {
 	const struct itree_node *n;
 	unsigned int j;
@@ -261,9 +262,10 @@ DC_EXPORT void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
 		return NULL;
 	return n->ent[j].item;
 }
+DC_EXPORT(dc_itree_lookup);
 
-DC_EXPORT bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
-			      struct dc_itree_entry *ent)
+bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
+		    struct dc_itree_entry *ent)
 {
 	const struct itree_node *n;
 	unsigned int j;
@@ -281,9 +283,10 @@ DC_EXPORT bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
 	fill_entry(n, j, ent);
 	return true;
 }
+DC_EXPORT(dc_itree_first);
 
-DC_EXPORT bool dc_itree_next(const struct dc_itree *t, struct dc_itree_entry *ent,
-			     uint64_t b)
+bool dc_itree_next(const struct dc_itree *t, struct dc_itree_entry *ent,
+		   uint64_t b)
 {
 	const struct itree_node *n;
 	unsigned int j;
@@ -296,18 +299,20 @@ DC_EXPORT bool dc_itree_next(const struct dc_itree *t, struct dc_itree_entry *en
 	fill_entry(n, j, ent);
 	return true;
 }
+DC_EXPORT(dc_itree_next);
 
-DC_EXPORT size_t dc_itree_count(const struct dc_itree *t)
+size_t dc_itree_count(const struct dc_itree *t)
 {
 	return dc_read_once(((struct dc_itree *)t)->count);
 }
+DC_EXPORT(dc_itree_count);
 
 void dci_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock)
 {
 	t->writer_lock = lock;
 }
 
-DC_EXPORT int dc_itree_create(struct dc_itree **out)
+int dc_itree_create(struct dc_itree **out)
 {
 	struct dc_itree *t;
 
@@ -324,6 +329,7 @@ DC_EXPORT int dc_itree_create(struct dc_itree **out)
 	*out = t;
 	return 0;
 }
+DC_EXPORT(dc_itree_create);
 
 static void retire_subtree(struct itree_node *n)
 {
@@ -344,7 +350,7 @@ static void tree_free_rcu(dc_rcu_head_t *head)
 	dci_free(t);
 }
 
-DC_EXPORT void dc_itree_destroy(struct dc_itree *t)
+void dc_itree_destroy(struct dc_itree *t)
 {
 	struct itree_node *root;
 
@@ -356,6 +362,7 @@ DC_EXPORT void dc_itree_destroy(struct dc_itree *t)
 		retire_subtree(root);
 	dc_call_rcu(&t->rcu, tree_free_rcu);
 }
+DC_EXPORT(dc_itree_destroy);
 
 /* Walk from the root towards @key, recording the path. */
 static void walk(struct dc_itree *t, uint64_t key, struct itree_path *p)
@@ -511,8 +518,8 @@ static unsigned int leaf_pos(const struct itree_node *leaf, uint64_t start)
 	return j;
 }
 
-DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
-			      void *item)
+int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
+		    void *item)
 {
 	struct wide_entry ne = { .key = start, .last = last, .p = item };
 	struct itree_node *lo, *hi, *old, *rep;
@@ -620,6 +627,7 @@ done:
 	dc_write_once(t->count, t->count + 1);
 	return 0;
 }
+DC_EXPORT(dc_itree_insert);
 
 /* --- removal ------------------------------------------------------------ */
 
@@ -652,7 +660,7 @@ static void copy_delete(struct itree_node *dst, const struct itree_node *src,
 	entries_copy(dst, pos, src, pos + 1, src->nr);
 }
 
-DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
+int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
 {
 	struct itree_node *leaf, *old, *n;
 	struct itree_path p;
@@ -711,3 +719,4 @@ done:
 	dc_write_once(t->count, t->count - 1);
 	return 0;
 }
+DC_EXPORT(dc_itree_remove);

@@ -229,8 +229,8 @@ static void retry_fn(struct dc_worker *w)
 	dispatch(dc_container_of(w, struct dc_reqq, retry));
 }
 
-DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *cfg,
-			     struct dc_reqq **qp)
+int dc_reqq_create(const struct dc_reqq_config *cfg,
+		   struct dc_reqq **qp)
 {
 	struct dc_reqq *q;
 	int ret;
@@ -261,8 +261,9 @@ DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *cfg,
 	*qp = q;
 	return 0;
 }
+DC_EXPORT(dc_reqq_create);
 
-DC_EXPORT void dc_reqq_destroy(struct dc_reqq *q)
+void dc_reqq_destroy(struct dc_reqq *q)
 {
 	uint64_t pending;
 
@@ -280,16 +281,18 @@ DC_EXPORT void dc_reqq_destroy(struct dc_reqq *q)
 	dc_spin_lock_destroy(&q->lock);
 	dci_free(q);
 }
+DC_EXPORT(dc_reqq_destroy);
 
-DC_EXPORT void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
-				unsigned int flags)
+void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
+		      unsigned int flags)
 {
 	req->end = end;
 	req->flags = flags;
 	req->dc_next = NULL;
 }
+DC_EXPORT(dc_reqq_req_init);
 
-DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
+int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 {
 	struct dc_reqq_req *own = NULL;
 	struct op_frame f, *nest;
@@ -372,9 +375,10 @@ DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 	dc_spin_unlock(&q->lock);
 	return ret;
 }
+DC_EXPORT(dc_reqq_submit);
 
-DC_EXPORT void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
-				int status)
+void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
+		      int status)
 {
 	struct op_frame *nest;
 	bool kick = false;
@@ -397,14 +401,16 @@ DC_EXPORT void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
 		dc_spin_unlock(&q->lock);
 	end_req(q, req, status);
 }
+DC_EXPORT(dc_reqq_complete);
 
-DC_EXPORT int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns)
+int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns)
 {
 	return dc_waitq_wait_timeout(&q->drained, !dc_read_once(q->pending),
 				     timeout_ns);
 }
+DC_EXPORT(dc_reqq_drain);
 
-DC_EXPORT void dc_reqq_shutdown(struct dc_reqq *q)
+void dc_reqq_shutdown(struct dc_reqq *q)
 {
 	struct dc_reqq_req *list, *req;
 
@@ -423,10 +429,12 @@ DC_EXPORT void dc_reqq_shutdown(struct dc_reqq *q)
 		end_req(q, req, -ENOTCONN);
 	}
 }
+DC_EXPORT(dc_reqq_shutdown);
 
-DC_EXPORT void dc_reqq_get_stats(struct dc_reqq *q, struct dc_reqq_stats *st)
+void dc_reqq_get_stats(struct dc_reqq *q, struct dc_reqq_stats *st)
 {
 	dc_spin_lock(&q->lock);
 	*st = q->st;
 	dc_spin_unlock(&q->lock);
 }
+DC_EXPORT(dc_reqq_get_stats);

@@ -465,19 +465,21 @@ static const struct dc_backend_ops simbe_ops = {
 	.writeback = simbe_writeback,
 };
 
-DC_EXPORT const struct dc_backend_ops *dc_simbe_ops(void)
+const struct dc_backend_ops *dc_simbe_ops(void)
 {
 	return &simbe_ops;
 }
+DC_EXPORT(dc_simbe_ops);
 
-DC_EXPORT void dc_simbe_config_init(struct dc_simbe_config *cfg,
-				    uint64_t window_size)
+void dc_simbe_config_init(struct dc_simbe_config *cfg,
+			  uint64_t window_size)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->window_size = window_size;
 	cfg->range_shift = 21;
 	cfg->gate_timeout_ns = SIMBE_GATE_TIMEOUT_NS;
 }
+DC_EXPORT(dc_simbe_config_init);
 
 static int config_check(const struct dc_simbe_config *cfg)
 {
@@ -496,8 +498,8 @@ static int config_check(const struct dc_simbe_config *cfg)
 	return 0;
 }
 
-DC_EXPORT int dc_simbe_create(const struct dc_simbe_config *cfg,
-			      struct dc_simbe **out)
+int dc_simbe_create(const struct dc_simbe_config *cfg,
+		    struct dc_simbe **out)
 {
 	struct dc_simbe *be;
 	unsigned int i;
@@ -543,8 +545,9 @@ DC_EXPORT int dc_simbe_create(const struct dc_simbe_config *cfg,
 	*out = be;
 	return 0;
 }
+DC_EXPORT(dc_simbe_create);
 
-DC_EXPORT void dc_simbe_destroy(struct dc_simbe *be)
+void dc_simbe_destroy(struct dc_simbe *be)
 {
 	unsigned int i;
 
@@ -561,19 +564,22 @@ DC_EXPORT void dc_simbe_destroy(struct dc_simbe *be)
 	dci_free(be->ranges);
 	dci_free(be);
 }
+DC_EXPORT(dc_simbe_destroy);
 
-DC_EXPORT uint64_t dc_simbe_range_size(const struct dc_simbe *be)
+uint64_t dc_simbe_range_size(const struct dc_simbe *be)
 {
 	return be->range_size;
 }
+DC_EXPORT(dc_simbe_range_size);
 
-DC_EXPORT uint64_t dc_simbe_nr_ranges(const struct dc_simbe *be)
+uint64_t dc_simbe_nr_ranges(const struct dc_simbe *be)
 {
 	return be->nr_ranges;
 }
+DC_EXPORT(dc_simbe_nr_ranges);
 
-DC_EXPORT void dc_simbe_set_latency(struct dc_simbe *be, enum dc_simbe_op op,
-				    uint64_t per_call_ns, uint64_t per_entry_ns)
+void dc_simbe_set_latency(struct dc_simbe *be, enum dc_simbe_op op,
+			  uint64_t per_call_ns, uint64_t per_entry_ns)
 {
 	if ((unsigned int)op >= DC_SIMBE_NR_OPS)
 		return;
@@ -581,9 +587,10 @@ DC_EXPORT void dc_simbe_set_latency(struct dc_simbe *be, enum dc_simbe_op op,
 	if (op == DC_SIMBE_REMOVE)
 		dc_atomic64_set(&be->entry_ns, per_entry_ns);
 }
+DC_EXPORT(dc_simbe_set_latency);
 
-DC_EXPORT int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
-				 const struct dc_simbe_fault *f)
+int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
+		       const struct dc_simbe_fault *f)
 {
 	struct simbe_fault_state *fs;
 
@@ -611,17 +618,19 @@ DC_EXPORT int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
 	dc_spin_unlock(&fs->lock);
 	return 0;
 }
+DC_EXPORT(dc_simbe_set_fault);
 
-DC_EXPORT int dc_simbe_fail_next(struct dc_simbe *be, enum dc_simbe_op op,
-				 int err)
+int dc_simbe_fail_next(struct dc_simbe *be, enum dc_simbe_op op,
+		       int err)
 {
 	struct dc_simbe_fault f = { .err = err, .next = 1 };
 
 	return dc_simbe_set_fault(be, op, &f);
 }
+DC_EXPORT(dc_simbe_fail_next);
 
-DC_EXPORT int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
-			      struct dc_simbe_mapping *m)
+int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
+		    struct dc_simbe_mapping *m)
 {
 	struct simbe_range *r;
 	dc_spinlock_t *l;
@@ -649,6 +658,7 @@ DC_EXPORT int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
 	dc_spin_unlock(l);
 	return ret;
 }
+DC_EXPORT(dc_simbe_lookup);
 
 /* The tag check of dc_simbe_check_tag(), without counting. */
 static int tag_check(struct dc_simbe *be, uint64_t win_off, uint64_t ino,
@@ -677,8 +687,8 @@ static int tag_check(struct dc_simbe *be, uint64_t win_off, uint64_t ino,
 	return 0;
 }
 
-DC_EXPORT int dc_simbe_check_tag(struct dc_simbe *be, uint64_t win_off,
-				 uint64_t ino, uint64_t file_off)
+int dc_simbe_check_tag(struct dc_simbe *be, uint64_t win_off,
+		       uint64_t ino, uint64_t file_off)
 {
 	int ret;
 
@@ -690,9 +700,10 @@ DC_EXPORT int dc_simbe_check_tag(struct dc_simbe *be, uint64_t win_off,
 		st_inc(be, ST_TAG_FAILURES);
 	return ret;
 }
+DC_EXPORT(dc_simbe_check_tag);
 
-DC_EXPORT int dc_simbe_write(struct dc_simbe *be, uint64_t win_off,
-			     uint64_t ino, uint64_t file_off)
+int dc_simbe_write(struct dc_simbe *be, uint64_t win_off,
+		   uint64_t ino, uint64_t file_off)
 {
 	struct simbe_range *r;
 	dc_spinlock_t *l;
@@ -721,31 +732,35 @@ DC_EXPORT int dc_simbe_write(struct dc_simbe *be, uint64_t win_off,
 		st_inc(be, ST_TAG_FAILURES);
 	return ret;
 }
+DC_EXPORT(dc_simbe_write);
 
-DC_EXPORT void dc_simbe_gate_close(struct dc_simbe *be, enum dc_simbe_op op)
+void dc_simbe_gate_close(struct dc_simbe *be, enum dc_simbe_op op)
 {
 	if ((unsigned int)op < DC_SIMBE_NR_OPS)
 		dc_atomic_set(&be->gate[op].closed, 1);
 }
+DC_EXPORT(dc_simbe_gate_close);
 
-DC_EXPORT void dc_simbe_gate_open(struct dc_simbe *be, enum dc_simbe_op op)
+void dc_simbe_gate_open(struct dc_simbe *be, enum dc_simbe_op op)
 {
 	if ((unsigned int)op >= DC_SIMBE_NR_OPS)
 		return;
 	dc_atomic_set(&be->gate[op].closed, 0);
 	dci_waitq_wake_all(&be->gate[op].wq);
 }
+DC_EXPORT(dc_simbe_gate_open);
 
-DC_EXPORT unsigned int dc_simbe_gate_waiters(struct dc_simbe *be,
-					     enum dc_simbe_op op)
+unsigned int dc_simbe_gate_waiters(struct dc_simbe *be,
+				   enum dc_simbe_op op)
 {
 	if ((unsigned int)op >= DC_SIMBE_NR_OPS)
 		return 0;
 	return (unsigned int)dc_atomic_read(&be->gate[op].waiters);
 }
+DC_EXPORT(dc_simbe_gate_waiters);
 
-DC_EXPORT int dc_simbe_stats(const struct dc_simbe *cbe,
-			     struct dc_simbe_stats *st, size_t size)
+int dc_simbe_stats(const struct dc_simbe *cbe,
+		   struct dc_simbe_stats *st, size_t size)
 {
 	struct dc_simbe *be = (struct dc_simbe *)cbe;
 	struct dc_simbe_stats s;
@@ -781,8 +796,9 @@ DC_EXPORT int dc_simbe_stats(const struct dc_simbe *cbe,
 	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
 	return 0;
 }
+DC_EXPORT(dc_simbe_stats);
 
-DC_EXPORT void dc_simbe_reset_stats(struct dc_simbe *be)
+void dc_simbe_reset_stats(struct dc_simbe *be)
 {
 	unsigned int i;
 
@@ -797,3 +813,4 @@ DC_EXPORT void dc_simbe_reset_stats(struct dc_simbe *be)
 	be->max_batch = 0;
 	dc_spin_unlock(&be->seq_lock);
 }
+DC_EXPORT(dc_simbe_reset_stats);

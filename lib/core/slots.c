@@ -106,19 +106,20 @@ static void slot_free(struct dc_slot_table *tbl, struct dc_slot *s)
 	dci_free(s);
 }
 
-DC_EXPORT int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
-				   unsigned long slot_size,
-				   struct dc_slot_table **tblp)
+int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
+			 unsigned long slot_size,
+			 struct dc_slot_table **tblp)
 {
 	return dc_slot_table_create_ops(min_slots, max_slots, slot_size, NULL,
 					NULL, tblp);
 }
+DC_EXPORT(dc_slot_table_create);
 
-DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
-				       unsigned int max_slots,
-				       unsigned long slot_size,
-				       const struct dc_slot_table_ops *ops,
-				       void *priv, struct dc_slot_table **tblp)
+int dc_slot_table_create_ops(unsigned int min_slots,
+			     unsigned int max_slots,
+			     unsigned long slot_size,
+			     const struct dc_slot_table_ops *ops,
+			     void *priv, struct dc_slot_table **tblp)
 {
 	struct dc_slot_table *tbl;
 	unsigned int i;
@@ -154,8 +155,9 @@ DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
 	*tblp = tbl;
 	return 0;
 }
+DC_EXPORT(dc_slot_table_create_ops);
 
-DC_EXPORT int dc_slot_table_destroy(struct dc_slot_table *tbl)
+int dc_slot_table_destroy(struct dc_slot_table *tbl)
 {
 	struct dc_slot *s;
 
@@ -180,6 +182,7 @@ DC_EXPORT int dc_slot_table_destroy(struct dc_slot_table *tbl)
 	dci_free(tbl);
 	return 0;
 }
+DC_EXPORT(dc_slot_table_destroy);
 
 /*
  * Allocate a slot whose place in @nr_alloc the caller holds; with the lock
@@ -325,23 +328,26 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 	}
 }
 
-DC_EXPORT int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp)
+int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp)
 {
 	return slot_get(tbl, true, UINT64_MAX, slotp);
 }
+DC_EXPORT(dc_slot_get);
 
-DC_EXPORT int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
-				  struct dc_slot **slotp)
+int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
+			struct dc_slot **slotp)
 {
 	return slot_get(tbl, true, timeout_ns, slotp);
 }
+DC_EXPORT(dc_slot_get_timeout);
 
-DC_EXPORT int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **slotp)
+int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **slotp)
 {
 	return slot_get(tbl, false, 0, slotp);
 }
+DC_EXPORT(dc_slot_tryget);
 
-DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
+void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 {
 	struct slot_waiter *w;
 
@@ -373,9 +379,10 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 	tbl->free = slot;
 	dc_spin_unlock(&tbl->lock);
 }
+DC_EXPORT(dc_slot_put);
 
-DC_EXPORT void dc_slot_table_stats(struct dc_slot_table *tbl,
-				   struct dc_slot_stats *st)
+void dc_slot_table_stats(struct dc_slot_table *tbl,
+			 struct dc_slot_stats *st)
 {
 	dc_spin_lock(&tbl->lock);
 	*st = tbl->st;
@@ -384,3 +391,4 @@ DC_EXPORT void dc_slot_table_stats(struct dc_slot_table *tbl,
 	st->backlog = tbl->nr_waiting;
 	dc_spin_unlock(&tbl->lock);
 }
+DC_EXPORT(dc_slot_table_stats);

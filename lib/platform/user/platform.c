@@ -38,21 +38,23 @@ void dci_plat_log(int level, const char *fmt, ...)
 		fprintf(stderr, "%s\n", buf);
 }
 
-DC_EXPORT void dc_set_log_fn(dc_log_fn_t fn, void *priv)
+void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {
 	dc_log_hook_priv = priv;
 	__atomic_store_n(&dc_log_hook, fn, __ATOMIC_RELEASE);
 }
+DC_EXPORT(dc_set_log_fn);
 
 void dci_plat_warn_note(void)
 {
 	atomic_fetch_add_explicit(&dc_warnings, 1, memory_order_relaxed);
 }
 
-DC_EXPORT unsigned long dc_warn_count(void)
+unsigned long dc_warn_count(void)
 {
 	return atomic_load_explicit(&dc_warnings, memory_order_relaxed);
 }
+DC_EXPORT(dc_warn_count);
 
 void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
 			    struct dc_plat_refcount_site *site)
@@ -91,31 +93,35 @@ static struct dc_alloc_site *_Atomic dc_last_failed_site;
 extern struct dc_alloc_site *const __start_dc_alloc_sites[] __attribute__((weak));
 extern struct dc_alloc_site *const __stop_dc_alloc_sites[] __attribute__((weak));
 
-DC_EXPORT void dc_fault_alloc_fail_nth(unsigned long nth)
+void dc_fault_alloc_fail_nth(unsigned long nth)
 {
 	atomic_store(&dc_alloc_seen, 0);
 	atomic_store(&dc_fail_hits, 0);
 	atomic_store(&dc_fail_nth, nth);
 }
+DC_EXPORT(dc_fault_alloc_fail_nth);
 
-DC_EXPORT unsigned long dc_fault_alloc_count(void)
+unsigned long dc_fault_alloc_count(void)
 {
 	return atomic_load(&dc_alloc_seen);
 }
+DC_EXPORT(dc_fault_alloc_count);
 
-DC_EXPORT unsigned long dc_fault_alloc_failed(void)
+unsigned long dc_fault_alloc_failed(void)
 {
 	return atomic_load(&dc_fail_hits);
 }
+DC_EXPORT(dc_fault_alloc_failed);
 
-DC_EXPORT unsigned int dc_fault_site_count(void)
+unsigned int dc_fault_site_count(void)
 {
 	if (!__start_dc_alloc_sites || !__stop_dc_alloc_sites)
 		return 0;
 	return (unsigned int)(__stop_dc_alloc_sites - __start_dc_alloc_sites);
 }
+DC_EXPORT(dc_fault_site_count);
 
-DC_EXPORT int dc_fault_site_get(unsigned int idx, struct dc_fault_site *site)
+int dc_fault_site_get(unsigned int idx, struct dc_fault_site *site)
 {
 	const struct dc_alloc_site *s;
 
@@ -131,13 +137,15 @@ DC_EXPORT int dc_fault_site_get(unsigned int idx, struct dc_fault_site *site)
 	site->failures = atomic_load_explicit(&s->failures, memory_order_relaxed);
 	return 0;
 }
+DC_EXPORT(dc_fault_site_get);
 
-DC_EXPORT void dc_fault_site_record(bool on)
+void dc_fault_site_record(bool on)
 {
 	atomic_store(&dc_site_recording, on);
 }
+DC_EXPORT(dc_fault_site_record);
 
-DC_EXPORT int dc_fault_site_fail_nth(unsigned int idx, unsigned long nth)
+int dc_fault_site_fail_nth(unsigned int idx, unsigned long nth)
 {
 	atomic_store(&dc_armed_site, NULL);
 	if (idx >= dc_fault_site_count())
@@ -148,8 +156,9 @@ DC_EXPORT int dc_fault_site_fail_nth(unsigned int idx, unsigned long nth)
 	atomic_store(&dc_armed_site, __start_dc_alloc_sites[idx]);
 	return 0;
 }
+DC_EXPORT(dc_fault_site_fail_nth);
 
-DC_EXPORT int dc_fault_alloc_last_site(void)
+int dc_fault_alloc_last_site(void)
 {
 	struct dc_alloc_site *last = atomic_load(&dc_last_failed_site);
 	unsigned int i, n = dc_fault_site_count();
@@ -159,6 +168,7 @@ DC_EXPORT int dc_fault_alloc_last_site(void)
 			return (int)i;
 	return -ENOENT;
 }
+DC_EXPORT(dc_fault_alloc_last_site);
 
 /* Whether the armed per-site hook fails this allocation from @site. */
 static bool dc_site_should_fail(struct dc_alloc_site *site)
@@ -531,7 +541,7 @@ int dci_plat_fork_refuse(const char *fn)
 	return -ECHILD;
 }
 
-DC_EXPORT void dc_before_fork(void)
+void dc_before_fork(void)
 {
 	struct dc_worker *w;
 
@@ -544,6 +554,7 @@ DC_EXPORT void dc_before_fork(void)
 	fork_prepared = true;
 	/* workers_lock stays held until after the fork. */
 }
+DC_EXPORT(dc_before_fork);
 
 /* After a fork, parent or child: start the threads that have work. */
 static void fork_resume(void)
@@ -561,17 +572,19 @@ static void fork_resume(void)
 	pthread_mutex_unlock(&workers_lock);
 }
 
-DC_EXPORT void dc_after_fork_parent(void)
+void dc_after_fork_parent(void)
 {
 	urcu_memb_call_rcu_after_fork_parent();
 	fork_resume();
 }
+DC_EXPORT(dc_after_fork_parent);
 
-DC_EXPORT void dc_after_fork_child(void)
+void dc_after_fork_child(void)
 {
 	urcu_memb_call_rcu_after_fork_child();
 	fork_resume();
 }
+DC_EXPORT(dc_after_fork_child);
 
 /* ------------------------------------------------------------------ */
 /* RCU thread registration                                              */
@@ -590,7 +603,7 @@ int dci_plat_thread_unregistered(const char *fn)
 	return -EPERM;
 }
 
-DC_EXPORT int dc_thread_register(void)
+int dc_thread_register(void)
 {
 	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
 		return dci_plat_fork_refuse(__func__);
@@ -601,8 +614,9 @@ DC_EXPORT int dc_thread_register(void)
 	dci_plat_thread_depth++;
 	return 0;
 }
+DC_EXPORT(dc_thread_register);
 
-DC_EXPORT int dc_thread_unregister(void)
+int dc_thread_unregister(void)
 {
 	if (!dci_plat_thread_depth)
 		return -EINVAL;
@@ -610,25 +624,30 @@ DC_EXPORT int dc_thread_unregister(void)
 		urcu_memb_unregister_thread();
 	return 0;
 }
+DC_EXPORT(dc_thread_unregister);
 
-DC_EXPORT void dc_read_lock(void)
+void dc_read_lock(void)
 {
 	if (dc_unlikely(!dci_plat_thread_depth))
 		dci_plat_thread_unregistered(__func__);
 	dc_rcu_read_lock();
 }
+DC_EXPORT(dc_read_lock);
 
-DC_EXPORT void dc_read_unlock(void)
+void dc_read_unlock(void)
 {
 	dc_rcu_read_unlock();
 }
+DC_EXPORT(dc_read_unlock);
 
-DC_EXPORT void dc_synchronize(void)
+void dc_synchronize(void)
 {
 	dc_synchronize_rcu();
 }
+DC_EXPORT(dc_synchronize);
 
-DC_EXPORT void dc_barrier(void)
+void dc_barrier(void)
 {
 	dc_rcu_barrier();
 }
+DC_EXPORT(dc_barrier);

@@ -43,7 +43,12 @@
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define DC_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define dc_static_assert(c, msg) _Static_assert(c, msg)
-#define DC_EXPORT		__attribute__((visibility("default")))
+/*
+ * After a public function's definition: its entry in the shared library's
+ * version script, which the build makes from these lines (lib/mksym).  The
+ * declaration it expands to only makes the compiler check the name.
+ */
+#define DC_EXPORT(sym)		extern __typeof__(sym) sym
 #define dc_prefetch(p)		__builtin_prefetch(p)
 #define DC_CACHELINE		64
 #define __dc_cacheline_aligned	__attribute__((aligned(DC_CACHELINE)))
