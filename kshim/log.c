@@ -9,6 +9,8 @@
 
 #include <daxcache/log.h>
 
+#include "kshim.h"
+
 static atomic_long_t dc_warnings = ATOMIC_LONG_INIT(0);
 static dc_log_fn_t dc_log_hook;
 static void *dc_log_hook_priv;
@@ -64,7 +66,7 @@ void dci_plat_log(int level, const char *fmt, ...)
 	}
 	va_end(ap);
 }
-EXPORT_SYMBOL_NS_GPL(dci_plat_log, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_log);
 
 void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {
@@ -83,7 +85,7 @@ void dci_plat_warn_note(void)
 {
 	atomic_long_inc(&dc_warnings);
 }
-EXPORT_SYMBOL_NS_GPL(dci_plat_warn_note, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_warn_note);
 
 unsigned long dc_warn_count(void)
 {
@@ -117,4 +119,4 @@ void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
 			     what, site->file, site->line,
 			     __builtin_return_address(0));
 }
-EXPORT_SYMBOL_NS_GPL(dci_plat_refcount_warn, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_refcount_warn);

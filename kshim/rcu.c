@@ -13,6 +13,8 @@
 
 #include <daxcache/thread.h>
 
+#include "kshim.h"
+
 #ifndef CONFIG_PREEMPT_COUNT
 /*
  * Read sections entered through the shim on each CPU.  A reader stays on
@@ -35,7 +37,7 @@ void dci_plat_rcu_read_lock(void)
 	rcu_read_lock();
 	this_cpu_inc(dc_rcu_depth);
 }
-EXPORT_SYMBOL_NS_GPL(dci_plat_rcu_read_lock, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_rcu_read_lock);
 
 /**
  * dci_plat_rcu_read_unlock() - rcu_read_unlock() of a section entered with
@@ -49,7 +51,7 @@ void dci_plat_rcu_read_unlock(void)
 	this_cpu_dec(dc_rcu_depth);
 	rcu_read_unlock();
 }
-EXPORT_SYMBOL_NS_GPL(dci_plat_rcu_read_unlock, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_rcu_read_unlock);
 #endif
 
 /**
@@ -77,7 +79,7 @@ bool dci_plat_rcu_read_held(void)
 	return this_cpu_read(dc_rcu_depth) > 0 || in_interrupt() || irqs_disabled();
 #endif
 }
-EXPORT_SYMBOL_NS_GPL(dci_plat_rcu_read_held, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_rcu_read_held);
 
 int dc_thread_register(void)
 {

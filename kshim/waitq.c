@@ -9,22 +9,24 @@
 #include <linux/export.h>
 #include <linux/sched.h>
 
+#include "kshim.h"
+
 void dci_waitq_init(struct dc_waitq *wq)
 {
 	init_waitqueue_head(&wq->head);
 }
-EXPORT_SYMBOL_NS_GPL(dci_waitq_init, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_waitq_init);
 
 void dci_waitq_destroy(struct dc_waitq *wq)
 {
 }
-EXPORT_SYMBOL_NS_GPL(dci_waitq_destroy, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_waitq_destroy);
 
 void dci_waitq_wake_all(struct dc_waitq *wq)
 {
 	wake_up_all(&wq->head);
 }
-EXPORT_SYMBOL_NS_GPL(dci_waitq_wake_all, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_waitq_wake_all);
 
 /* A relative timeout as jiffies for schedule_timeout(): rounded up, capped. */
 static long dc_ns_to_jiffies(uint64_t ns)
@@ -64,7 +66,7 @@ void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dc_waitq *wq,
 	s->left = dc_ns_to_jiffies(timeout_ns);
 	init_wait_entry(&s->entry, 0);
 }
-EXPORT_SYMBOL_NS_GPL(dci_plat_sleep_begin, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_sleep_begin);
 
 /**
  * dci_plat_sleep_prepare() - queue the task and mark it sleeping (killable or
@@ -80,7 +82,7 @@ int dci_plat_sleep_prepare(struct dci_plat_sleep *s)
 				     s->killable ? TASK_KILLABLE : TASK_UNINTERRUPTIBLE) ?
 	       -EINTR : 0;
 }
-EXPORT_SYMBOL_NS_GPL(dci_plat_sleep_prepare, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_sleep_prepare);
 
 /**
  * dci_plat_sleep() - sleep until woken, killed or out of time.
@@ -90,7 +92,7 @@ void dci_plat_sleep(struct dci_plat_sleep *s)
 {
 	s->left = schedule_timeout(s->left);
 }
-EXPORT_SYMBOL_NS_GPL(dci_plat_sleep, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_sleep);
 
 /**
  * dci_plat_sleep_end() - leave the wait queue, running again.
@@ -100,4 +102,4 @@ void dci_plat_sleep_end(struct dci_plat_sleep *s)
 {
 	finish_wait(&s->wq->head, &s->entry);
 }
-EXPORT_SYMBOL_NS_GPL(dci_plat_sleep_end, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_sleep_end);

@@ -8,6 +8,8 @@
 
 #include <linux/export.h>
 
+#include "kshim.h"
+
 static void dc_worker_run(struct work_struct *work)
 {
 	struct dc_worker *w = container_of(to_delayed_work(work),
@@ -34,7 +36,7 @@ int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 	w->fn = fn;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(dci_worker_start, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_worker_start);
 
 /**
  * dci_worker_queue() - have @w's function run (again) soon.
@@ -54,7 +56,7 @@ void dci_worker_queue(struct dc_worker *w)
 		mod_delayed_work(system_unbound_wq, &w->work, 0);
 	spin_unlock_irqrestore(&w->lock, flags);
 }
-EXPORT_SYMBOL_NS_GPL(dci_worker_queue, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_worker_queue);
 
 /**
  * dci_worker_queue_delayed() - have @w's function run after a delay.
@@ -82,7 +84,7 @@ void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 		queue_delayed_work(system_unbound_wq, &w->work, j);
 	spin_unlock_irqrestore(&w->lock, flags);
 }
-EXPORT_SYMBOL_NS_GPL(dci_worker_queue_delayed, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_worker_queue_delayed);
 
 /**
  * dci_worker_stop() - stop a worker for good.
@@ -100,4 +102,4 @@ void dci_worker_stop(struct dc_worker *w)
 	spin_unlock_irq(&w->lock);
 	cancel_delayed_work_sync(&w->work);
 }
-EXPORT_SYMBOL_NS_GPL(dci_worker_stop, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_worker_stop);

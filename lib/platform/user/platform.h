@@ -165,6 +165,21 @@ struct dc_alloc_site {
 /* Returns memory aligned to DC_CACHELINE, or NULL. */
 void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
 
+/*
+ * Whether the hooks of <daxcache/fault.h> fail this allocation from @site:
+ * only in test builds (fault.c, compiled with DC_FAULT_INJECTION); the
+ * installed library never fails an allocation on purpose.
+ */
+#ifdef DC_FAULT_INJECTION
+bool dci_fault_should_fail(struct dc_alloc_site *site);
+#else
+static inline bool dci_fault_should_fail(struct dc_alloc_site *site)
+{
+	(void)site;
+	return false;
+}
+#endif
+
 #define dc_plat_alloc_here(size, zero) ({				\
 	static struct dc_alloc_site __dc_site = {			\
 		.file = __FILE__, .func = __func__, .line = __LINE__,	\
