@@ -1,25 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * alloc.c - the library's allocations in the kernel: kvmalloc behind the
- * fault-injection hook of <daxcache/fault.h>, cache-line aligned, and a
- * count of live objects that the test module checks for leaks after each
+ * alloc.c - the library's allocations in the kernel: kvmalloc, cache-line
+ * aligned (behind the fault-injection hook of fault.c in test builds), and
+ * a count of live objects that the test module checks for leaks after each
  * case.
  */
 #include "platform.h"
 
+#include <linux/export.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
-#include <daxcache/fault.h>
-
 #include "kshim.h"
-
-/* Allocations counted since the hook was armed; 0 means disarmed. */
-static atomic_long_t dc_fail_nth = ATOMIC_LONG_INIT(0);
-static atomic_long_t dc_alloc_seen = ATOMIC_LONG_INIT(0);
-static atomic_long_t dc_fail_hits = ATOMIC_LONG_INIT(0);
 
 /*
  * Live objects: per CPU so that the count costs no shared cache line; an
@@ -27,36 +21,6 @@ static atomic_long_t dc_fail_hits = ATOMIC_LONG_INIT(0);
  * count negative, only the sum means something.
  */
 static DEFINE_PER_CPU(long, dc_live);
-
-void dc_fault_alloc_fail_nth(unsigned long nth)
-{
-	atomic_long_set(&dc_alloc_seen, 0);
-	atomic_long_set(&dc_fail_hits, 0);
-	atomic_long_set(&dc_fail_nth, (long)nth);
-}
-
-unsigned long dc_fault_alloc_count(void)
-{
-	return (unsigned long)atomic_long_read(&dc_alloc_seen);
-}
-
-unsigned long dc_fault_alloc_failed(void)
-{
-	return (unsigned long)atomic_long_read(&dc_fail_hits);
-}
-
-static bool dc_alloc_should_fail(void)
-{
-	long nth = atomic_long_read(&dc_fail_nth);
-
-	if (likely(!nth))
-		return false;
-	if (atomic_long_inc_return(&dc_alloc_seen) == nth) {
-		atomic_long_inc(&dc_fail_hits);
-		return true;
-	}
-	return false;
-}
 
 /*
  * The size to ask for so that the memory is DC_CACHELINE aligned.  kmalloc
@@ -74,7 +38,7 @@ static size_t dc_alloc_size(size_t size)
 }
 
 /**
- * dc_plat_alloc() - allocate memory for the library.
+ * dci_plat_alloc() - allocate memory for the library.
  * @size: bytes.
  * @zero: whether to zero them.
  *
@@ -84,41 +48,43 @@ static size_t dc_alloc_size(size_t size)
  * Return: memory aligned to DC_CACHELINE, or NULL when out of memory or made
  * to fail by dc_fault_alloc_fail_nth().
  */
-void *dc_plat_alloc(size_t size, bool zero)
+void *dci_plat_alloc(size_t size, bool zero)
 {
 	void *p;
 
-	if (dc_alloc_should_fail())
+	if (dci_fault_should_fail())
 		return NULL;
 	p = kvmalloc(dc_alloc_size(size), GFP_KERNEL | (zero ? __GFP_ZERO : 0));
 	if (p)
 		this_cpu_inc(dc_live);
 	return p;
 }
+DCI_TEST_EXPORT(dci_plat_alloc);
 
 /**
- * dc_free() - free memory from dc_plat_alloc().
+ * dci_free() - free memory from dci_plat_alloc().
  * @p: the memory, or NULL.
  *
  * Context: any, including RCU callbacks (vmalloc memory is then freed
  * later by the kernel).
  */
-void dc_free(void *p)
+void dci_free(void *p)
 {
 	if (!p)
 		return;
 	this_cpu_dec(dc_live);
 	kvfree(p);
 }
+DCI_TEST_EXPORT(dci_free);
 
 /**
- * dc_kshim_live_allocs() - objects allocated by the library and not freed.
+ * dci_kshim_live_allocs() - objects allocated by the library and not freed.
  *
  * Context: any; exact only when nothing allocates or frees concurrently
  * (call dc_barrier() first so that deferred frees have run).
  * Return: the number of live objects.
  */
-long dc_kshim_live_allocs(void)
+long dci_kshim_live_allocs(void)
 {
 	long sum = 0;
 	int cpu;
@@ -127,3 +93,4 @@ long dc_kshim_live_allocs(void)
 		sum += per_cpu(dc_live, cpu);
 	return sum;
 }
+DCI_TEST_EXPORT(dci_kshim_live_allocs);

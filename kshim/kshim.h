@@ -3,12 +3,32 @@
  * kshim.h - kernel-only helpers of the shim that are not part of the
  * platform contract, for modules built with it (the test module).
  *
- * They are exported in the DAXCACHE_KSHIM symbol namespace: a module that
- * uses them says MODULE_IMPORT_NS(DAXCACHE_KSHIM).
+ * In test builds (DC_TEST_BUILD, see Kbuild) they are exported in the
+ * DAXCACHE_KSHIM symbol namespace, with those of the platform contract
+ * that the test module calls itself: a module that uses them says
+ * MODULE_IMPORT_NS(DAXCACHE_KSHIM).  The module DKMS builds exports only
+ * the public functions.
  */
 #ifndef DC_KSHIM_H
 #define DC_KSHIM_H
 
-long dc_kshim_live_allocs(void);
+long dci_kshim_live_allocs(void);
+
+/* Whether the hook of <daxcache/fault.h> fails this allocation (fault.c). */
+#ifdef DC_TEST_BUILD
+bool dci_fault_should_fail(void);
+#else
+static inline bool dci_fault_should_fail(void)
+{
+	return false;
+}
+#endif
+
+/* After a helper's definition: export it to the test module (test builds). */
+#ifdef DC_TEST_BUILD
+#define DCI_TEST_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, DAXCACHE_KSHIM)
+#else
+#define DCI_TEST_EXPORT(sym)
+#endif
 
 #endif /* DC_KSHIM_H */

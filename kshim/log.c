@@ -5,7 +5,11 @@
  */
 #include "platform.h"
 
+#include <linux/export.h>
+
 #include <daxcache/log.h>
+
+#include "kshim.h"
 
 static atomic_long_t dc_warnings = ATOMIC_LONG_INIT(0);
 static dc_log_fn_t dc_log_hook;
@@ -33,7 +37,7 @@ static void dc_log_printk(int level, struct va_format *vaf)
 }
 
 /**
- * dc_plat_log() - print one message of the library.
+ * dci_plat_log() - print one message of the library.
  * @level: DC_LOG_ERR, DC_LOG_WARNING, DC_LOG_INFO or DC_LOG_DEBUG.
  * @fmt: printf format, without a trailing newline.
  *
@@ -42,7 +46,7 @@ static void dc_log_printk(int level, struct va_format *vaf)
  *
  * Context: any.
  */
-void dc_plat_log(int level, const char *fmt, ...)
+void dci_plat_log(int level, const char *fmt, ...)
 {
 	/* Pairs with dc_set_log_fn(): the hook's priv is set before it. */
 	dc_log_fn_t hook = smp_load_acquire(&dc_log_hook);
@@ -62,31 +66,35 @@ void dc_plat_log(int level, const char *fmt, ...)
 	}
 	va_end(ap);
 }
+DCI_TEST_EXPORT(dci_plat_log);
 
 void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {
 	WRITE_ONCE(dc_log_hook_priv, priv);
-	/* Publishes @priv with the hook: see dc_plat_log(). */
+	/* Publishes @priv with the hook: see dci_plat_log(). */
 	smp_store_release(&dc_log_hook, fn);
 }
+EXPORT_SYMBOL_GPL(dc_set_log_fn);
 
 /**
- * dc_plat_warn_note() - count one detected misuse.
+ * dci_plat_warn_note() - count one detected misuse.
  *
  * Context: any.
  */
-void dc_plat_warn_note(void)
+void dci_plat_warn_note(void)
 {
 	atomic_long_inc(&dc_warnings);
 }
+DCI_TEST_EXPORT(dci_plat_warn_note);
 
 unsigned long dc_warn_count(void)
 {
 	return (unsigned long)atomic_long_read(&dc_warnings);
 }
+EXPORT_SYMBOL_GPL(dc_warn_count);
 
 /**
- * dc_plat_refcount_warn() - a refcount was misused: saturate it and report.
+ * dci_plat_refcount_warn() - a refcount was misused: saturate it and report.
  * @r: the refcount.
  * @what: what went wrong, for the message.
  * @site: the place in the library that used the refcount operation.
@@ -99,15 +107,16 @@ unsigned long dc_warn_count(void)
  *
  * Context: any.
  */
-void dc_plat_refcount_warn(dc_refcount_t *r, const char *what,
-			   struct dc_plat_refcount_site *site)
+void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
+			    struct dc_plat_refcount_site *site)
 {
 	atomic_set(&r->refs, DC_REFCOUNT_SATURATED);
-	dc_plat_warn_note();
+	dci_plat_warn_note();
 	/* Name the function too: the refcount operations are inlined in it. */
 	if (!test_and_set_bit(0, &site->warned))
-		dc_plat_log(DC_LOG_WARNING,
-			    "daxcache: warning: refcount_t: %s at %s:%u (in %pS)",
-			    what, site->file, site->line,
-			    __builtin_return_address(0));
+		dci_plat_log(DC_LOG_WARNING,
+			     "daxcache: warning: refcount_t: %s at %s:%u (in %pS)",
+			     what, site->file, site->line,
+			     __builtin_return_address(0));
 }
+DCI_TEST_EXPORT(dci_plat_refcount_warn);

@@ -23,7 +23,7 @@ static void __exit daxcache_exit(void)
 	 * wait for all of them before its text goes away.
 	 */
 	rcu_barrier();
-	live = dc_kshim_live_allocs();
+	live = dci_kshim_live_allocs();
 	if (live)
 		pr_err("daxcache: %ld allocations still live at unload\n", live);
 }

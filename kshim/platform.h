@@ -36,6 +36,7 @@
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/limits.h>
@@ -64,8 +65,8 @@
 #define dc_container_of(ptr, type, member) container_of(ptr, type, member)
 #define DC_ARRAY_SIZE(a)	ARRAY_SIZE(a)
 #define dc_static_assert(c, msg) static_assert(c, msg)
-/* Exports are made with EXPORT_SYMBOL_GPL() in kshim/exports*.c. */
-#define DC_EXPORT
+/* After a public function's definition: export it to GPL modules. */
+#define DC_EXPORT(sym)		EXPORT_SYMBOL_GPL(sym)
 #define dc_prefetch(p)		prefetch(p)
 #define DC_CACHELINE		SMP_CACHE_BYTES
 #define __dc_cacheline_aligned	____cacheline_aligned
@@ -107,14 +108,14 @@ typedef struct { atomic_t v; } dc_atomic_t;
 
 enum dc_log_level { DC_LOG_ERR = 3, DC_LOG_WARNING = 4, DC_LOG_INFO = 6, DC_LOG_DEBUG = 7 };
 
-void dc_plat_log(int level, const char *fmt, ...) __printf(2, 3);
+void dci_plat_log(int level, const char *fmt, ...) __printf(2, 3);
 
-#define dc_pr_err(fmt, ...)	dc_plat_log(DC_LOG_ERR, "daxcache: " fmt, ##__VA_ARGS__)
-#define dc_pr_warn(fmt, ...)	dc_plat_log(DC_LOG_WARNING, "daxcache: " fmt, ##__VA_ARGS__)
-#define dc_pr_info(fmt, ...)	dc_plat_log(DC_LOG_INFO, "daxcache: " fmt, ##__VA_ARGS__)
+#define dc_pr_err(fmt, ...)	dci_plat_log(DC_LOG_ERR, "daxcache: " fmt, ##__VA_ARGS__)
+#define dc_pr_warn(fmt, ...)	dci_plat_log(DC_LOG_WARNING, "daxcache: " fmt, ##__VA_ARGS__)
+#define dc_pr_info(fmt, ...)	dci_plat_log(DC_LOG_INFO, "daxcache: " fmt, ##__VA_ARGS__)
 
 /* Count one detected misuse (read back with dc_warn_count()). */
-void dc_plat_warn_note(void);
+void dci_plat_warn_note(void);
 
 /*
  * dc_warn_once(cond, fmt, ...) - evaluate @cond; each time it is true count
@@ -130,11 +131,11 @@ void dc_plat_warn_note(void);
 	static unsigned long __dc_warned;				\
 	bool __dc_c = !!(cond);						\
 	if (unlikely(__dc_c)) {						\
-		dc_plat_warn_note();					\
+		dci_plat_warn_note();					\
 		if (!test_and_set_bit(0, &__dc_warned))			\
-			dc_plat_log(DC_LOG_WARNING,			\
-				    "daxcache: warning at %s:%d: " fmt,	\
-				    __FILE__, __LINE__, ##__VA_ARGS__);	\
+			dci_plat_log(DC_LOG_WARNING,			\
+				     "daxcache: warning at %s:%d: " fmt,	\
+				     __FILE__, __LINE__, ##__VA_ARGS__);	\
 	}								\
 	__dc_c;								\
 })
@@ -168,11 +169,11 @@ static inline void dc_delay_ns(uint64_t ns)
  * dc_fault_alloc_fail_nth() says this one must fail.  Returns memory aligned
  * to DC_CACHELINE, or NULL.  Process context.
  */
-void *dc_plat_alloc(size_t size, bool zero);
+void *dci_plat_alloc(size_t size, bool zero);
 
-#define dc_alloc(size)		dc_plat_alloc((size), false)
-#define dc_zalloc(size)		dc_plat_alloc((size), true)
-void dc_free(void *p);
+#define dc_alloc(size)		dci_plat_alloc((size), false)
+#define dc_zalloc(size)		dci_plat_alloc((size), true)
+void dci_free(void *p);
 
 /* ------------------------------------------------------------------ */
 /* Locks                                                                */
@@ -216,14 +217,14 @@ typedef struct rcu_head dc_rcu_head_t;
  * leaves no trace the shim could read back: these count the sections on
  * the CPU, which the reader cannot leave before unlocking (kshim/rcu.c).
  */
-void dc_plat_rcu_read_lock(void);
-void dc_plat_rcu_read_unlock(void);
-#define dc_rcu_read_lock()		dc_plat_rcu_read_lock()
-#define dc_rcu_read_unlock()		dc_plat_rcu_read_unlock()
+void dci_plat_rcu_read_lock(void);
+void dci_plat_rcu_read_unlock(void);
+#define dc_rcu_read_lock()		dci_plat_rcu_read_lock()
+#define dc_rcu_read_unlock()		dci_plat_rcu_read_unlock()
 #endif
 /* Whether the caller is in a read-side section (see kshim/rcu.c). */
-bool dc_plat_rcu_read_held(void);
-#define dc_rcu_read_held()		dc_plat_rcu_read_held()
+bool dci_plat_rcu_read_held(void);
+#define dc_rcu_read_held()		dci_plat_rcu_read_held()
 /*
  * The core marks its RCU-protected pointers __rcu (the kernel's own; the
  * userspace platform defines it empty), so that sparse sees every access
@@ -254,7 +255,7 @@ bool dc_plat_rcu_read_held(void);
  * first one.  The library reports caller misuse such as a put after the
  * last one (iocomp) and keeps going, and one shared test case relies on
  * exactly that.  So the same state machine is written here on atomic_t
- * and reports through dc_plat_refcount_warn(), which counts into
+ * and reports through dci_plat_refcount_warn(), which counts into
  * dc_warn_count() and prints the first misuse at each place that uses a
  * refcount operation (refcount_t's own reports go by the kind of misuse).
  * The orderings are those of the userspace build: acquire on a successful
@@ -289,7 +290,7 @@ static inline bool dc_plat_refcount_dec_not_one(dc_refcount_t *r,
 		if (old == 1)
 			return false;
 		if (unlikely(old <= 0)) {
-			dc_plat_refcount_warn(r, "underflow; use-after-free", site);
+			dci_plat_refcount_warn(r, "underflow; use-after-free", site);
 			return true;
 		}
 	} while (!atomic_try_cmpxchg_release(&r->refs, &old, old - 1));
@@ -311,7 +312,7 @@ static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
 		if (!old)
 			return false;
 		if (unlikely(old < 0 || old == INT_MAX)) {
-			dc_plat_refcount_warn(r, "saturated", site);
+			dci_plat_refcount_warn(r, "saturated", site);
 			return true;
 		}
 	} while (!atomic_try_cmpxchg_acquire(&r->refs, &old, old + 1));
@@ -324,8 +325,8 @@ static inline void dc_plat_refcount_inc(dc_refcount_t *r,
 	int old = atomic_fetch_inc_relaxed(&r->refs);
 
 	if (unlikely(old <= 0 || old == INT_MAX))
-		dc_plat_refcount_warn(r, old ? "saturated" :
-				      "increment on 0; use-after-free", site);
+		dci_plat_refcount_warn(r, old ? "saturated" :
+				       "increment on 0; use-after-free", site);
 }
 
 /* Returns true when the count dropped to zero (with acquire ordering). */
@@ -339,7 +340,7 @@ static inline bool dc_plat_refcount_dec_and_test(dc_refcount_t *r,
 		return true;
 	}
 	if (unlikely(old <= 0))
-		dc_plat_refcount_warn(r, "underflow; use-after-free", site);
+		dci_plat_refcount_warn(r, "underflow; use-after-free", site);
 	return false;
 }
 
@@ -349,8 +350,8 @@ static inline void dc_plat_refcount_dec(dc_refcount_t *r,
 	int old = atomic_fetch_dec_release(&r->refs);
 
 	if (unlikely(old <= 1))
-		dc_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory" :
-				      "underflow; use-after-free", site);
+		dci_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory" :
+				       "underflow; use-after-free", site);
 }
 
 /* 1 -> 0 atomically.  Returns true on success. */
@@ -368,28 +369,28 @@ struct dc_waitq {
 	wait_queue_head_t head;
 };
 
-void dc_waitq_init(struct dc_waitq *wq);
-void dc_waitq_destroy(struct dc_waitq *wq);
-void dc_waitq_wake_all(struct dc_waitq *wq);
+void dci_waitq_init(struct dc_waitq *wq);
+void dci_waitq_destroy(struct dc_waitq *wq);
+void dci_waitq_wake_all(struct dc_waitq *wq);
 
 /* One sleeper, for the macro below (kshim/waitq.c). */
-struct dc_plat_sleep {
+struct dci_plat_sleep {
 	struct dc_waitq *wq;
 	struct wait_queue_entry entry;
 	long left;		/* jiffies, or MAX_SCHEDULE_TIMEOUT */
 	bool killable;
 };
 
-void dc_plat_sleep_begin(struct dc_plat_sleep *s, struct dc_waitq *wq,
-			 uint64_t timeout_ns, bool killable);
-int dc_plat_sleep_prepare(struct dc_plat_sleep *s);
-void dc_plat_sleep(struct dc_plat_sleep *s);
-void dc_plat_sleep_end(struct dc_plat_sleep *s);
+void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dc_waitq *wq,
+			  uint64_t timeout_ns, bool killable);
+int dci_plat_sleep_prepare(struct dci_plat_sleep *s);
+void dci_plat_sleep(struct dci_plat_sleep *s);
+void dci_plat_sleep_end(struct dci_plat_sleep *s);
 
 /*
  * dc_waitq_wait_timeout(wq, cond, timeout_ns) - sleep until @cond is true or
  * @timeout_ns passes (UINT64_MAX: no timeout).  Wakers change the state the
- * condition reads and then call dc_waitq_wake_all().
+ * condition reads and then call dci_waitq_wake_all().
  *
  * The loop of wait_event_killable_timeout(): the task is queued and marked
  * sleeping before @cond is tested, so a wake-up between the test and the
@@ -399,20 +400,20 @@ void dc_plat_sleep_end(struct dc_plat_sleep *s);
  * Returns 0 when the condition became true, -ETIMEDOUT or -EINTR otherwise.
  */
 #define __dc_waitq_wait(wq, cond, timeout_ns, killable) ({		\
-	struct dc_plat_sleep __dc_s;					\
+	struct dci_plat_sleep __dc_s;					\
 	int __dc_ret;							\
-	dc_plat_sleep_begin(&__dc_s, (wq), (timeout_ns), (killable));	\
+	dci_plat_sleep_begin(&__dc_s, (wq), (timeout_ns), (killable));	\
 	for (;;) {							\
-		int __dc_sig = dc_plat_sleep_prepare(&__dc_s);		\
+		int __dc_sig = dci_plat_sleep_prepare(&__dc_s);		\
 		__dc_ret = 0;						\
 		if (cond)						\
 			break;						\
 		__dc_ret = __dc_sig ? __dc_sig : -ETIMEDOUT;		\
 		if (__dc_sig || !__dc_s.left)				\
 			break;						\
-		dc_plat_sleep(&__dc_s);					\
+		dci_plat_sleep(&__dc_s);					\
 	}								\
-	dc_plat_sleep_end(&__dc_s);					\
+	dci_plat_sleep_end(&__dc_s);					\
 	__dc_ret;							\
 })
 
@@ -459,11 +460,11 @@ static inline const void *dc_thread_self(void)
 /* ------------------------------------------------------------------ */
 /* Workers: a function run in process context when queued (a work     */
 /* item on system_unbound_wq).  Queueing a queued worker does nothing; */
-/* the function may queue its own worker again.  dc_worker_stop()      */
+/* the function may queue its own worker again.  dci_worker_stop()      */
 /* waits for a running call and drops a pending one.                   */
-/* dc_worker_queue_delayed() runs it no earlier than the delay from now */
+/* dci_worker_queue_delayed() runs it no earlier than the delay from now */
 /* (rounded up to jiffies), unless it is already queued (then nothing); */
-/* dc_worker_queue() on a delayed worker makes it run now.              */
+/* dci_worker_queue() on a delayed worker makes it run now.              */
 
 struct dc_worker {
 	struct delayed_work work;
@@ -472,11 +473,11 @@ struct dc_worker {
 	void (*fn)(struct dc_worker *w);
 };
 
-int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
-		    const char *name);
-void dc_worker_queue(struct dc_worker *w);
-void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns);
-void dc_worker_stop(struct dc_worker *w);
+int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+		     const char *name);
+void dci_worker_queue(struct dc_worker *w);
+void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns);
+void dci_worker_stop(struct dc_worker *w);
 
 /* ------------------------------------------------------------------ */
 /* Callers: every kernel context may call in (RCU needs no             */

@@ -13,48 +13,49 @@
 
 #include <daxcache/thread.h>
 
+#include "kshim.h"
+
 #ifndef CONFIG_PREEMPT_COUNT
 /*
  * Read sections entered through the shim on each CPU.  A reader stays on
  * its CPU until it unlocks: it may not sleep, and a kernel without a
  * preemption count does not preempt it.  An interrupt's sections nest
  * inside the interrupted one's and end before it resumes.  The two
- * functions below exist only on such kernels, so they are exported here
- * rather than in exports.c.
+ * functions below exist only on such kernels.
  */
 static DEFINE_PER_CPU(unsigned int, dc_rcu_depth);
 
 /**
- * dc_plat_rcu_read_lock() - rcu_read_lock(), counted for
- * dc_plat_rcu_read_held() on kernels without a preemption count.
+ * dci_plat_rcu_read_lock() - rcu_read_lock(), counted for
+ * dci_plat_rcu_read_held() on kernels without a preemption count.
  *
  * Context: any.
  */
-void dc_plat_rcu_read_lock(void)
+void dci_plat_rcu_read_lock(void)
 	__acquires(RCU)
 {
 	rcu_read_lock();
 	this_cpu_inc(dc_rcu_depth);
 }
-EXPORT_SYMBOL_NS_GPL(dc_plat_rcu_read_lock, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_rcu_read_lock);
 
 /**
- * dc_plat_rcu_read_unlock() - rcu_read_unlock() of a section entered with
- * dc_plat_rcu_read_lock().
+ * dci_plat_rcu_read_unlock() - rcu_read_unlock() of a section entered with
+ * dci_plat_rcu_read_lock().
  *
  * Context: the read section.
  */
-void dc_plat_rcu_read_unlock(void)
+void dci_plat_rcu_read_unlock(void)
 	__releases(RCU)
 {
 	this_cpu_dec(dc_rcu_depth);
 	rcu_read_unlock();
 }
-EXPORT_SYMBOL_NS_GPL(dc_plat_rcu_read_unlock, DAXCACHE_KSHIM);
+DCI_TEST_EXPORT(dci_plat_rcu_read_unlock);
 #endif
 
 /**
- * dc_plat_rcu_read_held() - whether the caller is in an RCU reader.
+ * dci_plat_rcu_read_held() - whether the caller is in an RCU reader.
  *
  * Exact with lockdep.  Without it, or once lockdep has turned itself off
  * after a report (rcu_read_lock_held() then answers true for everyone):
@@ -66,7 +67,7 @@ EXPORT_SYMBOL_NS_GPL(dc_plat_rcu_read_unlock, DAXCACHE_KSHIM);
  * Context: any.
  * Return: true if a grace period cannot end under the caller.
  */
-bool dc_plat_rcu_read_held(void)
+bool dci_plat_rcu_read_held(void)
 {
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	if (debug_lockdep_rcu_enabled())
@@ -78,48 +79,58 @@ bool dc_plat_rcu_read_held(void)
 	return this_cpu_read(dc_rcu_depth) > 0 || in_interrupt() || irqs_disabled();
 #endif
 }
+DCI_TEST_EXPORT(dci_plat_rcu_read_held);
 
 int dc_thread_register(void)
 {
 	return 0;
 }
+EXPORT_SYMBOL_GPL(dc_thread_register);
 
 int dc_thread_unregister(void)
 {
 	return 0;
 }
+EXPORT_SYMBOL_GPL(dc_thread_unregister);
 
 /* A module is never forked: nothing to prepare. */
 void dc_before_fork(void)
 {
 }
+EXPORT_SYMBOL_GPL(dc_before_fork);
 
 void dc_after_fork_parent(void)
 {
 }
+EXPORT_SYMBOL_GPL(dc_after_fork_parent);
 
 void dc_after_fork_child(void)
 {
 }
+EXPORT_SYMBOL_GPL(dc_after_fork_child);
 
 void dc_read_lock(void)
 	__acquires(RCU)
 {
 	dc_rcu_read_lock();
 }
+EXPORT_SYMBOL_GPL(dc_read_lock);
 
 void dc_read_unlock(void)
 	__releases(RCU)
 {
 	dc_rcu_read_unlock();
 }
+EXPORT_SYMBOL_GPL(dc_read_unlock);
 
 void dc_synchronize(void)
 {
 	synchronize_rcu();
 }
+EXPORT_SYMBOL_GPL(dc_synchronize);
 
 void dc_barrier(void)
 {
 	rcu_barrier();
 }
+EXPORT_SYMBOL_GPL(dc_barrier);

@@ -6,21 +6,27 @@
  */
 #include "platform.h"
 
+#include <linux/export.h>
 #include <linux/sched.h>
 
-void dc_waitq_init(struct dc_waitq *wq)
+#include "kshim.h"
+
+void dci_waitq_init(struct dc_waitq *wq)
 {
 	init_waitqueue_head(&wq->head);
 }
+DCI_TEST_EXPORT(dci_waitq_init);
 
-void dc_waitq_destroy(struct dc_waitq *wq)
+void dci_waitq_destroy(struct dc_waitq *wq)
 {
 }
+DCI_TEST_EXPORT(dci_waitq_destroy);
 
-void dc_waitq_wake_all(struct dc_waitq *wq)
+void dci_waitq_wake_all(struct dc_waitq *wq)
 {
 	wake_up_all(&wq->head);
 }
+DCI_TEST_EXPORT(dci_waitq_wake_all);
 
 /* A relative timeout as jiffies for schedule_timeout(): rounded up, capped. */
 static long dc_ns_to_jiffies(uint64_t ns)
@@ -43,7 +49,7 @@ static long dc_ns_to_jiffies(uint64_t ns)
 }
 
 /**
- * dc_plat_sleep_begin() - start waiting on @wq.
+ * dci_plat_sleep_begin() - start waiting on @wq.
  * @s: the sleeper, on the caller's stack.
  * @wq: the wait queue.
  * @timeout_ns: how long at most; UINT64_MAX for no limit.
@@ -51,8 +57,8 @@ static long dc_ns_to_jiffies(uint64_t ns)
  *
  * Context: process context; the caller may sleep.
  */
-void dc_plat_sleep_begin(struct dc_plat_sleep *s, struct dc_waitq *wq,
-			 uint64_t timeout_ns, bool killable)
+void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dc_waitq *wq,
+			  uint64_t timeout_ns, bool killable)
 {
 	might_sleep();
 	s->wq = wq;
@@ -60,36 +66,40 @@ void dc_plat_sleep_begin(struct dc_plat_sleep *s, struct dc_waitq *wq,
 	s->left = dc_ns_to_jiffies(timeout_ns);
 	init_wait_entry(&s->entry, 0);
 }
+DCI_TEST_EXPORT(dci_plat_sleep_begin);
 
 /**
- * dc_plat_sleep_prepare() - queue the task and mark it sleeping (killable or
+ * dci_plat_sleep_prepare() - queue the task and mark it sleeping (killable or
  * uninterruptible, as begun),
  * before the caller tests its condition.
  * @s: the sleeper.
  *
  * Return: 0, or -EINTR when a fatal signal is pending.
  */
-int dc_plat_sleep_prepare(struct dc_plat_sleep *s)
+int dci_plat_sleep_prepare(struct dci_plat_sleep *s)
 {
 	return prepare_to_wait_event(&s->wq->head, &s->entry,
 				     s->killable ? TASK_KILLABLE : TASK_UNINTERRUPTIBLE) ?
 	       -EINTR : 0;
 }
+DCI_TEST_EXPORT(dci_plat_sleep_prepare);
 
 /**
- * dc_plat_sleep() - sleep until woken, killed or out of time.
+ * dci_plat_sleep() - sleep until woken, killed or out of time.
  * @s: the sleeper; @s->left is updated to the time that is left.
  */
-void dc_plat_sleep(struct dc_plat_sleep *s)
+void dci_plat_sleep(struct dci_plat_sleep *s)
 {
 	s->left = schedule_timeout(s->left);
 }
+DCI_TEST_EXPORT(dci_plat_sleep);
 
 /**
- * dc_plat_sleep_end() - leave the wait queue, running again.
+ * dci_plat_sleep_end() - leave the wait queue, running again.
  * @s: the sleeper.
  */
-void dc_plat_sleep_end(struct dc_plat_sleep *s)
+void dci_plat_sleep_end(struct dci_plat_sleep *s)
 {
 	finish_wait(&s->wq->head, &s->entry);
 }
+DCI_TEST_EXPORT(dci_plat_sleep_end);

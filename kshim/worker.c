@@ -2,9 +2,13 @@
 /*
  * worker.c - the shim's workers: a delayed work item on system_unbound_wq
  * (queued with no delay unless asked for one), and a stop flag that queueing checks under a lock so that nothing is queued
- * once dc_worker_stop() has begun.
+ * once dci_worker_stop() has begun.
  */
 #include "platform.h"
+
+#include <linux/export.h>
+
+#include "kshim.h"
 
 static void dc_worker_run(struct work_struct *work)
 {
@@ -15,7 +19,7 @@ static void dc_worker_run(struct work_struct *work)
 }
 
 /**
- * dc_worker_start() - set up a worker.
+ * dci_worker_start() - set up a worker.
  * @w: the worker.
  * @fn: what it runs each time it is queued, in process context.
  * @name: a name for it (unused: work items run on shared kernel threads).
@@ -23,8 +27,8 @@ static void dc_worker_run(struct work_struct *work)
  * Context: any.
  * Return: 0.
  */
-int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
-		    const char *name)
+int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+		     const char *name)
 {
 	INIT_DELAYED_WORK(&w->work, dc_worker_run);
 	spin_lock_init(&w->lock);
@@ -32,9 +36,10 @@ int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 	w->fn = fn;
 	return 0;
 }
+DCI_TEST_EXPORT(dci_worker_start);
 
 /**
- * dc_worker_queue() - have @w's function run (again) soon.
+ * dci_worker_queue() - have @w's function run (again) soon.
  * @w: the worker.
  *
  * Does nothing when the worker is already queued to run now or is being
@@ -42,7 +47,7 @@ int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
  *
  * Context: any; never sleeps.
  */
-void dc_worker_queue(struct dc_worker *w)
+void dci_worker_queue(struct dc_worker *w)
 {
 	unsigned long flags;
 
@@ -51,9 +56,10 @@ void dc_worker_queue(struct dc_worker *w)
 		mod_delayed_work(system_unbound_wq, &w->work, 0);
 	spin_unlock_irqrestore(&w->lock, flags);
 }
+DCI_TEST_EXPORT(dci_worker_queue);
 
 /**
- * dc_worker_queue_delayed() - have @w's function run after a delay.
+ * dci_worker_queue_delayed() - have @w's function run after a delay.
  * @w: the worker.
  * @delay_ns: the least time before it runs, rounded up to whole jiffies,
  *	plus one.
@@ -63,7 +69,7 @@ void dc_worker_queue(struct dc_worker *w)
  *
  * Context: any; never sleeps.
  */
-void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
+void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 {
 	u64 us = div_u64(delay_ns + NSEC_PER_USEC - 1, NSEC_PER_USEC);
 	unsigned long flags, j;
@@ -78,9 +84,10 @@ void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 		queue_delayed_work(system_unbound_wq, &w->work, j);
 	spin_unlock_irqrestore(&w->lock, flags);
 }
+DCI_TEST_EXPORT(dci_worker_queue_delayed);
 
 /**
- * dc_worker_stop() - stop a worker for good.
+ * dci_worker_stop() - stop a worker for good.
  * @w: the worker.
  *
  * Drops a pending run and waits for a running one, including one that
@@ -88,10 +95,11 @@ void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
  *
  * Context: process context, not from the worker's own function; sleeps.
  */
-void dc_worker_stop(struct dc_worker *w)
+void dci_worker_stop(struct dc_worker *w)
 {
 	spin_lock_irq(&w->lock);
 	w->stopped = true;
 	spin_unlock_irq(&w->lock);
 	cancel_delayed_work_sync(&w->work);
 }
+DCI_TEST_EXPORT(dci_worker_stop);

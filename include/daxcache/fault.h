@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * daxcache/fault.h - fault injection for tests (userspace build only).
+ * daxcache/fault.h - fault injection for tests.
+ *
+ * Only test builds have it: the in-tree test library (lib/libdaxcache-core.la)
+ * and the daxcache.ko built next to the test module.  The installed
+ * libdaxcache and the DKMS-built module never fail an allocation on purpose,
+ * and this header is not installed.
  *
  * Every allocation the library makes goes through one hook.  Tests arm it to
  * make the N-th allocation after arming fail, and check that the operation

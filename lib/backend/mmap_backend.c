@@ -344,9 +344,9 @@ static unsigned char *pin_span(const struct dc_mmapbe *be,
 	return be->base + pin->win_off + off;
 }
 
-DC_EXPORT int dc_mmapbe_read(const struct dc_mmapbe *be,
-			     const struct dc_pin *pin, uint64_t off, void *buf,
-			     size_t len)
+int dc_mmapbe_read(const struct dc_mmapbe *be,
+		   const struct dc_pin *pin, uint64_t off, void *buf,
+		   size_t len)
 {
 	unsigned char *src = pin_span(be, pin, off, len);
 	uintptr_t lo, hi;
@@ -359,10 +359,11 @@ DC_EXPORT int dc_mmapbe_read(const struct dc_mmapbe *be,
 	hi = ((uintptr_t)src + len + be->page_mask) & ~be->page_mask;
 	return guarded_copy(buf, src, len, lo, hi);
 }
+DC_EXPORT(dc_mmapbe_read);
 
-DC_EXPORT int dc_mmapbe_write(const struct dc_mmapbe *be,
-			      const struct dc_pin *pin, uint64_t off,
-			      const void *buf, size_t len)
+int dc_mmapbe_write(const struct dc_mmapbe *be,
+		    const struct dc_pin *pin, uint64_t off,
+		    const void *buf, size_t len)
 {
 	unsigned char *dst = pin_span(be, pin, off, len);
 	uintptr_t lo, hi;
@@ -377,6 +378,7 @@ DC_EXPORT int dc_mmapbe_write(const struct dc_mmapbe *be,
 	hi = ((uintptr_t)dst + len + be->page_mask) & ~be->page_mask;
 	return guarded_copy(dst, buf, len, lo, hi);
 }
+DC_EXPORT(dc_mmapbe_write);
 
 static const struct dc_backend_ops mmapbe_ops = {
 	.setup = mmapbe_setup,
@@ -384,13 +386,14 @@ static const struct dc_backend_ops mmapbe_ops = {
 	.writeback = mmapbe_writeback,
 };
 
-DC_EXPORT const struct dc_backend_ops *dc_mmapbe_ops(void)
+const struct dc_backend_ops *dc_mmapbe_ops(void)
 {
 	return &mmapbe_ops;
 }
+DC_EXPORT(dc_mmapbe_ops);
 
-DC_EXPORT int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
-			       size_t size, struct dc_mmapbe **out)
+int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
+		     size_t size, struct dc_mmapbe **out)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	struct dc_mmapbe_config cfg;
@@ -428,7 +431,7 @@ DC_EXPORT int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
-		dc_free(be);
+		dci_free(be);
 		return ret;
 	}
 	be->base = p;
@@ -439,23 +442,26 @@ DC_EXPORT int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
 	*out = be;
 	return 0;
 }
+DC_EXPORT(dc_mmapbe_create);
 
-DC_EXPORT void dc_mmapbe_destroy(struct dc_mmapbe *be)
+void dc_mmapbe_destroy(struct dc_mmapbe *be)
 {
 	if (!be)
 		return;
 	munmap(be->base, be->window_size);
 	dc_mutex_destroy(&be->lock);
-	dc_free(be->files);
-	dc_free(be);
+	dci_free(be->files);
+	dci_free(be);
 }
+DC_EXPORT(dc_mmapbe_destroy);
 
-DC_EXPORT void *dc_mmapbe_window(const struct dc_mmapbe *be)
+void *dc_mmapbe_window(const struct dc_mmapbe *be)
 {
 	return be ? be->base : NULL;
 }
+DC_EXPORT(dc_mmapbe_window);
 
-DC_EXPORT int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd)
+int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd)
 {
 	struct mmapbe_file *files;
 	struct stat st;
@@ -483,7 +489,7 @@ DC_EXPORT int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd)
 		}
 		if (be->nr_files)
 			memcpy(files, be->files, be->nr_files * sizeof(*files));
-		dc_free(be->files);
+		dci_free(be->files);
 		be->files = files;
 		be->cap_files = cap;
 	}
@@ -494,8 +500,9 @@ out:
 	dc_mutex_unlock(&be->lock);
 	return ret;
 }
+DC_EXPORT(dc_mmapbe_add_file);
 
-DC_EXPORT int dc_mmapbe_remove_file(struct dc_mmapbe *be, uint64_t ino)
+int dc_mmapbe_remove_file(struct dc_mmapbe *be, uint64_t ino)
 {
 	struct mmapbe_file *f;
 	int ret = 0;
@@ -511,3 +518,4 @@ DC_EXPORT int dc_mmapbe_remove_file(struct dc_mmapbe *be, uint64_t ino)
 	dc_mutex_unlock(&be->lock);
 	return ret;
 }
+DC_EXPORT(dc_mmapbe_remove_file);

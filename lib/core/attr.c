@@ -27,8 +27,8 @@ struct dc_attr {
 	struct dc_attr_stats st;
 };
 
-DC_EXPORT int dc_attr_create(const struct dc_attr_config *ucfg, size_t size,
-			     struct dc_attr **out)
+int dc_attr_create(const struct dc_attr_config *ucfg, size_t size,
+		   struct dc_attr **out)
 {
 	struct dc_attr_config cfg;
 	struct dc_attr *a;
@@ -52,22 +52,24 @@ DC_EXPORT int dc_attr_create(const struct dc_attr_config *ucfg, size_t size,
 	*out = a;
 	return 0;
 }
+DC_EXPORT(dc_attr_create);
 
-DC_EXPORT void dc_attr_destroy(struct dc_attr *a)
+void dc_attr_destroy(struct dc_attr *a)
 {
 	if (!a)
 		return;
 	dc_spin_lock_destroy(&a->lock);
-	dc_free(a);
+	dci_free(a);
 }
+DC_EXPORT(dc_attr_destroy);
 
 static bool attr_valid_locked(const struct dc_attr *a, uint64_t now_ns)
 {
 	return a->have && !a->stale && !a->expired && now_ns < a->deadline_ns;
 }
 
-DC_EXPORT bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
-				  uint64_t now_ns, uint64_t *out)
+bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
+			uint64_t now_ns, uint64_t *out)
 {
 	bool need = false;
 
@@ -92,9 +94,10 @@ DC_EXPORT bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
 	dc_spin_unlock(&a->lock);
 	return need;
 }
+DC_EXPORT(dc_attr_read_check);
 
-DC_EXPORT int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cur,
-			      uint64_t version, uint64_t now_ns)
+int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cur,
+		    uint64_t version, uint64_t now_ns)
 {
 	struct dc_attr_values old;
 	bool changed;
@@ -126,8 +129,9 @@ DC_EXPORT int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cu
 		a->p.invalidate(a->p.data, &old, cur);
 	return 1;
 }
+DC_EXPORT(dc_attr_refresh);
 
-DC_EXPORT uint64_t dc_attr_version(struct dc_attr *a)
+uint64_t dc_attr_version(struct dc_attr *a)
 {
 	uint64_t v;
 
@@ -136,9 +140,10 @@ DC_EXPORT uint64_t dc_attr_version(struct dc_attr *a)
 	dc_spin_unlock(&a->lock);
 	return v;
 }
+DC_EXPORT(dc_attr_version);
 
-DC_EXPORT void dc_attr_note_write(struct dc_attr *a, uint64_t end,
-				  int64_t mtime_ns, uint64_t now_ns)
+void dc_attr_note_write(struct dc_attr *a, uint64_t end,
+			int64_t mtime_ns, uint64_t now_ns)
 {
 	dc_spin_lock(&a->lock);
 	a->version++;
@@ -151,16 +156,18 @@ DC_EXPORT void dc_attr_note_write(struct dc_attr *a, uint64_t end,
 		a->stale = true;
 	dc_spin_unlock(&a->lock);
 }
+DC_EXPORT(dc_attr_note_write);
 
-DC_EXPORT void dc_attr_expire(struct dc_attr *a)
+void dc_attr_expire(struct dc_attr *a)
 {
 	dc_spin_lock(&a->lock);
 	a->expired = true;
 	dc_spin_unlock(&a->lock);
 }
+DC_EXPORT(dc_attr_expire);
 
-DC_EXPORT bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v,
-			   uint64_t now_ns)
+bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v,
+		 uint64_t now_ns)
 {
 	bool valid;
 
@@ -170,9 +177,10 @@ DC_EXPORT bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v,
 	dc_spin_unlock(&a->lock);
 	return valid;
 }
+DC_EXPORT(dc_attr_get);
 
-DC_EXPORT int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st,
-			    size_t size)
+int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st,
+		  size_t size)
 {
 	struct dc_attr_stats snap;
 
@@ -184,3 +192,4 @@ DC_EXPORT int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st,
 	return sized_copy_out(st, size, &snap, sizeof(snap),
 			      DC_ATTR_STATS_SIZE_VER0);
 }
+DC_EXPORT(dc_attr_stats);

@@ -26,8 +26,8 @@
 #define DC_KNOWN_FLAGS	(DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE | \
 			 DC_CACHE_INLINE_OWN_ONLY)
 
-DC_EXPORT int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
-				   uint64_t window_size)
+int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
+			 uint64_t window_size)
 {
 	struct dc_cache_config def;
 
@@ -43,6 +43,7 @@ DC_EXPORT int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
 	return sized_copy_out(cfg, size, &def, sizeof(def),
 			      DC_CACHE_CONFIG_SIZE_VER0);
 }
+DC_EXPORT(dc_cache_config_init);
 
 /* Say why a config is refused, and refuse it. */
 static int config_invalid(const char *why)
@@ -114,11 +115,11 @@ static int config_copy_in(struct dc_cache_config *cfg,
 	return ret;
 }
 
-DC_EXPORT int dc_cache_create(const struct dc_cache_config *ucfg,
-			      size_t cfg_size,
-			      const struct dc_backend_ops *uops,
-			      size_t ops_size, void *priv,
-			      struct dc_cache **out)
+int dc_cache_create(const struct dc_cache_config *ucfg,
+		    size_t cfg_size,
+		    const struct dc_backend_ops *uops,
+		    size_t ops_size, void *priv,
+		    struct dc_cache **out)
 {
 	const struct dc_cache_config *cfg;
 	struct dc_cache_config kcfg;
@@ -162,7 +163,7 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *ucfg,
 		ret = -ENOMEM;
 		goto fail_free;
 	}
-	ret = dc_admit_init(c);
+	ret = dci_admit_init(c);
 	if (ret)
 		goto fail_free;
 	dc_spin_lock_init(&c->pool_lock);
@@ -180,29 +181,30 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *ucfg,
 	}
 	c->nr_free = c->nr_ranges;
 	dc_atomic64_set(&c->evict_deadline, DC_WAIT_FOREVER);
-	dc_waitq_init(&c->waitq);
-	ret = dc_inode_table_init(c);
+	dci_waitq_init(&c->waitq);
+	ret = dci_inode_table_init(c);
 	if (ret)
 		goto fail_locks;
-	ret = dc_worker_start(&c->reclaimer, dc_reclaimer_fn, "dc-reclaim");
+	ret = dci_worker_start(&c->reclaimer, dci_reclaimer_fn, "dc-reclaim");
 	if (ret)
 		goto fail_table;
 	*out = c;
 	return 0;
 
 fail_table:
-	dc_inode_table_fini(c);
+	dci_inode_table_fini(c);
 fail_locks:
-	dc_waitq_destroy(&c->waitq);
+	dci_waitq_destroy(&c->waitq);
 	dc_spin_lock_destroy(&c->pool_lock);
 fail_free:
-	dc_admit_fini(c);
-	dc_free(c->bg_entries);
-	dc_free(c->bg_ranges);
-	dc_free(c->ranges);
-	dc_free(c);
+	dci_admit_fini(c);
+	dci_free(c->bg_entries);
+	dci_free(c->bg_ranges);
+	dci_free(c->ranges);
+	dci_free(c);
 	return ret;
 }
+DC_EXPORT(dc_cache_create);
 
 static const char *const backend_op_name[DC_BE_NR] = {
 	[DC_BE_SETUP] = "setup",
@@ -220,8 +222,8 @@ static const char *const backend_op_name[DC_BE_NR] = {
  * it can never pass for another answer (a setup's 1 for DC_MAP_BYPASS).
  * Returns the error to act on.
  */
-int dc_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
-		      unsigned int *nth)
+int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
+		       unsigned int *nth)
 {
 	unsigned int n;
 
@@ -249,7 +251,7 @@ static unsigned int pins_held(struct dc_cache *c)
 	return n;
 }
 
-DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
+int dc_cache_destroy(struct dc_cache *c)
 {
 	struct dc_inode *list, *inode;
 
@@ -264,10 +266,10 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	if (!c->destroying) {
 		c->destroying = true;
 		dc_atomic_set(&c->reclaimer_stopping, 1);
-		dc_cache_wake(c);
-		dc_worker_stop(&c->reclaimer);
-		dc_inode_evict_deferred(c);
-		dc_inode_table_drain(c);
+		dci_cache_wake(c);
+		dci_worker_stop(&c->reclaimer);
+		dci_inode_evict_deferred(c);
+		dci_inode_table_drain(c);
 	}
 	/*
 	 * Inodes whose eviction gave up on pins, now or at an earlier call:
@@ -280,7 +282,7 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	dc_spin_unlock(&c->pool_lock);
 	while ((inode = list)) {
 		list = inode->evict_next;
-		dc_inode_evict(inode);
+		dci_inode_evict(inode);
 	}
 	if (c->orphans) {
 		/*
@@ -289,7 +291,7 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 		 * range and the cache.  A misuse: counted for dc_warn_count(),
 		 * and said by every call that finds it.
 		 */
-		dc_plat_warn_note();
+		dci_plat_warn_note();
 		dc_pr_err("%s: %u mappings still pinned after %llu ms; the cache is left allocated until %s() is called again after their dc_unpin()",
 			  __func__, pins_held(c),
 			  (unsigned long long)(DC_DESTROY_PIN_TIMEOUT_NS / 1000000),
@@ -300,24 +302,26 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	dc_rcu_barrier();
 	dc_warn_once(c->nr_free != c->nr_ranges, "ranges lost: %u free of %u",
 		     c->nr_free, c->nr_ranges);
-	dc_inode_table_fini(c);
-	dc_waitq_destroy(&c->waitq);
+	dci_inode_table_fini(c);
+	dci_waitq_destroy(&c->waitq);
 	dc_spin_lock_destroy(&c->pool_lock);
-	dc_admit_fini(c);
-	dc_free(c->bg_entries);
-	dc_free(c->bg_ranges);
-	dc_free(c->ranges);
-	dc_free(c);
+	dci_admit_fini(c);
+	dci_free(c->bg_entries);
+	dci_free(c->bg_ranges);
+	dci_free(c->ranges);
+	dci_free(c);
 	return 0;
 }
+DC_EXPORT(dc_cache_destroy);
 
-DC_EXPORT uint64_t dc_cache_range_size(const struct dc_cache *c)
+uint64_t dc_cache_range_size(const struct dc_cache *c)
 {
 	return c->range_size;
 }
+DC_EXPORT(dc_cache_range_size);
 
-DC_EXPORT int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
-			     size_t size)
+int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
+		   size_t size)
 {
 	struct dc_cache *c = (struct dc_cache *)cc;
 	uint64_t sum[DC_STAT_NR] = { 0 };
@@ -358,3 +362,4 @@ DC_EXPORT int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *s
 	return sized_copy_out(st, size, &full, sizeof(full),
 			      DC_CACHE_STATS_SIZE_VER0);
 }
+DC_EXPORT(dc_cache_stats);

@@ -17,7 +17,7 @@
  *   from the long-distance re-references of a uniform spread.
  *
  * A contested miss (no free range) is admitted when it is in the ghost and
- * its count beats the victim's (see dc_admit_contest()), or at once when it
+ * its count beats the victim's (see dci_admit_contest()), or at once when it
  * continues a sequential stream (see stream_locked()): the ghost also keeps
  * where in its range each recent miss fell, which tells a stream's forward
  * steps from the scattered offsets of random reads.
@@ -77,7 +77,7 @@ static inline uint64_t key_hash(uint64_t ino, uint64_t index)
 	return mix64(mix64(ino + 0x9e3779b97f4a7c15ull) ^ index);
 }
 
-int dc_admit_init(struct dc_cache *c)
+int dci_admit_init(struct dc_cache *c)
 {
 	struct dc_admit *a = &c->adm;
 	uint32_t ns, ng;
@@ -92,9 +92,9 @@ int dc_admit_init(struct dc_cache *c)
 	a->ghost = dc_zalloc((size_t)ng * sizeof(*a->ghost));
 	a->ghost_pos = dc_zalloc((size_t)ng * sizeof(*a->ghost_pos));
 	if (!a->sketch || !a->ghost || !a->ghost_pos) {
-		dc_free(a->sketch);
-		dc_free(a->ghost);
-		dc_free(a->ghost_pos);
+		dci_free(a->sketch);
+		dci_free(a->ghost);
+		dci_free(a->ghost_pos);
 		a->sketch = NULL;
 		a->ghost = NULL;
 		a->ghost_pos = NULL;
@@ -109,16 +109,16 @@ int dc_admit_init(struct dc_cache *c)
 	return 0;
 }
 
-void dc_admit_fini(struct dc_cache *c)
+void dci_admit_fini(struct dc_cache *c)
 {
 	struct dc_admit *a = &c->adm;
 
 	if (!a->sketch)
 		return;
 	dc_spin_lock_destroy(&a->lock);
-	dc_free(a->sketch);
-	dc_free(a->ghost);
-	dc_free(a->ghost_pos);
+	dci_free(a->sketch);
+	dci_free(a->ghost);
+	dci_free(a->ghost_pos);
 	a->sketch = NULL;
 	a->ghost = NULL;
 	a->ghost_pos = NULL;
@@ -222,7 +222,7 @@ static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
 }
 
 /**
- * dc_admit_note_miss() - count a miss under admission control.
+ * dci_admit_note_miss() - count a miss under admission control.
  * @c: the cache (admit policy DC_ADMIT_FREQ).
  * @inode: the inode that missed.
  * @file_off: the file offset that missed.
@@ -233,8 +233,8 @@ static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
  *
  * Context: @inode's mutex held; takes the admission lock.
  */
-void dc_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
-			uint64_t file_off, struct dc_admit_cand *cand)
+void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
+			 uint64_t file_off, struct dc_admit_cand *cand)
 {
 	struct dc_admit *a = &c->adm;
 	uint64_t index = file_off >> c->cfg.range_shift;
@@ -265,7 +265,7 @@ void dc_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 }
 
 /**
- * dc_admit_seen() - count a reference to a mapped range, seen by the victim
+ * dci_admit_seen() - count a reference to a mapped range, seen by the victim
  *	scan as its accessed bit (which the scan then clears).
  * @c: the cache.
  * @ino: the inode id.
@@ -275,7 +275,7 @@ void dc_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
  *
  * Context: any lock but the admission lock held; never sleeps.
  */
-void dc_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
+void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
 {
 	struct dc_admit *a = &c->adm;
 
@@ -287,9 +287,9 @@ void dc_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
 }
 
 /**
- * dc_admit_contest() - decide a contested miss against its victim.
+ * dci_admit_contest() - decide a contested miss against its victim.
  * @c: the cache (admit policy DC_ADMIT_FREQ).
- * @cand: the miss, from dc_admit_note_miss().
+ * @cand: the miss, from dci_admit_note_miss().
  * @victim_ino: the inode id of the idle mapping that would be reclaimed.
  * @victim_index: its range index.
  *
@@ -306,8 +306,8 @@ void dc_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
  * Context: the mapping inode's mutex held; takes the admission lock.
  * Return: true to map the miss over the victim, false to bypass.
  */
-bool dc_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
-		      uint64_t victim_ino, uint64_t victim_index)
+bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
+		       uint64_t victim_ino, uint64_t victim_index)
 {
 	struct dc_admit *a = &c->adm;
 	unsigned int vest;

@@ -22,8 +22,8 @@
  * under the lock.
  *
  * Callers: dc_inode_get()/dc_inode_put() (the API), the reclaim walks
- * (dc_inode_tryhold(), dc_inode_put_deferred()) and dc_cache_create() /
- * dc_cache_destroy() (cache.c: dc_inode_table_init(), _drain() and _fini()).
+ * (dci_inode_tryhold(), dci_inode_put_deferred()) and dc_cache_create() /
+ * dc_cache_destroy() (cache.c: dci_inode_table_init(), _drain() and _fini()).
  */
 #include "cache_internal.h"
 #include "itree_internal.h"
@@ -61,7 +61,7 @@ static struct dc_inode_table *table_alloc(struct dc_cache *c, unsigned int bits,
 	return t;
 }
 
-int dc_inode_table_init(struct dc_cache *c)
+int dci_inode_table_init(struct dc_cache *c)
 {
 	struct dc_inode_table *t = table_alloc(c, DC_INODE_HASH_BITS_MIN, 0);
 
@@ -125,7 +125,7 @@ static void table_free_rcu(dc_rcu_head_t *head)
 	struct dc_inode_table *t = dc_container_of(head, struct dc_inode_table, rcu);
 	struct dc_cache *c = t->cache;
 
-	dc_free(t);
+	dci_free(t);
 	/* No reader follows the old table's links any more: free to reuse. */
 	dc_smp_mb();
 	dc_atomic_set(&c->inode_links_busy, 0);
@@ -168,7 +168,7 @@ static void inode_free_rcu(dc_rcu_head_t *head)
 	struct dc_inode *inode = dc_container_of(head, struct dc_inode, rcu);
 
 	dc_mutex_destroy(&inode->mutex);
-	dc_free(inode);
+	dci_free(inode);
 }
 
 /*
@@ -176,11 +176,11 @@ static void inode_free_rcu(dc_rcu_head_t *head)
  * If dc_cache_destroy() gave up on pins meanwhile, the inode keeps what is
  * pinned and waits on the cache's orphan list for destroy's next call.
  */
-void dc_inode_evict(struct dc_inode *inode)
+void dci_inode_evict(struct dc_inode *inode)
 {
 	struct dc_cache *c = inode->cache;
 
-	if (dc_inode_drop_range(inode, 0, UINT64_MAX, true)) {
+	if (dci_inode_drop_range(inode, 0, UINT64_MAX, true)) {
 		dc_spin_lock(&c->pool_lock);
 		inode->evict_next = c->orphans;
 		c->orphans = inode;
@@ -198,10 +198,10 @@ static struct dc_inode *inode_new(struct dc_cache *c, uint64_t id)
 	if (!inode)
 		return NULL;
 	if (dc_itree_create(&inode->tree)) {
-		dc_free(inode);
+		dci_free(inode);
 		return NULL;
 	}
-	dc_itree_set_writer_lock(inode->tree, &inode->mutex);
+	dci_itree_set_writer_lock(inode->tree, &inode->mutex);
 	inode->cache = c;
 	inode->id = id;
 	dc_mutex_init(&inode->mutex);
@@ -209,7 +209,7 @@ static struct dc_inode *inode_new(struct dc_cache *c, uint64_t id)
 	return inode;
 }
 
-DC_EXPORT int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
+int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
 {
 	struct dc_inode *inode;
 	int ret;
@@ -248,6 +248,7 @@ DC_EXPORT int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **ou
 	*out = inode;
 	return 0;
 }
+DC_EXPORT(dc_inode_get);
 
 /*
  * Drop a reference; true if it was the last (the inode is unhashed then).
@@ -270,11 +271,12 @@ static bool inode_put_unhash(struct dc_inode *inode)
 	return last;
 }
 
-DC_EXPORT void dc_inode_put(struct dc_inode *inode)
+void dc_inode_put(struct dc_inode *inode)
 {
 	if (inode && inode_put_unhash(inode))
-		dc_inode_evict(inode);
+		dci_inode_evict(inode);
 }
+DC_EXPORT(dc_inode_put);
 
 /*
  * Drop a passing reference that a reclaim walk took while its thread holds
@@ -282,7 +284,7 @@ DC_EXPORT void dc_inode_put(struct dc_inode *inode)
  * removes, a wait for pins) must not run under that mutex: the inode, no
  * longer findable, goes to the background reclaimer, which evicts it.
  */
-void dc_inode_put_deferred(struct dc_inode *inode)
+void dci_inode_put_deferred(struct dc_inode *inode)
 {
 	struct dc_cache *c = inode->cache;
 
@@ -292,11 +294,11 @@ void dc_inode_put_deferred(struct dc_inode *inode)
 	inode->evict_next = c->evict_list;
 	c->evict_list = inode;
 	dc_spin_unlock(&c->pool_lock);
-	dc_reclaimer_kick(c);
+	dci_reclaimer_kick(c);
 }
 
-/* Evict what dc_inode_put_deferred() left (the reclaimer, and destroy). */
-void dc_inode_evict_deferred(struct dc_cache *c)
+/* Evict what dci_inode_put_deferred() left (the reclaimer, and destroy). */
+void dci_inode_evict_deferred(struct dc_cache *c)
 {
 	struct dc_inode *list, *inode;
 
@@ -306,25 +308,26 @@ void dc_inode_evict_deferred(struct dc_cache *c)
 	dc_spin_unlock(&c->pool_lock);
 	while ((inode = list)) {
 		list = inode->evict_next;
-		dc_inode_evict(inode);
+		dci_inode_evict(inode);
 	}
 }
 
-bool dc_inode_tryhold(struct dc_inode *inode)
+bool dci_inode_tryhold(struct dc_inode *inode)
 {
 	return dc_refcount_inc_not_zero(&inode->ref);
 }
 
-DC_EXPORT uint64_t dc_inode_id(const struct dc_inode *inode)
+uint64_t dc_inode_id(const struct dc_inode *inode)
 {
 	return inode->id;
 }
+DC_EXPORT(dc_inode_id);
 
 /*
  * dc_cache_destroy(): evict every inode still in the table, which callers
  * should have put (each is reported).  The reclaimer is stopped.
  */
-void dc_inode_table_drain(struct dc_cache *c)
+void dci_inode_table_drain(struct dc_cache *c)
 {
 	struct dc_inode_table *t;
 	struct dc_inode *inode;
@@ -339,7 +342,7 @@ void dc_inode_table_drain(struct dc_cache *c)
 				   dc_refcount_read(&inode->ref));
 			table_unlink(c, inode);
 			dc_mutex_unlock(&c->inode_lock);
-			dc_inode_evict(inode);
+			dci_inode_evict(inode);
 			dc_mutex_lock(&c->inode_lock);
 		}
 	}
@@ -347,8 +350,8 @@ void dc_inode_table_drain(struct dc_cache *c)
 }
 
 /* The end of dc_cache_destroy(), after its dc_rcu_barrier(). */
-void dc_inode_table_fini(struct dc_cache *c)
+void dci_inode_table_fini(struct dc_cache *c)
 {
-	dc_free(dc_rcu_dereference_protected(c->inodes, true));
+	dci_free(dc_rcu_dereference_protected(c->inodes, true));
 	dc_mutex_destroy(&c->inode_lock);
 }

@@ -145,7 +145,7 @@ enum dc_backend_op {
 	DC_BE_NR
 };
 
-/* Appended to each failure line: see dc_backend_failed(). */
+/* Appended to each failure line: see dci_backend_failed(). */
 #define DC_BE_FAIL_NOTE	" (failure %u of this op; only the 1st, 2nd, 4th, 8th... are logged)"
 
 struct dc_stat_stripe {
@@ -172,7 +172,7 @@ struct dc_admit {
 	uint64_t sample;		/* halve after this many */
 };
 
-/* A miss under admission control, as dc_admit_note_miss() saw it. */
+/* A miss under admission control, as dci_admit_note_miss() saw it. */
 struct dc_admit_cand {
 	uint64_t ino;
 	uint64_t index;
@@ -232,7 +232,7 @@ struct dc_cache {
 	struct dc_inode_table __rcu *inodes;
 	dc_atomic_t inode_links_busy;	/* a retired table is still read */
 
-	/* Unhashed inodes the reclaimer is to evict (dc_inode_put_deferred()). */
+	/* Unhashed inodes the reclaimer is to evict (dci_inode_put_deferred()). */
 	struct dc_inode *evict_list;
 	/*
 	 * Evicted inodes that kept pinned mappings when dc_cache_destroy()
@@ -261,29 +261,29 @@ static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 }
 
 /* cache.c */
-int dc_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
-		      unsigned int *nth);
+int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
+		       unsigned int *nth);
 
 /* cache_inode.c */
-int dc_inode_table_init(struct dc_cache *c);
-void dc_inode_table_drain(struct dc_cache *c);
-void dc_inode_table_fini(struct dc_cache *c);
-void dc_inode_evict(struct dc_inode *inode);
-bool dc_inode_tryhold(struct dc_inode *inode);
-void dc_inode_put_deferred(struct dc_inode *inode);
-void dc_inode_evict_deferred(struct dc_cache *c);
+int dci_inode_table_init(struct dc_cache *c);
+void dci_inode_table_drain(struct dc_cache *c);
+void dci_inode_table_fini(struct dc_cache *c);
+void dci_inode_evict(struct dc_inode *inode);
+bool dci_inode_tryhold(struct dc_inode *inode);
+void dci_inode_put_deferred(struct dc_inode *inode);
+void dci_inode_evict_deferred(struct dc_cache *c);
 
 /* cache_map.c */
-void dc_cache_wake(struct dc_cache *c);
+void dci_cache_wake(struct dc_cache *c);
 
 /* cache_admit.c */
-int dc_admit_init(struct dc_cache *c);
-void dc_admit_fini(struct dc_cache *c);
-void dc_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
-			uint64_t file_off, struct dc_admit_cand *cand);
-void dc_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index);
-bool dc_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
-		      uint64_t victim_ino, uint64_t victim_index);
+int dci_admit_init(struct dc_cache *c);
+void dci_admit_fini(struct dc_cache *c);
+void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
+			 uint64_t file_off, struct dc_admit_cand *cand);
+void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index);
+bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
+		       uint64_t victim_ino, uint64_t victim_index);
 
 /* Whether a dc_map() call with @flags is under admission control. */
 static inline bool dc_admit_applies(const struct dc_cache *c, unsigned int flags)
@@ -292,16 +292,16 @@ static inline bool dc_admit_applies(const struct dc_cache *c, unsigned int flags
 }
 
 /* cache_reclaim.c */
-struct dc_range *dc_pool_take_free(struct dc_cache *c, bool may_kick);
-void dc_pool_put_free(struct dc_cache *c, struct dc_range *r);
-void dc_range_release(struct dc_cache *c, struct dc_range *r);
-void dc_pool_add_busy(struct dc_cache *c, struct dc_range *r);
-struct dc_range *dc_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
-				   const struct dc_admit_cand *cand,
-				   bool *refused);
-void dc_reclaimer_kick(struct dc_cache *c);
-void dc_reclaimer_fn(struct dc_worker *w);
-int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
-			bool wait_for_pins);
+struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick);
+void dci_pool_put_free(struct dc_cache *c, struct dc_range *r);
+void dci_range_release(struct dc_cache *c, struct dc_range *r);
+void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r);
+struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
+				    const struct dc_admit_cand *cand,
+				    bool *refused);
+void dci_reclaimer_kick(struct dc_cache *c);
+void dci_reclaimer_fn(struct dc_worker *w);
+int dci_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
+			 bool wait_for_pins);
 
 #endif /* DC_CACHE_INTERNAL_H */

@@ -11,7 +11,7 @@
  *
  * Callers: the API (<daxcache/cache.h>: dc_map(), dc_map_timeout(),
  * dc_unpin(), dc_wait_free()); cache.c and cache_reclaim.c wake the waiters
- * through dc_cache_wake().
+ * through dci_cache_wake().
  */
 #include "cache_internal.h"
 
@@ -19,10 +19,10 @@
 			 DC_MAP_MAY_BYPASS)
 
 /* Bump the event count and wake everyone waiting for a range. */
-void dc_cache_wake(struct dc_cache *c)
+void dci_cache_wake(struct dc_cache *c)
 {
 	dc_atomic64_inc(&c->events);
-	dc_waitq_wake_all(&c->waitq);
+	dci_waitq_wake_all(&c->waitq);
 }
 
 /*
@@ -38,7 +38,7 @@ static inline void range_unpin(struct dc_range *r)
 	dc_refcount_dec(&r->ref);
 	dc_smp_mb__after_atomic();
 	if (dc_unlikely(dc_atomic_read(&c->waiters)))
-		dc_cache_wake(c);
+		dci_cache_wake(c);
 }
 
 /*
@@ -123,7 +123,7 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 				    DC_MAP_READ | DC_MAP_WRITE);
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
-			ret = dc_backend_failed(c, DC_BE_SETUP, ret, &nth);
+			ret = dci_backend_failed(c, DC_BE_SETUP, ret, &nth);
 			if (nth)
 				dc_pr_warn("setup of inode %llu range %llu for writing failed: %d"
 					   DC_BE_FAIL_NOTE,
@@ -165,12 +165,12 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 
 	*refused = false;
 	*contested = false;
-	r = dc_pool_take_free(c, !cand);
+	r = dci_pool_take_free(c, !cand);
 	if (r || (flags & DC_MAP_NORECLAIM))
 		return r;
 	if (c->cfg.flags & DC_CACHE_KICK_BG_FIRST)
-		dc_reclaimer_kick(c);
-	r = dc_reclaim_inline(c, inode, cand, refused);
+		dci_reclaimer_kick(c);
+	r = dci_reclaim_inline(c, inode, cand, refused);
 	*contested = r && cand;
 	return r;
 }
@@ -201,7 +201,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 				    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
-			ret = dc_backend_failed(c, DC_BE_SETUP, ret, &nth);
+			ret = dci_backend_failed(c, DC_BE_SETUP, ret, &nth);
 			if (nth)
 				dc_pr_warn("setup of inode %llu range %llu failed: %d"
 					   DC_BE_FAIL_NOTE,
@@ -211,7 +211,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 		}
 	}
 	if (ret) {
-		dc_range_release(c, r);
+		dci_range_release(c, r);
 		return ret;
 	}
 	r->mapped_ino = inode->id;
@@ -219,7 +219,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	r->backend_mapped = true;
 	/* One reference for the mapping, one for the caller's pin. */
 	dc_refcount_set_release(&r->ref, 2);
-	dc_pool_add_busy(c, r);
+	dci_pool_add_busy(c, r);
 	dc_write_once(*hint_slot(inode, index), r);
 	dc_stat_inc(c, DC_STAT_MISSES);
 	return 0;
@@ -276,7 +276,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			break;
 		}
 		if (admit && !noted) {
-			dc_admit_note_miss(c, inode, file_off, &cand);
+			dci_admit_note_miss(c, inode, file_off, &cand);
 			cand.write = flags & DC_MAP_WRITE;
 			noted = true;
 		}
@@ -296,7 +296,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			ret = DC_MAP_BYPASS;
 			break;
 		}
-		dc_reclaimer_kick(c);
+		dci_reclaimer_kick(c);
 		if (admit && !(flags & DC_MAP_NORECLAIM) &&
 		    ((flags & DC_MAP_NOWAIT) || !dc_atomic_read(&c->reclaiming))) {
 			/*
@@ -351,9 +351,9 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 	return ret;
 }
 
-DC_EXPORT int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
-			     unsigned int flags, uint64_t timeout_ns,
-			     struct dc_pin *pin)
+int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
+		   unsigned int flags, uint64_t timeout_ns,
+		   struct dc_pin *pin)
 {
 	struct dc_cache *c;
 	struct dc_range *r;
@@ -411,17 +411,19 @@ no_pin:
 		memset(pin, 0, sizeof(*pin));
 	return ret;
 }
+DC_EXPORT(dc_map_timeout);
 
-DC_EXPORT int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
-		     struct dc_pin *pin)
+int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+	   struct dc_pin *pin)
 {
 	/* dc_map_timeout() refuses a NULL inode (and empties the pin). */
 	return dc_map_timeout(inode, file_off, flags,
 			      dc_likely(inode) ? inode->cache->cfg.wait_timeout_ns : 0,
 			      pin);
 }
+DC_EXPORT(dc_map);
 
-DC_EXPORT void dc_unpin(struct dc_pin *pin)
+void dc_unpin(struct dc_pin *pin)
 {
 	struct dc_range *r;
 
@@ -431,8 +433,9 @@ DC_EXPORT void dc_unpin(struct dc_pin *pin)
 	pin->range = NULL;
 	range_unpin(r);
 }
+DC_EXPORT(dc_unpin);
 
-DC_EXPORT int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
+int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 {
 	uint64_t deadline, ev, now;
 	int ret = 0;
@@ -449,7 +452,7 @@ DC_EXPORT int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 		ev = dc_atomic64_read(&c->events);
 		if (dc_read_once(c->nr_free))
 			break;
-		dc_reclaimer_kick(c);
+		dci_reclaimer_kick(c);
 		now = dc_now_ns();
 		if (deadline != DC_WAIT_FOREVER && now >= deadline) {
 			ret = -ETIMEDOUT;
@@ -466,3 +469,4 @@ DC_EXPORT int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 	dc_atomic_dec(&c->waiters);
 	return ret;
 }
+DC_EXPORT(dc_wait_free);

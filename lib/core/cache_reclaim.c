@@ -29,7 +29,7 @@
  * reclaimer, unless !@may_kick: a miss under admission control maps into
  * free ranges without having mappings evicted to make more.
  */
-struct dc_range *dc_pool_take_free(struct dc_cache *c, bool may_kick)
+struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
 {
 	struct dc_range *r = NULL;
 	bool kick = false;
@@ -43,11 +43,11 @@ struct dc_range *dc_pool_take_free(struct dc_cache *c, bool may_kick)
 	}
 	dc_spin_unlock(&c->pool_lock);
 	if (kick)
-		dc_reclaimer_kick(c);
+		dci_reclaimer_kick(c);
 	return r;
 }
 
-void dc_pool_put_free(struct dc_cache *c, struct dc_range *r)
+void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
 {
 	dc_spin_lock(&c->pool_lock);
 	dc_list_add_before(&r->link, c->free_list.next);
@@ -55,11 +55,11 @@ void dc_pool_put_free(struct dc_cache *c, struct dc_range *r)
 	dc_spin_unlock(&c->pool_lock);
 	dc_smp_mb();
 	if (dc_atomic_read(&c->waiters))
-		dc_cache_wake(c);
+		dci_cache_wake(c);
 }
 
 /* Newest mappings go just behind the hand: the last the hand reaches. */
-void dc_pool_add_busy(struct dc_cache *c, struct dc_range *r)
+void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r)
 {
 	dc_spin_lock(&c->pool_lock);
 	dc_list_add_before(&r->link, c->hand);
@@ -96,7 +96,7 @@ static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 	dc_stat_add(c, DC_STAT_REMOVES_SENT, n);
 	if (ret) {
 		dc_stat_inc(c, DC_STAT_REMOVE_FAILURES);
-		ret = dc_backend_failed(c, DC_BE_REMOVE, ret, &nth);
+		ret = dci_backend_failed(c, DC_BE_REMOVE, ret, &nth);
 		if (nth)
 			dc_pr_warn("remove of %u mappings failed: %d" DC_BE_FAIL_NOTE,
 				   n, ret, nth);
@@ -121,7 +121,7 @@ static void batch_flush(struct dc_cache *c, struct remove_batch *b)
 	for (i = 0; i < b->n; i++) {
 		/* Even after a failed remove: a later setup replaces it. */
 		b->ranges[i]->backend_mapped = false;
-		dc_pool_put_free(c, b->ranges[i]);
+		dci_pool_put_free(c, b->ranges[i]);
 	}
 	b->n = 0;
 }
@@ -131,14 +131,14 @@ static void batch_add(struct dc_cache *c, struct remove_batch *b,
 		      struct dc_range *r)
 {
 	if (!r->backend_mapped) {
-		dc_pool_put_free(c, r);
+		dci_pool_put_free(c, r);
 		return;
 	}
 	entry_of(c, r, &b->entries[b->n]);
 	b->ranges[b->n++] = r;
 }
 
-void dc_range_release(struct dc_cache *c, struct dc_range *r)
+void dci_range_release(struct dc_cache *c, struct dc_range *r)
 {
 	struct dc_remove_entry e;
 	struct remove_batch b = { .ranges = &r, .entries = &e, .max = 1 };
@@ -174,7 +174,7 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 					c->range_size, r->win_off);
 		if (ret) {
 			dc_stat_inc(c, DC_STAT_WRITEBACK_FAILURES);
-			ret = dc_backend_failed(c, DC_BE_WRITEBACK, ret, &nth);
+			ret = dci_backend_failed(c, DC_BE_WRITEBACK, ret, &nth);
 			if (nth)
 				dc_pr_warn("writeback of inode %llu range %llu failed: %d%s"
 					   DC_BE_FAIL_NOTE,
@@ -218,11 +218,11 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 			goto next;
 		if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
 			dc_write_once(r->accessed, false);
-			dc_admit_seen(c, r->owner->id, r->index);
+			dci_admit_seen(c, r->owner->id, r->index);
 			goto next;
 		}
 		/* On the busy ring, the owner is alive; it may be dying. */
-		if (dc_inode_tryhold(r->owner)) {
+		if (dci_inode_tryhold(r->owner)) {
 			*owner = r->owner;
 			break;
 		}
@@ -255,8 +255,8 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
 		if (dc_refcount_read(&r->ref) == 1) {
 			if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
 				dc_write_once(r->accessed, false);
-				dc_admit_seen(c, self->id, r->index);
-			} else if (cand && !dc_admit_contest(c, cand, self->id, r->index)) {
+				dci_admit_seen(c, self->id, r->index);
+			} else if (cand && !dci_admit_contest(c, cand, self->id, r->index)) {
 				/* The next contest starts from this victim. */
 				self->reclaim_cursor = e.start;
 				*refused = true;
@@ -278,7 +278,7 @@ static int contest_claim(struct dc_cache *c, struct dc_inode *owner,
 			 bool *refused)
 {
 	if (cand && dc_read_once(r->owner) == owner &&
-	    !dc_admit_contest(c, cand, owner->id, dc_read_once(r->index))) {
+	    !dci_admit_contest(c, cand, owner->id, dc_read_once(r->index))) {
 		*refused = true;
 		return -EBUSY;
 	}
@@ -307,7 +307,7 @@ static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
 			dc_mutex_unlock(&owner->mutex);
 		}
 		/* We hold @self's mutex: a last put must not evict here. */
-		dc_inode_put_deferred(owner);
+		dci_inode_put_deferred(owner);
 		if (!ret)
 			return r;
 		if (*refused)
@@ -322,8 +322,8 @@ static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
  * NULL with *@refused set means the miss lost and should be bypassed, NULL
  * without it that no idle range could be claimed.
  */
-struct dc_range *dc_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
-				   const struct dc_admit_cand *cand, bool *refused)
+struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
+				    const struct dc_admit_cand *cand, bool *refused)
 {
 	struct dc_range *r;
 
@@ -349,10 +349,10 @@ struct dc_range *dc_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 
 /* --- the background reclaimer ---------------------------------------------- */
 
-void dc_reclaimer_kick(struct dc_cache *c)
+void dci_reclaimer_kick(struct dc_cache *c)
 {
 	if (!dc_atomic_read(&c->reclaimer_stopping))
-		dc_worker_queue(&c->reclaimer);
+		dci_worker_queue(&c->reclaimer);
 }
 
 static unsigned int nr_free(struct dc_cache *c)
@@ -374,7 +374,7 @@ static void reclaiming_done(struct dc_cache *c, unsigned int n)
 		dc_atomic_dec(&c->reclaiming);
 	dc_smp_mb__after_atomic();
 	if (dc_atomic_read(&c->waiters))
-		dc_cache_wake(c);
+		dci_cache_wake(c);
 }
 
 /*
@@ -384,7 +384,7 @@ static void reclaiming_done(struct dc_cache *c, unsigned int n)
  * kicks the reclaimer again when an unpin wakes it.  Each range is counted
  * in c->reclaiming from before the victim is looked for until it is free.
  */
-void dc_reclaimer_fn(struct dc_worker *w)
+void dci_reclaimer_fn(struct dc_worker *w)
 {
 	struct dc_cache *c = dc_container_of(w, struct dc_cache, reclaimer);
 	struct remove_batch b = {
@@ -393,7 +393,7 @@ void dc_reclaimer_fn(struct dc_worker *w)
 		.max = c->cfg.remove_batch_max,
 	};
 
-	dc_inode_evict_deferred(c);
+	dci_inode_evict_deferred(c);
 	while (!dc_atomic_read(&c->reclaimer_stopping) && nr_free(c) < c->threshold) {
 		unsigned int got = 0, held = 0, tries = c->nr_ranges;
 		struct dc_inode *owner;
@@ -450,8 +450,8 @@ void dc_reclaimer_fn(struct dc_worker *w)
  * failed writeback (the mapping stays) is what the caller hears, even when
  * some mappings were pinned too: a pin is no data loss.
  */
-int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
-			bool evict)
+int dci_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
+			 bool evict)
 {
 	struct dc_cache *c = inode->cache;
 	struct dc_range *one_range;
@@ -472,8 +472,8 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 			b.max = want;
 		} else {
 			/* One at a time then: slower, but it never fails. */
-			dc_free(b.ranges);
-			dc_free(b.entries);
+			dci_free(b.ranges);
+			dci_free(b.entries);
 			b.ranges = &one_range;
 			b.entries = &one_entry;
 		}
@@ -549,13 +549,13 @@ int dc_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 	if (registered)
 		dc_atomic_dec(&c->waiters);
 	if (b.ranges != &one_range) {
-		dc_free(b.ranges);
-		dc_free(b.entries);
+		dci_free(b.ranges);
+		dci_free(b.entries);
 	}
 	return wb_err ? wb_err : busy ? -EBUSY : 0;
 }
 
-DC_EXPORT int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
+int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
 {
 	uint64_t shift, last;
 	int ret;
@@ -567,5 +567,6 @@ DC_EXPORT int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
 		return ret;
 	shift = inode->cache->cfg.range_shift;
 	last = len - 1 > UINT64_MAX - off ? UINT64_MAX : off + len - 1;
-	return dc_inode_drop_range(inode, off >> shift, last >> shift, false);
+	return dci_inode_drop_range(inode, off >> shift, last >> shift, false);
 }
+DC_EXPORT(dc_inode_punch);

@@ -31,7 +31,7 @@ static inline struct iocomp *to_iocomp(struct dc_iocomp *ioc)
 	return (struct iocomp *)(void *)ioc;
 }
 
-DC_EXPORT void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data)
+void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data)
 {
 	struct iocomp *c = to_iocomp(ioc);
 
@@ -40,9 +40,10 @@ DC_EXPORT void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data
 	c->allocated = false;
 	dc_refcount_set(&c->refs, 1);
 }
+DC_EXPORT(dc_iocomp_init);
 
-DC_EXPORT int dc_iocomp_alloc(dc_iocomp_fn fn, void *data,
-			      struct dc_iocomp **out)
+int dc_iocomp_alloc(dc_iocomp_fn fn, void *data,
+		    struct dc_iocomp **out)
 {
 	struct dc_iocomp *ioc;
 
@@ -59,14 +60,16 @@ DC_EXPORT int dc_iocomp_alloc(dc_iocomp_fn fn, void *data,
 	*out = ioc;
 	return 0;
 }
+DC_EXPORT(dc_iocomp_alloc);
 
-DC_EXPORT void dc_iocomp_get(struct dc_iocomp *ioc)
+void dc_iocomp_get(struct dc_iocomp *ioc)
 {
 	if (ioc)
 		dc_refcount_inc(&to_iocomp(ioc)->refs);
 }
+DC_EXPORT(dc_iocomp_get);
 
-DC_EXPORT void dc_iocomp_put(struct dc_iocomp *ioc)
+void dc_iocomp_put(struct dc_iocomp *ioc)
 {
 	struct iocomp *c = to_iocomp(ioc);
 	bool allocated;
@@ -77,10 +80,11 @@ DC_EXPORT void dc_iocomp_put(struct dc_iocomp *ioc)
 	allocated = c->allocated;
 	c->fn(ioc, c->data);
 	if (allocated)
-		dc_free(ioc);
+		dci_free(ioc);
 }
+DC_EXPORT(dc_iocomp_put);
 
-DC_EXPORT int dc_iocomp_pending(const struct dc_iocomp *ioc)
+int dc_iocomp_pending(const struct dc_iocomp *ioc)
 {
 	int n = dc_refcount_read(&to_iocomp((struct dc_iocomp *)ioc)->refs);
 
@@ -90,3 +94,4 @@ DC_EXPORT int dc_iocomp_pending(const struct dc_iocomp *ioc)
 	 */
 	return n > 0 ? n : 0;
 }
+DC_EXPORT(dc_iocomp_pending);

@@ -26,7 +26,7 @@
  *
  * Locks: readers take none (a read-side section); writers are serialized
  * by their caller (in the cache, by the owning inode's mutex, named with
- * dc_itree_set_writer_lock() so that PROVE_RCU checks it).
+ * dci_itree_set_writer_lock() so that PROVE_RCU checks it).
  *
  * Callers: the API (<daxcache/itree.h>); in the cache, cache_inode.c
  * (creation), cache_map.c (lookups, inserts) and cache_reclaim.c
@@ -68,7 +68,7 @@ struct dc_itree {
 	struct itree_node *spare;
 	struct itree_node *retired_spare;
 	dc_rcu_head_t rcu;
-	dc_mutex_t *writer_lock;	/* see dc_itree_set_writer_lock() */
+	dc_mutex_t *writer_lock;	/* see dci_itree_set_writer_lock() */
 };
 
 /*
@@ -100,7 +100,7 @@ static struct itree_node *node_alloc(void)
 
 static void node_free_rcu(dc_rcu_head_t *head)
 {
-	dc_free(dc_container_of(head, struct itree_node, rcu));
+	dci_free(dc_container_of(head, struct itree_node, rcu));
 }
 
 static void node_retire(struct itree_node *n)
@@ -246,8 +246,8 @@ static inline void fill_entry(const struct itree_node *n, unsigned int j,
 	ent->item = n->ent[j].item;
 }
 
-DC_EXPORT bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
-				     struct dc_itree_entry *ent)
+bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
+			   struct dc_itree_entry *ent)
 {
 	const struct itree_node *n;
 	unsigned int j;
@@ -258,8 +258,9 @@ DC_EXPORT bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
 	fill_entry(n, j, ent);
 	return true;
 }
+DC_EXPORT(dc_itree_lookup_entry);
 
-DC_EXPORT void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
+void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
 {
 	const struct itree_node *n;
 	unsigned int j;
@@ -269,9 +270,10 @@ DC_EXPORT void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
 		return NULL;
 	return n->ent[j].item;
 }
+DC_EXPORT(dc_itree_lookup);
 
-DC_EXPORT bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
-			      struct dc_itree_entry *ent)
+bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
+		    struct dc_itree_entry *ent)
 {
 	const struct itree_node *n;
 	unsigned int j;
@@ -289,9 +291,10 @@ DC_EXPORT bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
 	fill_entry(n, j, ent);
 	return true;
 }
+DC_EXPORT(dc_itree_first);
 
-DC_EXPORT bool dc_itree_next(const struct dc_itree *t, struct dc_itree_entry *ent,
-			     uint64_t b)
+bool dc_itree_next(const struct dc_itree *t, struct dc_itree_entry *ent,
+		   uint64_t b)
 {
 	const struct itree_node *n;
 	unsigned int j;
@@ -304,18 +307,20 @@ DC_EXPORT bool dc_itree_next(const struct dc_itree *t, struct dc_itree_entry *en
 	fill_entry(n, j, ent);
 	return true;
 }
+DC_EXPORT(dc_itree_next);
 
-DC_EXPORT size_t dc_itree_count(const struct dc_itree *t)
+size_t dc_itree_count(const struct dc_itree *t)
 {
 	return dc_read_once(((struct dc_itree *)t)->count);
 }
+DC_EXPORT(dc_itree_count);
 
-void dc_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock)
+void dci_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock)
 {
 	t->writer_lock = lock;
 }
 
-DC_EXPORT int dc_itree_create(struct dc_itree **out)
+int dc_itree_create(struct dc_itree **out)
 {
 	struct dc_itree *t;
 
@@ -326,12 +331,13 @@ DC_EXPORT int dc_itree_create(struct dc_itree **out)
 		return -ENOMEM;
 	t->spare = node_alloc();
 	if (!t->spare) {
-		dc_free(t);
+		dci_free(t);
 		return -ENOMEM;
 	}
 	*out = t;
 	return 0;
 }
+DC_EXPORT(dc_itree_create);
 
 static void retire_subtree(struct itree_node *n)
 {
@@ -347,12 +353,12 @@ static void tree_free_rcu(dc_rcu_head_t *head)
 {
 	struct dc_itree *t = dc_container_of(head, struct dc_itree, rcu);
 
-	dc_free(t->spare);
-	dc_free(t->retired_spare);
-	dc_free(t);
+	dci_free(t->spare);
+	dci_free(t->retired_spare);
+	dci_free(t);
 }
 
-DC_EXPORT void dc_itree_destroy(struct dc_itree *t)
+void dc_itree_destroy(struct dc_itree *t)
 {
 	struct itree_node *root;
 
@@ -364,6 +370,7 @@ DC_EXPORT void dc_itree_destroy(struct dc_itree *t)
 		retire_subtree(root);
 	dc_call_rcu(&t->rcu, tree_free_rcu);
 }
+DC_EXPORT(dc_itree_destroy);
 
 /* Walk from the root towards @key, recording the path. */
 static void walk(struct dc_itree *t, uint64_t key, struct itree_path *p)
@@ -408,7 +415,7 @@ static int pool_fill(struct node_pool *pool, unsigned int want)
 		pool->n[pool->nr] = node_alloc();
 		if (!pool->n[pool->nr]) {
 			while (pool->nr)
-				dc_free(pool->n[--pool->nr]);
+				dci_free(pool->n[--pool->nr]);
 			return -ENOMEM;
 		}
 	}
@@ -519,8 +526,8 @@ static unsigned int leaf_pos(const struct itree_node *leaf, uint64_t start)
 	return j;
 }
 
-DC_EXPORT int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
-			      void *item)
+int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
+		    void *item)
 {
 	struct wide_entry ne = { .key = start, .last = last, .p = item };
 	struct itree_node *lo, *hi, *old, *rep;
@@ -628,6 +635,7 @@ done:
 	dc_write_once(t->count, t->count + 1);
 	return 0;
 }
+DC_EXPORT(dc_itree_insert);
 
 /* --- removal ------------------------------------------------------------ */
 
@@ -660,7 +668,7 @@ static void copy_delete(struct itree_node *dst, const struct itree_node *src,
 	entries_copy(dst, pos, src, pos + 1, src->nr);
 }
 
-DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
+int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 {
 	struct itree_node *leaf, *old, *n;
 	struct itree_path p;
@@ -719,3 +727,4 @@ done:
 	dc_write_once(t->count, t->count - 1);
 	return 0;
 }
+DC_EXPORT(dc_itree_remove);

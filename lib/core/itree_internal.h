@@ -11,7 +11,7 @@
 #include <daxcache/itree.h>
 
 /**
- * dc_itree_set_writer_lock() - name the lock that serializes @t's writers.
+ * dci_itree_set_writer_lock() - name the lock that serializes @t's writers.
  * @t: the tree.
  * @lock: the mutex every writer of @t holds, or NULL (the default: writers
  *	are serialized by means the tree cannot check).
@@ -22,6 +22,6 @@
  *
  * Context: the writer, before the tree is shared.
  */
-void dc_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock);
+void dci_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock);
 
 #endif /* DC_ITREE_INTERNAL_H */

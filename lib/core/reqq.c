@@ -98,7 +98,7 @@ static void put_pending(struct dc_reqq *q)
 {
 	dc_write_once(q->pending, q->pending - 1);
 	if (!q->pending)
-		dc_waitq_wake_all(&q->drained);
+		dci_waitq_wake_all(&q->drained);
 }
 
 /* Under q->lock: count a submit error of @req. */
@@ -192,7 +192,7 @@ static int dispatch_locked(struct dc_reqq *q, struct dc_reqq_req *own)
 				if (!q->timer && q->seq != seq)
 					continue;	/* room was freed meanwhile */
 				if (q->timer)
-					dc_worker_queue_delayed(&q->retry, q->delay_ns);
+					dci_worker_queue_delayed(&q->retry, q->delay_ns);
 				break;
 			}
 			if (req != own)
@@ -233,9 +233,9 @@ static void retry_fn(struct dc_worker *w)
 	dispatch(dc_container_of(w, struct dc_reqq, retry));
 }
 
-DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *ucfg,
-			     size_t cfg_size, const struct dc_reqq_ops *uops,
-			     size_t ops_size, void *priv, struct dc_reqq **out)
+int dc_reqq_create(const struct dc_reqq_config *ucfg,
+		   size_t cfg_size, const struct dc_reqq_ops *uops,
+		   size_t ops_size, void *priv, struct dc_reqq **out)
 {
 	struct dc_reqq_config cfg;
 	struct dc_reqq_ops ops;
@@ -259,7 +259,7 @@ DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *ucfg,
 	if (!q)
 		return -ENOMEM;
 	dc_spin_lock_init(&q->lock);
-	dc_waitq_init(&q->drained);
+	dci_waitq_init(&q->drained);
 	q->ops_copy = ops;
 	q->ops = &q->ops_copy;
 	q->priv = priv;
@@ -267,19 +267,20 @@ DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *ucfg,
 	q->delay_ns = cfg.retry_delay_ns ? cfg.retry_delay_ns :
 		      REQQ_DEFAULT_DELAY_NS;
 	if (q->timer) {
-		ret = dc_worker_start(&q->retry, retry_fn, "dc-reqq-retry");
+		ret = dci_worker_start(&q->retry, retry_fn, "dc-reqq-retry");
 		if (ret) {
-			dc_waitq_destroy(&q->drained);
+			dci_waitq_destroy(&q->drained);
 			dc_spin_lock_destroy(&q->lock);
-			dc_free(q);
+			dci_free(q);
 			return ret;
 		}
 	}
 	*out = q;
 	return 0;
 }
+DC_EXPORT(dc_reqq_create);
 
-DC_EXPORT void dc_reqq_destroy(struct dc_reqq *q)
+void dc_reqq_destroy(struct dc_reqq *q)
 {
 	uint64_t pending;
 
@@ -287,26 +288,28 @@ DC_EXPORT void dc_reqq_destroy(struct dc_reqq *q)
 		return;
 	dc_reqq_shutdown(q);
 	if (q->timer)
-		dc_worker_stop(&q->retry);
+		dci_worker_stop(&q->retry);
 	dc_spin_lock(&q->lock);
 	pending = q->pending;
 	dc_spin_unlock(&q->lock);
 	dc_warn_once(pending, "reqq destroyed with %llu requests in flight",
 		     (unsigned long long)pending);
-	dc_waitq_destroy(&q->drained);
+	dci_waitq_destroy(&q->drained);
 	dc_spin_lock_destroy(&q->lock);
-	dc_free(q);
+	dci_free(q);
 }
+DC_EXPORT(dc_reqq_destroy);
 
-DC_EXPORT void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
-				unsigned int flags)
+void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
+		      unsigned int flags)
 {
 	req->end = end;
 	req->flags = flags;
 	req->dc_next = NULL;
 }
+DC_EXPORT(dc_reqq_req_init);
 
-DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
+int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 {
 	struct dc_reqq_req *own = NULL;
 	struct op_frame f, *nest;
@@ -331,7 +334,7 @@ DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 		 */
 		park_tail(q, req);
 		if (nest && q->timer)
-			dc_worker_queue_delayed(&q->retry, q->delay_ns);
+			dci_worker_queue_delayed(&q->retry, q->delay_ns);
 		else if (nest)
 			nest->kick = true;
 		dc_spin_unlock(&q->lock);
@@ -364,7 +367,7 @@ DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 	if (ret == -ENOSPC && !q->shutdown) {
 		park_tail(q, req);
 		if (q->timer)
-			dc_worker_queue_delayed(&q->retry, q->delay_ns);
+			dci_worker_queue_delayed(&q->retry, q->delay_ns);
 		own = req;
 		ret = 0;
 	} else if (ret) {
@@ -389,9 +392,10 @@ DC_EXPORT int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 	dc_spin_unlock(&q->lock);
 	return ret;
 }
+DC_EXPORT(dc_reqq_submit);
 
-DC_EXPORT void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
-				int status)
+void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
+		      int status)
 {
 	struct op_frame *nest;
 	bool kick = false;
@@ -414,14 +418,16 @@ DC_EXPORT void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
 		dc_spin_unlock(&q->lock);
 	end_req(q, req, status);
 }
+DC_EXPORT(dc_reqq_complete);
 
-DC_EXPORT int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns)
+int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns)
 {
 	return dc_waitq_wait_timeout(&q->drained, !dc_read_once(q->pending),
 				     timeout_ns);
 }
+DC_EXPORT(dc_reqq_drain);
 
-DC_EXPORT void dc_reqq_shutdown(struct dc_reqq *q)
+void dc_reqq_shutdown(struct dc_reqq *q)
 {
 	struct dc_reqq_req *list, *req;
 
@@ -440,9 +446,10 @@ DC_EXPORT void dc_reqq_shutdown(struct dc_reqq *q)
 		end_req(q, req, -ENOTCONN);
 	}
 }
+DC_EXPORT(dc_reqq_shutdown);
 
-DC_EXPORT int dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st,
-			    size_t size)
+int dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st,
+		  size_t size)
 {
 	struct dc_reqq_stats snap;
 
@@ -454,3 +461,4 @@ DC_EXPORT int dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st,
 	return sized_copy_out(st, size, &snap, sizeof(snap),
 			      DC_REQQ_STATS_SIZE_VER0);
 }
+DC_EXPORT(dc_reqq_stats);

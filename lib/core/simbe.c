@@ -469,13 +469,14 @@ static const struct dc_backend_ops simbe_ops = {
 	.writeback = simbe_writeback,
 };
 
-DC_EXPORT const struct dc_backend_ops *dc_simbe_ops(void)
+const struct dc_backend_ops *dc_simbe_ops(void)
 {
 	return &simbe_ops;
 }
+DC_EXPORT(dc_simbe_ops);
 
-DC_EXPORT int dc_simbe_config_init(struct dc_simbe_config *cfg, size_t size,
-				   uint64_t window_size)
+int dc_simbe_config_init(struct dc_simbe_config *cfg, size_t size,
+			 uint64_t window_size)
 {
 	struct dc_simbe_config def;
 
@@ -486,6 +487,7 @@ DC_EXPORT int dc_simbe_config_init(struct dc_simbe_config *cfg, size_t size,
 	return sized_copy_out(cfg, size, &def, sizeof(def),
 			      DC_SIMBE_CONFIG_SIZE_VER0);
 }
+DC_EXPORT(dc_simbe_config_init);
 
 static int config_check(const struct dc_simbe_config *cfg)
 {
@@ -504,8 +506,8 @@ static int config_check(const struct dc_simbe_config *cfg)
 	return 0;
 }
 
-DC_EXPORT int dc_simbe_create(const struct dc_simbe_config *ucfg, size_t size,
-			      struct dc_simbe **out)
+int dc_simbe_create(const struct dc_simbe_config *ucfg, size_t size,
+		    struct dc_simbe **out)
 {
 	const struct dc_simbe_config *cfg;
 	struct dc_simbe_config kcfg;
@@ -533,9 +535,9 @@ DC_EXPORT int dc_simbe_create(const struct dc_simbe_config *ucfg, size_t size,
 	be->ranges = dc_zalloc((size_t)nr * sizeof(*be->ranges));
 	be->tags = dc_zalloc((size_t)nr * sizeof(*be->tags));
 	if (!be->ranges || !be->tags) {
-		dc_free(be->ranges);
-		dc_free(be->tags);
-		dc_free(be);
+		dci_free(be->ranges);
+		dci_free(be->tags);
+		dci_free(be);
 		return -ENOMEM;
 	}
 	be->cfg = *cfg;
@@ -551,44 +553,48 @@ DC_EXPORT int dc_simbe_create(const struct dc_simbe_config *ucfg, size_t size,
 		dc_atomic_set(&be->fault[i].armed, 0);
 		dc_atomic_set(&be->gate[i].closed, 0);
 		dc_atomic_set(&be->gate[i].waiters, 0);
-		dc_waitq_init(&be->gate[i].wq);
+		dci_waitq_init(&be->gate[i].wq);
 		dc_atomic64_set(&be->latency_ns[i], cfg->latency_ns[i]);
 	}
 	dc_atomic64_set(&be->entry_ns, cfg->remove_entry_ns);
 	*out = be;
 	return 0;
 }
+DC_EXPORT(dc_simbe_create);
 
-DC_EXPORT void dc_simbe_destroy(struct dc_simbe *be)
+void dc_simbe_destroy(struct dc_simbe *be)
 {
 	unsigned int i;
 
 	if (!be)
 		return;
 	for (i = 0; i < DC_SIMBE_NR_OPS; i++) {
-		dc_waitq_destroy(&be->gate[i].wq);
+		dci_waitq_destroy(&be->gate[i].wq);
 		dc_spin_lock_destroy(&be->fault[i].lock);
 	}
 	dc_spin_lock_destroy(&be->seq_lock);
 	for (i = 0; i < SIMBE_STRIPES; i++)
 		dc_spin_lock_destroy(&be->stripe[i]);
-	dc_free(be->tags);
-	dc_free(be->ranges);
-	dc_free(be);
+	dci_free(be->tags);
+	dci_free(be->ranges);
+	dci_free(be);
 }
+DC_EXPORT(dc_simbe_destroy);
 
-DC_EXPORT uint64_t dc_simbe_range_size(const struct dc_simbe *be)
+uint64_t dc_simbe_range_size(const struct dc_simbe *be)
 {
 	return be->range_size;
 }
+DC_EXPORT(dc_simbe_range_size);
 
-DC_EXPORT uint64_t dc_simbe_nr_ranges(const struct dc_simbe *be)
+uint64_t dc_simbe_nr_ranges(const struct dc_simbe *be)
 {
 	return be->nr_ranges;
 }
+DC_EXPORT(dc_simbe_nr_ranges);
 
-DC_EXPORT void dc_simbe_set_latency(struct dc_simbe *be, enum dc_simbe_op op,
-				    uint64_t per_call_ns, uint64_t per_entry_ns)
+void dc_simbe_set_latency(struct dc_simbe *be, enum dc_simbe_op op,
+			  uint64_t per_call_ns, uint64_t per_entry_ns)
 {
 	if ((unsigned int)op >= DC_SIMBE_NR_OPS)
 		return;
@@ -596,9 +602,10 @@ DC_EXPORT void dc_simbe_set_latency(struct dc_simbe *be, enum dc_simbe_op op,
 	if (op == DC_SIMBE_REMOVE)
 		dc_atomic64_set(&be->entry_ns, per_entry_ns);
 }
+DC_EXPORT(dc_simbe_set_latency);
 
-DC_EXPORT int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
-				 const struct dc_simbe_fault *uf, size_t size)
+int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
+		       const struct dc_simbe_fault *uf, size_t size)
 {
 	struct simbe_fault_state *fs;
 	struct dc_simbe_fault kf;
@@ -636,17 +643,19 @@ DC_EXPORT int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
 	dc_spin_unlock(&fs->lock);
 	return 0;
 }
+DC_EXPORT(dc_simbe_set_fault);
 
-DC_EXPORT int dc_simbe_fail_next(struct dc_simbe *be, enum dc_simbe_op op,
-				 int err)
+int dc_simbe_fail_next(struct dc_simbe *be, enum dc_simbe_op op,
+		       int err)
 {
 	struct dc_simbe_fault f = { .err = err, .next = 1 };
 
 	return dc_simbe_set_fault(be, op, &f, sizeof(f));
 }
+DC_EXPORT(dc_simbe_fail_next);
 
-DC_EXPORT int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
-			      struct dc_simbe_mapping *um, size_t size)
+int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
+		    struct dc_simbe_mapping *um, size_t size)
 {
 	struct dc_simbe_mapping km, *m = &km;
 	struct simbe_range *r;
@@ -680,6 +689,7 @@ DC_EXPORT int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
 				     DC_SIMBE_MAPPING_SIZE_VER0);
 	return ret;
 }
+DC_EXPORT(dc_simbe_lookup);
 
 /* The tag check of dc_simbe_check_tag(), without counting. */
 static int tag_check(struct dc_simbe *be, uint64_t win_off, uint64_t ino,
@@ -708,8 +718,8 @@ static int tag_check(struct dc_simbe *be, uint64_t win_off, uint64_t ino,
 	return 0;
 }
 
-DC_EXPORT int dc_simbe_check_tag(struct dc_simbe *be, uint64_t win_off,
-				 uint64_t ino, uint64_t file_off)
+int dc_simbe_check_tag(struct dc_simbe *be, uint64_t win_off,
+		       uint64_t ino, uint64_t file_off)
 {
 	int ret;
 
@@ -721,9 +731,10 @@ DC_EXPORT int dc_simbe_check_tag(struct dc_simbe *be, uint64_t win_off,
 		st_inc(be, ST_TAG_FAILURES);
 	return ret;
 }
+DC_EXPORT(dc_simbe_check_tag);
 
-DC_EXPORT int dc_simbe_write(struct dc_simbe *be, uint64_t win_off,
-			     uint64_t ino, uint64_t file_off)
+int dc_simbe_write(struct dc_simbe *be, uint64_t win_off,
+		   uint64_t ino, uint64_t file_off)
 {
 	struct simbe_range *r;
 	dc_spinlock_t *l;
@@ -752,31 +763,35 @@ DC_EXPORT int dc_simbe_write(struct dc_simbe *be, uint64_t win_off,
 		st_inc(be, ST_TAG_FAILURES);
 	return ret;
 }
+DC_EXPORT(dc_simbe_write);
 
-DC_EXPORT void dc_simbe_gate_close(struct dc_simbe *be, enum dc_simbe_op op)
+void dc_simbe_gate_close(struct dc_simbe *be, enum dc_simbe_op op)
 {
 	if ((unsigned int)op < DC_SIMBE_NR_OPS)
 		dc_atomic_set(&be->gate[op].closed, 1);
 }
+DC_EXPORT(dc_simbe_gate_close);
 
-DC_EXPORT void dc_simbe_gate_open(struct dc_simbe *be, enum dc_simbe_op op)
+void dc_simbe_gate_open(struct dc_simbe *be, enum dc_simbe_op op)
 {
 	if ((unsigned int)op >= DC_SIMBE_NR_OPS)
 		return;
 	dc_atomic_set(&be->gate[op].closed, 0);
-	dc_waitq_wake_all(&be->gate[op].wq);
+	dci_waitq_wake_all(&be->gate[op].wq);
 }
+DC_EXPORT(dc_simbe_gate_open);
 
-DC_EXPORT unsigned int dc_simbe_gate_waiters(struct dc_simbe *be,
-					     enum dc_simbe_op op)
+unsigned int dc_simbe_gate_waiters(struct dc_simbe *be,
+				   enum dc_simbe_op op)
 {
 	if ((unsigned int)op >= DC_SIMBE_NR_OPS)
 		return 0;
 	return (unsigned int)dc_atomic_read(&be->gate[op].waiters);
 }
+DC_EXPORT(dc_simbe_gate_waiters);
 
-DC_EXPORT int dc_simbe_stats(const struct dc_simbe *cbe,
-			     struct dc_simbe_stats *st, size_t size)
+int dc_simbe_stats(const struct dc_simbe *cbe,
+		   struct dc_simbe_stats *st, size_t size)
 {
 	struct dc_simbe *be = (struct dc_simbe *)cbe;
 	struct dc_simbe_stats s;
@@ -811,8 +826,9 @@ DC_EXPORT int dc_simbe_stats(const struct dc_simbe *cbe,
 	s.nr_mapped = dc_atomic64_read(&be->nr_mapped);
 	return sized_copy_out(st, size, &s, sizeof(s), DC_SIMBE_STATS_SIZE_VER0);
 }
+DC_EXPORT(dc_simbe_stats);
 
-DC_EXPORT void dc_simbe_reset_stats(struct dc_simbe *be)
+void dc_simbe_reset_stats(struct dc_simbe *be)
 {
 	unsigned int i;
 
@@ -827,3 +843,4 @@ DC_EXPORT void dc_simbe_reset_stats(struct dc_simbe *be)
 	be->max_batch = 0;
 	dc_spin_unlock(&be->seq_lock);
 }
+DC_EXPORT(dc_simbe_reset_stats);

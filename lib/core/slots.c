@@ -97,7 +97,7 @@ static struct dc_slot *slot_alloc(struct dc_slot_table *tbl)
 	struct dc_slot *s = dc_zalloc(tbl->slot_size);
 
 	if (s && tbl->ops && tbl->ops->init && tbl->ops->init(s, tbl->priv)) {
-		dc_free(s);
+		dci_free(s);
 		s = NULL;
 	}
 	return s;
@@ -107,14 +107,14 @@ static void slot_free(struct dc_slot_table *tbl, struct dc_slot *s)
 {
 	if (tbl->ops && tbl->ops->fini)
 		tbl->ops->fini(s, tbl->priv);
-	dc_free(s);
+	dci_free(s);
 }
 
-DC_EXPORT int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
-				   size_t cfg_size,
-				   const struct dc_slot_table_ops *uops,
-				   size_t ops_size, void *priv,
-				   struct dc_slot_table **out)
+int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
+			 size_t cfg_size,
+			 const struct dc_slot_table_ops *uops,
+			 size_t ops_size, void *priv,
+			 struct dc_slot_table **out)
 {
 	struct dc_slot_table_config cfg;
 	struct dc_slot_table_ops ops;
@@ -147,7 +147,7 @@ DC_EXPORT int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
 	if (!tbl)
 		return -ENOMEM;
 	dc_spin_lock_init(&tbl->lock);
-	dc_waitq_init(&tbl->wq);
+	dci_waitq_init(&tbl->wq);
 	tbl->backlog.next = tbl->backlog.prev = &tbl->backlog;
 	tbl->min_slots = min_slots;
 	tbl->max_slots = max_slots;
@@ -171,8 +171,9 @@ DC_EXPORT int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
 	*out = tbl;
 	return 0;
 }
+DC_EXPORT(dc_slot_table_create);
 
-DC_EXPORT int dc_slot_table_destroy(struct dc_slot_table *tbl)
+int dc_slot_table_destroy(struct dc_slot_table *tbl)
 {
 	struct dc_slot *s;
 
@@ -192,11 +193,12 @@ DC_EXPORT int dc_slot_table_destroy(struct dc_slot_table *tbl)
 		slot_free(tbl, s);
 		s = next;
 	}
-	dc_waitq_destroy(&tbl->wq);
+	dci_waitq_destroy(&tbl->wq);
 	dc_spin_lock_destroy(&tbl->lock);
-	dc_free(tbl);
+	dci_free(tbl);
 	return 0;
 }
+DC_EXPORT(dc_slot_table_destroy);
 
 /*
  * Allocate a slot whose place in @nr_alloc the caller holds; with the lock
@@ -227,7 +229,7 @@ static struct dc_slot *slot_alloc_reserved(struct dc_slot_table *tbl)
 		tbl->st.retries++;
 		dc_store_release(&w->state, W_ALLOC);
 		/* @w may be gone now; the wait queue lives with the table. */
-		dc_waitq_wake_all(&tbl->wq);
+		dci_waitq_wake_all(&tbl->wq);
 	}
 	return NULL;
 }
@@ -342,23 +344,26 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 	}
 }
 
-DC_EXPORT int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **out)
+int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **out)
 {
 	return slot_get(tbl, true, UINT64_MAX, out);
 }
+DC_EXPORT(dc_slot_get);
 
-DC_EXPORT int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
-				  struct dc_slot **out)
+int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
+			struct dc_slot **out)
 {
 	return slot_get(tbl, true, timeout_ns, out);
 }
+DC_EXPORT(dc_slot_get_timeout);
 
-DC_EXPORT int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **out)
+int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **out)
 {
 	return slot_get(tbl, false, 0, out);
 }
+DC_EXPORT(dc_slot_tryget);
 
-DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
+void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 {
 	struct slot_waiter *w;
 
@@ -375,7 +380,7 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 		w->slot = slot;
 		dc_store_release(&w->state, W_GRANTED);
 		dc_spin_unlock(&tbl->lock);
-		dc_waitq_wake_all(&tbl->wq);
+		dci_waitq_wake_all(&tbl->wq);
 		return;
 	}
 	tbl->nr_out--;
@@ -390,9 +395,10 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 	tbl->free = slot;
 	dc_spin_unlock(&tbl->lock);
 }
+DC_EXPORT(dc_slot_put);
 
-DC_EXPORT int dc_slot_table_stats(struct dc_slot_table *tbl,
-				  struct dc_slot_table_stats *st, size_t size)
+int dc_slot_table_stats(struct dc_slot_table *tbl,
+			struct dc_slot_table_stats *st, size_t size)
 {
 	struct dc_slot_table_stats snap;
 
@@ -407,3 +413,4 @@ DC_EXPORT int dc_slot_table_stats(struct dc_slot_table *tbl,
 	return sized_copy_out(st, size, &snap, sizeof(snap),
 			      DC_SLOT_TABLE_STATS_SIZE_VER0);
 }
+DC_EXPORT(dc_slot_table_stats);

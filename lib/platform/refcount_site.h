@@ -28,8 +28,8 @@ struct dc_plat_refcount_site {
 })
 
 /* Saturate @r, count a misuse, and report @what the first time at @site. */
-void dc_plat_refcount_warn(dc_refcount_t *r, const char *what,
-			   struct dc_plat_refcount_site *site);
+void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
+			    struct dc_plat_refcount_site *site);
 
 #define dc_refcount_dec_not_one(r)					\
 	dc_plat_refcount_dec_not_one((r), dc_plat_refcount_site_here())

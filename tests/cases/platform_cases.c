@@ -21,7 +21,7 @@ DC_TEST(platform_waitq_timeout)
 	int ret;
 
 	dc_atomic_set(&flag, 0);
-	dc_waitq_init(&wq);
+	dci_waitq_init(&wq);
 
 	start = dc_now_ns();
 	ret = dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), 20 * MS);
@@ -36,7 +36,7 @@ DC_TEST(platform_waitq_timeout)
 	DC_ASSERT_INT_EQ(t, dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), 0), 0);
 	DC_ASSERT_INT_EQ(t, dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag),
 						  UINT64_MAX), 0);
-	dc_waitq_destroy(&wq);
+	dci_waitq_destroy(&wq);
 }
 
 /*
@@ -52,7 +52,7 @@ DC_TEST(platform_waitq_timeout_at_least)
 	unsigned int i;
 
 	dc_atomic_set(&flag, 0);
-	dc_waitq_init(&wq);
+	dci_waitq_init(&wq);
 	for (i = 0; i < 20 && !dc_test_failed(t); i++) {
 		uint64_t start = dc_now_ns(), took;
 		int ret = dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), MS);
@@ -61,7 +61,7 @@ DC_TEST(platform_waitq_timeout_at_least)
 		DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
 		DC_ASSERT(t, took >= MS);
 	}
-	dc_waitq_destroy(&wq);
+	dci_waitq_destroy(&wq);
 }
 
 struct wake_ctx {
@@ -80,7 +80,7 @@ static void wake_thread(struct dc_test *t, void *arg, unsigned int idx)
 	} else {
 		dc_test_sleep_us(10000);
 		dc_atomic_set(&c->flag, 1);
-		dc_waitq_wake_all(&c->wq);
+		dci_waitq_wake_all(&c->wq);
 	}
 }
 
@@ -89,10 +89,10 @@ DC_TEST(platform_waitq_wake)
 	struct wake_ctx c = { .ret = 1 };
 
 	dc_atomic_set(&c.flag, 0);
-	dc_waitq_init(&c.wq);
+	dci_waitq_init(&c.wq);
 	dc_test_run_threads(t, 2, wake_thread, &c);
 	DC_ASSERT_INT_EQ(t, c.ret, 0);
-	dc_waitq_destroy(&c.wq);
+	dci_waitq_destroy(&c.wq);
 }
 
 struct huge_ctx {
@@ -118,7 +118,7 @@ static void huge_thread(struct dc_test *t, void *arg, unsigned int idx)
 	} else {
 		/* Wake until the waiter is done: each wake-up re-tests. */
 		while (!dc_atomic_read(&c->done)) {
-			dc_waitq_wake_all(&c->wq);
+			dci_waitq_wake_all(&c->wq);
 			dc_test_sleep_us(200);
 		}
 	}
@@ -134,11 +134,11 @@ DC_TEST(platform_waitq_huge_timeout)
 
 	dc_atomic_set(&c.evals, 0);
 	dc_atomic_set(&c.done, 0);
-	dc_waitq_init(&c.wq);
+	dci_waitq_init(&c.wq);
 	dc_test_run_threads(t, 2, huge_thread, &c);
 	DC_ASSERT_INT_EQ(t, c.ret, 0);
 	DC_ASSERT(t, dc_atomic_read(&c.evals) >= 3);
-	dc_waitq_destroy(&c.wq);
+	dci_waitq_destroy(&c.wq);
 }
 
 DC_TEST(platform_refcount)
@@ -246,13 +246,13 @@ DC_TEST(platform_alloc_fault)
 	DC_ASSERT(t, b == NULL);
 	for (i = 0; i < 64; i++)
 		DC_ASSERT_EQ(t, c[i], 0);
-	dc_free(a);
-	dc_free(c);
-	dc_free(NULL);
+	dci_free(a);
+	dci_free(c);
+	dci_free(NULL);
 
 	dc_fault_alloc_fail_nth(5);
 	for (i = 0; i < 3; i++)
-		dc_free(dc_alloc(8));
+		dci_free(dc_alloc(8));
 	DC_ASSERT_EQ(t, dc_fault_alloc_count(), 3);
 	DC_ASSERT_EQ(t, dc_fault_alloc_failed(), 0);
 	dc_fault_alloc_fail_nth(0);
@@ -305,13 +305,13 @@ DC_TEST(platform_worker_delayed)
 
 	DC_ASSERT(t, c);
 	dc_atomic_set(&c->runs, 0);
-	DC_ASSERT_INT_EQ(t, dc_worker_start(&c->w, delayed_fn, "dc-test-delayed"), 0);
+	DC_ASSERT_INT_EQ(t, dci_worker_start(&c->w, delayed_fn, "dc-test-delayed"), 0);
 
 	/* Not before the delay (the kernel rounds it up to jiffies). */
 	start = dc_now_ns();
-	dc_worker_queue_delayed(&c->w, 30 * MS);
+	dci_worker_queue_delayed(&c->w, 30 * MS);
 	/* Already queued: a second, shorter delay changes nothing. */
-	dc_worker_queue_delayed(&c->w, 1 * MS);
+	dci_worker_queue_delayed(&c->w, 1 * MS);
 	dc_test_sleep_us(10000);
 	if (dc_now_ns() - start < 25 * MS)
 		DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 0);
@@ -324,14 +324,14 @@ DC_TEST(platform_worker_delayed)
 	 * A plain queue brings a long delay forward: the delay outlasts the
 	 * wait, so a run inside the wait was the plain queue's.
 	 */
-	dc_worker_queue_delayed(&c->w, 2 * DC_WAIT_LIMIT_NS);
-	dc_worker_queue(&c->w);
+	dci_worker_queue_delayed(&c->w, 2 * DC_WAIT_LIMIT_NS);
+	dci_worker_queue(&c->w);
 	DC_ASSERT(t, delayed_wait_runs(c, 2));
 
 	/* Stop drops a pending delayed run, without waiting for it. */
-	dc_worker_queue_delayed(&c->w, 2 * DC_WAIT_LIMIT_NS);
+	dci_worker_queue_delayed(&c->w, 2 * DC_WAIT_LIMIT_NS);
 	start = dc_now_ns();
-	dc_worker_stop(&c->w);
+	dci_worker_stop(&c->w);
 	DC_ASSERT(t, dc_now_ns() - start < 2 * DC_WAIT_LIMIT_NS);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 2);
 	dc_test_free(c);
@@ -345,10 +345,10 @@ DC_TEST(platform_worker_zero_delay)
 	DC_ASSERT(t, c);
 	DC_RETURN_IF_FAILED(t);
 	dc_atomic_set(&c->runs, 0);
-	DC_ASSERT_INT_EQ(t, dc_worker_start(&c->w, delayed_fn, "dc-test-zero"), 0);
-	dc_worker_queue_delayed(&c->w, 0);
+	DC_ASSERT_INT_EQ(t, dci_worker_start(&c->w, delayed_fn, "dc-test-zero"), 0);
+	dci_worker_queue_delayed(&c->w, 0);
 	DC_ASSERT(t, delayed_wait_runs(c, 1));
-	dc_worker_stop(&c->w);
+	dci_worker_stop(&c->w);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 1);
 	dc_test_free(c);
 }

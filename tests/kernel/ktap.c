@@ -89,7 +89,7 @@ static bool ktap_run_case(const struct dc_test_case *c, u64 run_seed)
 
 	dc_atomic_set(&t.failures, 0);
 	dc_barrier();
-	live = dc_kshim_live_allocs();
+	live = dci_kshim_live_allocs();
 	start = ktime_get_ns();
 
 	dc_thread_register();
@@ -99,7 +99,7 @@ static bool ktap_run_case(const struct dc_test_case *c, u64 run_seed)
 	/* A case that stopped at a failed check may have left it armed. */
 	dc_fault_alloc_fail_nth(0);
 	dc_barrier();
-	leaked = dc_kshim_live_allocs() - live;
+	leaked = dci_kshim_live_allocs() - live;
 	if (leaked)
 		dc_test_fail(&t, __FILE__, __LINE__,
 			     "%ld library allocation(s) not freed", leaked);

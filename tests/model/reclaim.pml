@@ -93,7 +93,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define LOCK(m)		mtx[m] = _pid + 1
 #define UNLOCK(m)	assert(mtx[m] == _pid + 1); mtx[m] = 0
 
-/* The pool-locked half of dc_pool_put_free(). */
+/* The pool-locked half of dci_pool_put_free(). */
 #define PUT_FREE(pr) \
 	assert(ref[pr - 1] == 0 && held[pr - 1] && !onbusy[pr - 1] && gpins[pr - 1] == 0); \
 	held[pr - 1] = 0; \
@@ -101,7 +101,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 	nfree++
 
 /*
- * The pool-locked half of dc_pool_take_free(): pop the free stack's top;
+ * The pool-locked half of dci_pool_take_free(): pop the free stack's top;
  * below the threshold, kick the reclaimer (after the unlock).
  */
 #if NR > 1
@@ -176,12 +176,12 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 	gpins[pr - 1]++; \
 	GOTPIN(1)
 
-/* --- dc_cache_wake(), shared by both kinds of thread ------------------------------------- */
+/* --- dci_cache_wake(), shared by both kinds of thread ------------------------------------- */
 
 /*
- * wake_waiters(ret): if (dc_atomic_read(&c->waiters)) dc_cache_wake(c);
- * then go on at @ret.  dc_cache_wake(): dc_atomic64_inc(&c->events), then
- * dc_waitq_wake_all(): under the waitq lock, broadcast if anyone sleeps.
+ * wake_waiters(ret): if (dc_atomic_read(&c->waiters)) dci_cache_wake(c);
+ * then go on at @ret.  dci_cache_wake(): dc_atomic64_inc(&c->events), then
+ * dci_waitq_wake_all(): under the waitq lock, broadcast if anyone sleeps.
  *
  * The increment and the broadcast are one step.  A thread's snapshot of
  * the counter matters only while it is registered (it takes the snapshot
@@ -216,7 +216,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define START		1	/* dc_map(): choose (i, x); map_fast's tree lookup */
 #define PIN		2	/* try_pin(): inc_not_zero and the identity check */
 #define STALE		3	/* try_pin() pinned something else: range_unpin() */
-#define SLOW_LOCK	4	/* map_slow(): lock, lookup, dc_pool_take_free() */
+#define SLOW_LOCK	4	/* map_slow(): lock, lookup, dci_pool_take_free() */
 #define TAKE_KICK	5	/* the take left the pool below threshold: kick */
 #define BG_FIRST	6	/* DC_CACHE_KICK_BG_FIRST: kick before inline reclaim */
 #define OWN		7	/* reclaim_own(): claim an idle mapping of our inode */
@@ -498,7 +498,7 @@ active [NT] proctype mapper()
 	:: atomic { pc == SETUP -> pc = PUBLISH }
 	:: atomic {
 		pc == SETUP ->
-		/* setup failed: out of the tree, dc_range_release() */
+		/* setup failed: out of the tree, dci_range_release() */
 		tree[SLOT(i, x)] = 0;
 #ifdef M_WAKE_BEFORE_FREE
 		ret = SETUP_FREE;	/* the free after the wake */
@@ -530,14 +530,14 @@ active [NT] proctype mapper()
 	}
 	:: atomic {
 		pc == ADD_BUSY ->
-		/* dc_pool_add_busy(), then unlock in map_slow() */
+		/* dci_pool_add_busy(), then unlock in map_slow() */
 		onbusy[r - 1] = 1;
 		UNLOCK(i);
 		pc = (reg[me] -> UNREGISTER : PINNED)
 	}
 	:: atomic {
 		pc == KICK_WAIT ->
-		/* unlocked, no range: dc_reclaimer_kick() */
+		/* unlocked, no range: dci_reclaimer_kick() */
 		pending = 1;
 		pc = (reg[me] -> SLEEP : REGISTER)
 	}
@@ -625,7 +625,7 @@ active [NT] proctype mapper()
 #define R_PUSH		8	/* M_WAKE_BEFORE_FREE: the free after the wake */
 
 /*
- * dc_reclaimer_fn(): passes while fewer than THRESH ranges are free; a pass
+ * dci_reclaimer_fn(): passes while fewer than THRESH ranges are free; a pass
  * claims up to nr_ranges victims (reclaim_batch 10 and remove_batch_max 256
  * never fill), owners by trylock only, then removes and frees them all; a
  * pass that got none stops.  Its mutex holds and waits are all trylocks,
@@ -687,7 +687,7 @@ end_reclaimer:
 	}
 	:: atomic {
 		pc == R_FLUSH ->
-		/* backend remove, then dc_pool_put_free() for each */
+		/* backend remove, then dci_pool_put_free() for each */
 		if
 		:: batch & 1 -> batch = batch & ~1; v = 1
 		:: batch & 2 -> batch = batch & ~2; v = 2

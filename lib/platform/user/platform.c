@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * platform.c - userspace implementation of the shim contract: logging,
- * allocation with fault injection, locks, wait queues, RCU registration.
+ * platform.c - userspace implementation of the shim contract's stateful
+ * part: logging, statistics stripes, workers, fork, RCU registration
+ * (allocation, locks and wait queues are in memwait.c).
  */
 #include "platform.h"
 
 #include <signal.h>
 #include <stdlib.h>
 
-#include <daxcache/fault.h>
 #include <daxcache/log.h>
 #include <daxcache/thread.h>
 
 #ifdef DC_TSAN
-char dc_rcu_tsan_gp;
+char dci_rcu_tsan_gp;
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -23,7 +23,7 @@ static _Atomic unsigned long dc_warnings;
 static dc_log_fn_t dc_log_hook;
 static void *dc_log_hook_priv;
 
-void dc_plat_log(int level, const char *fmt, ...)
+void dci_plat_log(int level, const char *fmt, ...)
 {
 	dc_log_fn_t hook = __atomic_load_n(&dc_log_hook, __ATOMIC_ACQUIRE);
 	char buf[512];
@@ -38,276 +38,48 @@ void dc_plat_log(int level, const char *fmt, ...)
 		fprintf(stderr, "%s\n", buf);
 }
 
-DC_EXPORT void dc_set_log_fn(dc_log_fn_t fn, void *priv)
+void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {
 	dc_log_hook_priv = priv;
 	__atomic_store_n(&dc_log_hook, fn, __ATOMIC_RELEASE);
 }
+DC_EXPORT(dc_set_log_fn);
 
-void dc_plat_warn_note(void)
+void dci_plat_warn_note(void)
 {
 	atomic_fetch_add_explicit(&dc_warnings, 1, memory_order_relaxed);
 }
 
-DC_EXPORT unsigned long dc_warn_count(void)
+unsigned long dc_warn_count(void)
 {
 	return atomic_load_explicit(&dc_warnings, memory_order_relaxed);
 }
+DC_EXPORT(dc_warn_count);
 
-void dc_plat_refcount_warn(dc_refcount_t *r, const char *what,
-			   struct dc_plat_refcount_site *site)
+void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
+			    struct dc_plat_refcount_site *site)
 {
 	/* Saturate so that the object is never freed (leak rather than UAF). */
 	atomic_store_explicit(&r->refs, DC_REFCOUNT_SATURATED,
 			      memory_order_relaxed);
-	dc_plat_warn_note();
+	dci_plat_warn_note();
 	/* Once per place that misused a count, as dc_warn_once() per site. */
 	if (!__atomic_exchange_n(&site->warned, 1, __ATOMIC_RELAXED))
-		dc_plat_log(DC_LOG_WARNING, "daxcache: WARNING: refcount_t: %s at %s:%u",
-			    what, site->file, site->line);
-}
-
-/* ------------------------------------------------------------------ */
-/* Allocation with fault injection                                      */
-
-/* Allocations counted since the hook was armed; 0 means disarmed. */
-static _Atomic unsigned long dc_fail_nth;
-static _Atomic unsigned long dc_alloc_seen;
-static _Atomic unsigned long dc_fail_hits;
-
-/*
- * The per-site hook: the armed site and how many of its allocations are
- * still to pass (the one that takes the count from 1 to 0 fails).
- */
-static struct dc_alloc_site *_Atomic dc_armed_site;
-static _Atomic unsigned long dc_armed_left;
-static _Atomic bool dc_site_recording;
-static struct dc_alloc_site *_Atomic dc_last_failed_site;
-
-/*
- * The bounds of the "dc_alloc_sites" section, defined by the linker.  Weak:
- * a program that links no allocation site at all gets NULL for both.
- */
-extern struct dc_alloc_site *const __start_dc_alloc_sites[] __attribute__((weak));
-extern struct dc_alloc_site *const __stop_dc_alloc_sites[] __attribute__((weak));
-
-DC_EXPORT void dc_fault_alloc_fail_nth(unsigned long nth)
-{
-	atomic_store(&dc_alloc_seen, 0);
-	atomic_store(&dc_fail_hits, 0);
-	atomic_store(&dc_fail_nth, nth);
-}
-
-DC_EXPORT unsigned long dc_fault_alloc_count(void)
-{
-	return atomic_load(&dc_alloc_seen);
-}
-
-DC_EXPORT unsigned long dc_fault_alloc_failed(void)
-{
-	return atomic_load(&dc_fail_hits);
-}
-
-DC_EXPORT unsigned int dc_fault_site_count(void)
-{
-	if (!__start_dc_alloc_sites || !__stop_dc_alloc_sites)
-		return 0;
-	return (unsigned int)(__stop_dc_alloc_sites - __start_dc_alloc_sites);
-}
-
-DC_EXPORT int dc_fault_site_get(unsigned int idx, struct dc_fault_site *site)
-{
-	const struct dc_alloc_site *s;
-
-	if (!site)
-		return -EINVAL;
-	if (idx >= dc_fault_site_count())
-		return -ENOENT;
-	s = __start_dc_alloc_sites[idx];
-	site->file = s->file;
-	site->func = s->func;
-	site->line = s->line;
-	site->calls = atomic_load_explicit(&s->calls, memory_order_relaxed);
-	site->failures = atomic_load_explicit(&s->failures, memory_order_relaxed);
-	return 0;
-}
-
-DC_EXPORT void dc_fault_site_record(bool on)
-{
-	atomic_store(&dc_site_recording, on);
-}
-
-DC_EXPORT int dc_fault_site_fail_nth(unsigned int idx, unsigned long nth)
-{
-	atomic_store(&dc_armed_site, NULL);
-	if (idx >= dc_fault_site_count())
-		return -ENOENT;
-	if (!nth)
-		return 0;
-	atomic_store(&dc_armed_left, nth);
-	atomic_store(&dc_armed_site, __start_dc_alloc_sites[idx]);
-	return 0;
-}
-
-DC_EXPORT int dc_fault_alloc_last_site(void)
-{
-	struct dc_alloc_site *last = atomic_load(&dc_last_failed_site);
-	unsigned int i, n = dc_fault_site_count();
-
-	for (i = 0; last && i < n; i++)
-		if (__start_dc_alloc_sites[i] == last)
-			return (int)i;
-	return -ENOENT;
-}
-
-/* Whether the armed per-site hook fails this allocation from @site. */
-static bool dc_site_should_fail(struct dc_alloc_site *site)
-{
-	unsigned long left;
-
-	if (atomic_load_explicit(&dc_armed_site, memory_order_relaxed) != site)
-		return false;
-	left = atomic_load(&dc_armed_left);
-	do {
-		if (!left)
-			return false;
-	} while (!atomic_compare_exchange_weak(&dc_armed_left, &left, left - 1));
-	if (left != 1)
-		return false;
-	atomic_store(&dc_armed_site, NULL);
-	return true;
-}
-
-/* Whether the global N-th allocation hook fails this one. */
-static bool dc_nth_should_fail(void)
-{
-	unsigned long nth = atomic_load_explicit(&dc_fail_nth,
-						 memory_order_relaxed);
-	unsigned long seen;
-
-	if (dc_likely(!nth))
-		return false;
-	seen = atomic_fetch_add(&dc_alloc_seen, 1) + 1;
-	if (seen == nth) {
-		atomic_fetch_add(&dc_fail_hits, 1);
-		return true;
-	}
-	return false;
-}
-
-static bool dc_alloc_should_fail(struct dc_alloc_site *site)
-{
-	bool fail;
-
-	if (dc_unlikely(atomic_load_explicit(&dc_site_recording,
-					     memory_order_relaxed)))
-		atomic_fetch_add_explicit(&site->calls, 1, memory_order_relaxed);
-	/* Both hooks count this allocation, whichever fails it. */
-	fail = dc_site_should_fail(site);
-	fail |= dc_nth_should_fail();
-	if (dc_likely(!fail))
-		return false;
-	atomic_fetch_add_explicit(&site->failures, 1, memory_order_relaxed);
-	atomic_store(&dc_last_failed_site, site);
-	return true;
-}
-
-/*
- * Cache-line aligned, so that objects declared __dc_cacheline_aligned (the
- * range objects, the statistics stripes) really share no line.
- */
-void *dc_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero)
-{
-	void *p;
-
-	if (dc_alloc_should_fail(site))
-		return NULL;
-	if (posix_memalign(&p, DC_CACHELINE, size ? size : 1))
-		return NULL;
-	if (zero)
-		memset(p, 0, size);
-	return p;
-}
-
-void dc_free(void *p)
-{
-	free(p);
-}
-
-/* ------------------------------------------------------------------ */
-/* Locks and wait queues                                                */
-
-void dc_plat_lock_init(pthread_mutex_t *m)
-{
-	pthread_mutex_init(m, NULL);
-}
-
-void dc_waitq_init(struct dc_waitq *wq)
-{
-	pthread_condattr_t attr;
-
-	pthread_mutex_init(&wq->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&wq->cond, &attr);
-	pthread_condattr_destroy(&attr);
-	wq->waiters = 0;
-}
-
-void dc_waitq_destroy(struct dc_waitq *wq)
-{
-	pthread_cond_destroy(&wq->cond);
-	pthread_mutex_destroy(&wq->lock);
-}
-
-void dc_waitq_wake_all(struct dc_waitq *wq)
-{
-	pthread_mutex_lock(&wq->lock);
-	if (wq->waiters)
-		pthread_cond_broadcast(&wq->cond);
-	pthread_mutex_unlock(&wq->lock);
-}
-
-void dc_plat_waitq_prepare(struct dc_waitq *wq)
-{
-	pthread_mutex_lock(&wq->lock);
-	wq->waiters++;
-}
-
-void dc_plat_waitq_finish(struct dc_waitq *wq)
-{
-	wq->waiters--;
-	pthread_mutex_unlock(&wq->lock);
-}
-
-int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns)
-{
-	struct timespec ts;
-
-	if (deadline_ns == UINT64_MAX) {
-		pthread_cond_wait(&wq->cond, &wq->lock);
-		return 0;
-	}
-	if (dc_now_ns() >= deadline_ns)
-		return -ETIMEDOUT;
-	ts.tv_sec = (time_t)(deadline_ns / 1000000000ull);
-	ts.tv_nsec = (long)(deadline_ns % 1000000000ull);
-	if (pthread_cond_timedwait(&wq->cond, &wq->lock, &ts) == ETIMEDOUT)
-		return -ETIMEDOUT;
-	return 0;
+		dci_plat_log(DC_LOG_WARNING, "daxcache: WARNING: refcount_t: %s at %s:%u",
+			     what, site->file, site->line);
 }
 
 /* ------------------------------------------------------------------ */
 /* Statistics stripes                                                   */
 
-__thread unsigned int dc_plat_stripe __attribute__((tls_model("initial-exec")));
+__thread unsigned int dci_plat_stripe __attribute__((tls_model("initial-exec")));
 static _Atomic unsigned int dc_next_stripe;
 
-unsigned int dc_plat_stripe_assign(void)
+unsigned int dci_plat_stripe_assign(void)
 {
 	unsigned int s = atomic_fetch_add(&dc_next_stripe, 1) % DC_STRIPES;
 
-	dc_plat_stripe = s + 1;
+	dci_plat_stripe = s + 1;
 	return s;
 }
 
@@ -317,7 +89,7 @@ unsigned int dc_plat_stripe_assign(void)
 /*
  * Every prepared worker is on one list, so that dc_before_fork() can park
  * their threads.  A thread starts at the first queue (not at
- * dc_worker_start()) and again at the first queue after a fork, parent or
+ * dci_worker_start()) and again at the first queue after a fork, parent or
  * child; while a fork is being prepared a queue only marks the work
  * pending.
  */
@@ -368,7 +140,7 @@ static void worker_spawn(struct dc_worker *w)
 	int ret;
 
 	if (w->running || w->stop || dc_read_once(workers_frozen) ||
-	    dc_read_once(dc_plat_fork_broken))
+	    dc_read_once(dci_plat_fork_broken))
 		return;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -393,8 +165,8 @@ static void worker_init_sync(struct dc_worker *w)
 	pthread_condattr_destroy(&attr);
 }
 
-int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
-		    const char *name)
+int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+		     const char *name)
 {
 	worker_init_sync(w);
 	w->pending = false;
@@ -411,7 +183,7 @@ int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 	return 0;
 }
 
-void dc_worker_queue(struct dc_worker *w)
+void dci_worker_queue(struct dc_worker *w)
 {
 	pthread_mutex_lock(&w->lock);
 	if (!w->stop && (!w->pending || w->deadline_ns)) {
@@ -424,10 +196,10 @@ void dc_worker_queue(struct dc_worker *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
-void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
+void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 {
 	if (!delay_ns) {
-		dc_worker_queue(w);
+		dci_worker_queue(w);
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
@@ -464,7 +236,7 @@ static void worker_end_thread(struct dc_worker *w, bool stop)
 	pthread_mutex_unlock(&w->lock);
 }
 
-void dc_worker_stop(struct dc_worker *w)
+void dci_worker_stop(struct dc_worker *w)
 {
 	struct dc_worker **p;
 
@@ -483,8 +255,8 @@ void dc_worker_stop(struct dc_worker *w)
 /* ------------------------------------------------------------------ */
 /* Fork                                                                 */
 
-bool dc_plat_rcu_used;
-bool dc_plat_fork_broken;
+bool dci_plat_rcu_used;
+bool dci_plat_fork_broken;
 static bool fork_prepared;		/* dc_before_fork() ran, fork pending */
 static pthread_once_t fork_watch_once = PTHREAD_ONCE_INIT;
 
@@ -499,7 +271,7 @@ static pthread_once_t fork_watch_once = PTHREAD_ONCE_INIT;
 static void fork_watch_child(void)
 {
 	struct dc_worker *w;
-	bool threads = dc_read_once(dc_plat_rcu_used);
+	bool threads = dc_read_once(dci_plat_rcu_used);
 
 	if (fork_prepared)
 		return;
@@ -507,7 +279,7 @@ static void fork_watch_child(void)
 	for (w = workers; w && !threads; w = w->next)
 		threads = w->running;
 	if (threads)
-		dc_write_once(dc_plat_fork_broken, true);
+		dc_write_once(dci_plat_fork_broken, true);
 }
 
 static void fork_watch_install(void)
@@ -521,7 +293,7 @@ static void fork_watch(void)
 	pthread_once(&fork_watch_once, fork_watch_install);
 }
 
-int dc_plat_fork_refuse(const char *fn)
+int dci_plat_fork_refuse(const char *fn)
 {
 	static bool said;
 
@@ -531,7 +303,7 @@ int dc_plat_fork_refuse(const char *fn)
 	return -ECHILD;
 }
 
-DC_EXPORT void dc_before_fork(void)
+void dc_before_fork(void)
 {
 	struct dc_worker *w;
 
@@ -544,6 +316,7 @@ DC_EXPORT void dc_before_fork(void)
 	fork_prepared = true;
 	/* workers_lock stays held until after the fork. */
 }
+DC_EXPORT(dc_before_fork);
 
 /* After a fork, parent or child: start the threads that have work. */
 static void fork_resume(void)
@@ -561,26 +334,28 @@ static void fork_resume(void)
 	pthread_mutex_unlock(&workers_lock);
 }
 
-DC_EXPORT void dc_after_fork_parent(void)
+void dc_after_fork_parent(void)
 {
 	urcu_memb_call_rcu_after_fork_parent();
 	fork_resume();
 }
+DC_EXPORT(dc_after_fork_parent);
 
-DC_EXPORT void dc_after_fork_child(void)
+void dc_after_fork_child(void)
 {
 	urcu_memb_call_rcu_after_fork_child();
 	fork_resume();
 }
+DC_EXPORT(dc_after_fork_child);
 
 /* ------------------------------------------------------------------ */
 /* RCU thread registration                                              */
 
 /* Registration nesting depth of the calling thread. */
-__thread unsigned int dc_plat_thread_depth __attribute__((tls_model("initial-exec")));
+__thread unsigned int dci_plat_thread_depth __attribute__((tls_model("initial-exec")));
 static __thread bool unregistered_said;
 
-int dc_plat_thread_unregistered(const char *fn)
+int dci_plat_thread_unregistered(const char *fn)
 {
 	if (!unregistered_said) {
 		unregistered_said = true;
@@ -590,45 +365,51 @@ int dc_plat_thread_unregistered(const char *fn)
 	return -EPERM;
 }
 
-DC_EXPORT int dc_thread_register(void)
+int dc_thread_register(void)
 {
-	if (dc_unlikely(dc_read_once(dc_plat_fork_broken)))
-		return dc_plat_fork_refuse(__func__);
-	if (!dc_plat_thread_depth) {
+	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
+		return dci_plat_fork_refuse(__func__);
+	if (!dci_plat_thread_depth) {
 		fork_watch();
 		urcu_memb_register_thread();
 	}
-	dc_plat_thread_depth++;
+	dci_plat_thread_depth++;
 	return 0;
 }
+DC_EXPORT(dc_thread_register);
 
-DC_EXPORT int dc_thread_unregister(void)
+int dc_thread_unregister(void)
 {
-	if (!dc_plat_thread_depth)
+	if (!dci_plat_thread_depth)
 		return -EINVAL;
-	if (!--dc_plat_thread_depth)
+	if (!--dci_plat_thread_depth)
 		urcu_memb_unregister_thread();
 	return 0;
 }
+DC_EXPORT(dc_thread_unregister);
 
-DC_EXPORT void dc_read_lock(void)
+void dc_read_lock(void)
 {
-	if (dc_unlikely(!dc_plat_thread_depth))
-		dc_plat_thread_unregistered(__func__);
+	if (dc_unlikely(!dci_plat_thread_depth))
+		dci_plat_thread_unregistered(__func__);
 	dc_rcu_read_lock();
 }
+DC_EXPORT(dc_read_lock);
 
-DC_EXPORT void dc_read_unlock(void)
+void dc_read_unlock(void)
 {
 	dc_rcu_read_unlock();
 }
+DC_EXPORT(dc_read_unlock);
 
-DC_EXPORT void dc_synchronize(void)
+void dc_synchronize(void)
 {
 	dc_synchronize_rcu();
 }
+DC_EXPORT(dc_synchronize);
 
-DC_EXPORT void dc_barrier(void)
+void dc_barrier(void)
 {
 	dc_rcu_barrier();
 }
+DC_EXPORT(dc_barrier);

@@ -43,7 +43,12 @@
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define DC_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define dc_static_assert(c, msg) _Static_assert(c, msg)
-#define DC_EXPORT		__attribute__((visibility("default")))
+/*
+ * After a public function's definition: its entry in the shared library's
+ * version script, which the build makes from these lines (lib/mksym).  The
+ * declaration it expands to only makes the compiler check the name.
+ */
+#define DC_EXPORT(sym)		extern __typeof__(sym) sym
 #define dc_prefetch(p)		__builtin_prefetch(p)
 #define DC_CACHELINE		64
 #define __dc_cacheline_aligned	__attribute__((aligned(DC_CACHELINE)))
@@ -88,14 +93,14 @@ typedef struct { _Atomic int v; } dc_atomic_t;
 
 enum dc_log_level { DC_LOG_ERR = 3, DC_LOG_WARNING = 4, DC_LOG_INFO = 6, DC_LOG_DEBUG = 7 };
 
-void dc_plat_log(int level, const char *fmt, ...)
+void dci_plat_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-#define dc_pr_err(fmt, ...)	dc_plat_log(DC_LOG_ERR, "daxcache: " fmt, ##__VA_ARGS__)
-#define dc_pr_warn(fmt, ...)	dc_plat_log(DC_LOG_WARNING, "daxcache: " fmt, ##__VA_ARGS__)
-#define dc_pr_info(fmt, ...)	dc_plat_log(DC_LOG_INFO, "daxcache: " fmt, ##__VA_ARGS__)
+#define dc_pr_err(fmt, ...)	dci_plat_log(DC_LOG_ERR, "daxcache: " fmt, ##__VA_ARGS__)
+#define dc_pr_warn(fmt, ...)	dci_plat_log(DC_LOG_WARNING, "daxcache: " fmt, ##__VA_ARGS__)
+#define dc_pr_info(fmt, ...)	dci_plat_log(DC_LOG_INFO, "daxcache: " fmt, ##__VA_ARGS__)
 
-void dc_plat_warn_note(void);
+void dci_plat_warn_note(void);
 
 /*
  * dc_warn_once(cond, fmt, ...) - evaluate @cond; the first time it is true
@@ -105,12 +110,12 @@ void dc_plat_warn_note(void);
 	static bool __dc_warned;					\
 	bool __dc_c = !!(cond);						\
 	if (dc_unlikely(__dc_c)) {					\
-		dc_plat_warn_note();					\
+		dci_plat_warn_note();					\
 		if (!__atomic_exchange_n(&__dc_warned, true,		\
 					 __ATOMIC_RELAXED))		\
-			dc_plat_log(DC_LOG_WARNING,			\
-				    "daxcache: WARNING at %s:%d: " fmt,	\
-				    __FILE__, __LINE__, ##__VA_ARGS__);	\
+			dci_plat_log(DC_LOG_WARNING,			\
+				     "daxcache: WARNING at %s:%d: " fmt,	\
+				     __FILE__, __LINE__, ##__VA_ARGS__);	\
 	}								\
 	__dc_c;								\
 })
@@ -158,7 +163,22 @@ struct dc_alloc_site {
 #define DC_ALLOC_SITES		dc_alloc_sites
 
 /* Returns memory aligned to DC_CACHELINE, or NULL. */
-void *dc_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
+void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
+
+/*
+ * Whether the hooks of <daxcache/fault.h> fail this allocation from @site:
+ * only in test builds (fault.c, compiled with DC_FAULT_INJECTION); the
+ * installed library never fails an allocation on purpose.
+ */
+#ifdef DC_FAULT_INJECTION
+bool dci_fault_should_fail(struct dc_alloc_site *site);
+#else
+static inline bool dci_fault_should_fail(struct dc_alloc_site *site)
+{
+	(void)site;
+	return false;
+}
+#endif
 
 #define dc_plat_alloc_here(size, zero) ({				\
 	static struct dc_alloc_site __dc_site = {			\
@@ -168,12 +188,12 @@ void *dc_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
 		__attribute__((used, section("dc_alloc_sites"))) =	\
 		&__dc_site;						\
 	(void)__dc_site_ref;						\
-	dc_plat_alloc(&__dc_site, (size), (zero));			\
+	dci_plat_alloc(&__dc_site, (size), (zero));			\
 })
 
 #define dc_alloc(size)		dc_plat_alloc_here((size), false)
 #define dc_zalloc(size)		dc_plat_alloc_here((size), true)
-void dc_free(void *p);
+void dci_free(void *p);
 
 /* ------------------------------------------------------------------ */
 /* Locks                                                                */
@@ -181,14 +201,14 @@ void dc_free(void *p);
 typedef pthread_mutex_t dc_spinlock_t;
 typedef pthread_mutex_t dc_mutex_t;
 
-void dc_plat_lock_init(pthread_mutex_t *m);
+void dci_plat_lock_init(pthread_mutex_t *m);
 
-#define dc_spin_lock_init(l)	dc_plat_lock_init(l)
+#define dc_spin_lock_init(l)	dci_plat_lock_init(l)
 #define dc_spin_lock(l)		((void)pthread_mutex_lock(l))
 #define dc_spin_unlock(l)	((void)pthread_mutex_unlock(l))
 #define dc_spin_lock_destroy(l)	((void)pthread_mutex_destroy(l))
 
-#define dc_mutex_init(m)	dc_plat_lock_init(m)
+#define dc_mutex_init(m)	dci_plat_lock_init(m)
 #define dc_mutex_lock(m)	((void)pthread_mutex_lock(m))
 #define dc_mutex_trylock(m)	(pthread_mutex_trylock(m) == 0)
 #define dc_mutex_unlock(m)	((void)pthread_mutex_unlock(m))
@@ -246,7 +266,7 @@ static inline bool dc_plat_refcount_dec_not_one(dc_refcount_t *r,
 		if (old == 1)
 			return false;
 		if (dc_unlikely(old <= 0)) {
-			dc_plat_refcount_warn(r, "underflow; use-after-free", site);
+			dci_plat_refcount_warn(r, "underflow; use-after-free", site);
 			return true;
 		}
 	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old - 1,
@@ -270,7 +290,7 @@ static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
 		if (!old)
 			return false;
 		if (dc_unlikely(old < 0 || old == INT_MAX)) {
-			dc_plat_refcount_warn(r, "saturated", site);
+			dci_plat_refcount_warn(r, "saturated", site);
 			return true;
 		}
 	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old + 1,
@@ -284,8 +304,8 @@ static inline void dc_plat_refcount_inc(dc_refcount_t *r,
 	int old = atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
 
 	if (dc_unlikely(old <= 0 || old == INT_MAX))
-		dc_plat_refcount_warn(r, old ? "saturated" :
-				      "increment on 0; use-after-free", site);
+		dci_plat_refcount_warn(r, old ? "saturated" :
+				       "increment on 0; use-after-free", site);
 }
 
 /*
@@ -301,7 +321,7 @@ static inline bool dc_plat_refcount_dec_and_test(dc_refcount_t *r,
 	if (old == 1)
 		return true;
 	if (dc_unlikely(old <= 0))
-		dc_plat_refcount_warn(r, "underflow; use-after-free", site);
+		dci_plat_refcount_warn(r, "underflow; use-after-free", site);
 	return false;
 }
 
@@ -311,7 +331,7 @@ static inline void dc_plat_refcount_dec(dc_refcount_t *r,
 	int old = atomic_fetch_sub_explicit(&r->refs, 1, memory_order_release);
 
 	if (dc_unlikely(old <= 1))
-		dc_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory"
+		dci_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory"
 						  : "underflow; use-after-free", site);
 }
 
@@ -338,19 +358,19 @@ struct dc_waitq {
 	unsigned long waiters;
 };
 
-void dc_waitq_init(struct dc_waitq *wq);
-void dc_waitq_destroy(struct dc_waitq *wq);
-void dc_waitq_wake_all(struct dc_waitq *wq);
+void dci_waitq_init(struct dc_waitq *wq);
+void dci_waitq_destroy(struct dc_waitq *wq);
+void dci_waitq_wake_all(struct dc_waitq *wq);
 /* internal helpers for the macros below */
-void dc_plat_waitq_prepare(struct dc_waitq *wq);
-void dc_plat_waitq_finish(struct dc_waitq *wq);
-int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
+void dci_plat_waitq_prepare(struct dc_waitq *wq);
+void dci_plat_waitq_finish(struct dc_waitq *wq);
+int dci_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
 
 /*
  * dc_waitq_wait_timeout(wq, cond, timeout_ns) - sleep until @cond is true or
  * @timeout_ns passes (UINT64_MAX, or anything that would end past the
  * clock's range: no timeout).  Wakers change the state the condition reads
- * and then call dc_waitq_wake_all().
+ * and then call dci_waitq_wake_all().
  * Returns 0 when the condition became true, -ETIMEDOUT otherwise.
  */
 #define dc_waitq_wait_timeout(wq, cond, timeout_ns) ({			\
@@ -359,16 +379,16 @@ int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
 	uint64_t __dc_dl = __dc_to >= UINT64_MAX - __dc_now ? UINT64_MAX :	\
 			   __dc_now + __dc_to;				\
 	int __dc_ret = 0;						\
-	dc_plat_waitq_prepare(wq);					\
+	dci_plat_waitq_prepare(wq);					\
 	while (!(cond)) {						\
-		__dc_ret = dc_plat_waitq_sleep((wq), __dc_dl);		\
+		__dc_ret = dci_plat_waitq_sleep((wq), __dc_dl);		\
 		if (__dc_ret) {						\
 			if (cond)					\
 				__dc_ret = 0;				\
 			break;						\
 		}							\
 	}								\
-	dc_plat_waitq_finish(wq);					\
+	dci_plat_waitq_finish(wq);					\
 	__dc_ret;							\
 })
 
@@ -387,16 +407,16 @@ int dc_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
 /* Per-CPU-ish striping for statistics: a small number per thread.      */
 
 #define DC_STRIPES		16
-extern __thread unsigned int dc_plat_stripe
+extern __thread unsigned int dci_plat_stripe
 	__attribute__((tls_model("initial-exec")));
-unsigned int dc_plat_stripe_assign(void);
+unsigned int dci_plat_stripe_assign(void);
 
 /* The calling thread's stripe, in [0, DC_STRIPES). */
 static inline unsigned int dc_this_stripe(void)
 {
-	unsigned int s = dc_plat_stripe;
+	unsigned int s = dci_plat_stripe;
 
-	return dc_likely(s) ? s - 1 : dc_plat_stripe_assign();
+	return dc_likely(s) ? s - 1 : dci_plat_stripe_assign();
 }
 
 /* ------------------------------------------------------------------ */
@@ -404,17 +424,17 @@ static inline unsigned int dc_this_stripe(void)
 
 static inline const void *dc_thread_self(void)
 {
-	return &dc_plat_stripe;
+	return &dci_plat_stripe;
 }
 
 /* ------------------------------------------------------------------ */
 /* Workers: a function run on a library thread when queued.             */
 /* Queueing a queued worker does nothing; the function may queue its   */
-/* own worker again.  dc_worker_stop() waits for a running call and     */
-/* drops a pending one.  dc_worker_queue_delayed() runs it no earlier   */
+/* own worker again.  dci_worker_stop() waits for a running call and     */
+/* drops a pending one.  dci_worker_queue_delayed() runs it no earlier   */
 /* than the delay from now, unless it is already queued (then nothing);  */
-/* dc_worker_queue() on a delayed worker makes it run now.               */
-/* dc_worker_start() only prepares: the thread starts at the first      */
+/* dci_worker_queue() on a delayed worker makes it run now.               */
+/* dci_worker_start() only prepares: the thread starts at the first      */
 /* queue, so that a cache made before a daemonizing fork works in the   */
 /* child.  dc_before_fork() parks every thread; they start again when   */
 /* queued after the fork (platform.c).                                  */
@@ -433,20 +453,20 @@ struct dc_worker {
 	struct dc_worker *next;		/* on the list of all workers */
 };
 
-int dc_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
-		    const char *name);
-void dc_worker_queue(struct dc_worker *w);
-void dc_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns);
-void dc_worker_stop(struct dc_worker *w);
+int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+		     const char *name);
+void dci_worker_queue(struct dc_worker *w);
+void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns);
+void dci_worker_stop(struct dc_worker *w);
 
 /* ------------------------------------------------------------------ */
 /* Callers: registered threads and forked children.                    */
 
-extern __thread unsigned int dc_plat_thread_depth
+extern __thread unsigned int dci_plat_thread_depth
 	__attribute__((tls_model("initial-exec")));
-extern bool dc_plat_fork_broken;
-int dc_plat_thread_unregistered(const char *fn);
-int dc_plat_fork_refuse(const char *fn);
+extern bool dci_plat_fork_broken;
+int dci_plat_thread_unregistered(const char *fn);
+int dci_plat_fork_refuse(const char *fn);
 
 /*
  * dc_caller_check() - 0 if the calling thread may use the library here,
@@ -456,18 +476,18 @@ int dc_plat_fork_refuse(const char *fn);
  */
 static inline int dc_caller_check(const char *fn)
 {
-	if (dc_unlikely(!dc_plat_thread_depth))
-		return dc_plat_thread_unregistered(fn);
-	if (dc_unlikely(dc_read_once(dc_plat_fork_broken)))
-		return dc_plat_fork_refuse(fn);
+	if (dc_unlikely(!dci_plat_thread_depth))
+		return dci_plat_thread_unregistered(fn);
+	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
+		return dci_plat_fork_refuse(fn);
 	return 0;
 }
 
 /* dc_fork_check() - the fork half of dc_caller_check(), for any thread. */
 static inline int dc_fork_check(const char *fn)
 {
-	if (dc_unlikely(dc_read_once(dc_plat_fork_broken)))
-		return dc_plat_fork_refuse(fn);
+	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
+		return dci_plat_fork_refuse(fn);
 	return 0;
 }
 

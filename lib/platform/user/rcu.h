@@ -65,12 +65,12 @@
  * Set once call_rcu() has been used: liburcu's callback thread exists from
  * then on, and a fork without dc_before_fork() leaves the child without it.
  */
-extern bool dc_plat_rcu_used;
+extern bool dci_plat_rcu_used;
 
 static inline void dc_rcu_note_used(void)
 {
-	if (__builtin_expect(!__atomic_load_n(&dc_plat_rcu_used, __ATOMIC_RELAXED), 0))
-		__atomic_store_n(&dc_plat_rcu_used, true, __ATOMIC_RELAXED);
+	if (__builtin_expect(!__atomic_load_n(&dci_plat_rcu_used, __ATOMIC_RELAXED), 0))
+		__atomic_store_n(&dci_plat_rcu_used, true, __ATOMIC_RELAXED);
 }
 
 #ifndef DC_TSAN
@@ -92,7 +92,7 @@ void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 
 /* The token; its address is all that matters (platform.c). */
-extern char dc_rcu_tsan_gp;
+extern char dci_rcu_tsan_gp;
 
 typedef struct dc_rcu_head {
 	struct rcu_head head;
@@ -101,7 +101,7 @@ typedef struct dc_rcu_head {
 
 static inline void dc_rcu_read_unlock(void)
 {
-	__tsan_release(&dc_rcu_tsan_gp);
+	__tsan_release(&dci_rcu_tsan_gp);
 	urcu_memb_read_unlock();
 }
 
@@ -110,7 +110,7 @@ static inline void dc_rcu_tsan_callback(struct rcu_head *head)
 	dc_rcu_head_t *h = (dc_rcu_head_t *)head;
 
 	__tsan_acquire(h);
-	__tsan_acquire(&dc_rcu_tsan_gp);
+	__tsan_acquire(&dci_rcu_tsan_gp);
 	h->fn(h);
 }
 
@@ -126,7 +126,7 @@ static inline void dc_call_rcu(dc_rcu_head_t *h, void (*fn)(dc_rcu_head_t *h))
 static inline void dc_synchronize_rcu(void)
 {
 	urcu_memb_synchronize_rcu();
-	__tsan_acquire(&dc_rcu_tsan_gp);
+	__tsan_acquire(&dci_rcu_tsan_gp);
 }
 
 #endif /* DC_TSAN */

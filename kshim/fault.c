@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fault.c - the allocation fault-injection hook of <daxcache/fault.h>, in
+ * test builds only: the daxcache.ko built next to the test module
+ * (DC_TEST_BUILD, see Kbuild).  The module DKMS builds has no hook.
+ */
+#include "platform.h"
+
+#include <linux/export.h>
+
+#include <daxcache/fault.h>
+
+#include "kshim.h"
+
+/* Allocations counted since the hook was armed; 0 means disarmed. */
+static atomic_long_t dc_fail_nth = ATOMIC_LONG_INIT(0);
+static atomic_long_t dc_alloc_seen = ATOMIC_LONG_INIT(0);
+static atomic_long_t dc_fail_hits = ATOMIC_LONG_INIT(0);
+
+void dc_fault_alloc_fail_nth(unsigned long nth)
+{
+	atomic_long_set(&dc_alloc_seen, 0);
+	atomic_long_set(&dc_fail_hits, 0);
+	atomic_long_set(&dc_fail_nth, (long)nth);
+}
+EXPORT_SYMBOL_GPL(dc_fault_alloc_fail_nth);
+
+unsigned long dc_fault_alloc_count(void)
+{
+	return (unsigned long)atomic_long_read(&dc_alloc_seen);
+}
+EXPORT_SYMBOL_GPL(dc_fault_alloc_count);
+
+unsigned long dc_fault_alloc_failed(void)
+{
+	return (unsigned long)atomic_long_read(&dc_fail_hits);
+}
+EXPORT_SYMBOL_GPL(dc_fault_alloc_failed);
+
+bool dci_fault_should_fail(void)
+{
+	long nth = atomic_long_read(&dc_fail_nth);
+
+	if (likely(!nth))
+		return false;
+	if (atomic_long_inc_return(&dc_alloc_seen) == nth) {
+		atomic_long_inc(&dc_fail_hits);
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * memwait.c - userspace implementation of the shim contract's stateless
+ * part: allocation, locks and wait queues.  Shared by libdaxcache and
+ * libdaxcache-sim, each of which links its own copy (nothing here keeps
+ * state, so the copies cannot disagree).
+ */
+#include "platform.h"
+
+#include <stdlib.h>
+
+/* ------------------------------------------------------------------ */
+/* Allocation                                                           */
+
+/*
+ * Cache-line aligned, so that objects declared __dc_cacheline_aligned (the
+ * range objects, the statistics stripes) really share no line.
+ */
+void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero)
+{
+	void *p;
+
+	if (dci_fault_should_fail(site))
+		return NULL;
+	if (posix_memalign(&p, DC_CACHELINE, size ? size : 1))
+		return NULL;
+	if (zero)
+		memset(p, 0, size);
+	return p;
+}
+
+void dci_free(void *p)
+{
+	free(p);
+}
+
+/* ------------------------------------------------------------------ */
+/* Locks and wait queues                                                */
+
+void dci_plat_lock_init(pthread_mutex_t *m)
+{
+	pthread_mutex_init(m, NULL);
+}
+
+void dci_waitq_init(struct dc_waitq *wq)
+{
+	pthread_condattr_t attr;
+
+	pthread_mutex_init(&wq->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&wq->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	wq->waiters = 0;
+}
+
+void dci_waitq_destroy(struct dc_waitq *wq)
+{
+	pthread_cond_destroy(&wq->cond);
+	pthread_mutex_destroy(&wq->lock);
+}
+
+void dci_waitq_wake_all(struct dc_waitq *wq)
+{
+	pthread_mutex_lock(&wq->lock);
+	if (wq->waiters)
+		pthread_cond_broadcast(&wq->cond);
+	pthread_mutex_unlock(&wq->lock);
+}
+
+void dci_plat_waitq_prepare(struct dc_waitq *wq)
+{
+	pthread_mutex_lock(&wq->lock);
+	wq->waiters++;
+}
+
+void dci_plat_waitq_finish(struct dc_waitq *wq)
+{
+	wq->waiters--;
+	pthread_mutex_unlock(&wq->lock);
+}
+
+int dci_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns)
+{
+	struct timespec ts;
+
+	if (deadline_ns == UINT64_MAX) {
+		pthread_cond_wait(&wq->cond, &wq->lock);
+		return 0;
+	}
+	if (dc_now_ns() >= deadline_ns)
+		return -ETIMEDOUT;
+	ts.tv_sec = (time_t)(deadline_ns / 1000000000ull);
+	ts.tv_nsec = (long)(deadline_ns % 1000000000ull);
+	if (pthread_cond_timedwait(&wq->cond, &wq->lock, &ts) == ETIMEDOUT)
+		return -ETIMEDOUT;
+	return 0;
+}

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Sourced by tests/abi/check and tests/abi/update: the libraries whose ABI
+# is kept, how their ABI is dumped, and the libtool version rule.
+
+. .ci/bootstrap.sh
+dc_need_pkgs abigail-tools
+
+# library, its libtool version's variable in configure.ac
+ABI_LIBS="libdaxcache:DC_LT_VERSION libdaxcache-sim:DC_SIM_LT_VERSION"
+ABI_DIR=tests/abi
+ABI_VERSIONS=$ABI_DIR/versions
+
+# lt_version VAR [FILE]: current:revision:age of VAR in configure.ac (or FILE).
+lt_version() {
+	sed -n "s/^AC_SUBST(\[$1\], \[\([0-9]*:[0-9]*:[0-9]*\)\])$/\1/p" "${2:-configure.ac}"
+}
+
+# so_file LIB C:R:A: the file name libtool gives LIB.so at that version.
+so_file() {
+	local c r a
+	IFS=: read -r c r a <<<"$2"
+	echo "$1.so.$((c - a)).$a.$r"
+}
+
+# recorded LIB [FILE]: the version line of LIB in the versions file
+# ("LIB C:R:A" or "LIB C:R:A unreleased").
+recorded() {
+	awk -v l="$1" '$1 == l { print $2, $3 }' "${2:-$ABI_VERSIONS}" 2>/dev/null
+}
+
+# dump BUILDDIR LIB OUT: the ABI of BUILDDIR's shared library LIB.so as
+# abidw sees it, restricted to the types of the public headers (of the
+# source tree BUILDDIR was configured from), without paths or line numbers
+# (so that the baseline does not change with every edit or build directory).
+dump() {
+	local so=$1/lib/.libs/$2.so src
+	src=$(sed -n 's/^abs_top_srcdir = //p' "$1/Makefile")
+	if ! readelf -S "$so" | grep -q '\.debug_info'; then
+		echo "abi: $so has no debug information (configure with CFLAGS containing -g)" >&2
+		return 1
+	fi
+	abidw --no-corpus-path --no-comp-dir-path --no-show-locs --drop-private-types \
+		--headers-dir "$src/include/daxcache" --out-file "$3.tmp" "$so" || return 1
+	# The compilation units' names: relative to the source tree.
+	sed "s|path='$src/|path='|" "$3.tmp" > "$3" && rm -f "$3.tmp"
+}
+
+# compare OLD NEW REPORT: abidiff's report into REPORT, and on stdout the
+# verdict: "same", "compatible" (functions or variables added, nothing
+# else), "incompatible" (anything removed or changed: abidiff calls a
+# changed structure layout an "ABI change" that needs review, not an
+# incompatible one, so every change it reports counts), or "error".
+compare() {
+	local st
+	abidiff --no-show-locs "$1" "$2" > "$3" 2>&1
+	st=$?
+	if [ $((st & 3)) -ne 0 ]; then
+		echo error
+	elif [ $((st & 8)) -ne 0 ]; then
+		echo incompatible
+	elif [ $((st & 4)) -eq 0 ]; then
+		echo same
+	elif grep -E '^(Function|Variable)s? (symbols )?changes summary:' "$3" |
+		grep -qE '[1-9][0-9]* (Removed|Changed)'; then
+		echo incompatible
+	else
+		echo compatible
+	fi
+}
+
+# bumped_for_break OLDVER NEWVER: whether NEWVER is the version after an
+# incompatible change from OLDVER (current + 1 or more, age 0).
+bumped_for_break() {
+	local oc nc na
+	oc=${1%%:*}
+	nc=${2%%:*}
+	na=${2##*:}
+	[ "$nc" -gt "$oc" ] && [ "$na" -eq 0 ]
+}
