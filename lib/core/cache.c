@@ -85,6 +85,11 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 	c = dc_zalloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	ret = dc_pcounters_init(&c->stats, DC_STAT_NR);
+	if (ret) {
+		dc_free(c);
+		return ret;
+	}
 	c->cfg = *cfg;
 	c->ops = ops;
 	c->priv = priv;
@@ -139,6 +144,7 @@ fail_free:
 	dc_free(c->bg_entries);
 	dc_free(c->bg_ranges);
 	dc_free(c->ranges);
+	dc_pcounters_destroy(&c->stats);
 	dc_free(c);
 	return ret;
 }
@@ -283,6 +289,7 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	dc_free(c->bg_entries);
 	dc_free(c->bg_ranges);
 	dc_free(c->ranges);
+	dc_pcounters_destroy(&c->stats);
 	dc_free(c);
 	return 0;
 }
@@ -423,13 +430,10 @@ DC_EXPORT int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *s
 	struct dc_cache *c = (struct dc_cache *)cc;
 	uint64_t sum[DC_STAT_NR] = { 0 };
 	struct dc_cache_stats full;
-	unsigned int s, i;
 
 	if (!c || !st)
 		return -EINVAL;
-	for (s = 0; s < DC_STRIPES; s++)
-		for (i = 0; i < DC_STAT_NR; i++)
-			sum[i] += dc_atomic64_read(&c->stats[s].v[i]);
+	dc_pcounters_sum(&c->stats, sum);
 	memset(&full, 0, sizeof(full));
 	full.hits = sum[DC_STAT_HITS];
 	full.misses = sum[DC_STAT_MISSES];

@@ -111,7 +111,7 @@ struct dc_inode {
 	dc_rcu_head_t rcu;
 };
 
-/* Counters, striped per thread so that hits on two CPUs share no line. */
+/* Counters, per thread (per CPU in the kernel): a hit adds without a locked instruction. */
 enum dc_stat {
 	DC_STAT_HITS,
 	DC_STAT_MISSES,
@@ -144,10 +144,6 @@ enum dc_backend_op {
 
 /* Appended to each failure line: see dc_backend_failed(). */
 #define DC_BE_FAIL_NOTE	" (failure %u of this op; only the 1st, 2nd, 4th, 8th... are logged)"
-
-struct dc_stat_stripe {
-	dc_atomic64_t v[DC_STAT_NR];
-} __dc_cacheline_aligned;
 
 #define DC_INODE_HASH_BITS	10
 
@@ -243,12 +239,12 @@ struct dc_cache {
 	/* Failed calls of each backend op, for the log (pool lock). */
 	unsigned int be_failures[DC_BE_NR];
 
-	struct dc_stat_stripe stats[DC_STRIPES];
+	struct dc_pcounters stats;	/* enum dc_stat */
 };
 
 static inline void dc_stat_add(struct dc_cache *c, enum dc_stat s, uint64_t n)
 {
-	dc_atomic64_add(&c->stats[dc_this_stripe()].v[s], n);
+	dc_pcounter_add(&c->stats, s, n);
 }
 
 static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
