@@ -5,6 +5,7 @@
  * waiting for a free range.
  */
 #include "cache_internal.h"
+#include "itree_internal.h"
 
 #define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
 			 DC_MAP_MAY_BYPASS)
@@ -77,14 +78,18 @@ static inline struct dc_range **hint_slot(struct dc_inode *inode, uint64_t index
 /*
  * The tree half of the hit path: find the range mapping @index under RCU
  * and pin it, taking no lock; a pinned range becomes the index's hint.
+ * *@absent_at: when the tree mapped nothing there, the tree's change count
+ * the lookup saw it at (see dc_itree_changes()), else ~0.
  */
 static struct dc_range *map_tree(struct dc_inode *inode, uint64_t index,
-				 uint64_t *genp)
+				 uint64_t *genp, uint64_t *absent_at)
 {
+	uint64_t changes = dc_itree_changes(inode->tree);
 	struct dc_range *r;
 
 	dc_rcu_read_lock();
 	r = dc_itree_lookup(inode->tree, index);
+	*absent_at = r ? ~0ull : changes;
 	if (r && !try_pin(r, inode, index, genp))
 		r = NULL;
 	dc_rcu_read_unlock();
@@ -193,7 +198,8 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	dc_write_once(r->accessed, false);
 	/* After the identity: see try_pin(). */
 	dc_store_release(&r->gen, dc_range_gen_next(r->gen, writable));
-	ret = dc_itree_insert(inode->tree, index, index, r);
+	/* map_slow() looked under the mutex we hold: nothing maps @index. */
+	ret = dc_itree_insert_new(inode->tree, index, index, r);
 	if (!ret) {
 		ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
 				    r->win_off, c->range_size,
@@ -233,7 +239,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
  * returns DC_MAP_BYPASS.
  */
 static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
-		    uint64_t timeout_ns, struct dc_range **out)
+		    uint64_t timeout_ns, uint64_t absent_at, struct dc_range **out)
 {
 	struct dc_cache *c = inode->cache;
 	uint64_t index = file_off >> c->cfg.range_shift;
@@ -253,7 +259,14 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		} else {
 			dc_mutex_lock(&inode->mutex);
 		}
-		r = dc_itree_lookup(inode->tree, index);
+		/*
+		 * Look again, unless the tree has not changed since the
+		 * lock-free lookup found nothing (the first time round).
+		 */
+		r = NULL;
+		if (dc_itree_changes(inode->tree) != absent_at)
+			r = dc_itree_lookup(inode->tree, index);
+		absent_at = ~0ull;
 		if (r) {
 			/* Mapped by a racing thread; ours to pin (we hold the mutex). */
 			dc_refcount_inc(&r->ref);
@@ -376,7 +389,7 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 {
 	struct dc_cache *c;
 	struct dc_range *r;
-	uint64_t index, gen = 0;
+	uint64_t index, gen = 0, absent_at = ~0ull;
 	int ret;
 
 	if (dc_unlikely(!inode || !pin || (flags & ~DC_MAP_KNOWN))) {
@@ -392,7 +405,7 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	index = file_off >> c->cfg.range_shift;
 	r = dc_read_once(*hint_slot(inode, index));
 	if (!r || !try_pin(r, inode, index, &gen))
-		r = map_tree(inode, index, &gen);
+		r = map_tree(inode, index, &gen, &absent_at);
 	if (dc_likely(r)) {
 		if ((flags & DC_MAP_WRITE) && !(gen & 1) &&
 		    upgrade_bypassed(c, flags)) {
@@ -410,7 +423,7 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 			}
 		}
 	} else {
-		ret = map_slow(inode, file_off, flags, timeout_ns, &r);
+		ret = map_slow(inode, file_off, flags, timeout_ns, absent_at, &r);
 		if (ret)
 			goto no_pin;
 	}
