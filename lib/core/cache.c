@@ -103,9 +103,10 @@ DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
 	if (!c->threshold)
 		c->threshold = 1;
 	c->ranges = dc_zalloc((size_t)c->nr_ranges * sizeof(*c->ranges));
+	c->backend_map = dc_zalloc((size_t)c->nr_ranges * sizeof(*c->backend_map));
 	c->bg_ranges = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_ranges));
 	c->bg_entries = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_entries));
-	if (!c->ranges || !c->bg_ranges || !c->bg_entries) {
+	if (!c->ranges || !c->backend_map || !c->bg_ranges || !c->bg_entries) {
 		ret = -ENOMEM;
 		goto fail_free;
 	}
@@ -144,6 +145,7 @@ fail_free:
 	dc_free(c->bg_entries);
 	dc_free(c->bg_ranges);
 	dc_free(c->ranges);
+	dc_free(c->backend_map);
 	dc_pcounters_destroy(&c->stats);
 	dc_free(c);
 	return ret;
@@ -289,6 +291,7 @@ DC_EXPORT int dc_cache_destroy(struct dc_cache *c)
 	dc_free(c->bg_entries);
 	dc_free(c->bg_ranges);
 	dc_free(c->ranges);
+	dc_free(c->backend_map);
 	dc_pcounters_destroy(&c->stats);
 	dc_free(c);
 	return 0;

@@ -219,8 +219,8 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 		dc_range_release(c, r);
 		return ret;
 	}
-	r->mapped_ino = inode->id;
-	r->mapped_index = index;
+	dc_range_backend(c, r)->ino = inode->id;
+	dc_range_backend(c, r)->index = index;
 	r->backend_mapped = true;
 	/* One reference for the mapping, one for the caller's pin. */
 	dc_refcount_set_release(&r->ref, 2);

@@ -50,6 +50,7 @@ struct itree_node {
 	unsigned int nr;		/* entries or children, never 0 */
 	bool leaf;
 	struct itree_node *next_free;	/* on a recycling list; writer only */
+	dc_rcu_head_t rcu;		/* freed alone, past what a tree keeps */
 };
 
 struct dc_itree {
@@ -88,6 +89,9 @@ struct dc_itree {
  * period, which a busy writer in a big tree makes hundreds).
  */
 #define ITREE_KEEP_MIN	16
+#define ITREE_KEEP_MAX	32
+/* Retired while a batch is in flight: past this many, freed one by one. */
+#define ITREE_RETIRING_MAX	32
 
 /*
  * Whether the caller may act as @t's writer: it holds the writer lock, as
@@ -166,7 +170,8 @@ static void recycle(struct dc_itree *t)
 		t->batch_pending = false;
 		while ((n = t->inflight)) {
 			t->inflight = n->next_free;
-			if (t->nr_free < ITREE_KEEP_MIN + t->nr_taken) {
+			if (t->nr_free < ITREE_KEEP_MIN + t->nr_taken &&
+			    t->nr_free < ITREE_KEEP_MAX) {
 				n->next_free = t->free;
 				t->free = n;
 				t->nr_free++;
@@ -210,9 +215,23 @@ static void node_unused(struct dc_itree *t, struct itree_node *n)
 	t->nr_free++;
 }
 
-/* @n is unlinked; readers may still see it until a grace period passes. */
+static void node_free_rcu(dc_rcu_head_t *head)
+{
+	dc_free(dc_container_of(head, struct itree_node, rcu));
+}
+
+/*
+ * @n is unlinked; readers may still see it until a grace period passes.
+ * It waits for the next batch, unless so many already do (the last batch
+ * is still in flight): then it is freed after a grace period of its own,
+ * so that a tree never holds more than a few batches' worth.
+ */
 static void node_retire(struct dc_itree *t, struct itree_node *n)
 {
+	if (t->nr_retiring >= ITREE_RETIRING_MAX) {
+		dc_call_rcu(&n->rcu, node_free_rcu);
+		return;
+	}
 	n->next_free = t->retiring;
 	t->retiring = n;
 	t->nr_retiring++;
