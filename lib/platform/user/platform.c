@@ -306,8 +306,8 @@ __thread struct dc_plat_pcount_last dc_plat_pcount_last
 	__attribute__((tls_model("initial-exec")));
 /* The calling thread's id + 1; 0: none yet. */
 static __thread unsigned int pcount_id;
-static pthread_mutex_t pcount_ids_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t pcount_ids[DC_PCOUNT_IDS / 64];	/* taken ids */
+/* Taken ids, one bit each; no lock, so that a fork never inherits it held. */
+static _Atomic uint64_t pcount_ids[DC_PCOUNT_IDS / 64];
 static pthread_key_t pcount_key;
 static bool pcount_key_ok;
 static pthread_once_t pcount_once = PTHREAD_ONCE_INIT;
@@ -315,15 +315,14 @@ static _Atomic uint64_t pcount_seq;
 
 /*
  * A thread exits: its id goes back.  Its counts stay in each set's block
- * for that id (the unlock orders its last adds before the next owner's).
+ * for that id (the release orders its last adds before the next owner's).
  */
 static void pcount_id_put(void *arg)
 {
 	unsigned int id = (unsigned int)(uintptr_t)arg - 1;
 
-	pthread_mutex_lock(&pcount_ids_lock);
-	pcount_ids[id / 64] &= ~(1ull << (id % 64));
-	pthread_mutex_unlock(&pcount_ids_lock);
+	atomic_fetch_and_explicit(&pcount_ids[id / 64], ~(1ull << (id % 64)),
+				  memory_order_release);
 	pcount_id = 0;
 	dc_plat_pcount_last.seq = 0;
 	dc_plat_pcount_last.block = NULL;
@@ -344,15 +343,20 @@ static unsigned int pcount_id_get(void)
 	pthread_once(&pcount_once, pcount_key_init);
 	if (!pcount_key_ok)
 		return 0;
-	pthread_mutex_lock(&pcount_ids_lock);
-	for (w = 0; w < DC_ARRAY_SIZE(pcount_ids) && !~pcount_ids[w]; w++)
-		;
-	if (w < DC_ARRAY_SIZE(pcount_ids)) {
-		b = (unsigned int)__builtin_ctzll(~pcount_ids[w]);
-		pcount_ids[w] |= 1ull << b;
-		pcount_id = w * 64 + b + 1;
+	for (w = 0; w < DC_ARRAY_SIZE(pcount_ids) && !pcount_id; w++) {
+		uint64_t v = atomic_load_explicit(&pcount_ids[w], memory_order_relaxed);
+
+		while (~v) {
+			b = (unsigned int)__builtin_ctzll(~v);
+			/* Acquire: after the last adds of the id's previous owner. */
+			if (atomic_compare_exchange_weak_explicit(&pcount_ids[w], &v,
+					v | (1ull << b), memory_order_acquire,
+					memory_order_relaxed)) {
+				pcount_id = w * 64 + b + 1;
+				break;
+			}
+		}
 	}
-	pthread_mutex_unlock(&pcount_ids_lock);
 	if (pcount_id &&
 	    pthread_setspecific(pcount_key, (void *)(uintptr_t)pcount_id)) {
 		pcount_id_put((void *)(uintptr_t)pcount_id);
