@@ -94,3 +94,62 @@ long dci_kshim_live_allocs(void)
 	return sum;
 }
 DCI_TEST_EXPORT(dci_kshim_live_allocs);
+
+/**
+ * dci_pcounters_init() - allocate a set of per-CPU counters, zeroed.
+ * @pc: the set.
+ * @n: counters in it.
+ *
+ * Behind the same fault-injection hook as dci_plat_alloc(), and counted
+ * among the live objects.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -ENOMEM.
+ */
+int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n)
+{
+	pc->n = n;
+	pc->p = NULL;
+	if (dci_fault_should_fail())
+		return -ENOMEM;
+	pc->p = __alloc_percpu(n * sizeof(u64), __alignof__(u64));
+	if (!pc->p)
+		return -ENOMEM;
+	this_cpu_inc(dc_live);
+	return 0;
+}
+
+/**
+ * dci_pcounters_destroy() - free a set of per-CPU counters.
+ * @pc: the set; nobody adds to it any more.
+ *
+ * Context: process context.
+ */
+void dci_pcounters_destroy(struct dc_pcounters *pc)
+{
+	if (!pc->p)
+		return;
+	free_percpu(pc->p);
+	pc->p = NULL;
+	this_cpu_dec(dc_live);
+}
+
+/**
+ * dci_pcounters_sum() - add up the counters of every possible CPU.
+ * @pc: the set.
+ * @sum: receives, added to what it holds, the total of each counter.
+ *
+ * Context: any.
+ */
+void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum)
+{
+	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const u64 *v = per_cpu_ptr(pc->p, cpu);
+
+		for (i = 0; i < pc->n; i++)
+			sum[i] += READ_ONCE(v[i]);
+	}
+}

@@ -41,6 +41,7 @@
 #include <linux/ktime.h>
 #include <linux/limits.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/prefetch.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
@@ -68,6 +69,9 @@
 /* After a public function's definition: export it to GPL modules. */
 #define DC_EXPORT(sym)		EXPORT_SYMBOL_GPL(sym)
 #define dc_prefetch(p)		prefetch(p)
+#define dc_noinline		noinline
+#define dc_cold			__cold
+#define dc_always_inline	__always_inline
 #define DC_CACHELINE		SMP_CACHE_BYTES
 #define __dc_cacheline_aligned	____cacheline_aligned
 
@@ -319,6 +323,22 @@ static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
 	return true;
 }
 
+/*
+ * The same for a hot path that has a slow one to fall back on: false for 0,
+ * and also, without reporting it, for a count that the full operation
+ * would report (saturated or negative): the slow path's call reports it.
+ */
+static inline bool dc_refcount_inc_not_zero_fast(dc_refcount_t *r)
+{
+	int old = atomic_read(&r->refs);
+
+	do {
+		if (unlikely(old <= 0 || old == INT_MAX))
+			return false;
+	} while (!atomic_try_cmpxchg_acquire(&r->refs, &old, old + 1));
+	return true;
+}
+
 static inline void dc_plat_refcount_inc(dc_refcount_t *r,
 					struct dc_plat_refcount_site *site)
 {
@@ -433,18 +453,29 @@ void dci_plat_sleep_end(struct dci_plat_sleep *s);
 	__dc_waitq_wait(wq, cond, timeout_ns, false)
 
 /* ------------------------------------------------------------------ */
-/* Per-CPU-ish striping for statistics: the CPU number, folded.        */
+/* Per-CPU counters (statistics): a set of @n 64-bit counters, each CPU */
+/* adding to its own copy with this_cpu_add() (one unlocked instruction */
+/* on x86, safe against preemption and interrupts); reading sums the    */
+/* copies of every possible CPU.  Counts of a CPU that goes offline     */
+/* stay in its copy, so nothing is lost.                                */
 
-#define DC_STRIPES		16
+struct dc_pcounters {
+	u64 __percpu *p;
+	unsigned int n;
+};
 
-/*
- * The calling CPU's stripe, in [0, DC_STRIPES).  Preemption may move the
- * caller to another CPU right after: the stripes are atomic, so that only
- * costs a shared cache line now and then, never a lost count.
- */
-static inline unsigned int dc_this_stripe(void)
+/* 0, or -ENOMEM.  Process context (kshim/alloc.c). */
+int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n);
+/* Nobody adds any more.  Process context. */
+void dci_pcounters_destroy(struct dc_pcounters *pc);
+/* Add every CPU's count of each counter to @sum[0..n). */
+void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum);
+
+/* Add @v to counter @i of @pc for the calling CPU.  Any context. */
+static inline void dc_pcounter_add(struct dc_pcounters *pc, unsigned int i,
+				   uint64_t v)
 {
-	return raw_smp_processor_id() % DC_STRIPES;
+	this_cpu_add(pc->p[i], v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -491,6 +522,11 @@ static inline int dc_caller_check(const char *fn)
 static inline int dc_fork_check(const char *fn)
 {
 	return 0;
+}
+
+static inline bool dc_caller_ok(void)
+{
+	return true;
 }
 
 #endif /* DC_PLATFORM_KERNEL_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * bench_cache.c - the DAX window cache side by side with the kernel's
- * approach, in one run: the hit path (1 and 2 threads, against a per-inode
+ * approach, in one run: memory per range, the hit path (1 and 2 threads, against a per-inode
  * rwlock + rbtree + refcount), the miss path (with and without inline
  * reclaim), and reclaim throughput under churn for the four
  * inline/background x remove/no-remove policies.
@@ -178,6 +178,7 @@ int main(int argc, char **argv)
 	t0 = bench_now_ns();
 	printf("libdaxcache cache bench: %.2f s per cell, %d interleaved slices, %ld CPUs\n\n",
 	       o.seconds, BENCH_SLICES, cpus);
+	bench_mem(&o, j);
 	bench_hit(&o, j);
 	bench_miss(&o, j);
 	bench_churn(&o, j);

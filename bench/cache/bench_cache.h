@@ -27,6 +27,14 @@ struct bench_opts {
 };
 
 /**
+ * bench_mem() - section 0: bytes of library metadata per window range,
+ * mapped range and inode, from the heap in use.
+ * @o: options.
+ * @j: results.
+ */
+void bench_mem(const struct bench_opts *o, struct json_out *j);
+
+/**
  * bench_hit() - section 1: dc_map + dc_unpin of mapped ranges next to the
  * kernel's rwlock + rbtree + refcount, 1 and 2 threads.
  * @o: options.

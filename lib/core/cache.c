@@ -143,6 +143,11 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 	c = dc_zalloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	ret = dci_pcounters_init(&c->stats, DC_STAT_NR);
+	if (ret) {
+		dci_free(c);
+		return ret;
+	}
 	c->cfg = *cfg;
 	c->ops_copy = kops;
 	c->ops = &c->ops_copy;
@@ -157,9 +162,10 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 	if (!c->threshold)
 		c->threshold = 1;
 	c->ranges = dc_zalloc((size_t)c->nr_ranges * sizeof(*c->ranges));
+	c->backend_map = dc_zalloc((size_t)c->nr_ranges * sizeof(*c->backend_map));
 	c->bg_ranges = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_ranges));
 	c->bg_entries = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_entries));
-	if (!c->ranges || !c->bg_ranges || !c->bg_entries) {
+	if (!c->ranges || !c->backend_map || !c->bg_ranges || !c->bg_entries) {
 		ret = -ENOMEM;
 		goto fail_free;
 	}
@@ -201,6 +207,8 @@ fail_free:
 	dci_free(c->bg_entries);
 	dci_free(c->bg_ranges);
 	dci_free(c->ranges);
+	dci_free(c->backend_map);
+	dci_pcounters_destroy(&c->stats);
 	dci_free(c);
 	return ret;
 }
@@ -309,6 +317,8 @@ int dc_cache_destroy(struct dc_cache *c)
 	dci_free(c->bg_entries);
 	dci_free(c->bg_ranges);
 	dci_free(c->ranges);
+	dci_free(c->backend_map);
+	dci_pcounters_destroy(&c->stats);
 	dci_free(c);
 	return 0;
 }
@@ -326,13 +336,10 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	struct dc_cache *c = (struct dc_cache *)cc;
 	uint64_t sum[DC_STAT_NR] = { 0 };
 	struct dc_cache_stats full;
-	unsigned int s, i;
 
 	if (!c || !st || size < DC_CACHE_STATS_SIZE_VER0)
 		return -EINVAL;
-	for (s = 0; s < DC_STRIPES; s++)
-		for (i = 0; i < DC_STAT_NR; i++)
-			sum[i] += dc_atomic64_read(&c->stats[s].v[i]);
+	dci_pcounters_sum(&c->stats, sum);
 	memset(&full, 0, sizeof(full));
 	full.hits = sum[DC_STAT_HITS];
 	full.misses = sum[DC_STAT_MISSES];

@@ -66,20 +66,32 @@ static inline void dc_list_del(struct dc_list *n)
 struct dc_range {
 	dc_refcount_t ref;
 	bool accessed;			/* CLOCK: set by hits, cleared by the hand */
+	/*
+	 * The backend maps something here (what: c->backend_map[] at this
+	 * range's number), for the remove that tears it down; kept by
+	 * whoever owns the range at count 0.
+	 */
+	bool backend_mapped;
 	uint64_t win_off;		/* constant */
 	struct dc_inode *owner;
 	uint64_t index;			/* file range index */
 	uint64_t gen;			/* moved by each setup; low bit: writable */
 	struct dc_cache *cache;		/* constant */
 	struct dc_list link;		/* free list or busy ring; pool lock */
-	/*
-	 * What the backend maps here as far as we know, for the remove that
-	 * tears it down; kept by whoever owns the range at count 0.
-	 */
-	bool backend_mapped;
-	uint64_t mapped_ino;
-	uint64_t mapped_index;
 } __dc_cacheline_aligned;
+
+/* One cache line per range: what the hit path touches, and no more. */
+dc_static_assert(sizeof(struct dc_range) <= DC_CACHELINE,
+		 "struct dc_range outgrew its cache line");
+
+/*
+ * What the backend maps in a range as far as we know (cold: read only to
+ * build a remove), apart so that the range object fits one cache line.
+ */
+struct dc_range_backend {
+	uint64_t ino;
+	uint64_t index;
+};
 
 /* The generation after @gen of a setup that maps writable or not (never 0). */
 static inline uint64_t dc_range_gen_next(uint64_t gen, bool writable)
@@ -114,7 +126,7 @@ struct dc_inode {
 	dc_rcu_head_t rcu;
 };
 
-/* Counters, striped per thread so that hits on two CPUs share no line. */
+/* Counters, per thread (per CPU in the kernel): a hit adds without a locked instruction. */
 enum dc_stat {
 	DC_STAT_HITS,
 	DC_STAT_MISSES,
@@ -148,9 +160,6 @@ enum dc_backend_op {
 /* Appended to each failure line: see dci_backend_failed(). */
 #define DC_BE_FAIL_NOTE	" (failure %u of this op; only the 1st, 2nd, 4th, 8th... are logged)"
 
-struct dc_stat_stripe {
-	dc_atomic64_t v[DC_STAT_NR];
-} __dc_cacheline_aligned;
 
 /*
  * Admission control (cache_admit.c), allocated under DC_ADMIT_FREQ only.
@@ -191,6 +200,7 @@ struct dc_cache {
 	unsigned int nr_ranges;
 	unsigned int threshold;		/* background reclaim below this many free */
 	struct dc_range *ranges;
+	struct dc_range_backend *backend_map;	/* by range number */
 
 	/* Pool: free stack, busy ring with the victim hand.  Pool lock. */
 	dc_spinlock_t pool_lock;
@@ -247,17 +257,24 @@ struct dc_cache {
 	/* Failed calls of each backend op, for the log (pool lock). */
 	unsigned int be_failures[DC_BE_NR];
 
-	struct dc_stat_stripe stats[DC_STRIPES];
+	struct dc_pcounters stats;	/* enum dc_stat */
 };
 
 static inline void dc_stat_add(struct dc_cache *c, enum dc_stat s, uint64_t n)
 {
-	dc_atomic64_add(&c->stats[dc_this_stripe()].v[s], n);
+	dc_pcounter_add(&c->stats, s, n);
 }
 
 static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 {
 	dc_stat_add(c, s, 1);
+}
+
+/* What the backend maps in @r (see struct dc_range_backend). */
+static inline struct dc_range_backend *dc_range_backend(struct dc_cache *c,
+							 const struct dc_range *r)
+{
+	return &c->backend_map[r - c->ranges];
 }
 
 /* cache.c */

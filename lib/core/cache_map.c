@@ -14,6 +14,7 @@
  * through dci_cache_wake().
  */
 #include "cache_internal.h"
+#include "itree_internal.h"
 
 #define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
 			 DC_MAP_MAY_BYPASS)
@@ -33,35 +34,45 @@ void dci_cache_wake(struct dc_cache *c)
  */
 static inline void range_unpin(struct dc_range *r)
 {
-	struct dc_cache *c = r->cache;
+	struct dc_cache *c;
 
 	dc_refcount_dec(&r->ref);
 	dc_smp_mb__after_atomic();
+	/* After the decrement is fine: @cache is constant, @r type-stable. */
+	c = r->cache;
 	if (dc_unlikely(dc_atomic_read(&c->waiters)))
 		dci_cache_wake(c);
 }
 
 /*
- * Pin @r if it maps @index of @inode now.  It may have been reclaimed and
- * reused since it was found: once pinned (no claim can happen any more), its
- * identity is checked again, and a pin on something else is dropped.
+ * Pin @r if it maps @index of @inode now, and say in *@genp which setup's
+ * mapping it is.  It may have been reclaimed and reused since it was found:
+ * look first (a stale hint or a range reused since the lookup must not be
+ * pinned even for a moment, or a punch or an eviction of its new owner
+ * would see a pin nobody holds), pin, then check that no setup happened
+ * in between.
+ *
+ * Every setup moves @gen, written with release after @owner and @index
+ * while the count is 0 (map_new()), so the acquire load of @gen makes the
+ * identity read after it at least as new as that generation.  Once pinned,
+ * nobody can claim the range; if @gen is still what we read first, no
+ * setup has happened since, and the identity we checked is the one we
+ * pinned.  (An upgrade moves @gen under a pin too: such a race just drops
+ * the pin and takes the slow path.)
  */
 static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
-			   uint64_t index)
+			   uint64_t index, uint64_t *genp)
 {
-	/*
-	 * Look before touching the count: a stale hint or a range reused
-	 * since the lookup must not be pinned even for a moment, or a punch
-	 * or an eviction of its new owner would see a pin nobody holds.
-	 */
+	uint64_t gen = dc_load_acquire(&r->gen);
+
 	if (dc_read_once(r->owner) != inode || dc_read_once(r->index) != index)
 		return false;
 	if (!dc_refcount_inc_not_zero(&r->ref))
 		return false;
-	if (dc_likely(dc_read_once(r->owner) == inode &&
-		      dc_read_once(r->index) == index)) {
+	if (dc_likely(dc_read_once(r->gen) == gen)) {
 		if (!dc_read_once(r->accessed))
 			dc_write_once(r->accessed, true);
+		*genp = gen;
 		return true;
 	}
 	range_unpin(r);
@@ -74,24 +85,25 @@ static inline struct dc_range **hint_slot(struct dc_inode *inode, uint64_t index
 }
 
 /*
- * The hit path: find the range mapping @index and pin it, taking no lock.
- * First the hint (one load; range objects outlive every inode, so no RCU
- * section is needed to look at one), then the tree under RCU.
+ * The tree half of the hit path: find the range mapping @index under RCU
+ * and pin it, taking no lock; a pinned range becomes the index's hint.
+ * *@absent_at: when the tree mapped nothing there, the tree's change count
+ * the lookup saw it at (see dci_itree_changes()), else ~0.
  */
-static inline struct dc_range *map_fast(struct dc_inode *inode, uint64_t index)
+static struct dc_range *map_tree(struct dc_inode *inode, uint64_t index,
+				 uint64_t *genp, uint64_t *absent_at)
 {
-	struct dc_range **slot = hint_slot(inode, index);
-	struct dc_range *r = dc_read_once(*slot);
+	uint64_t changes = dci_itree_changes(inode->tree);
+	struct dc_range *r;
 
-	if (dc_likely(r && try_pin(r, inode, index)))
-		return r;
 	dc_rcu_read_lock();
 	r = dc_itree_lookup(inode->tree, index);
-	if (r && !try_pin(r, inode, index))
+	*absent_at = r ? ~0ull : changes;
+	if (r && !try_pin(r, inode, index, genp))
 		r = NULL;
 	dc_rcu_read_unlock();
 	if (r)
-		dc_write_once(*slot, r);
+		dc_write_once(*hint_slot(inode, index), r);
 	return r;
 }
 
@@ -131,7 +143,7 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 					   (unsigned long long)r->index, ret, nth);
 		} else {
 			/* A setup: a new generation, and a writable one. */
-			dc_write_once(r->gen, dc_range_gen_next(r->gen, true));
+			dc_store_release(&r->gen, dc_range_gen_next(r->gen, true));
 			dc_stat_inc(c, DC_STAT_UPGRADES);
 		}
 	}
@@ -192,9 +204,11 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 
 	dc_write_once(r->owner, inode);
 	dc_write_once(r->index, index);
-	dc_write_once(r->gen, dc_range_gen_next(r->gen, writable));
 	dc_write_once(r->accessed, false);
-	ret = dc_itree_insert(inode->tree, index, index, r);
+	/* After the identity: see try_pin(). */
+	dc_store_release(&r->gen, dc_range_gen_next(r->gen, writable));
+	/* map_slow() looked under the mutex we hold: nothing maps @index. */
+	ret = dci_itree_insert_new(inode->tree, index, index, r);
 	if (!ret) {
 		ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
 				    r->win_off, c->range_size,
@@ -214,8 +228,8 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 		dci_range_release(c, r);
 		return ret;
 	}
-	r->mapped_ino = inode->id;
-	r->mapped_index = index;
+	dc_range_backend(c, r)->ino = inode->id;
+	dc_range_backend(c, r)->index = index;
 	r->backend_mapped = true;
 	/* One reference for the mapping, one for the caller's pin. */
 	dc_refcount_set_release(&r->ref, 2);
@@ -234,7 +248,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
  * returns DC_MAP_BYPASS.
  */
 static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
-		    uint64_t timeout_ns, struct dc_range **out)
+		    uint64_t timeout_ns, uint64_t absent_at, struct dc_range **out)
 {
 	struct dc_cache *c = inode->cache;
 	uint64_t index = file_off >> c->cfg.range_shift;
@@ -254,7 +268,14 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		} else {
 			dc_mutex_lock(&inode->mutex);
 		}
-		r = dc_itree_lookup(inode->tree, index);
+		/*
+		 * Look again, unless the tree has not changed since the
+		 * lock-free lookup found nothing (the first time round).
+		 */
+		r = NULL;
+		if (dci_itree_changes(inode->tree) != absent_at)
+			r = dc_itree_lookup(inode->tree, index);
+		absent_at = ~0ull;
 		if (r) {
 			/* Mapped by a racing thread; ours to pin (we hold the mutex). */
 			dc_refcount_inc(&r->ref);
@@ -351,27 +372,51 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 	return ret;
 }
 
-int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
-		   unsigned int flags, uint64_t timeout_ns,
-		   struct dc_pin *pin)
+/* Fill @pin for @file_off, in @r pinned at generation @gen. */
+static inline void pin_fill(const struct dc_cache *c, struct dc_range *r,
+			    uint64_t file_off, uint64_t gen, struct dc_pin *pin)
+{
+	uint64_t in = file_off & (c->range_size - 1);
+
+	pin->range = r;
+	/* A range's window offset is a multiple of the range size. */
+	pin->win_off = r->win_off | in;
+	pin->len = c->range_size - in;
+	/* One load: the generation and whether its setup made it writable. */
+	pin->writable = gen & 1;
+	pin->gen = gen;
+}
+
+/*
+ * Everything but a read hit through the hint: the arguments' checks, the
+ * tree lookup, writes (upgrades, bypassed writes) and misses.  @use_cfg:
+ * wait for the cache's wait_timeout_ns rather than @timeout_ns (dc_map()).
+ */
+static dc_noinline int
+map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+	    uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
 {
 	struct dc_cache *c;
 	struct dc_range *r;
-	uint64_t index, in, gen;
+	uint64_t index, gen = 0, absent_at = ~0ull;
 	int ret;
 
 	if (dc_unlikely(!inode || !pin || (flags & ~DC_MAP_KNOWN))) {
 		ret = -EINVAL;
 		goto no_pin;
 	}
-	ret = dc_caller_check(__func__);
+	ret = dc_caller_check(use_cfg ? "dc_map" : "dc_map_timeout");
 	if (dc_unlikely(ret))
 		goto no_pin;
 	c = inode->cache;
+	if (use_cfg)
+		timeout_ns = c->cfg.wait_timeout_ns;
 	index = file_off >> c->cfg.range_shift;
-	r = map_fast(inode, index);
+	r = dc_read_once(*hint_slot(inode, index));
+	if (!r || !try_pin(r, inode, index, &gen))
+		r = map_tree(inode, index, &gen, &absent_at);
 	if (dc_likely(r)) {
-		if ((flags & DC_MAP_WRITE) && !dc_range_writable(r) &&
+		if ((flags & DC_MAP_WRITE) && !(gen & 1) &&
 		    upgrade_bypassed(c, flags)) {
 			range_unpin(r);
 			dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
@@ -379,7 +424,7 @@ int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 			goto no_pin;
 		}
 		dc_stat_inc(c, DC_STAT_HITS);
-		if ((flags & DC_MAP_WRITE) && !dc_range_writable(r)) {
+		if ((flags & DC_MAP_WRITE) && !(gen & 1)) {
 			ret = map_upgrade(inode, r, flags);
 			if (ret) {
 				range_unpin(r);
@@ -387,18 +432,11 @@ int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 			}
 		}
 	} else {
-		ret = map_slow(inode, file_off, flags, timeout_ns, &r);
+		ret = map_slow(inode, file_off, flags, timeout_ns, absent_at, &r);
 		if (ret)
 			goto no_pin;
 	}
-	in = file_off & (c->range_size - 1);
-	pin->win_off = r->win_off + in;
-	pin->len = c->range_size - in;
-	/* One load: the generation and whether its setup made it writable. */
-	gen = dc_read_once(r->gen);
-	pin->writable = gen & 1;
-	pin->gen = gen;
-	pin->range = r;
+	pin_fill(c, r, file_off, dc_read_once(r->gen), pin);
 	return 0;
 
 no_pin:
@@ -411,15 +449,71 @@ no_pin:
 		memset(pin, 0, sizeof(*pin));
 	return ret;
 }
+
+/* The hit path's pin lost a race with a setup: drop it, go the general way. */
+static dc_noinline dc_cold int
+map_raced(struct dc_range *r, struct dc_inode *inode, uint64_t file_off,
+	  unsigned int flags, uint64_t timeout_ns, bool use_cfg,
+	  struct dc_pin *pin)
+{
+	range_unpin(r);
+	return map_general(inode, file_off, flags, timeout_ns, use_cfg, pin);
+}
+
+/*
+ * The hit path: a read of a range whose hint is right (a write, even to a
+ * writable mapping, goes the general way).  One load of the hint, the pin
+ * (an atomic increment), a per-thread count; no lock, no RCU section
+ * (range objects outlive every inode).  Everything else is a tail call, so
+ * that this stays a leaf with no stack frame.
+ */
+static dc_always_inline int
+map_common(struct dc_inode *inode, uint64_t file_off,
+			     unsigned int flags, uint64_t timeout_ns,
+			     bool use_cfg, struct dc_pin *pin)
+{
+	struct dc_cache *c;
+	struct dc_range *r;
+	uint64_t index, gen;
+
+	if (dc_unlikely(!inode || !pin || (flags & ~(DC_MAP_KNOWN & ~DC_MAP_WRITE)) ||
+			!dc_caller_ok()))
+		goto general;
+	c = inode->cache;
+	index = file_off >> c->cfg.range_shift;
+	r = dc_read_once(*hint_slot(inode, index));
+	if (dc_unlikely(!r))
+		goto general;
+	/* try_pin(), spelled out so that a lost race is a tail call. */
+	gen = dc_load_acquire(&r->gen);
+	if (dc_unlikely(dc_read_once(r->owner) != inode ||
+			dc_read_once(r->index) != index ||
+			!dc_refcount_inc_not_zero_fast(&r->ref)))
+		goto general;
+	if (dc_unlikely(dc_read_once(r->gen) != gen))
+		return map_raced(r, inode, file_off, flags, timeout_ns, use_cfg, pin);
+	if (dc_unlikely(!dc_read_once(r->accessed)))
+		dc_write_once(r->accessed, true);
+	pin_fill(c, r, file_off, gen, pin);
+	dc_stat_inc(c, DC_STAT_HITS);
+	return 0;
+
+general:
+	return map_general(inode, file_off, flags, timeout_ns, use_cfg, pin);
+}
+
+int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
+		   unsigned int flags, uint64_t timeout_ns,
+		   struct dc_pin *pin)
+{
+	return map_common(inode, file_off, flags, timeout_ns, false, pin);
+}
 DC_EXPORT(dc_map_timeout);
 
 int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	   struct dc_pin *pin)
 {
-	/* dc_map_timeout() refuses a NULL inode (and empties the pin). */
-	return dc_map_timeout(inode, file_off, flags,
-			      dc_likely(inode) ? inode->cache->cfg.wait_timeout_ns : 0,
-			      pin);
+	return map_common(inode, file_off, flags, 0, true, pin);
 }
 DC_EXPORT(dc_map);
 

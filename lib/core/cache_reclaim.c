@@ -103,11 +103,13 @@ static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 	}
 }
 
-static void entry_of(const struct dc_cache *c, const struct dc_range *r,
+static void entry_of(struct dc_cache *c, const struct dc_range *r,
 		     struct dc_remove_entry *e)
 {
-	e->ino = r->mapped_ino;
-	e->file_off = r->mapped_index << c->cfg.range_shift;
+	const struct dc_range_backend *m = dc_range_backend(c, r);
+
+	e->ino = m->ino;
+	e->file_off = m->index << c->cfg.range_shift;
 	e->win_off = r->win_off;
 	e->len = c->range_size;
 }

@@ -57,19 +57,49 @@ struct itree_node {
 	};
 	unsigned int nr;		/* entries or children, never 0 */
 	bool leaf;
-	dc_rcu_head_t rcu;
+	struct itree_node *next_free;	/* on a recycling list; writer only */
+	dc_rcu_head_t rcu;		/* freed alone, past what a tree keeps */
 };
 
 struct dc_itree {
 	struct itree_node __rcu *root;
 	size_t count;
+	uint64_t changes;		/* inserts and removes; see dci_itree_changes() */
 	unsigned int height;		/* levels; 0 when empty */
 	/* Removal's reserve: a ready node, or one retired before a grace period. */
 	struct itree_node *spare;
 	struct itree_node *retired_spare;
 	dc_rcu_head_t rcu;
 	dc_mutex_t *writer_lock;	/* see dci_itree_set_writer_lock() */
+	/*
+	 * Recycling replaced nodes (the writer's, but for @batch_done and
+	 * @refs): retired nodes collect on @retiring; ITREE_BATCH of them go
+	 * @inflight under one call_rcu(), whose callback sets @batch_done;
+	 * then they are @free for the writer to reuse, instead of a free()
+	 * on the callback thread and a malloc() here for every one.
+	 */
+	struct itree_node *free;	/* past their grace period */
+	struct itree_node *retiring;	/* no grace period asked for yet */
+	struct itree_node *inflight;	/* waiting for @batch_rcu */
+	unsigned int nr_free, nr_retiring;
+	unsigned int nr_taken;		/* nodes taken since the batch was sent */
+	bool batch_pending;
+	int batch_done;			/* release-stored by the callback */
+	dc_rcu_head_t batch_rcu;
+	/* The tree's own, and one while a batch is in flight. */
+	dc_refcount_t refs;
 };
+
+#define ITREE_BATCH	8	/* retired nodes per call_rcu() */
+/*
+ * Reusable nodes a tree keeps: a few, and as many as its writer took while
+ * the last batch waited for its grace period (what it needs per grace
+ * period, which a busy writer in a big tree makes hundreds).
+ */
+#define ITREE_KEEP_MIN	16
+#define ITREE_KEEP_MAX	32
+/* Retired while a batch is in flight: past this many, freed one by one. */
+#define ITREE_RETIRING_MAX	32
 
 /*
  * Whether the caller may act as @t's writer: it holds the writer lock, as
@@ -98,14 +128,121 @@ static struct itree_node *node_alloc(void)
 	return dc_alloc(sizeof(struct itree_node));
 }
 
+static void free_list(struct itree_node *n)
+{
+	struct itree_node *next;
+
+	for (; n; n = next) {
+		next = n->next_free;
+		dci_free(n);
+	}
+}
+
+/* The last reference is gone: every list is past its grace period. */
+static void tree_free(struct dc_itree *t)
+{
+	free_list(t->free);
+	free_list(t->retiring);
+	free_list(t->inflight);
+	dci_free(t->spare);
+	dci_free(t->retired_spare);
+	dci_free(t);
+}
+
+static void tree_put(struct dc_itree *t)
+{
+	if (dc_refcount_dec_and_test(&t->refs))
+		tree_free(t);
+}
+
+static void batch_done_rcu(dc_rcu_head_t *head)
+{
+	struct dc_itree *t = dc_container_of(head, struct dc_itree, batch_rcu);
+
+	/* Orders the grace period before the writer's reuse of the batch. */
+	dc_store_release(&t->batch_done, 1);
+	tree_put(t);
+}
+
+/*
+ * Take in a batch whose grace period has passed (up to ITREE_KEEP nodes
+ * stay for reuse, the rest is freed), and send the next one.
+ */
+static void recycle(struct dc_itree *t)
+{
+	struct itree_node *n;
+
+	if (t->batch_pending) {
+		if (!dc_load_acquire(&t->batch_done))
+			return;
+		t->batch_pending = false;
+		while ((n = t->inflight)) {
+			t->inflight = n->next_free;
+			if (t->nr_free < ITREE_KEEP_MIN + t->nr_taken &&
+			    t->nr_free < ITREE_KEEP_MAX) {
+				n->next_free = t->free;
+				t->free = n;
+				t->nr_free++;
+			} else {
+				dci_free(n);
+			}
+		}
+	}
+	if (t->nr_retiring >= ITREE_BATCH && !t->batch_pending) {
+		t->nr_taken = 0;
+		t->inflight = t->retiring;
+		t->retiring = NULL;
+		t->nr_retiring = 0;
+		t->batch_pending = true;
+		dc_write_once(t->batch_done, 0);
+		dc_refcount_inc(&t->refs);
+		dc_call_rcu(&t->batch_rcu, batch_done_rcu);
+	}
+}
+
+/* A node for the writer: a recycled one if there is one, else a new one. */
+static struct itree_node *node_new(struct dc_itree *t)
+{
+	struct itree_node *n;
+
+	recycle(t);
+	t->nr_taken++;
+	n = t->free;
+	if (!n)
+		return node_alloc();
+	t->free = n->next_free;
+	t->nr_free--;
+	return n;
+}
+
+/* A node that was never published goes straight back for reuse. */
+static void node_unused(struct dc_itree *t, struct itree_node *n)
+{
+	n->next_free = t->free;
+	t->free = n;
+	t->nr_free++;
+}
+
 static void node_free_rcu(dc_rcu_head_t *head)
 {
 	dci_free(dc_container_of(head, struct itree_node, rcu));
 }
 
-static void node_retire(struct itree_node *n)
+/*
+ * @n is unlinked; readers may still see it until a grace period passes.
+ * It waits for the next batch, unless so many already do (the last batch
+ * is still in flight): then it is freed after a grace period of its own,
+ * so that a tree never holds more than a few batches' worth.
+ */
+static void node_retire(struct dc_itree *t, struct itree_node *n)
 {
-	dc_call_rcu(&n->rcu, node_free_rcu);
+	if (t->nr_retiring >= ITREE_RETIRING_MAX) {
+		dc_call_rcu(&n->rcu, node_free_rcu);
+		return;
+	}
+	n->next_free = t->retiring;
+	t->retiring = n;
+	t->nr_retiring++;
 }
 
 /* Fetch every cache line of @n at once rather than one miss at a time. */
@@ -114,7 +251,7 @@ static inline void node_prefetch(const struct itree_node *n)
 	const char *p = (const char *)n;
 	size_t off;
 
-	for (off = 0; off < offsetof(struct itree_node, rcu); off += DC_CACHELINE)
+	for (off = 0; off < offsetof(struct itree_node, next_free); off += DC_CACHELINE)
 		dc_prefetch(p + off);
 }
 
@@ -329,6 +466,7 @@ int dc_itree_create(struct dc_itree **out)
 	t = dc_zalloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	dc_refcount_set(&t->refs, 1);
 	t->spare = node_alloc();
 	if (!t->spare) {
 		dci_free(t);
@@ -339,23 +477,19 @@ int dc_itree_create(struct dc_itree **out)
 }
 DC_EXPORT(dc_itree_create);
 
-static void retire_subtree(struct itree_node *n)
+static void retire_subtree(struct dc_itree *t, struct itree_node *n)
 {
 	unsigned int i;
 
 	if (!n->leaf)
 		for (i = 0; i < n->nr; i++)
-			retire_subtree(private_child(n, i));
-	node_retire(n);
+			retire_subtree(t, private_child(n, i));
+	node_retire(t, n);
 }
 
 static void tree_free_rcu(dc_rcu_head_t *head)
 {
-	struct dc_itree *t = dc_container_of(head, struct dc_itree, rcu);
-
-	dci_free(t->spare);
-	dci_free(t->retired_spare);
-	dci_free(t);
+	tree_put(dc_container_of(head, struct dc_itree, rcu));
 }
 
 void dc_itree_destroy(struct dc_itree *t)
@@ -367,7 +501,8 @@ void dc_itree_destroy(struct dc_itree *t)
 	/* Destroyed by its last user: nobody else writes it any more. */
 	root = dc_rcu_dereference_protected(t->root, true);
 	if (root)
-		retire_subtree(root);
+		retire_subtree(t, root);
+	/* Everything retired goes with the tree, after this grace period. */
 	dc_call_rcu(&t->rcu, tree_free_rcu);
 }
 DC_EXPORT(dc_itree_destroy);
@@ -409,13 +544,14 @@ struct node_pool {
 	struct itree_node *n[2 * ITREE_MAX_DEPTH + 1];
 };
 
-static int pool_fill(struct node_pool *pool, unsigned int want)
+static int pool_fill(struct dc_itree *t, struct node_pool *pool,
+		     unsigned int want)
 {
 	for (pool->nr = 0; pool->nr < want; pool->nr++) {
-		pool->n[pool->nr] = node_alloc();
+		pool->n[pool->nr] = node_new(t);
 		if (!pool->n[pool->nr]) {
 			while (pool->nr)
-				dci_free(pool->n[--pool->nr]);
+				node_unused(t, pool->n[--pool->nr]);
 			return -ENOMEM;
 		}
 	}
@@ -526,21 +662,16 @@ static unsigned int leaf_pos(const struct itree_node *leaf, uint64_t start)
 	return j;
 }
 
-int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
-		    void *item)
+/* Insert [@start, @last] -> @item, which overlaps nothing in @t. */
+static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
+		      void *item)
 {
 	struct wide_entry ne = { .key = start, .last = last, .p = item };
 	struct itree_node *lo, *hi, *old, *rep;
 	struct itree_node *replaced[ITREE_MAX_DEPTH];
 	unsigned int lvl, want, pos, nr_replaced = 0;
-	struct dc_itree_entry cur;
 	struct node_pool pool;
 	struct itree_path p;
-
-	if (start > last || !item)
-		return -EINVAL;
-	if (dc_itree_first(t, start, last, &cur))
-		return -EEXIST;
 
 	walk(t, start, &p);
 	/*
@@ -551,14 +682,14 @@ int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 	want = 1;
 	for (lvl = p.depth; lvl-- > 0 && p.node[lvl]->nr == ITREE_FANOUT;)
 		want += 2;
-	if (pool_fill(&pool, want))
+	if (pool_fill(t, &pool, want))
 		return -ENOMEM;
 
 	/* Restock removal's reserve so that it need not wait for readers. */
 	if (!t->spare) {
-		t->spare = node_alloc();
+		t->spare = node_new(t);
 		if (t->spare && t->retired_spare) {
-			node_retire(t->retired_spare);
+			node_retire(t, t->retired_spare);
 			t->retired_spare = NULL;
 		}
 	}
@@ -628,21 +759,43 @@ int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 		pos = p.slot[lvl] + 1;
 	}
 	while (nr_replaced)
-		node_retire(replaced[--nr_replaced]);
+		node_retire(t, replaced[--nr_replaced]);
 	if (old)
-		node_retire(old);
+		node_retire(t, old);
 done:
 	dc_write_once(t->count, t->count + 1);
+	/* After the publish: see dci_itree_changes(). */
+	dc_store_release(&t->changes, t->changes + 1);
 	return 0;
 }
+
+int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
+		    void *item)
+{
+	struct dc_itree_entry cur;
+
+	if (start > last || !item)
+		return -EINVAL;
+	if (dc_itree_first(t, start, last, &cur))
+		return -EEXIST;
+	return insert_new(t, start, last, item);
+}
 DC_EXPORT(dc_itree_insert);
+
+int dci_itree_insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
+			 void *item)
+{
+	if (start > last || !item)
+		return -EINVAL;
+	return insert_new(t, start, last, item);
+}
 
 /* --- removal ------------------------------------------------------------ */
 
 /* A node for removal: fresh if possible, else the reserve. */
 static struct itree_node *removal_node(struct dc_itree *t, bool *from_reserve)
 {
-	struct itree_node *n = node_alloc();
+	struct itree_node *n = node_new(t);
 
 	*from_reserve = !n;
 	if (n)
@@ -697,7 +850,7 @@ int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 		/* The whole tree held this one interval. */
 		dc_rcu_assign_pointer(t->root, NULL);
 		t->height = 0;
-		retire_subtree(old);
+		retire_subtree(t, old);
 		goto done;
 	}
 	n = removal_node(t, &from_reserve);
@@ -706,11 +859,11 @@ int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 	publish(t, &p, lvl, n);
 	/* Unlinked single-child chain below @old, then @old itself. */
 	if (lvl + 1 < p.depth)
-		retire_subtree(p.node[lvl + 1]);
+		retire_subtree(t, p.node[lvl + 1]);
 	if (from_reserve && !t->retired_spare)
 		t->retired_spare = old;
 	else
-		node_retire(old);
+		node_retire(t, old);
 
 	/* A root with one child gives way to it. */
 	for (;;) {
@@ -721,10 +874,16 @@ int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 				      dc_rcu_dereference_protected(old->child[0],
 								   itree_writer(t)));
 		t->height--;
-		node_retire(old);
+		node_retire(t, old);
 	}
 done:
 	dc_write_once(t->count, t->count - 1);
+	dc_store_release(&t->changes, t->changes + 1);
 	return 0;
 }
 DC_EXPORT(dc_itree_remove);
+
+uint64_t dci_itree_changes(const struct dc_itree *t)
+{
+	return dc_load_acquire(&((struct dc_itree *)t)->changes);
+}

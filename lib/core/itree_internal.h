@@ -24,4 +24,34 @@
  */
 void dci_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock);
 
+/**
+ * dci_itree_insert_new() - dc_itree_insert() without its overlap check.
+ * @t: the tree.
+ * @start: first index of the interval.
+ * @last: last index (>= @start).
+ * @item: the value (not NULL).
+ *
+ * For a writer that has just looked, under the writer lock it still
+ * holds, and knows that nothing in @t overlaps [@start, @last].
+ *
+ * Context: the writer.
+ * Return: 0, -EINVAL or -ENOMEM (the tree unchanged).
+ */
+int dci_itree_insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
+			 void *item);
+
+/**
+ * dci_itree_changes() - how many inserts and removes @t has seen.
+ * @t: the tree.
+ *
+ * Read with acquire ordering, after each change is published: a lookup
+ * made after reading N sees the tree at least as it was after change N.
+ * So a writer that finds N still there under the writer lock knows that
+ * such a lookup saw the tree as it is.
+ *
+ * Context: any.
+ * Return: the count.
+ */
+uint64_t dci_itree_changes(const struct dc_itree *t);
+
 #endif /* DC_ITREE_INTERNAL_H */

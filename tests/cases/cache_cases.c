@@ -2658,6 +2658,74 @@ DC_TEST(cache_simbe_model)
 	dc_simbe_destroy(be);
 }
 
+/*
+ * Statistics are counted per thread (per CPU in the kernel) and summed on
+ * read: what threads counted must survive their exit, round after round of
+ * new threads (which may take the exited ones' places), and a new cache
+ * must not inherit counts, nor have its counts go elsewhere.
+ */
+#define SX_THREADS	4
+#define SX_ROUNDS	6
+#define SX_HITS		300
+
+static void sx_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct env *e = arg;
+	unsigned int k;
+
+	for (k = 0; k < SX_HITS && !dc_test_failed(t); k++)
+		touch(t, e, 0, (idx % 2) * e->rs + k, 0);
+}
+
+static void stats_exit_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats st;
+	unsigned int round;
+
+	touch(t, e, 0, 0, 0);
+	touch(t, e, 0, e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	for (round = 1; round <= SX_ROUNDS; round++) {
+		dc_test_run_threads(t, SX_THREADS, sx_thread, e);
+		DC_RETURN_IF_FAILED(t);
+		st = cst(e);
+		DC_ASSERT_EQ(t, st.hits, (uint64_t)round * SX_THREADS * SX_HITS);
+		DC_ASSERT_EQ(t, st.misses, 2);
+	}
+	/* And this thread's own. */
+	touch(t, e, 0, 5, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).hits, (uint64_t)SX_ROUNDS * SX_THREADS * SX_HITS + 1);
+}
+
+static void stats_fresh_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats st;
+
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.hits, 0);
+	DC_ASSERT_EQ(t, st.misses, 0);
+	touch(t, e, 0, 0, 0);
+	touch(t, e, 0, 1, 0);
+	DC_RETURN_IF_FAILED(t);
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.hits, 1);
+	DC_ASSERT_EQ(t, st.misses, 1);
+}
+
+DC_TEST(cache_stats_threads_exit)
+{
+	struct env e;
+
+	env_init(&e, 4);
+	ENV_RUN(t, &e, stats_exit_body);
+	if (dc_test_failed(t))
+		return;
+	/* A cache made after that one is gone (often at its address). */
+	env_init(&e, 4);
+	ENV_RUN(t, &e, stats_fresh_body);
+}
+
 DC_SUITE(cache,
 	 DC_CASE(cache_simbe_model),
 	 DC_CASE(cache_config_defaults),
@@ -2702,4 +2770,5 @@ DC_SUITE(cache,
 	 DC_CASE(cache_punch_writeback_error_wins),
 	 DC_CASE(cache_punch_linear),
 	 DC_CASE(cache_remove_batch_max_capped),
-	 DC_CASE(cache_destroy_with_pin_returns));
+	 DC_CASE(cache_destroy_with_pin_returns),
+	 DC_CASE(cache_stats_threads_exit));

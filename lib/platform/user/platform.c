@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * platform.c - userspace implementation of the shim contract's stateful
- * part: logging, statistics stripes, workers, fork, RCU registration
+ * part: logging, per-thread counters, workers, fork, RCU registration
  * (allocation, locks and wait queues are in memwait.c).
  */
 #include "platform.h"
@@ -70,17 +70,169 @@ void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
 }
 
 /* ------------------------------------------------------------------ */
-/* Statistics stripes                                                   */
+/* Per-thread counters                                                  */
 
-__thread unsigned int dci_plat_stripe __attribute__((tls_model("initial-exec")));
-static _Atomic unsigned int dc_next_stripe;
+#define DC_PCOUNT_IDS	(DC_PCOUNT_CHUNK * DC_PCOUNT_CHUNKS)
 
-unsigned int dci_plat_stripe_assign(void)
+__thread struct dci_plat_pcount_last dci_plat_pcount_last
+	__attribute__((tls_model("initial-exec")));
+/* The calling thread's id + 1; 0: none yet. */
+static __thread unsigned int pcount_id;
+/* Taken ids, one bit each; no lock, so that a fork never inherits it held. */
+static _Atomic uint64_t pcount_ids[DC_PCOUNT_IDS / 64];
+static pthread_key_t pcount_key;
+static bool pcount_key_ok;
+static pthread_once_t pcount_once = PTHREAD_ONCE_INIT;
+static _Atomic uint64_t pcount_seq;
+
+/*
+ * A thread exits: its id goes back.  Its counts stay in each set's block
+ * for that id (the release orders its last adds before the next owner's).
+ */
+static void pcount_id_put(void *arg)
 {
-	unsigned int s = atomic_fetch_add(&dc_next_stripe, 1) % DC_STRIPES;
+	unsigned int id = (unsigned int)(uintptr_t)arg - 1;
 
-	dci_plat_stripe = s + 1;
-	return s;
+	atomic_fetch_and_explicit(&pcount_ids[id / 64], ~(1ull << (id % 64)),
+				  memory_order_release);
+	pcount_id = 0;
+	dci_plat_pcount_last.seq = 0;
+	dci_plat_pcount_last.block = NULL;
+}
+
+static void pcount_key_init(void)
+{
+	pcount_key_ok = !pthread_key_create(&pcount_key, pcount_id_put);
+}
+
+/* The calling thread's id + 1, taken now if it has none; 0 if none is left. */
+static unsigned int pcount_id_get(void)
+{
+	unsigned int w, b;
+
+	if (dc_likely(pcount_id))
+		return pcount_id;
+	pthread_once(&pcount_once, pcount_key_init);
+	if (!pcount_key_ok)
+		return 0;
+	for (w = 0; w < DC_ARRAY_SIZE(pcount_ids) && !pcount_id; w++) {
+		uint64_t v = atomic_load_explicit(&pcount_ids[w], memory_order_relaxed);
+
+		while (~v) {
+			b = (unsigned int)__builtin_ctzll(~v);
+			/* Acquire: after the last adds of the id's previous owner. */
+			if (atomic_compare_exchange_weak_explicit(&pcount_ids[w], &v,
+					v | (1ull << b), memory_order_acquire,
+					memory_order_relaxed)) {
+				pcount_id = w * 64 + b + 1;
+				break;
+			}
+		}
+	}
+	if (pcount_id &&
+	    pthread_setspecific(pcount_key, (void *)(uintptr_t)pcount_id)) {
+		pcount_id_put((void *)(uintptr_t)pcount_id);
+		return 0;
+	}
+	return pcount_id;
+}
+
+static char *pcount_chunk_alloc(const struct dc_pcounters *pc)
+{
+	return dc_zalloc(pc->stride * DC_PCOUNT_CHUNK);
+}
+
+int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n)
+{
+	unsigned int i;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->seq = atomic_fetch_add(&pcount_seq, 1) + 1;
+	pc->n = n;
+	pc->stride = (n * sizeof(uint64_t) + DC_CACHELINE - 1) &
+		     ~(size_t)(DC_CACHELINE - 1);
+	pc->shared = dc_zalloc(n * sizeof(*pc->shared));
+	/* The first ids' blocks now: most programs never need another. */
+	pc->chunk[0] = pcount_chunk_alloc(pc);
+	if (!pc->shared || !pc->chunk[0]) {
+		dci_free(pc->shared);
+		dci_free(pc->chunk[0]);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		atomic_init(&pc->shared[i], 0);
+	pthread_mutex_init(&pc->lock, NULL);
+	return 0;
+}
+
+void dci_pcounters_destroy(struct dc_pcounters *pc)
+{
+	unsigned int i;
+
+	for (i = 0; i < DC_PCOUNT_CHUNKS; i++)
+		dci_free(atomic_load_explicit(&pc->chunk[i], memory_order_relaxed));
+	dci_free(pc->shared);
+	pthread_mutex_destroy(&pc->lock);
+}
+
+/* The calling thread's block of @pc, allocated now if need be; or NULL. */
+static _Atomic uint64_t *pcount_block(struct dc_pcounters *pc)
+{
+	unsigned int id = pcount_id_get();
+	char *ch;
+
+	if (!id--)
+		return NULL;
+	ch = atomic_load_explicit(&pc->chunk[id / DC_PCOUNT_CHUNK],
+				  memory_order_acquire);
+	if (!ch) {
+		pthread_mutex_lock(&pc->lock);
+		ch = atomic_load_explicit(&pc->chunk[id / DC_PCOUNT_CHUNK],
+					  memory_order_relaxed);
+		if (!ch) {
+			ch = pcount_chunk_alloc(pc);
+			atomic_store_explicit(&pc->chunk[id / DC_PCOUNT_CHUNK], ch,
+					      memory_order_release);
+		}
+		pthread_mutex_unlock(&pc->lock);
+		if (!ch)
+			return NULL;
+	}
+	return (_Atomic uint64_t *)(void *)(ch + (id % DC_PCOUNT_CHUNK) * pc->stride);
+}
+
+void dci_plat_pcounter_add_slow(struct dc_pcounters *pc, unsigned int i,
+				uint64_t v)
+{
+	_Atomic uint64_t *b = pcount_block(pc);
+
+	if (!b) {
+		atomic_fetch_add_explicit(&pc->shared[i], v, memory_order_relaxed);
+		return;
+	}
+	dci_plat_pcount_last.block = b;
+	dci_plat_pcount_last.seq = pc->seq;
+	atomic_store_explicit(&b[i], atomic_load_explicit(&b[i], memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum)
+{
+	const _Atomic uint64_t *b;
+	unsigned int c, t, i;
+	char *ch;
+
+	for (c = 0; c < DC_PCOUNT_CHUNKS; c++) {
+		ch = atomic_load_explicit(&((struct dc_pcounters *)pc)->chunk[c],
+					  memory_order_acquire);
+		for (t = 0; ch && t < DC_PCOUNT_CHUNK; t++) {
+			b = (const _Atomic uint64_t *)(const void *)(ch + t * pc->stride);
+			for (i = 0; i < pc->n; i++)
+				sum[i] += atomic_load_explicit(&b[i], memory_order_relaxed);
+		}
+	}
+	for (i = 0; i < pc->n; i++)
+		sum[i] += atomic_load_explicit(&pc->shared[i], memory_order_relaxed);
 }
 
 /* ------------------------------------------------------------------ */
@@ -278,8 +430,10 @@ static void fork_watch_child(void)
 	/* Unlocked: the child has one thread, and a torn list is a parent bug. */
 	for (w = workers; w && !threads; w = w->next)
 		threads = w->running;
-	if (threads)
+	if (threads) {
 		dc_write_once(dci_plat_fork_broken, true);
+		dci_plat_caller_ok = false;
+	}
 }
 
 static void fork_watch_install(void)
@@ -353,6 +507,7 @@ DC_EXPORT(dc_after_fork_child);
 
 /* Registration nesting depth of the calling thread. */
 __thread unsigned int dci_plat_thread_depth __attribute__((tls_model("initial-exec")));
+__thread bool dci_plat_caller_ok __attribute__((tls_model("initial-exec")));
 static __thread bool unregistered_said;
 
 int dci_plat_thread_unregistered(const char *fn)
@@ -365,6 +520,16 @@ int dci_plat_thread_unregistered(const char *fn)
 	return -EPERM;
 }
 
+/* dc_caller_check() found the flag clear: say why (or 0 if all is well). */
+int dci_plat_caller_refuse(const char *fn)
+{
+	if (dc_unlikely(!dci_plat_thread_depth))
+		return dci_plat_thread_unregistered(fn);
+	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
+		return dci_plat_fork_refuse(fn);
+	return 0;
+}
+
 int dc_thread_register(void)
 {
 	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
@@ -374,6 +539,7 @@ int dc_thread_register(void)
 		urcu_memb_register_thread();
 	}
 	dci_plat_thread_depth++;
+	dci_plat_caller_ok = true;
 	return 0;
 }
 DC_EXPORT(dc_thread_register);
@@ -382,8 +548,10 @@ int dc_thread_unregister(void)
 {
 	if (!dci_plat_thread_depth)
 		return -EINVAL;
-	if (!--dci_plat_thread_depth)
+	if (!--dci_plat_thread_depth) {
+		dci_plat_caller_ok = false;
 		urcu_memb_unregister_thread();
+	}
 	return 0;
 }
 DC_EXPORT(dc_thread_unregister);

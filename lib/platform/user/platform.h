@@ -50,6 +50,9 @@
  */
 #define DC_EXPORT(sym)		extern __typeof__(sym) sym
 #define dc_prefetch(p)		__builtin_prefetch(p)
+#define dc_noinline		__attribute__((__noinline__))
+#define dc_cold			__attribute__((__cold__))
+#define dc_always_inline	inline __attribute__((__always_inline__))
 #define DC_CACHELINE		64
 #define __dc_cacheline_aligned	__attribute__((aligned(DC_CACHELINE)))
 
@@ -298,6 +301,23 @@ static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
 	return true;
 }
 
+/*
+ * The same for a hot path that has a slow one to fall back on: false for 0,
+ * and also, without reporting it, for a count that the full operation
+ * would report (saturated or negative): the slow path's call reports it.
+ */
+static inline bool dc_refcount_inc_not_zero_fast(dc_refcount_t *r)
+{
+	int old = atomic_load_explicit(&r->refs, memory_order_relaxed);
+
+	do {
+		if (dc_unlikely(old <= 0 || old == INT_MAX))
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old + 1,
+			memory_order_acquire, memory_order_relaxed));
+	return true;
+}
+
 static inline void dc_plat_refcount_inc(dc_refcount_t *r,
 					struct dc_plat_refcount_site *site)
 {
@@ -404,19 +424,60 @@ int dci_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
 	dc_waitq_wait_timeout(wq, cond, timeout_ns)
 
 /* ------------------------------------------------------------------ */
-/* Per-CPU-ish striping for statistics: a small number per thread.      */
+/* Per-thread counters (statistics): a set of @n 64-bit counters that   */
+/* each thread adds to in memory of its own, without a locked           */
+/* instruction; reading sums every thread's (per CPU in the kernel).    */
+/*                                                                      */
+/* A thread gets a small id at its first add (and gives it back when it */
+/* exits: a pthread key's destructor); every set keeps a block of       */
+/* counters per id, so a thread that exits leaves its counts in the     */
+/* block, and the next thread given its id goes on adding to them.      */
+/* Each thread remembers the last set it added to, so an add is two     */
+/* compares and a plain add.  Threads past the ids there are (or whose  */
+/* block could not be allocated) add atomically to one shared block.    */
 
-#define DC_STRIPES		16
-extern __thread unsigned int dci_plat_stripe
+#define DC_PCOUNT_CHUNK		64	/* ids per block of blocks */
+#define DC_PCOUNT_CHUNKS	256	/* so up to 16384 live threads */
+
+struct dc_pcounters {
+	uint64_t seq;			/* unique to this set, never 0 */
+	unsigned int n;
+	size_t stride;			/* bytes per id, whole cache lines */
+	_Atomic uint64_t *shared;	/* threads without a block */
+	pthread_mutex_t lock;		/* allocating chunks */
+	char *_Atomic chunk[DC_PCOUNT_CHUNKS];
+};
+
+struct dci_plat_pcount_last {
+	uint64_t seq;
+	_Atomic uint64_t *block;
+};
+
+extern __thread struct dci_plat_pcount_last dci_plat_pcount_last
 	__attribute__((tls_model("initial-exec")));
-unsigned int dci_plat_stripe_assign(void);
+void dci_plat_pcounter_add_slow(struct dc_pcounters *pc, unsigned int i,
+				uint64_t v);
 
-/* The calling thread's stripe, in [0, DC_STRIPES). */
-static inline unsigned int dc_this_stripe(void)
+/* 0, or -ENOMEM.  Process context. */
+int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n);
+/* Nobody adds any more. */
+void dci_pcounters_destroy(struct dc_pcounters *pc);
+/* Add every thread's count of each counter to @sum[0..n). */
+void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum);
+
+/* Add @v to counter @i of @pc for the calling thread.  Any context. */
+static inline void dc_pcounter_add(struct dc_pcounters *pc, unsigned int i,
+				   uint64_t v)
 {
-	unsigned int s = dci_plat_stripe;
+	if (dc_likely(dci_plat_pcount_last.seq == pc->seq)) {
+		_Atomic uint64_t *p = &dci_plat_pcount_last.block[i];
 
-	return dc_likely(s) ? s - 1 : dci_plat_stripe_assign();
+		/* One writer: atomic only so that the summing reader may look. */
+		atomic_store_explicit(p, atomic_load_explicit(p, memory_order_relaxed) + v,
+				      memory_order_relaxed);
+		return;
+	}
+	dci_plat_pcounter_add_slow(pc, i, v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -424,7 +485,7 @@ static inline unsigned int dc_this_stripe(void)
 
 static inline const void *dc_thread_self(void)
 {
-	return &dci_plat_stripe;
+	return &dci_plat_pcount_last;
 }
 
 /* ------------------------------------------------------------------ */
@@ -464,9 +525,18 @@ void dci_worker_stop(struct dc_worker *w);
 
 extern __thread unsigned int dci_plat_thread_depth
 	__attribute__((tls_model("initial-exec")));
+/*
+ * The calling thread is registered and this process is not a child forked
+ * without dc_before_fork(): one flag, so that the hit path tests one word.
+ * Set by the first registration, cleared by the last unregistration and,
+ * for the forking thread (a child's only one), when the child is marked.
+ */
+extern __thread bool dci_plat_caller_ok
+	__attribute__((tls_model("initial-exec")));
 extern bool dci_plat_fork_broken;
 int dci_plat_thread_unregistered(const char *fn);
 int dci_plat_fork_refuse(const char *fn);
+int dci_plat_caller_refuse(const char *fn);
 
 /*
  * dc_caller_check() - 0 if the calling thread may use the library here,
@@ -476,11 +546,15 @@ int dci_plat_fork_refuse(const char *fn);
  */
 static inline int dc_caller_check(const char *fn)
 {
-	if (dc_unlikely(!dci_plat_thread_depth))
-		return dci_plat_thread_unregistered(fn);
-	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
-		return dci_plat_fork_refuse(fn);
-	return 0;
+	if (dc_likely(dci_plat_caller_ok))
+		return 0;
+	return dci_plat_caller_refuse(fn);
+}
+
+/* dc_caller_ok() - whether dc_caller_check() would pass; silent. */
+static inline bool dc_caller_ok(void)
+{
+	return dci_plat_caller_ok;
 }
 
 /* dc_fork_check() - the fork half of dc_caller_check(), for any thread. */

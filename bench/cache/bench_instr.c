@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * bench_instr.c - the loops that bench/cache/instr runs under
+ * valgrind --tool=callgrind to count instructions per operation.
+ *
+ * usage: bench-instr WHAT N
+ *   hit-dc          N x (dc_map + dc_unpin) of mapped ranges (8 in turn)
+ *   hit-kernel      N x (kr_map + kr_unpin), the kernel-style baseline
+ *   miss            N misses of new indexes, a window that never reclaims
+ *   miss-reclaim    N misses into a full window: each reclaims inline
+ *
+ * The loop runs once as a warm-up and then N times; the script runs each
+ * twice (N and 2N) and divides the difference of the collected counts by
+ * N, so that setup, warm-up and teardown cancel out.  It collects inside
+ * the measured calls only (callgrind's --toggle-collect: dc_map() and
+ * dc_unpin() for hits, the measured loop for misses, whose setup may wait
+ * for the background reclaimer), plus the RCU callbacks a miss leaves
+ * behind (recycling replaced tree nodes, freeing those it does not keep),
+ * which a miss costs as surely as its own instructions.
+ *
+ * Run plain, it does the same and checks the results; it prints nothing
+ * but errors (exit 1).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <daxcache/thread.h>
+
+#include "bench_cache.h"
+#include "bench_util.h"
+#include "kernel_rwlock.h"
+#include "null_backend.h"
+
+#define HIT_RANGES	8
+#define MISS_FULL	64	/* the reclaiming window */
+
+static uint64_t bad, measured;
+
+static void __attribute__((noinline)) hit_dc(struct dc_inode *inode,
+					     const uint64_t *want, uint64_t n)
+{
+	struct dc_pin pin;
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned int k = i % HIT_RANGES;
+
+		if (dc_map(inode, (uint64_t)k << BENCH_RANGE_SHIFT, 0, &pin)) {
+			bad++;
+			continue;
+		}
+		bad += pin.win_off != want[k];
+		dc_unpin(&pin);
+	}
+}
+
+static void __attribute__((noinline)) hit_kernel(struct kr_inode *inode,
+						 const uint64_t *want, uint64_t n)
+{
+	struct kr_pin pin;
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned int k = i % HIT_RANGES;
+
+		if (kr_map(inode, (uint64_t)k << BENCH_RANGE_SHIFT, &pin)) {
+			bad++;
+			continue;
+		}
+		bad += pin.win_off != want[k];
+		kr_unpin(&pin);
+	}
+}
+
+/* Map (and unpin) @n new indexes from @first; each must be a miss. */
+static void __attribute__((noinline)) misses(struct dc_inode *inode,
+					     uint64_t first, uint64_t n)
+{
+	struct dc_pin pin;
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		if (dc_map(inode, (first + i) << BENCH_RANGE_SHIFT, 0, &pin)) {
+			bad++;
+			continue;
+		}
+		dc_unpin(&pin);
+	}
+}
+
+/*
+ * The same, for the measured misses only: the script collects inside this
+ * function (and the RCU callbacks), not in the setup's misses, which may
+ * wait for the background reclaimer.
+ */
+static void __attribute__((noinline)) measured_misses(struct dc_inode *inode,
+						      uint64_t first, uint64_t n)
+{
+	struct dc_pin pin;
+	uint64_t i;
+
+	/* Not the same code as misses(), or the two may be folded into one. */
+	measured += n;
+	for (i = 0; i < n; i++) {
+		if (dc_map(inode, (first + i) << BENCH_RANGE_SHIFT, 0, &pin)) {
+			bad++;
+			continue;
+		}
+		dc_unpin(&pin);
+	}
+}
+
+static void run_hits(uint64_t n, bool kernel)
+{
+	struct dc_cache *c = bench_cache_new(4 * HIT_RANGES, 0, &null_backend_ops,
+					     NULL);
+	struct dc_inode *inode = bench_inode_get(c, 1);
+	struct kr_inode *kr = kr_inode_create(BENCH_RANGE_SHIFT);
+	uint64_t want[HIT_RANGES];
+	struct dc_cache_stats s0, s1;
+	struct dc_pin pin;
+	unsigned int k;
+
+	if (!kr) {
+		fprintf(stderr, "bench-instr: out of memory\n");
+		exit(1);
+	}
+	for (k = 0; k < HIT_RANGES; k++) {
+		if (dc_map(inode, (uint64_t)k << BENCH_RANGE_SHIFT, 0, &pin)) {
+			fprintf(stderr, "bench-instr: setup map failed\n");
+			exit(1);
+		}
+		want[k] = pin.win_off;
+		dc_unpin(&pin);
+		if (kr_inode_add(kr, k, want[k])) {
+			fprintf(stderr, "bench-instr: out of memory\n");
+			exit(1);
+		}
+	}
+	bench_stats(c, &s0);
+	if (kernel) {
+		hit_kernel(kr, want, HIT_RANGES);
+		hit_kernel(kr, want, n);
+	} else {
+		hit_dc(inode, want, HIT_RANGES);
+		hit_dc(inode, want, n);
+		bench_stats(c, &s1);
+		if (s1.hits - s0.hits != n + HIT_RANGES || s1.misses != s0.misses)
+			bench_fail("hit-dc: %" PRIu64 " hits and %" PRIu64 " misses counted for %" PRIu64 " hits",
+				   s1.hits - s0.hits, s1.misses - s0.misses,
+				   n + HIT_RANGES);
+	}
+	kr_inode_destroy(kr);
+	dc_inode_put(inode);
+	bench_cache_done(c, "hit cache");
+}
+
+static void run_misses(uint64_t n, bool reclaim)
+{
+	unsigned int window = reclaim ? MISS_FULL : (unsigned int)(2 * n + 64);
+	struct dc_cache *c = bench_cache_new(window, 0, &null_backend_ops, NULL);
+	struct dc_inode *inode = bench_inode_get(c, 1);
+	struct dc_cache_stats s0, s1, st;
+	uint64_t next = 0;
+
+	if (reclaim) {
+		/*
+		 * Fill the window until the background reclaimer, kicked
+		 * while the pool drained, has gone idle, then take what it
+		 * freed: from there on every miss reclaims inline.
+		 */
+		misses(inode, 0, 4 * MISS_FULL);
+		bench_stats_settled(c, &st);
+		misses(inode, 4 * MISS_FULL, st.nr_free);
+		next = 4 * MISS_FULL + st.nr_free;
+	}
+	/* The warm-up: the tree's first levels, the allocator's first pages. */
+	misses(inode, next, 32);
+	next += 32;
+	bench_stats(c, &s0);
+	measured_misses(inode, next, n);
+	dc_barrier();
+	bench_stats(c, &s1);
+	if (s1.misses - s0.misses != n || s1.hits != s0.hits ||
+	    (reclaim && s1.inline_reclaims - s0.inline_reclaims != n) ||
+	    (!reclaim && s1.inline_reclaims + s1.bg_reclaims))
+		bench_fail("%s: %" PRIu64 " misses, %" PRIu64 " hits, %" PRIu64 " inline reclaims counted for %" PRIu64 " misses",
+			   reclaim ? "miss-reclaim" : "miss",
+			   s1.misses - s0.misses, s1.hits - s0.hits,
+			   s1.inline_reclaims - s0.inline_reclaims, n);
+	dc_inode_put(inode);
+	bench_cache_done(c, "miss cache");
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n;
+	char *end;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: bench-instr hit-dc|hit-kernel|miss|miss-reclaim N\n");
+		return 2;
+	}
+	n = strtoull(argv[2], &end, 10);
+	if (*end || !n || n > 100000000) {
+		fprintf(stderr, "bench-instr: bad N %s\n", argv[2]);
+		return 2;
+	}
+	dc_thread_register();
+	if (!strcmp(argv[1], "hit-dc"))
+		run_hits(n, false);
+	else if (!strcmp(argv[1], "hit-kernel"))
+		run_hits(n, true);
+	else if (!strcmp(argv[1], "miss"))
+		run_misses(n, false);
+	else if (!strcmp(argv[1], "miss-reclaim"))
+		run_misses(n, true);
+	else {
+		fprintf(stderr, "bench-instr: unknown %s\n", argv[1]);
+		return 2;
+	}
+	dc_barrier();
+	dc_thread_unregister();
+	if (bad)
+		bench_fail("%" PRIu64 " bad pins", bad);
+	if (bench_failures()) {
+		fprintf(stderr, "bench-instr: FAILED\n");
+		return 1;
+	}
+	return 0;
+}
