@@ -8,7 +8,9 @@
  * - a count-min sketch of how often each file range (inode id, range index)
  *   was referenced lately: +1 on each miss (mapped or bypassed), and +1 when
  *   the victim scan (the CLOCK hand, or the own-inode walk of inline reclaim)
- *   finds a mapped range's accessed bit set.  Counters saturate at
+ *   finds a mapped range's accessed bit set, and +1 on each write to a
+ *   read-only mapping while no range is free (dci_admit_write_hit(): a
+ *   range written often enough is upgraded).  Counters saturate at
  *   DC_ADMIT_MAX and are all halved every @sample increments, so the counts
  *   follow recent behaviour.
  * - the ghost: a direct-mapped table of fingerprints of recent misses,
@@ -40,6 +42,7 @@
 #define DC_ADMIT_GHOST_MIN	16u
 #define DC_ADMIT_GHOST_MAX	(1u << 22)
 #define DC_ADMIT_MARGIN		2u	/* the candidate must beat the victim by this */
+#define DC_ADMIT_UPGRADE_MIN	3u	/* a write hit upgrades at this estimate */
 /*
  * Positions in a range, for stream recognition: 0..DC_ADMIT_POS_N - 1 (the
  * offset in the range scaled to 16 bits).  A step of at most
@@ -322,4 +325,37 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 	vest = estimate_locked(a, key_hash(victim_ino, victim_index));
 	dc_spin_unlock(&a->lock);
 	return cand->est >= vest + DC_ADMIT_MARGIN;
+}
+
+/**
+ * dci_admit_write_hit() - decide a write to a read-only mapping while no
+ *	range is free: upgrade it, or serve the write directly.
+ * @c: the cache (admit policy DC_ADMIT_FREQ).
+ * @ino: the inode id of the mapping.
+ * @index: its range index.
+ *
+ * The write is counted as a reference to the range (the hit path counts
+ * none), and the mapping is upgraded once its estimate reaches
+ * DC_ADMIT_UPGRADE_MIN: an upgrade needs no new range, only a setup now and
+ * a writeback before the range is reclaimed, and a range written again and
+ * again is one the victim scan rarely takes.  A range written once in a
+ * while stays read-only and its writes go direct.  In a window that holds
+ * every range it is asked for, nothing is ever reclaimed: without this,
+ * a write to a range mapped read-only there would bypass for ever.
+ *
+ * Context: any lock but the admission lock held (dc_map() holds none);
+ * takes the admission lock; never sleeps.
+ * Return: true to upgrade the mapping, false to bypass.
+ */
+bool dci_admit_write_hit(struct dc_cache *c, uint64_t ino, uint64_t index)
+{
+	struct dc_admit *a = &c->adm;
+	uint64_t h = key_hash(ino, index);
+	unsigned int est;
+
+	dc_spin_lock(&a->lock);
+	count_locked(a, h);
+	est = estimate_locked(a, h);
+	dc_spin_unlock(&a->lock);
+	return est >= DC_ADMIT_UPGRADE_MIN;
 }

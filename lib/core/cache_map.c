@@ -152,14 +152,17 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 }
 
 /*
- * Under admission control, a write to a read-only mapping is served directly
- * while the window is full: the upgrade would cost a setup now and a
+ * Under admission control, a write to the pinned read-only mapping @r of
+ * @inode is served directly while the window is full, unless the range is
+ * hot (dci_admit_write_hit()): the upgrade would cost a setup now and a
  * writeback before the range can be reclaimed, and reclaim is what a full
- * window does.
+ * window does, but not to the ranges it keeps using.
  */
-static inline bool upgrade_bypassed(struct dc_cache *c, unsigned int flags)
+static inline bool upgrade_bypassed(struct dc_cache *c, struct dc_inode *inode,
+				    struct dc_range *r, unsigned int flags)
 {
-	return dc_admit_applies(c, flags) && !dc_read_once(c->nr_free);
+	return dc_admit_applies(c, flags) && !dc_read_once(c->nr_free) &&
+	       !dci_admit_write_hit(c, inode->id, dc_read_once(r->index));
 }
 
 /*
@@ -281,7 +284,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			dc_refcount_inc(&r->ref);
 			dc_mutex_unlock(&inode->mutex);
 			if ((flags & DC_MAP_WRITE) && !dc_range_writable(r) &&
-			    upgrade_bypassed(c, flags)) {
+			    upgrade_bypassed(c, inode, r, flags)) {
 				range_unpin(r);
 				dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
 				ret = DC_MAP_BYPASS;
@@ -417,7 +420,7 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		r = map_tree(inode, index, &gen, &absent_at);
 	if (dc_likely(r)) {
 		if ((flags & DC_MAP_WRITE) && !(gen & 1) &&
-		    upgrade_bypassed(c, flags)) {
+		    upgrade_bypassed(c, inode, r, flags)) {
 			range_unpin(r);
 			dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
 			ret = DC_MAP_BYPASS;

@@ -673,6 +673,121 @@ DC_TEST(admit_writes_never_evict)
 	AENV_RUN(t, &e, write_body);
 }
 
+/*
+ * A window that holds every range it is asked for never reclaims, so an
+ * upgrade there evicts nothing: a write to a range mapped read-only is
+ * served directly at first, and once the range has been written often
+ * enough (DC_ADMIT_UPGRADE_MIN in cache_admit.c: its miss and two writes)
+ * it is upgraded in place, with no new range and no eviction.  A range
+ * written once stays read-only.
+ */
+static void write_hot_body(struct dc_test *t, struct aenv *e)
+{
+	struct dc_cache_stats st0, st;
+	struct dc_simbe_stats bs;
+	unsigned int k, tries = 0;
+	struct dc_pin pin;
+	int ret;
+
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
+	st0 = ast(e);
+	DC_ASSERT_EQ(t, st0.nr_free, 0);
+	DC_ASSERT_EQ(t, st0.misses, e->nr);
+	/* Range 1, written once: served directly, stays read-only. */
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 1, 1, BYPASS | DC_MAP_WRITE),
+			 DC_MAP_BYPASS);
+	/* Range 0, written again and again: upgraded after a few writes. */
+	do {
+		ret = access1(t, e, 0, 0, 1 + tries, BYPASS | DC_MAP_WRITE);
+		tries++;
+	} while (ret == DC_MAP_BYPASS && tries < 8 && !dc_test_failed(t));
+	DC_ASSERT_INT_EQ(t, ret, 0);
+	dc_test_log(t, "range 0 upgraded at its write %u", tries);
+	DC_ASSERT(t, tries <= 3);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.upgrades, st0.upgrades + 1);
+	DC_ASSERT_EQ(t, st.bypass_write, st0.bypass_write + tries);
+	DC_ASSERT_EQ(t, st.misses, st0.misses);
+	DC_ASSERT_EQ(t, st.inline_reclaims + st.bg_reclaims, 0);
+	DC_ASSERT_EQ(t, st.nr_mapped, e->nr);
+	/* It is writable now: later writes are plain hits. */
+	memset(&pin, 0, sizeof(pin));
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 5 * 4096, BYPASS | DC_MAP_WRITE,
+				   &pin), 0);
+	e->calls++;
+	DC_ASSERT(t, pin.writable);
+	dc_unpin(&pin);
+	DC_ASSERT_EQ(t, ast(e).upgrades, st.upgrades);
+	memset(&bs, 0, sizeof(bs));
+	dc_simbe_stats(e->be, &bs, sizeof(bs));
+	DC_ASSERT_EQ(t, bs.setups_write, 1);
+}
+
+DC_TEST(admit_write_hot_upgrades)
+{
+	struct aenv e;
+
+	aenv_init(&e, 4);
+	AENV_RUN(t, &e, write_hot_body);
+}
+
+/* --- several files ------------------------------------------------------------ */
+
+/*
+ * A full window shared by two files, inode 0 holding one range (hot: hit
+ * since it was mapped), inode 1 three that were never hit.  A miss of
+ * inode 0 that wins its contest (a stream from its hot range) takes its
+ * victim window-wide: one of inode 1's cold ranges, not inode 0's own hot
+ * one, which an own-inode walk first would have taken (each file's share
+ * of a full window would then never change).
+ */
+static void files_body(struct dc_test *t, struct aenv *e)
+{
+	unsigned int k, own = 0, other = 0;
+	struct dc_cache_stats st0, st;
+
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 0, 0, BYPASS), 0);
+	for (k = 0; k < e->nr - 1; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 1, k, 0, BYPASS), 0);
+	/* Inode 0's range is hot; inode 1's are not. */
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 0, 1, BYPASS), 0);
+	st0 = ast(e);
+	DC_ASSERT_EQ(t, st0.nr_free, 0);
+	DC_ASSERT_EQ(t, st0.hits, 1);
+	/* A stream from range 0 into range 1 of inode 0: admitted. */
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 1, 0, BYPASS), 0);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.misses, st0.misses + 1);
+	DC_ASSERT_EQ(t, st.admits_contested, st0.admits_contested + 1);
+	DC_ASSERT_EQ(t, st.inline_reclaims, st0.inline_reclaims + 1);
+	/*
+	 * What the window maps now (an inline reuse replaces the old mapping
+	 * at the backend): both of inode 0's ranges, its hot one included,
+	 * and two of inode 1's.
+	 */
+	for (k = 0; k < e->nr; k++) {
+		struct dc_simbe_mapping m;
+
+		DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, k * A_RS, &m, sizeof(m)),
+				 0);
+		if (m.ino == A_INO)
+			own |= 1u << (m.file_off / A_RS);
+		else
+			other++;
+	}
+	DC_ASSERT_EQ(t, own, 3);
+	DC_ASSERT_EQ(t, other, 2);
+}
+
+DC_TEST(admit_victim_window_wide)
+{
+	struct aenv e;
+
+	aenv_init(&e, 4);
+	AENV_RUN(t, &e, files_body);
+}
+
 /* --- busy windows --------------------------------------------------------- */
 
 /*
@@ -891,6 +1006,8 @@ DC_SUITE(admit,
 	DC_CASE(admit_random_miss_not_stream),
 	DC_CASE(admit_skew_keeps_hottest),
 	DC_CASE(admit_writes_never_evict),
+	DC_CASE(admit_write_hot_upgrades),
+	DC_CASE(admit_victim_window_wide),
 	DC_CASE(admit_busy_bypasses_at_once),
 	DC_CASE(admit_waits_for_range_in_flight),
 	DC_CASE(admit_threads));
