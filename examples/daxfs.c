@@ -24,6 +24,10 @@
  * range the cache answers DC_MAP_BYPASS for (admission control: mapping it
  * would only churn the window) is read or written with pread()/pwrite().
  * With --no-dax every read and write is a plain pread()/pwrite().
+ * With --io-engine=uring those direct reads and writes (--no-dax, the
+ * extending and appending writes, and what the cache bypasses whole) go
+ * through an io_uring ring behind a dc_reqq instead (seed 002: see
+ * uring_io()).
  *
  * Attributes by the rule of seed 001 (FUSE: update attributes on read only
  * on timeout): each open file's size and mtime are cached in a struct
