@@ -130,9 +130,9 @@ int main(int argc, char **argv)
 		((uint64_t *)file_data)[k] = k * 0x2545f4914f6cdd1dull;
 
 	dc_thread_register();
-	dc_cache_config_init(&cfg, WINDOW_SIZE);
+	dc_cache_config_init(&cfg, sizeof(cfg), WINDOW_SIZE);
 	cfg.range_shift = RANGE_SHIFT;
-	ret = dc_cache_create(&cfg, &demo_ops, NULL, &cache);
+	ret = dc_cache_create(&cfg, sizeof(cfg), &demo_ops, sizeof(demo_ops), NULL, &cache);
 	if (!ret)
 		ret = dc_inode_get(cache, INO, &inode);
 	if (ret) {

@@ -625,7 +625,7 @@ static void attr_invalidate(void *data, const struct dc_attr_values *old,
 /* First open of a regular file in dax mode: register it with the cache. */
 static int dax_attach(struct dnode *n)
 {
-	struct dc_attr_params ap = {
+	struct dc_attr_config ap = {
 		.timeout_ns = opt.attr_timeout_ns,
 		.rule = DC_ATTR_RULE_TIMEOUT,
 		.auto_inval = true,
@@ -661,7 +661,7 @@ static int dax_attach(struct dnode *n)
 	 * first read refreshes them.
 	 */
 	if (!n->attr) {
-		err = dc_attr_create(&ap, &n->attr);
+		err = dc_attr_create(&ap, sizeof(ap), &n->attr);
 		if (err)
 			goto fail_put;
 	}
@@ -1688,7 +1688,6 @@ static int uring_probe(void)
 static int uring_start(void)
 {
 	struct dc_reqq_config cfg = {
-		.ops = &uring_ops,
 		.flags = opt.retry_timer ? DC_REQQ_TIMER_RETRY : 0,
 	};
 	int err;
@@ -1700,7 +1699,8 @@ static int uring_start(void)
 		return err;
 	}
 	ring_up = true;
-	err = dc_reqq_create(&cfg, &uq);
+	err = dc_reqq_create(&cfg, sizeof(cfg), &uring_ops, sizeof(uring_ops),
+			     NULL, &uq);
 	if (err) {
 		fprintf(stderr, "daxfs: reqq: %s\n", strerror(-err));
 		return err;
@@ -1735,8 +1735,9 @@ static void uring_stop(void)
 			return;	/* not reached (drained): the reaper keeps the ring */
 		pthread_join(reaper, NULL);
 	}
+	/* The counters, for the report at unmount. */
 	if (uq)
-		dc_reqq_get_stats(uq, &uq_final);	/* for the unmount report */
+		dc_reqq_stats(uq, &uq_final, sizeof(uq_final));
 	dc_reqq_destroy(uq);
 	uq = NULL;
 	if (ring_up)
@@ -1748,7 +1749,7 @@ static void uring_stats(struct dc_reqq_stats *st)
 {
 	*st = uq_final;
 	if (uq)
-		dc_reqq_get_stats(uq, st);
+		dc_reqq_stats(uq, st, sizeof(*st));
 }
 #else
 static void uring_io(fuse_req_t req, struct dnode *n, int fd, const char *data,
@@ -2028,8 +2029,12 @@ static void *wb_worker(void *arg)
 /* Start the pool (in the serving process: after fuse_daemonize()). */
 static int wb_start(void)
 {
-	int err = dc_slot_table_create(WB_SLOTS_MIN, WB_SLOTS_MAX, sizeof(struct wb_job),
-				       &wb_slots);
+	static const struct dc_slot_table_config cfg = {
+		.min_slots = WB_SLOTS_MIN,
+		.max_slots = WB_SLOTS_MAX,
+		.slot_size = sizeof(struct wb_job),
+	};
+	int err = dc_slot_table_create(&cfg, sizeof(cfg), NULL, 0, NULL, &wb_slots);
 
 	if (err) {
 		fprintf(stderr, "daxfs: writeback slots: %s\n", strerror(-err));
@@ -2567,7 +2572,11 @@ bad_shift:
  */
 static int window_reserve(void)
 {
-	int err = dc_mmapbe_create(opt.window_size, opt.range_shift, &be);
+	struct dc_mmapbe_config cfg = {
+		.window_size = opt.window_size,
+		.range_shift = opt.range_shift,
+	};
+	int err = dc_mmapbe_create(&cfg, sizeof(cfg), &be);
 
 	if (err)
 		fprintf(stderr, "daxfs: mmap backend: %s\n", strerror(-err));
@@ -2585,7 +2594,7 @@ static int cache_start(void)
 	struct dc_cache_config cfg;
 	int err;
 
-	dc_cache_config_init(&cfg, opt.window_size);
+	dc_cache_config_init(&cfg, sizeof(cfg), opt.window_size);
 	cfg.range_shift = opt.range_shift;
 	/*
 	 * The older policies map every miss, as they always did; the default
@@ -2605,7 +2614,8 @@ static int cache_start(void)
 		cfg.admit = DC_ADMIT_FREQ;
 		map_flags = DC_MAP_MAY_BYPASS;
 	}
-	err = dc_cache_create(&cfg, dc_mmapbe_ops(), be, &cache);
+	err = dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
+			      sizeof(struct dc_backend_ops), be, &cache);
 	if (err) {
 		fprintf(stderr, "daxfs: cache: %s\n", strerror(-err));
 		return err;

@@ -106,8 +106,8 @@ int main(void)
 	printf("writer: %d map/unmap operations; readers: %lu lookups found, %lu lost\n",
 	       WRITER_OPS, atomic_load(&found), atomic_load(&missing));
 
-	ioc = dc_iocomp_alloc(writeback_done, "initiator held its reference until all were issued");
-	if (!ioc)
+	if (dc_iocomp_alloc(writeback_done,
+			    "initiator held its reference until all were issued", &ioc))
 		return 1;
 	for (i = 0; i < IO_THREADS * IOS_PER_THREAD; i++)
 		dc_iocomp_get(ioc);	/* one per I/O issued */

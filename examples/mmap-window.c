@@ -565,6 +565,7 @@ int main(int argc, char **argv)
 	static struct worker workers[MAX_THREADS];
 	static uint64_t hist[HIST_BUCKETS], phist[HIST_BUCKETS];
 	uint64_t reads = 0, preads = 0, checked = 0, bad = 0, errors = 0, file_size, rsize;
+	struct dc_mmapbe_config bcfg = { 0 };
 	uint64_t seed;
 	struct dc_cache_config cfg;
 	struct dc_cache_stats st;
@@ -609,15 +610,18 @@ int main(int argc, char **argv)
 	}
 
 	dc_thread_register();
-	err = dc_mmapbe_create(opt.window_size, opt.range_shift, &be);
+	bcfg.window_size = opt.window_size;
+	bcfg.range_shift = opt.range_shift;
+	err = dc_mmapbe_create(&bcfg, sizeof(bcfg), &be);
 	if (!err)
 		err = dc_mmapbe_add_file(be, INO, data_fd);
 	if (!err) {
-		dc_cache_config_init(&cfg, opt.window_size);
+		dc_cache_config_init(&cfg, sizeof(cfg), opt.window_size);
 		cfg.range_shift = opt.range_shift;
 		cfg.victim = opt.victim;
 		cfg.flags = opt.flags;
-		err = dc_cache_create(&cfg, dc_mmapbe_ops(), be, &cache);
+		err = dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
+				      sizeof(struct dc_backend_ops), be, &cache);
 	}
 	if (!err)
 		err = dc_inode_get(cache, INO, &inode);

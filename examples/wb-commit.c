@@ -116,7 +116,7 @@ struct wb_run {
 	uint64_t samples, uncommitted_sum, uncommitted_max;
 
 	uint64_t run_ns;
-	struct dc_slot_stats slot_stats;
+	struct dc_slot_table_stats slot_stats;
 };
 
 static uint64_t now_ns(void)
@@ -274,8 +274,7 @@ static struct wb_batch *issue_batch(struct wb_run *run)
 	b->run = run;
 	b->nwrites = n;
 	if (run->mode == MODE_PER_BATCH) {
-		b->ioc = dc_iocomp_alloc(batch_written, b);
-		if (!b->ioc) {
+		if (dc_iocomp_alloc(batch_written, b, &b->ioc)) {
 			free(b);
 			return NULL;
 		}
@@ -319,10 +318,15 @@ static int run_mode(struct wb_run *run)
 	pthread_t srv[MAX_SERVERS], smp;
 	struct wb_batch *batches = NULL, *b;
 	uint64_t start, deadline, nb = 0;
+	struct dc_slot_table_config scfg = {
+		.min_slots = o->slots / 2,
+		.max_slots = o->slots,
+		.slot_size = sizeof(struct wb_req),
+	};
 	unsigned int i;
 	int ret;
 
-	ret = dc_slot_table_create(o->slots / 2, o->slots, sizeof(struct wb_req),
+	ret = dc_slot_table_create(&scfg, sizeof(scfg), NULL, 0, NULL,
 				   &run->slots);
 	if (ret) {
 		fprintf(stderr, "wb-commit: dc_slot_table_create: %s\n", strerror(-ret));
@@ -384,7 +388,7 @@ static int run_mode(struct wb_run *run)
 	if (run->mode == MODE_WHOLE_INODE && atomic_load(&run->inflight) != 0)
 		wb_fail(run, "in-flight count not zero at the end");
 
-	dc_slot_table_stats(run->slots, &run->slot_stats);
+	dc_slot_table_stats(run->slots, &run->slot_stats, sizeof(run->slot_stats));
 	if (dc_slot_table_destroy(run->slots))
 		wb_fail(run, "request slots still out at the end");
 	pthread_cond_destroy(&run->qcond);

@@ -17,4 +17,4 @@ EXPORT_SYMBOL_GPL(dc_reqq_submit);
 EXPORT_SYMBOL_GPL(dc_reqq_complete);
 EXPORT_SYMBOL_GPL(dc_reqq_drain);
 EXPORT_SYMBOL_GPL(dc_reqq_shutdown);
-EXPORT_SYMBOL_GPL(dc_reqq_get_stats);
+EXPORT_SYMBOL_GPL(dc_reqq_stats);

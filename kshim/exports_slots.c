@@ -11,7 +11,6 @@
 #include <daxcache/slots.h>
 
 EXPORT_SYMBOL_GPL(dc_slot_table_create);
-EXPORT_SYMBOL_GPL(dc_slot_table_create_ops);
 EXPORT_SYMBOL_GPL(dc_slot_table_destroy);
 EXPORT_SYMBOL_GPL(dc_slot_get);
 EXPORT_SYMBOL_GPL(dc_slot_get_timeout);

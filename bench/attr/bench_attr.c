@@ -213,12 +213,12 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 
 	for (k = 0; k < nrows; k++) {
-		struct dc_attr_params p = {
+		struct dc_attr_config p = {
 			.timeout_ns = c.timeout_ns, .rule = rows[k].rule,
 			.auto_inval = true, .invalidate = on_inval, .data = &c,
 		};
 
-		if (dc_attr_create(&p, &sims[k].attr)) {
+		if (dc_attr_create(&p, sizeof(p), &sims[k].attr)) {
 			fprintf(stderr, "dc_attr_create failed\n");
 			return 1;
 		}

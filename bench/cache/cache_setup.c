@@ -65,10 +65,10 @@ struct dc_cache *bench_cache_new(unsigned int nr_ranges, unsigned int flags,
 	struct dc_cache *c;
 	int ret;
 
-	dc_cache_config_init(&cfg, (uint64_t)nr_ranges << BENCH_RANGE_SHIFT);
+	dc_cache_config_init(&cfg, sizeof(cfg), (uint64_t)nr_ranges << BENCH_RANGE_SHIFT);
 	cfg.range_shift = BENCH_RANGE_SHIFT;
 	cfg.flags = flags;
-	ret = dc_cache_create(&cfg, ops, priv, &c);
+	ret = dc_cache_create(&cfg, sizeof(cfg), ops, sizeof(*ops), priv, &c);
 	if (ret) {
 		fprintf(stderr, "bench_cache: dc_cache_create(%u ranges, flags %#x): %d\n",
 			nr_ranges, flags, ret);

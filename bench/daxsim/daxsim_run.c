@@ -423,24 +423,24 @@ static int cell_create(const struct dsim_params *p, struct dsim_point *pt,
 	}
 	if (pt->policy == DSIM_NODAX)
 		return 0;
-	dc_simbe_config_init(&bcfg, wsize);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), wsize);
 	bcfg.range_shift = DSIM_RANGE_SHIFT;
 	bcfg.latency_ns[DC_SIMBE_SETUP] = p->rt_ns;
 	bcfg.latency_ns[DC_SIMBE_REMOVE] = p->rt_ns;
 	bcfg.latency_ns[DC_SIMBE_WRITEBACK] = p->rt_ns;
-	ret = dc_simbe_create(&bcfg, &cl->be);
+	ret = dc_simbe_create(&bcfg, sizeof(bcfg), &cl->be);
 	if (ret) {
 		fprintf(stderr, "daxsim: dc_simbe_create: %d\n", ret);
 		return ret;
 	}
-	dc_cache_config_init(&cfg, wsize);
+	dc_cache_config_init(&cfg, sizeof(cfg), wsize);
 	cfg.range_shift = DSIM_RANGE_SHIFT;
 	dsim_policy_config(&cfg, pt->policy, &cl->map_flags);
 	cl->ops = *dc_simbe_ops();
 	cl->ops.setup = timed_setup;
 	cl->ops.remove = timed_remove;
 	cl->ops.writeback = timed_writeback;
-	ret = dc_cache_create(&cfg, &cl->ops, cl, &cl->cache);
+	ret = dc_cache_create(&cfg, sizeof(cfg), &cl->ops, sizeof(cl->ops), cl, &cl->cache);
 	if (ret) {
 		fprintf(stderr, "daxsim: dc_cache_create: %d\n", ret);
 		return ret;

@@ -205,7 +205,7 @@ static int run_cell(const struct hr_trace *t, uint32_t cap, unsigned int fair_pc
 	uint64_t h;
 	int ret;
 
-	dc_cache_config_init(&def, 1);
+	dc_cache_config_init(&def, sizeof(def), 1);
 	for (i = 0; i < sizeof(sims) / sizeof(sims[0]); i++) {
 		h = sims[i](t, cap);
 		if (h == UINT64_MAX)

@@ -36,19 +36,20 @@ int hr_lib_replay(const struct hr_trace *t, uint32_t cap,
 	int ret;
 
 	*out = (struct hr_lib_result){ 0 };
-	dc_simbe_config_init(&bcfg, window);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), window);
 	bcfg.range_shift = RANGE_SHIFT;
-	ret = dc_simbe_create(&bcfg, &be);
+	ret = dc_simbe_create(&bcfg, sizeof(bcfg), &be);
 	if (ret) {
 		fprintf(stderr, "bench-hitratio: dc_simbe_create: %d\n", ret);
 		return ret;
 	}
-	dc_cache_config_init(&ccfg, window);
+	dc_cache_config_init(&ccfg, sizeof(ccfg), window);
 	ccfg.range_shift = RANGE_SHIFT;
 	ccfg.victim = (enum dc_victim_policy)cfg->victim;
 	ccfg.reclaim_threshold_pct = cfg->threshold_pct;
 	ccfg.reclaim_batch = cfg->reclaim_batch;
-	ret = dc_cache_create(&ccfg, dc_simbe_ops(), be, &cache);
+	ret = dc_cache_create(&ccfg, sizeof(ccfg), dc_simbe_ops(),
+			      sizeof(struct dc_backend_ops), be, &cache);
 	if (ret) {
 		fprintf(stderr, "bench-hitratio: dc_cache_create: %d\n", ret);
 		goto out;

@@ -141,8 +141,9 @@ static int populate(struct run_ctx *lib, struct run_ctx *old, uint64_t nr,
 	uint64_t k;
 	int ret;
 
-	dc_cache_config_init(&cfg, 4ull << 21);
-	ret = dc_cache_create(&cfg, &null_backend_ops, NULL, &lib->cache);
+	dc_cache_config_init(&cfg, sizeof(cfg), 4ull << 21);
+	ret = dc_cache_create(&cfg, sizeof(cfg), &null_backend_ops,
+			      sizeof(null_backend_ops), NULL, &lib->cache);
 	if (ret)
 		return ret;
 	*held = calloc(nr, sizeof(**held));

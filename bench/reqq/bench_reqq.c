@@ -176,7 +176,6 @@ static int run_slice(const struct options *o, int mode, double seconds,
 		     struct lat *l)
 {
 	struct dc_reqq_config cfg = {
-		.ops = &dev_ops,
 		.flags = mode == MODE_TIMER ? DC_REQQ_TIMER_RETRY : 0,
 		.retry_delay_ns = o->delay_ns,
 	};
@@ -193,8 +192,8 @@ static int run_slice(const struct options *o, int mode, double seconds,
 		return -1;
 	dc_spin_lock_init(&run.dev_lock);
 	dc_spin_lock_init(&run.done_lock);
-	cfg.priv = &run;
-	if (dc_reqq_create(&cfg, &run.q))
+	if (dc_reqq_create(&cfg, sizeof(cfg), &dev_ops, sizeof(dev_ops), &run,
+			   &run.q))
 		return -1;
 	if (pthread_create(&dev, NULL, device_main, &run))
 		return -1;

@@ -41,6 +41,7 @@
 #define DAXCACHE_ATTR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -77,7 +78,7 @@ enum dc_attr_rule {
 
 /**
  * typedef dc_attr_invalidate_fn - drop what was cached under old attributes.
- * @data: the pointer given in the params.
+ * @data: the pointer given in the config.
  * @old: the attributes the cache expected.
  * @cur: the attributes the refresh found.
  *
@@ -89,7 +90,7 @@ typedef void (*dc_attr_invalidate_fn)(void *data,
 				      const struct dc_attr_values *cur);
 
 /**
- * struct dc_attr_params - how one object behaves.
+ * struct dc_attr_config - how one object behaves.
  * @timeout_ns: how long refreshed attributes stay valid.
  * @rule: enum dc_attr_rule.
  * @auto_inval: check on reads for changes by others (FUSE's
@@ -97,14 +98,21 @@ typedef void (*dc_attr_invalidate_fn)(void *data,
  *	dc_attr_expire() make a read refresh.
  * @invalidate: the hook, or NULL.
  * @data: passed to @invalidate.
+ *
+ * Passed with its size (see daxcache/daxcache.h); new members are only
+ * ever appended.
  */
-struct dc_attr_params {
+struct dc_attr_config {
 	uint64_t timeout_ns;
 	enum dc_attr_rule rule;
 	bool auto_inval;
 	dc_attr_invalidate_fn invalidate;
 	void *data;
 };
+
+/* The first layout of struct dc_attr_config: up to @data. */
+#define DC_ATTR_CONFIG_SIZE_VER0 \
+	(offsetof(struct dc_attr_config, data) + sizeof(void *))
 
 /**
  * struct dc_attr_stats - counters of one object.
@@ -115,6 +123,9 @@ struct dc_attr_params {
  * @stale_refreshes: refreshes dropped because a write raced them.
  * @invalidations: invalidate hook calls.
  * @writes: writes noted.
+ *
+ * Filled for the caller's size (see daxcache/daxcache.h); new members are
+ * only ever appended.
  */
 struct dc_attr_stats {
 	uint64_t checks;
@@ -126,17 +137,25 @@ struct dc_attr_stats {
 	uint64_t writes;
 };
 
+/* The first layout of struct dc_attr_stats: up to @writes. */
+#define DC_ATTR_STATS_SIZE_VER0 \
+	(offsetof(struct dc_attr_stats, writes) + sizeof(uint64_t))
+
 /**
  * dc_attr_create() - allocate an object with no attributes yet.
- * @params: behaviour, copied.
- * @attrp: where the object goes.
+ * @cfg: behaviour, copied.
+ * @size: sizeof(*@cfg) as the caller knows it.
+ * @out: where the object goes.
  *
  * Until the first refresh every read check asks for one.
  *
  * Context: process context; allocates.
- * Return: 0, -EINVAL (bad rule or NULL argument), -ENOMEM.
+ * Return: 0; -EINVAL (bad rule, NULL argument, @size below
+ * DC_ATTR_CONFIG_SIZE_VER0); -E2BIG when @cfg is larger than this library
+ * knows and the rest is not zero; -ENOMEM.
  */
-int dc_attr_create(const struct dc_attr_params *params, struct dc_attr **attrp);
+int dc_attr_create(const struct dc_attr_config *cfg, size_t size,
+		   struct dc_attr **out);
 
 /**
  * dc_attr_destroy() - free an object.
@@ -153,7 +172,7 @@ void dc_attr_destroy(struct dc_attr *a);
  * @pos: first byte the read wants.
  * @len: bytes it wants.
  * @now_ns: the time now.
- * @versionp: where the version to pass to dc_attr_refresh() goes (may be
+ * @out: where the version to pass to dc_attr_refresh() goes (may be
  *	NULL); filled in whatever the answer.
  *
  * Context: any that may take a spinlock.
@@ -161,7 +180,7 @@ void dc_attr_destroy(struct dc_attr *a);
  * before reading, false when the cached attributes do.
  */
 bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
-			uint64_t now_ns, uint64_t *versionp);
+			uint64_t now_ns, uint64_t *out);
 
 /**
  * dc_attr_refresh() - install the attributes a GETATTR returned.
@@ -241,11 +260,13 @@ bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v, uint64_t now_ns);
  * dc_attr_stats() - read the counters.
  * @a: the object.
  * @st: filled in.
+ * @size: sizeof(*@st) as the caller knows it: exactly that much is written.
  *
  * Context: any that may take a spinlock.
- * Return: nothing.
+ * Return: 0, or -EINVAL for NULL arguments or @size below
+ * DC_ATTR_STATS_SIZE_VER0.
  */
-void dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st);
+int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st, size_t size);
 
 #ifdef __cplusplus
 }

@@ -96,7 +96,11 @@ enum dc_admit_policy {
  * @wait_timeout_ns: how long dc_map() waits for a free range before
  *	-ETIMEDOUT (default 10 s; DC_WAIT_FOREVER to wait forever).
  * @admit: admission control for DC_MAP_MAY_BYPASS calls (default
- *	DC_ADMIT_FREQ; a zeroed config gets DC_ADMIT_ALWAYS).
+ *	DC_ADMIT_FREQ; a zeroed config, or one of DC_CACHE_CONFIG_SIZE_VER0
+ *	bytes, gets DC_ADMIT_ALWAYS).
+ *
+ * Passed with its size (see daxcache/daxcache.h).  New members are only
+ * ever appended.
  */
 struct dc_cache_config {
 	uint64_t window_size;
@@ -109,6 +113,10 @@ struct dc_cache_config {
 	uint64_t wait_timeout_ns;
 	enum dc_admit_policy admit;
 };
+
+/* The first layout of struct dc_cache_config: up to @wait_timeout_ns. */
+#define DC_CACHE_CONFIG_SIZE_VER0 \
+	(offsetof(struct dc_cache_config, wait_timeout_ns) + sizeof(uint64_t))
 
 #define DC_WAIT_FOREVER		UINT64_MAX
 
@@ -130,8 +138,9 @@ struct dc_remove_entry {
 };
 
 /**
- * struct dc_backend_ops - what the cache asks of the caller.  New members are
- * only ever appended.
+ * struct dc_backend_ops - what the cache asks of the caller.  Passed with
+ * its size and copied (see daxcache/daxcache.h); new members are only ever
+ * appended, and a NULL op is one the caller does not have.
  * @setup: map @len bytes of inode @ino at @file_off into the window at
  *	@win_off; @flags has DC_MAP_READ and maybe DC_MAP_WRITE.  A setup over a
  *	live window range replaces the old mapping (MAP_FIXED semantics).
@@ -162,6 +171,10 @@ struct dc_backend_ops {
 			 uint64_t len, uint64_t win_off);
 };
 
+/* The first layout of struct dc_backend_ops: setup, remove, writeback. */
+#define DC_BACKEND_OPS_SIZE_VER0 \
+	(offsetof(struct dc_backend_ops, writeback) + sizeof(void (*)(void)))
+
 /**
  * struct dc_pin - a held mapping, filled by dc_map().
  * @win_off: the window offset of the requested file offset.
@@ -184,7 +197,8 @@ struct dc_pin {
 
 /**
  * struct dc_cache_stats - counters since creation, and current gauges.
- * New members are only ever appended.
+ * Filled for the caller's size (see daxcache/daxcache.h); new members are
+ * only ever appended.
  */
 struct dc_cache_stats {
 	uint64_t hits;			/* dc_map() served lock-free */
@@ -213,35 +227,51 @@ struct dc_cache_stats {
 	uint64_t bypass_write;		/* bypassed writes that would upgrade or evict */
 };
 
+/* The first layout of struct dc_cache_stats: up to @nr_inodes. */
+#define DC_CACHE_STATS_SIZE_VER0 \
+	(offsetof(struct dc_cache_stats, nr_inodes) + sizeof(uint64_t))
+
 /**
  * dc_cache_config_init() - fill @cfg with the defaults.
  * @cfg: the config.
+ * @size: sizeof(*@cfg) as the caller knows it.
  * @window_size: bytes in the window.
  *
+ * Writes exactly @size bytes: the defaults of the members it covers, zero
+ * in any it does not know.
+ *
  * Context: any.
- * Return: nothing.
+ * Return: 0, or -EINVAL for a NULL @cfg or @size below
+ * DC_CACHE_CONFIG_SIZE_VER0.
  */
-void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window_size);
+int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
+			 uint64_t window_size);
 
 /**
  * dc_cache_create() - create a cache over a window.
  * @cfg: parameters (copied).
- * @ops: backend operations (the table must outlive the cache).
+ * @cfg_size: sizeof(*@cfg) as the caller knows it.
+ * @ops: backend operations (copied).
+ * @ops_size: sizeof(*@ops) as the caller knows it.
  * @priv: passed to every backend op.
  * @out: receives the cache.
  *
  * Starts the background reclaimer (a thread in userspace).  A bad config is
- * refused with a log line that says why.
+ * refused with a log line that says why.  Members past @cfg_size or
+ * @ops_size are taken as zero (see daxcache/daxcache.h).
  *
  * Context: process context; may sleep.
  * Return: 0; -EINVAL for a bad config (no ranges, more than 2^30 ranges,
  * window not a multiple of the range size, range_shift out of 12..40,
  * threshold over 100, zero batch sizes, unknown victim policy, admit policy
- * or flags, NULL ops or setup), -ENOMEM, or the error starting the reclaimer.
+ * or flags, NULL ops or setup, a size below DC_CACHE_CONFIG_SIZE_VER0 or
+ * DC_BACKEND_OPS_SIZE_VER0); -E2BIG when @cfg or @ops is larger than this
+ * library knows and the rest is not zero; -ENOMEM, or the error starting
+ * the reclaimer.
  */
-int dc_cache_create(const struct dc_cache_config *cfg,
-		    const struct dc_backend_ops *ops, void *priv,
-		    struct dc_cache **out);
+int dc_cache_create(const struct dc_cache_config *cfg, size_t cfg_size,
+		    const struct dc_backend_ops *ops, size_t ops_size,
+		    void *priv, struct dc_cache **out);
 
 /**
  * dc_cache_destroy() - stop the reclaimer, evict every inode, free all.
@@ -414,13 +444,14 @@ uint64_t dc_inode_id(const struct dc_inode *inode);
  * dc_cache_stats() - read the counters.
  * @cache: the cache.
  * @st: receives the counters.
- * @size: sizeof(*@st) as the caller knows it (for forward compatibility).
+ * @size: sizeof(*@st) as the caller knows it: exactly that much is written.
  *
  * Counters are summed without stopping the cache, so they are a snapshot of
  * each counter, not of all of them at one instant.
  *
  * Context: any.
- * Return: 0, or -EINVAL for NULL arguments.
+ * Return: 0, or -EINVAL for NULL arguments or @size below
+ * DC_CACHE_STATS_SIZE_VER0.
  */
 int dc_cache_stats(const struct dc_cache *cache, struct dc_cache_stats *st,
 		   size_t size);

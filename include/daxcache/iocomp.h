@@ -56,13 +56,14 @@ void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data);
  * dc_iocomp_alloc() - allocate a counter holding one reference.
  * @fn: the completion function (non-NULL).
  * @data: passed to @fn.
+ * @out: receives the counter (NULL on failure).
  *
  * The counter is freed right after @fn returns.
  *
  * Context: process context (the kernel build allocates with GFP_KERNEL).
- * Return: the counter, or NULL when out of memory or @fn is NULL.
+ * Return: 0, -EINVAL when @fn or @out is NULL, or -ENOMEM.
  */
-struct dc_iocomp *dc_iocomp_alloc(dc_iocomp_fn fn, void *data);
+int dc_iocomp_alloc(dc_iocomp_fn fn, void *data, struct dc_iocomp **out);
 
 /**
  * dc_iocomp_get() - take a reference for one more I/O.

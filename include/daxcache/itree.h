@@ -81,7 +81,7 @@ int dc_itree_insert(struct dc_itree *tree, uint64_t start, uint64_t last,
  * dc_itree_remove() - remove the interval that starts at @start.
  * @tree: the tree.
  * @start: the start of the interval to remove.
- * @item: if not NULL, receives the removed interval's item.
+ * @out: if not NULL, receives the removed interval's item.
  *
  * Never fails for lack of memory: when an allocation fails it waits for a
  * grace period and reuses a retired node instead.
@@ -89,7 +89,7 @@ int dc_itree_insert(struct dc_itree *tree, uint64_t start, uint64_t last,
  * Context: the writer; may sleep.
  * Return: 0, or -ENOENT if no interval starts at @start.
  */
-int dc_itree_remove(struct dc_itree *tree, uint64_t start, void **item);
+int dc_itree_remove(struct dc_itree *tree, uint64_t start, void **out);
 
 /**
  * dc_itree_lookup() - find the item whose interval contains @point.

@@ -3,7 +3,7 @@
  * daxcache/mmap_backend.h - a real backend for the DAX window cache, in
  * userspace: file ranges are mapped into a window with mmap(MAP_FIXED).
  *
- * dc_mmapbe_create() reserves a window of @window_size bytes of address
+ * dc_mmapbe_create() reserves a window of window_size bytes of address
  * space (anonymous, PROT_NONE).  The caller registers the files it will map
  * (a cache inode id -> an open file descriptor) and passes dc_mmapbe_ops()
  * and the struct dc_mmapbe as ops and priv to dc_cache_create().  Then:
@@ -65,19 +65,39 @@ extern "C" {
 struct dc_mmapbe;
 
 /**
- * dc_mmapbe_create() - reserve a window of address space.
+ * struct dc_mmapbe_config - the window of an mmap backend.
  * @window_size: bytes; a non-zero multiple of the range size.
- * @range_shift: log2 of the range size, 12..40, and at least the page size.
+ * @range_shift: log2 of the range size, 12..40, and at least the page size
+ *	(the cache's range_shift).
+ *
+ * Passed with its size (see daxcache/daxcache.h); new members are only
+ * ever appended.
+ */
+struct dc_mmapbe_config {
+	uint64_t window_size;
+	unsigned int range_shift;
+};
+
+/* The first layout of struct dc_mmapbe_config: up to @range_shift. */
+#define DC_MMAPBE_CONFIG_SIZE_VER0 \
+	(offsetof(struct dc_mmapbe_config, range_shift) + sizeof(unsigned int))
+
+/**
+ * dc_mmapbe_create() - reserve a window of address space.
+ * @cfg: the window's size and range size (copied).
+ * @size: sizeof(*@cfg) as the caller knows it.
  * @out: receives the backend.
  *
  * The first call in the process installs the SIGBUS handler of
  * dc_mmapbe_read() and dc_mmapbe_write() (see the header comment).
  *
  * Context: process context.
- * Return: 0; -EINVAL for a bad size or shift or a NULL @out; -ENOMEM, or
- * the error of mmap() reserving the window or of sigaction().
+ * Return: 0; -EINVAL for a bad size or shift, a NULL @cfg or @out, or
+ * @size below DC_MMAPBE_CONFIG_SIZE_VER0; -E2BIG when @cfg is larger than
+ * this library knows and the rest is not zero; -ENOMEM, or the error of
+ * mmap() reserving the window or of sigaction().
  */
-int dc_mmapbe_create(uint64_t window_size, unsigned int range_shift,
+int dc_mmapbe_create(const struct dc_mmapbe_config *cfg, size_t size,
 		     struct dc_mmapbe **out);
 
 /**

@@ -64,6 +64,7 @@
 #ifndef DAXCACHE_REQQ_H
 #define DAXCACHE_REQQ_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -105,28 +106,38 @@ struct dc_reqq_req {
  *          lock of the queue held, from dc_reqq_submit(), dc_reqq_complete()
  *          or the retry worker, possibly on several threads at once, but
  *          never nested inside itself on one thread (whatever it calls).
+ *
+ * Passed with its size and copied (see daxcache/daxcache.h); new members
+ * are only ever appended.
  */
 struct dc_reqq_ops {
 	int (*submit)(struct dc_reqq_req *req, void *priv);
 };
+
+/* The first layout of struct dc_reqq_ops: submit. */
+#define DC_REQQ_OPS_SIZE_VER0 \
+	(offsetof(struct dc_reqq_ops, submit) + sizeof(void (*)(void)))
 
 /* Queue flags. */
 #define DC_REQQ_TIMER_RETRY	0x1u	/* 2019 behaviour: retry from a timer */
 
 /**
  * struct dc_reqq_config - how to create a queue.
- * @ops: the submit op (required).
- * @priv: passed to the ops.
  * @flags: DC_REQQ_TIMER_RETRY or 0 (completion-driven retry).
  * @retry_delay_ns: the retry timer's delay with DC_REQQ_TIMER_RETRY; 0 means
  *                  1 ms.  The kernel rounds it up to whole jiffies.
+ *
+ * Passed with its size (see daxcache/daxcache.h); new members are only
+ * ever appended.  All zero is the default queue.
  */
 struct dc_reqq_config {
-	const struct dc_reqq_ops *ops;
-	void *priv;
 	unsigned int flags;
 	uint64_t retry_delay_ns;
 };
+
+/* The first layout of struct dc_reqq_config: flags, retry_delay_ns. */
+#define DC_REQQ_CONFIG_SIZE_VER0 \
+	(offsetof(struct dc_reqq_config, retry_delay_ns) + sizeof(uint64_t))
 
 /**
  * struct dc_reqq_stats - counters of a queue.
@@ -139,6 +150,9 @@ struct dc_reqq_config {
  * @shut_down: parked requests ended with -ENOTCONN.
  * @in_flight: requests being submitted or on the device, now.
  * @parked: requests parked now.
+ *
+ * Filled for the caller's size (see daxcache/daxcache.h); new members are
+ * only ever appended.
  */
 struct dc_reqq_stats {
 	uint64_t submitted;
@@ -152,16 +166,29 @@ struct dc_reqq_stats {
 	uint64_t parked;
 };
 
+/* The first layout of struct dc_reqq_stats: up to @parked. */
+#define DC_REQQ_STATS_SIZE_VER0 \
+	(offsetof(struct dc_reqq_stats, parked) + sizeof(uint64_t))
+
 /**
  * dc_reqq_create() - create a queue.
  * @cfg: the configuration (copied).
- * @qp: where the queue goes.
+ * @cfg_size: sizeof(*@cfg) as the caller knows it.
+ * @ops: the submit op, required (copied).
+ * @ops_size: sizeof(*@ops) as the caller knows it.
+ * @priv: passed to the ops.
+ * @out: where the queue goes.
  *
  * Context: process context; may sleep.
- * Return: 0, -EINVAL when @cfg has no submit op or unknown flags, -ENOMEM,
- * or an error from starting the retry worker (DC_REQQ_TIMER_RETRY).
+ * Return: 0; -EINVAL when @cfg, @ops or its submit op is missing, for
+ * unknown flags, or a size below DC_REQQ_CONFIG_SIZE_VER0 or
+ * DC_REQQ_OPS_SIZE_VER0; -E2BIG when @cfg or @ops is larger than this
+ * library knows and the rest is not zero; -ENOMEM, or an error from
+ * starting the retry worker (DC_REQQ_TIMER_RETRY).
  */
-int dc_reqq_create(const struct dc_reqq_config *cfg, struct dc_reqq **qp);
+int dc_reqq_create(const struct dc_reqq_config *cfg, size_t cfg_size,
+		   const struct dc_reqq_ops *ops, size_t ops_size, void *priv,
+		   struct dc_reqq **out);
 
 /**
  * dc_reqq_destroy() - shut a queue down and free it.
@@ -255,14 +282,16 @@ int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns);
 void dc_reqq_shutdown(struct dc_reqq *q);
 
 /**
- * dc_reqq_get_stats() - read the counters.
+ * dc_reqq_stats() - read the counters.
  * @q: the queue.
  * @st: filled with a consistent snapshot.
+ * @size: sizeof(*@st) as the caller knows it: exactly that much is written.
  *
  * Context: any.
- * Return: nothing.
+ * Return: 0, or -EINVAL for NULL arguments or @size below
+ * DC_REQQ_STATS_SIZE_VER0.
  */
-void dc_reqq_get_stats(struct dc_reqq *q, struct dc_reqq_stats *st);
+int dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st, size_t size);
 
 #ifdef __cplusplus
 }

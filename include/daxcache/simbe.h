@@ -46,7 +46,11 @@ extern "C" {
 
 struct dc_simbe;
 
-/* The backend ops, to select latencies, faults and gates. */
+/*
+ * The backend ops, to select latencies, faults and gates.  DC_SIMBE_NR_OPS
+ * sizes arrays of the sized structures below, so it stays 3: an op added to
+ * struct dc_backend_ops would get its own appended members.
+ */
 enum dc_simbe_op {
 	DC_SIMBE_SETUP = 0,
 	DC_SIMBE_REMOVE = 1,
@@ -65,6 +69,9 @@ enum dc_simbe_op {
  * @remove_entry_ns: busy-wait per entry of a remove() (default 0).
  * @gate_timeout_ns: the longest a closed gate holds a call (default 30 s);
  *	a call held that long goes on and is counted in gate_timeouts.
+ *
+ * Passed with its size (see daxcache/daxcache.h); new members are only
+ * ever appended.
  */
 struct dc_simbe_config {
 	uint64_t window_size;
@@ -75,6 +82,10 @@ struct dc_simbe_config {
 	uint64_t gate_timeout_ns;
 };
 
+/* The first layout of struct dc_simbe_config: up to @gate_timeout_ns. */
+#define DC_SIMBE_CONFIG_SIZE_VER0 \
+	(offsetof(struct dc_simbe_config, gate_timeout_ns) + sizeof(uint64_t))
+
 /**
  * struct dc_simbe_fault - when an op fails (any armed rule may fire).
  * @err: the error returned, a negative errno (0 means -EIO).
@@ -83,6 +94,9 @@ struct dc_simbe_config {
  * @next: fail the next @next calls, then stop; 0 disables.
  * @seed: seed of the generator for @ppm (the same seed and the same call
  *	order give the same failures).
+ *
+ * Passed with its size (see daxcache/daxcache.h); new members are only
+ * ever appended.
  */
 struct dc_simbe_fault {
 	int err;
@@ -91,6 +105,10 @@ struct dc_simbe_fault {
 	unsigned int next;
 	uint64_t seed;
 };
+
+/* The first layout of struct dc_simbe_fault: up to @seed. */
+#define DC_SIMBE_FAULT_SIZE_VER0 \
+	(offsetof(struct dc_simbe_fault, seed) + sizeof(uint64_t))
 
 /**
  * struct dc_simbe_mapping - what a window range maps, from dc_simbe_lookup().
@@ -105,6 +123,9 @@ struct dc_simbe_fault {
  *	range keeps it).
  * @setup_seq: sequence number of the latest setup of this range (changes
  *	on an upgrade too).
+ *
+ * Filled for the caller's size (see daxcache/daxcache.h); new members are
+ * only ever appended.
  */
 struct dc_simbe_mapping {
 	uint64_t win_off;
@@ -117,9 +138,14 @@ struct dc_simbe_mapping {
 	uint64_t setup_seq;
 };
 
+/* The first layout of struct dc_simbe_mapping: up to @setup_seq. */
+#define DC_SIMBE_MAPPING_SIZE_VER0 \
+	(offsetof(struct dc_simbe_mapping, setup_seq) + sizeof(uint64_t))
+
 /**
  * struct dc_simbe_stats - counters since creation (or the last reset).
- * New members are only ever appended.
+ * Filled for the caller's size (see daxcache/daxcache.h); new members are
+ * only ever appended.
  *
  * The counters from remove_mismatches to gate_timeouts report something the
  * cache should not do (or, for lost_writes and remove_unmapped, something
@@ -148,6 +174,10 @@ struct dc_simbe_stats {
 	uint64_t nr_mapped;		/* gauge: window ranges mapped now */
 };
 
+/* The first layout of struct dc_simbe_stats: up to @nr_mapped. */
+#define DC_SIMBE_STATS_SIZE_VER0 \
+	(offsetof(struct dc_simbe_stats, nr_mapped) + sizeof(uint64_t))
+
 /**
  * dc_simbe_avg_ns() - average time of one call of @op.
  * @st: counters from dc_simbe_stats().
@@ -165,22 +195,29 @@ static inline uint64_t dc_simbe_avg_ns(const struct dc_simbe_stats *st,
 /**
  * dc_simbe_config_init() - fill @cfg with the defaults.
  * @cfg: the config.
+ * @size: sizeof(*@cfg) as the caller knows it: exactly that much is written.
  * @window_size: bytes in the window.
  *
  * Context: any.
- * Return: nothing.
+ * Return: 0, or -EINVAL for a NULL @cfg or @size below
+ * DC_SIMBE_CONFIG_SIZE_VER0.
  */
-void dc_simbe_config_init(struct dc_simbe_config *cfg, uint64_t window_size);
+int dc_simbe_config_init(struct dc_simbe_config *cfg, size_t size,
+			 uint64_t window_size);
 
 /**
  * dc_simbe_create() - create a simulated backend.
  * @cfg: parameters (copied).
+ * @size: sizeof(*@cfg) as the caller knows it.
  * @out: receives the backend.
  *
  * Context: process context; may sleep.
- * Return: 0, -EINVAL for a bad config or NULL arguments, or -ENOMEM.
+ * Return: 0; -EINVAL for a bad config, NULL arguments or @size below
+ * DC_SIMBE_CONFIG_SIZE_VER0; -E2BIG when @cfg is larger than this library
+ * knows and the rest is not zero; -ENOMEM.
  */
-int dc_simbe_create(const struct dc_simbe_config *cfg, struct dc_simbe **out);
+int dc_simbe_create(const struct dc_simbe_config *cfg, size_t size,
+		    struct dc_simbe **out);
 
 /**
  * dc_simbe_destroy() - free a backend.
@@ -237,16 +274,18 @@ void dc_simbe_set_latency(struct dc_simbe *be, enum dc_simbe_op op,
  * @be: the backend.
  * @op: the op.
  * @f: the rules (copied), or NULL to disarm.
+ * @size: sizeof(*@f) as the caller knows it (ignored for NULL @f).
  *
  * A failing call busy-waits its latency, changes nothing and returns the
  * error.  Re-arming restarts the every-Nth count.
  *
  * Context: any.
- * Return: 0, or -EINVAL for a bad op or an error that is not a negative
- * errno.
+ * Return: 0; -EINVAL for a bad op, an error that is not a negative errno,
+ * or @size below DC_SIMBE_FAULT_SIZE_VER0; -E2BIG when @f is larger than
+ * this library knows and the rest is not zero.
  */
 int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
-		       const struct dc_simbe_fault *f);
+		       const struct dc_simbe_fault *f, size_t size);
 
 /**
  * dc_simbe_fail_next() - make the next call of @op fail with @err.
@@ -266,13 +305,15 @@ int dc_simbe_fail_next(struct dc_simbe *be, enum dc_simbe_op op, int err);
  * @be: the backend.
  * @win_off: any offset in the range.
  * @m: receives the record (may be NULL).
+ * @size: sizeof(*@m) as the caller knows it: exactly that much is written
+ *	(ignored for NULL @m).
  *
  * Context: any; takes a spinlock.
  * Return: 0; -ENOENT when the range is not mapped; -EINVAL when @win_off is
- * outside the window.
+ * outside the window or @size is below DC_SIMBE_MAPPING_SIZE_VER0.
  */
 int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
-		    struct dc_simbe_mapping *m);
+		    struct dc_simbe_mapping *m, size_t size);
 
 /**
  * dc_simbe_check_tag() - check that the window byte at @win_off shows byte
@@ -349,10 +390,11 @@ unsigned int dc_simbe_gate_waiters(struct dc_simbe *be, enum dc_simbe_op op);
  * dc_simbe_stats() - read the counters.
  * @be: the backend.
  * @st: receives the counters.
- * @size: sizeof(*@st) as the caller knows it.
+ * @size: sizeof(*@st) as the caller knows it: exactly that much is written.
  *
  * Context: any.
- * Return: 0, or -EINVAL for NULL arguments.
+ * Return: 0, or -EINVAL for NULL arguments or @size below
+ * DC_SIMBE_STATS_SIZE_VER0.
  */
 int dc_simbe_stats(const struct dc_simbe *be, struct dc_simbe_stats *st,
 		   size_t size);

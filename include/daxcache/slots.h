@@ -30,11 +30,13 @@
  * allocation is on its way.
  *
  * Optional ops prepare each new slot and undo that before it is freed
- * (dc_slot_table_create_ops()), e.g. to give each slot a buffer of its own.
+ * (the ops of dc_slot_table_create()), e.g. to give each slot a buffer of
+ * its own.
  */
 #ifndef DAXCACHE_SLOTS_H
 #define DAXCACHE_SLOTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -55,21 +57,49 @@ struct dc_slot {
  * struct dc_slot_table_ops - optional per-slot callbacks of a table.
  * @init: prepare a new slot, allocated and zeroed, before any caller gets
  *        it.  Called with no lock of the table held (it may sleep), from
- *        dc_slot_table_create_ops() and from gets that allocate.  Returns 0,
+ *        dc_slot_table_create() and from gets that allocate.  Returns 0,
  *        or -ENOMEM (any error): the slot is then freed and the allocation
  *        counts as failed, exactly as if the memory had not been there.
  *        NULL: nothing to prepare.
  * @fini: undo @init before a slot is freed (a release by dc_slot_put(), or
  *        dc_slot_table_destroy()); called without the table's lock; must
  *        not fail.  NULL: nothing to undo.
+ *
+ * Passed with its size and copied (see daxcache/daxcache.h); new members
+ * are only ever appended.
  */
 struct dc_slot_table_ops {
 	int (*init)(struct dc_slot *slot, void *priv);
 	void (*fini)(struct dc_slot *slot, void *priv);
 };
 
+/* The first layout of struct dc_slot_table_ops: init, fini. */
+#define DC_SLOT_TABLE_OPS_SIZE_VER0 \
+	(offsetof(struct dc_slot_table_ops, fini) + sizeof(void (*)(void)))
+
 /**
- * struct dc_slot_stats - counters of a slot table.
+ * struct dc_slot_table_config - the limits of a slot table.
+ * @min_slots: slots allocated at creation and never released (may be 0).
+ * @max_slots: the most slots that may exist at once (at least 1, and at
+ *             least @min_slots).
+ * @slot_size: bytes per slot, at least sizeof(struct dc_slot); 0 means
+ *             sizeof(struct dc_slot).
+ *
+ * Passed with its size (see daxcache/daxcache.h); new members are only
+ * ever appended.
+ */
+struct dc_slot_table_config {
+	unsigned int min_slots;
+	unsigned int max_slots;
+	size_t slot_size;
+};
+
+/* The first layout of struct dc_slot_table_config: up to @slot_size. */
+#define DC_SLOT_TABLE_CONFIG_SIZE_VER0 \
+	(offsetof(struct dc_slot_table_config, slot_size) + sizeof(size_t))
+
+/**
+ * struct dc_slot_table_stats - counters of a slot table.
  * @allocated: slots that exist now (free or out).
  * @out: slots held by callers now.
  * @backlog: callers waiting now.
@@ -81,8 +111,11 @@ struct dc_slot_table_ops {
  * @handoffs: slots handed by dc_slot_put() straight to a waiter.
  * @timeouts: waits that ended without a slot (-ETIMEDOUT or -EINTR).
  * @max_backlog: the longest the backlog has been.
+ *
+ * Filled for the caller's size (see daxcache/daxcache.h); new members are
+ * only ever appended.
  */
-struct dc_slot_stats {
+struct dc_slot_table_stats {
 	unsigned int allocated;
 	unsigned int out;
 	unsigned int backlog;
@@ -96,44 +129,34 @@ struct dc_slot_stats {
 	unsigned int max_backlog;
 };
 
-/**
- * dc_slot_table_create() - create a table and preallocate its minimum.
- * @min_slots: slots allocated now and never released (may be 0).
- * @max_slots: the most slots that may exist at once (at least 1, and at
- *             least @min_slots).
- * @slot_size: bytes per slot, at least sizeof(struct dc_slot); 0 means
- *             sizeof(struct dc_slot).
- * @tblp: where the table goes.
- *
- * Context: process context; allocates.
- * Return: 0, -EINVAL for bad limits, -ENOMEM.
- */
-int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
-			 unsigned long slot_size, struct dc_slot_table **tblp);
+/* The first layout of struct dc_slot_table_stats: up to @max_backlog. */
+#define DC_SLOT_TABLE_STATS_SIZE_VER0 \
+	(offsetof(struct dc_slot_table_stats, max_backlog) + sizeof(unsigned int))
 
 /**
- * dc_slot_table_create_ops() - create a table whose slots have callbacks.
- * @min_slots: as dc_slot_table_create().
- * @max_slots: as dc_slot_table_create().
- * @slot_size: as dc_slot_table_create().
- * @ops: the per-slot callbacks (kept, not copied: it must outlive the
- *       table), or NULL for none.
+ * dc_slot_table_create() - create a table and preallocate its minimum.
+ * @cfg: the limits (copied).
+ * @cfg_size: sizeof(*@cfg) as the caller knows it.
+ * @ops: the per-slot callbacks (copied), or NULL for none.
+ * @ops_size: sizeof(*@ops) as the caller knows it (ignored for NULL @ops).
  * @priv: passed to the callbacks.
- * @tblp: where the table goes.
+ * @out: where the table goes.
  *
- * Like dc_slot_table_create(), which is this with no ops: every slot the
- * table allocates goes through @ops->init first, and through @ops->fini
- * before it is freed.
+ * Every slot the table allocates goes through @ops->init first, and
+ * through @ops->fini before it is freed.
  *
  * Context: process context; allocates, and calls @ops->init for each of the
- * @min_slots slots.
- * Return: 0, -EINVAL for bad limits, -ENOMEM (the allocator or @ops->init;
- * the slots prepared so far are finished and freed).
+ * @cfg->min_slots slots.
+ * Return: 0; -EINVAL for bad limits, a NULL @cfg or @out, or a size below
+ * DC_SLOT_TABLE_CONFIG_SIZE_VER0 or DC_SLOT_TABLE_OPS_SIZE_VER0; -E2BIG
+ * when @cfg or @ops is larger than this library knows and the rest is not
+ * zero; -ENOMEM (the allocator or @ops->init; the slots prepared so far
+ * are finished and freed).
  */
-int dc_slot_table_create_ops(unsigned int min_slots, unsigned int max_slots,
-			     unsigned long slot_size,
-			     const struct dc_slot_table_ops *ops, void *priv,
-			     struct dc_slot_table **tblp);
+int dc_slot_table_create(const struct dc_slot_table_config *cfg,
+			 size_t cfg_size, const struct dc_slot_table_ops *ops,
+			 size_t ops_size, void *priv,
+			 struct dc_slot_table **out);
 
 /**
  * dc_slot_table_destroy() - free a table and its slots.
@@ -151,7 +174,7 @@ int dc_slot_table_destroy(struct dc_slot_table *tbl);
 /**
  * dc_slot_get() - get a slot, waiting in the backlog if need be.
  * @tbl: the table.
- * @slotp: where the slot goes.
+ * @out: where the slot goes.
  *
  * Context: process context; may allocate and sleep.  In the kernel the wait
  * is killable.
@@ -160,24 +183,24 @@ int dc_slot_table_destroy(struct dc_slot_table *tbl);
  * allocation whose place it was handed); -EINTR on a fatal signal (kernel
  * only).
  */
-int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp);
+int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **out);
 
 /**
  * dc_slot_get_timeout() - get a slot, waiting at most @timeout_ns.
  * @tbl: the table.
  * @timeout_ns: the longest wait in the backlog; UINT64_MAX waits forever.
- * @slotp: where the slot goes.
+ * @out: where the slot goes.
  *
  * Context: process context; may allocate and sleep.
  * Return: 0, -ETIMEDOUT, -ENOMEM (as dc_slot_get()), -EINTR (kernel only).
  */
 int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
-			struct dc_slot **slotp);
+			struct dc_slot **out);
 
 /**
  * dc_slot_tryget() - get a slot without waiting.
  * @tbl: the table.
- * @slotp: where the slot goes.
+ * @out: where the slot goes.
  *
  * Allocates on demand like dc_slot_get() (so it may still block in the
  * allocator), but never joins the backlog, and never overtakes callers that
@@ -187,7 +210,7 @@ int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
  * Return: 0, or -EAGAIN when dc_slot_get() would have waited (or, with no
  * slot out, failed with -ENOMEM).
  */
-int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **slotp);
+int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **out);
 
 /**
  * dc_slot_put() - give a slot back.
@@ -208,11 +231,14 @@ void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot);
  * dc_slot_table_stats() - read a table's counters.
  * @tbl: the table.
  * @st: filled in, as one consistent snapshot.
+ * @size: sizeof(*@st) as the caller knows it: exactly that much is written.
  *
  * Context: any that may take a spinlock.
- * Return: nothing.
+ * Return: 0, or -EINVAL for NULL arguments or @size below
+ * DC_SLOT_TABLE_STATS_SIZE_VER0.
  */
-void dc_slot_table_stats(struct dc_slot_table *tbl, struct dc_slot_stats *st);
+int dc_slot_table_stats(struct dc_slot_table *tbl,
+			struct dc_slot_table_stats *st, size_t size);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,7 @@
  * remove files and copy through dc_mmapbe_read() and dc_mmapbe_write().
  */
 #include "platform.h"
+#include "struct_size.h"
 
 #include <daxcache/mmap_backend.h>
 
@@ -388,16 +389,27 @@ DC_EXPORT const struct dc_backend_ops *dc_mmapbe_ops(void)
 	return &mmapbe_ops;
 }
 
-DC_EXPORT int dc_mmapbe_create(uint64_t window_size, unsigned int range_shift,
-			       struct dc_mmapbe **out)
+DC_EXPORT int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
+			       size_t size, struct dc_mmapbe **out)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	struct dc_mmapbe_config cfg;
+	unsigned int range_shift;
+	uint64_t window_size;
 	struct dc_mmapbe *be;
 	uint64_t rsize;
 	void *p;
 	int ret;
 
-	if (!out || range_shift < MMAPBE_MIN_SHIFT ||
+	if (!out)
+		return -EINVAL;
+	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, size,
+			    DC_MMAPBE_CONFIG_SIZE_VER0);
+	if (ret)
+		return ret;
+	window_size = cfg.window_size;
+	range_shift = cfg.range_shift;
+	if (range_shift < MMAPBE_MIN_SHIFT ||
 	    range_shift > MMAPBE_MAX_SHIFT)
 		return -EINVAL;
 	rsize = 1ull << range_shift;

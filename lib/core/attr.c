@@ -11,12 +11,13 @@
  * Callers: filesystems, through <daxcache/attr.h>; no other core file.
  */
 #include "platform.h"
+#include "struct_size.h"
 
 #include <daxcache/attr.h>
 
 struct dc_attr {
 	dc_spinlock_t lock;
-	struct dc_attr_params p;
+	struct dc_attr_config p;
 	struct dc_attr_values v;
 	uint64_t deadline_ns;	/* valid while now < deadline */
 	uint64_t version;	/* writes noted */
@@ -26,23 +27,29 @@ struct dc_attr {
 	struct dc_attr_stats st;
 };
 
-DC_EXPORT int dc_attr_create(const struct dc_attr_params *params,
-			     struct dc_attr **attrp)
+DC_EXPORT int dc_attr_create(const struct dc_attr_config *ucfg, size_t size,
+			     struct dc_attr **out)
 {
+	struct dc_attr_config cfg;
 	struct dc_attr *a;
+	int ret;
 
-	if (!attrp)
+	if (!out)
 		return -EINVAL;
-	*attrp = NULL;
-	if (!params || (params->rule != DC_ATTR_RULE_TIMEOUT &&
-			params->rule != DC_ATTR_RULE_EVERY_READ))
+	*out = NULL;
+	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, size,
+			    DC_ATTR_CONFIG_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (cfg.rule != DC_ATTR_RULE_TIMEOUT &&
+	    cfg.rule != DC_ATTR_RULE_EVERY_READ)
 		return -EINVAL;
 	a = dc_zalloc(sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	dc_spin_lock_init(&a->lock);
-	a->p = *params;
-	*attrp = a;
+	a->p = cfg;
+	*out = a;
 	return 0;
 }
 
@@ -60,7 +67,7 @@ static bool attr_valid_locked(const struct dc_attr *a, uint64_t now_ns)
 }
 
 DC_EXPORT bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
-				  uint64_t now_ns, uint64_t *versionp)
+				  uint64_t now_ns, uint64_t *out)
 {
 	bool need = false;
 
@@ -80,8 +87,8 @@ DC_EXPORT bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
 		need = true;
 		a->st.refresh_timeout++;
 	}
-	if (versionp)
-		*versionp = a->version;
+	if (out)
+		*out = a->version;
 	dc_spin_unlock(&a->lock);
 	return need;
 }
@@ -164,9 +171,16 @@ DC_EXPORT bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v,
 	return valid;
 }
 
-DC_EXPORT void dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st)
+DC_EXPORT int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st,
+			    size_t size)
 {
+	struct dc_attr_stats snap;
+
+	if (!a)
+		return -EINVAL;
 	dc_spin_lock(&a->lock);
-	*st = a->st;
+	snap = a->st;
 	dc_spin_unlock(&a->lock);
+	return sized_copy_out(st, size, &snap, sizeof(snap),
+			      DC_ATTR_STATS_SIZE_VER0);
 }

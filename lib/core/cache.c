@@ -14,6 +14,7 @@
  * count their backend failures here.
  */
 #include "cache_internal.h"
+#include "struct_size.h"
 
 #define DC_DEFAULT_RANGE_SHIFT		21
 #define DC_DEFAULT_THRESHOLD_PCT	20
@@ -25,17 +26,22 @@
 #define DC_KNOWN_FLAGS	(DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE | \
 			 DC_CACHE_INLINE_OWN_ONLY)
 
-DC_EXPORT void dc_cache_config_init(struct dc_cache_config *cfg, uint64_t window_size)
+DC_EXPORT int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
+				   uint64_t window_size)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->window_size = window_size;
-	cfg->range_shift = DC_DEFAULT_RANGE_SHIFT;
-	cfg->reclaim_threshold_pct = DC_DEFAULT_THRESHOLD_PCT;
-	cfg->reclaim_batch = DC_DEFAULT_RECLAIM_BATCH;
-	cfg->remove_batch_max = DC_DEFAULT_REMOVE_BATCH_MAX;
-	cfg->victim = DC_VICTIM_CLOCK;
-	cfg->wait_timeout_ns = DC_DEFAULT_WAIT_NS;
-	cfg->admit = DC_ADMIT_FREQ;
+	struct dc_cache_config def;
+
+	memset(&def, 0, sizeof(def));
+	def.window_size = window_size;
+	def.range_shift = DC_DEFAULT_RANGE_SHIFT;
+	def.reclaim_threshold_pct = DC_DEFAULT_THRESHOLD_PCT;
+	def.reclaim_batch = DC_DEFAULT_RECLAIM_BATCH;
+	def.remove_batch_max = DC_DEFAULT_REMOVE_BATCH_MAX;
+	def.victim = DC_VICTIM_CLOCK;
+	def.wait_timeout_ns = DC_DEFAULT_WAIT_NS;
+	def.admit = DC_ADMIT_FREQ;
+	return sized_copy_out(cfg, size, &def, sizeof(def),
+			      DC_CACHE_CONFIG_SIZE_VER0);
 }
 
 /* Say why a config is refused, and refuse it. */
@@ -76,27 +82,69 @@ static int config_check(const struct dc_cache_config *cfg,
 	return 0;
 }
 
-DC_EXPORT int dc_cache_create(const struct dc_cache_config *cfg,
-			      const struct dc_backend_ops *ops, void *priv,
+/*
+ * Copy the caller's config and ops, of the sizes it was compiled with, into
+ * @cfg and @ops as this library knows them (see struct_size.h).
+ */
+static int config_copy_in(struct dc_cache_config *cfg,
+			  const struct dc_cache_config *ucfg, size_t cfg_size,
+			  struct dc_backend_ops *ops,
+			  const struct dc_backend_ops *uops, size_t ops_size)
+{
+	int ret;
+
+	ret = sized_copy_in(cfg, sizeof(*cfg), ucfg, cfg_size,
+			    DC_CACHE_CONFIG_SIZE_VER0);
+	if (ret == -EINVAL)
+		return config_invalid("config size below its first layout");
+	if (ret) {
+		dc_pr_err("dc_cache_create: config of %zu bytes sets members this library does not know (it has %zu)",
+			  cfg_size, sizeof(*cfg));
+		return ret;
+	}
+	if (!uops)
+		return config_invalid("backend ops or their setup op missing");
+	ret = sized_copy_in(ops, sizeof(*ops), uops, ops_size,
+			    DC_BACKEND_OPS_SIZE_VER0);
+	if (ret == -EINVAL)
+		return config_invalid("backend ops size below its first layout");
+	if (ret)
+		dc_pr_err("dc_cache_create: backend ops of %zu bytes set ops this library does not know (it has %zu)",
+			  ops_size, sizeof(*ops));
+	return ret;
+}
+
+DC_EXPORT int dc_cache_create(const struct dc_cache_config *ucfg,
+			      size_t cfg_size,
+			      const struct dc_backend_ops *uops,
+			      size_t ops_size, void *priv,
 			      struct dc_cache **out)
 {
+	const struct dc_cache_config *cfg;
+	struct dc_cache_config kcfg;
+	struct dc_backend_ops kops;
 	struct dc_cache *c;
 	unsigned int i;
 	int ret;
 
-	if (!cfg || !out)
+	if (!ucfg || !out)
 		return -EINVAL;
 	ret = dc_fork_check(__func__);
 	if (ret)
 		return ret;
-	ret = config_check(cfg, ops);
+	ret = config_copy_in(&kcfg, ucfg, cfg_size, &kops, uops, ops_size);
+	if (ret)
+		return ret;
+	cfg = &kcfg;
+	ret = config_check(cfg, &kops);
 	if (ret)
 		return ret;
 	c = dc_zalloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->cfg = *cfg;
-	c->ops = ops;
+	c->ops_copy = kops;
+	c->ops = &c->ops_copy;
 	c->priv = priv;
 	c->range_size = 1ull << cfg->range_shift;
 	c->nr_ranges = (unsigned int)(cfg->window_size >> cfg->range_shift);
@@ -276,7 +324,7 @@ DC_EXPORT int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *s
 	struct dc_cache_stats full;
 	unsigned int s, i;
 
-	if (!c || !st)
+	if (!c || !st || size < DC_CACHE_STATS_SIZE_VER0)
 		return -EINVAL;
 	for (s = 0; s < DC_STRIPES; s++)
 		for (i = 0; i < DC_STAT_NR; i++)
@@ -307,6 +355,6 @@ DC_EXPORT int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *s
 	full.nr_mapped = c->nr_mapped;
 	dc_spin_unlock(&c->pool_lock);
 	full.nr_inodes = dc_read_once(c->nr_inodes);
-	memcpy(st, &full, size < sizeof(full) ? size : sizeof(full));
-	return 0;
+	return sized_copy_out(st, size, &full, sizeof(full),
+			      DC_CACHE_STATS_SIZE_VER0);
 }

@@ -184,7 +184,8 @@ struct dc_admit_cand {
 
 struct dc_cache {
 	struct dc_cache_config cfg;
-	const struct dc_backend_ops *ops;
+	const struct dc_backend_ops *ops;	/* &ops_copy */
+	struct dc_backend_ops ops_copy;		/* the caller's, as this library knows it */
 	void *priv;
 	uint64_t range_size;
 	unsigned int nr_ranges;

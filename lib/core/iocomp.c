@@ -41,18 +41,23 @@ DC_EXPORT void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data
 	dc_refcount_set(&c->refs, 1);
 }
 
-DC_EXPORT struct dc_iocomp *dc_iocomp_alloc(dc_iocomp_fn fn, void *data)
+DC_EXPORT int dc_iocomp_alloc(dc_iocomp_fn fn, void *data,
+			      struct dc_iocomp **out)
 {
 	struct dc_iocomp *ioc;
 
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
 	if (!fn)
-		return NULL;
+		return -EINVAL;
 	ioc = dc_alloc(sizeof(*ioc));
 	if (!ioc)
-		return NULL;
+		return -ENOMEM;
 	dc_iocomp_init(ioc, fn, data);
 	to_iocomp(ioc)->allocated = true;
-	return ioc;
+	*out = ioc;
+	return 0;
 }
 
 DC_EXPORT void dc_iocomp_get(struct dc_iocomp *ioc)

@@ -660,7 +660,7 @@ static void copy_delete(struct itree_node *dst, const struct itree_node *src,
 	entries_copy(dst, pos, src, pos + 1, src->nr);
 }
 
-DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
+DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 {
 	struct itree_node *leaf, *old, *n;
 	struct itree_path p;
@@ -675,8 +675,8 @@ DC_EXPORT int dc_itree_remove(struct dc_itree *t, uint64_t start, void **item)
 		;
 	if (pos == leaf->nr)
 		return -ENOENT;
-	if (item)
-		*item = leaf->ent[pos].item;
+	if (out)
+		*out = leaf->ent[pos].item;
 
 	/* The lowest node on the path that keeps at least one entry. */
 	lvl = p.depth - 1;

@@ -31,6 +31,7 @@
  * Callers: filesystems' request paths, through <daxcache/reqq.h>.
  */
 #include "platform.h"
+#include "struct_size.h"
 
 #include <daxcache/reqq.h>
 
@@ -52,7 +53,8 @@ struct dc_reqq {
 	bool dispatching;
 	bool shutdown;
 	bool timer;
-	const struct dc_reqq_ops *ops;
+	const struct dc_reqq_ops *ops;		/* &ops_copy */
+	struct dc_reqq_ops ops_copy;		/* the caller's, as this library knows it */
 	void *priv;
 	uint64_t delay_ns;
 	struct dc_reqq_stats st;
@@ -231,25 +233,38 @@ static void retry_fn(struct dc_worker *w)
 	dispatch(dc_container_of(w, struct dc_reqq, retry));
 }
 
-DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *cfg,
-			     struct dc_reqq **qp)
+DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *ucfg,
+			     size_t cfg_size, const struct dc_reqq_ops *uops,
+			     size_t ops_size, void *priv, struct dc_reqq **out)
 {
+	struct dc_reqq_config cfg;
+	struct dc_reqq_ops ops;
 	struct dc_reqq *q;
 	int ret;
 
-	*qp = NULL;
-	if (!cfg || !cfg->ops || !cfg->ops->submit ||
-	    (cfg->flags & ~DC_REQQ_TIMER_RETRY))
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, cfg_size,
+			    DC_REQQ_CONFIG_SIZE_VER0);
+	if (ret)
+		return ret;
+	ret = sized_copy_in(&ops, sizeof(ops), uops, ops_size,
+			    DC_REQQ_OPS_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (!ops.submit || (cfg.flags & ~DC_REQQ_TIMER_RETRY))
 		return -EINVAL;
 	q = dc_zalloc(sizeof(*q));
 	if (!q)
 		return -ENOMEM;
 	dc_spin_lock_init(&q->lock);
 	dc_waitq_init(&q->drained);
-	q->ops = cfg->ops;
-	q->priv = cfg->priv;
-	q->timer = cfg->flags & DC_REQQ_TIMER_RETRY;
-	q->delay_ns = cfg->retry_delay_ns ? cfg->retry_delay_ns :
+	q->ops_copy = ops;
+	q->ops = &q->ops_copy;
+	q->priv = priv;
+	q->timer = cfg.flags & DC_REQQ_TIMER_RETRY;
+	q->delay_ns = cfg.retry_delay_ns ? cfg.retry_delay_ns :
 		      REQQ_DEFAULT_DELAY_NS;
 	if (q->timer) {
 		ret = dc_worker_start(&q->retry, retry_fn, "dc-reqq-retry");
@@ -260,7 +275,7 @@ DC_EXPORT int dc_reqq_create(const struct dc_reqq_config *cfg,
 			return ret;
 		}
 	}
-	*qp = q;
+	*out = q;
 	return 0;
 }
 
@@ -426,9 +441,16 @@ DC_EXPORT void dc_reqq_shutdown(struct dc_reqq *q)
 	}
 }
 
-DC_EXPORT void dc_reqq_get_stats(struct dc_reqq *q, struct dc_reqq_stats *st)
+DC_EXPORT int dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st,
+			    size_t size)
 {
+	struct dc_reqq_stats snap;
+
+	if (!q)
+		return -EINVAL;
 	dc_spin_lock(&q->lock);
-	*st = q->st;
+	snap = q->st;
 	dc_spin_unlock(&q->lock);
+	return sized_copy_out(st, size, &snap, sizeof(snap),
+			      DC_REQQ_STATS_SIZE_VER0);
 }

@@ -21,6 +21,7 @@
  * (dc_simbe_ops()); tests, benchmarks and examples, which inspect it.
  */
 #include "platform.h"
+#include "struct_size.h"
 
 #include <daxcache/simbe.h>
 
@@ -473,13 +474,17 @@ DC_EXPORT const struct dc_backend_ops *dc_simbe_ops(void)
 	return &simbe_ops;
 }
 
-DC_EXPORT void dc_simbe_config_init(struct dc_simbe_config *cfg,
-				    uint64_t window_size)
+DC_EXPORT int dc_simbe_config_init(struct dc_simbe_config *cfg, size_t size,
+				   uint64_t window_size)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->window_size = window_size;
-	cfg->range_shift = 21;
-	cfg->gate_timeout_ns = SIMBE_GATE_TIMEOUT_NS;
+	struct dc_simbe_config def;
+
+	memset(&def, 0, sizeof(def));
+	def.window_size = window_size;
+	def.range_shift = 21;
+	def.gate_timeout_ns = SIMBE_GATE_TIMEOUT_NS;
+	return sized_copy_out(cfg, size, &def, sizeof(def),
+			      DC_SIMBE_CONFIG_SIZE_VER0);
 }
 
 static int config_check(const struct dc_simbe_config *cfg)
@@ -499,16 +504,23 @@ static int config_check(const struct dc_simbe_config *cfg)
 	return 0;
 }
 
-DC_EXPORT int dc_simbe_create(const struct dc_simbe_config *cfg,
+DC_EXPORT int dc_simbe_create(const struct dc_simbe_config *ucfg, size_t size,
 			      struct dc_simbe **out)
 {
+	const struct dc_simbe_config *cfg;
+	struct dc_simbe_config kcfg;
 	struct dc_simbe *be;
 	unsigned int i;
 	uint64_t nr;
 	int ret;
 
-	if (!cfg || !out)
+	if (!ucfg || !out)
 		return -EINVAL;
+	ret = sized_copy_in(&kcfg, sizeof(kcfg), ucfg, size,
+			    DC_SIMBE_CONFIG_SIZE_VER0);
+	if (ret)
+		return ret;
+	cfg = &kcfg;
 	ret = config_check(cfg);
 	if (ret)
 		return ret;
@@ -586,12 +598,22 @@ DC_EXPORT void dc_simbe_set_latency(struct dc_simbe *be, enum dc_simbe_op op,
 }
 
 DC_EXPORT int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
-				 const struct dc_simbe_fault *f)
+				 const struct dc_simbe_fault *uf, size_t size)
 {
 	struct simbe_fault_state *fs;
+	struct dc_simbe_fault kf;
+	const struct dc_simbe_fault *f = NULL;
+	int ret;
 
 	if (!be || (unsigned int)op >= DC_SIMBE_NR_OPS)
 		return -EINVAL;
+	if (uf) {
+		ret = sized_copy_in(&kf, sizeof(kf), uf, size,
+				    DC_SIMBE_FAULT_SIZE_VER0);
+		if (ret)
+			return ret;
+		f = &kf;
+	}
 	if (f && (f->err > 0 || f->err < -4095))
 		return -EINVAL;
 	fs = &be->fault[op];
@@ -620,26 +642,29 @@ DC_EXPORT int dc_simbe_fail_next(struct dc_simbe *be, enum dc_simbe_op op,
 {
 	struct dc_simbe_fault f = { .err = err, .next = 1 };
 
-	return dc_simbe_set_fault(be, op, &f);
+	return dc_simbe_set_fault(be, op, &f, sizeof(f));
 }
 
 DC_EXPORT int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
-			      struct dc_simbe_mapping *m)
+			      struct dc_simbe_mapping *um, size_t size)
 {
+	struct dc_simbe_mapping km, *m = &km;
 	struct simbe_range *r;
 	dc_spinlock_t *l;
 	uint64_t idx;
 	int ret = 0;
 
-	if (!be || win_off >= be->cfg.window_size)
+	if (!be || win_off >= be->cfg.window_size ||
+	    (um && size < DC_SIMBE_MAPPING_SIZE_VER0))
 		return -EINVAL;
+	memset(&km, 0, sizeof(km));
 	idx = range_index(be, win_off);
 	r = &be->ranges[idx];
 	l = range_lock(be, idx);
 	dc_spin_lock(l);
 	if (!r->mapped) {
 		ret = -ENOENT;
-	} else if (m) {
+	} else {
 		m->win_off = idx << be->cfg.range_shift;
 		m->len = be->range_size;
 		m->ino = r->ino;
@@ -650,6 +675,9 @@ DC_EXPORT int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
 		m->setup_seq = r->setup_seq;
 	}
 	dc_spin_unlock(l);
+	if (!ret && um)
+		ret = sized_copy_out(um, size, &km, sizeof(km),
+				     DC_SIMBE_MAPPING_SIZE_VER0);
 	return ret;
 }
 
@@ -754,7 +782,7 @@ DC_EXPORT int dc_simbe_stats(const struct dc_simbe *cbe,
 	struct dc_simbe_stats s;
 	unsigned int i;
 
-	if (!be || !st)
+	if (!be || !st || size < DC_SIMBE_STATS_SIZE_VER0)
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	for (i = 0; i < DC_SIMBE_NR_OPS; i++) {
@@ -781,8 +809,7 @@ DC_EXPORT int dc_simbe_stats(const struct dc_simbe *cbe,
 	s.gate_timeouts = dc_atomic64_read(&be->st[ST_GATE_TIMEOUTS]);
 	s.tag_checks = dc_atomic64_read(&be->st[ST_TAG_CHECKS]);
 	s.nr_mapped = dc_atomic64_read(&be->nr_mapped);
-	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
-	return 0;
+	return sized_copy_out(st, size, &s, sizeof(s), DC_SIMBE_STATS_SIZE_VER0);
 }
 
 DC_EXPORT void dc_simbe_reset_stats(struct dc_simbe *be)

@@ -27,6 +27,7 @@
  * Callers: filesystems, through <daxcache/slots.h>.
  */
 #include "platform.h"
+#include "struct_size.h"
 
 #include <daxcache/slots.h>
 
@@ -50,11 +51,12 @@ struct dc_slot_table {
 	unsigned int nr_alloc;			/* existing + being allocated */
 	unsigned int nr_out;
 	unsigned int nr_waiting;
-	unsigned long slot_size;
-	const struct dc_slot_table_ops *ops;	/* or NULL */
+	size_t slot_size;
+	const struct dc_slot_table_ops *ops;	/* &ops_copy, or NULL */
+	struct dc_slot_table_ops ops_copy;	/* the caller's, as this library knows it */
 	void *priv;
 	struct dc_waitq wq;
-	struct dc_slot_stats st;		/* table lock */
+	struct dc_slot_table_stats st;		/* table lock */
 };
 
 static void backlog_add_tail(struct dc_slot_table *tbl, struct slot_waiter *w)
@@ -108,26 +110,36 @@ static void slot_free(struct dc_slot_table *tbl, struct dc_slot *s)
 	dc_free(s);
 }
 
-DC_EXPORT int dc_slot_table_create(unsigned int min_slots, unsigned int max_slots,
-				   unsigned long slot_size,
-				   struct dc_slot_table **tblp)
+DC_EXPORT int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
+				   size_t cfg_size,
+				   const struct dc_slot_table_ops *uops,
+				   size_t ops_size, void *priv,
+				   struct dc_slot_table **out)
 {
-	return dc_slot_table_create_ops(min_slots, max_slots, slot_size, NULL,
-					NULL, tblp);
-}
-
-DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
-				       unsigned int max_slots,
-				       unsigned long slot_size,
-				       const struct dc_slot_table_ops *ops,
-				       void *priv, struct dc_slot_table **tblp)
-{
+	struct dc_slot_table_config cfg;
+	struct dc_slot_table_ops ops;
 	struct dc_slot_table *tbl;
-	unsigned int i;
+	unsigned int min_slots, max_slots, i;
+	size_t slot_size;
+	int ret;
 
-	*tblp = NULL;
-	if (!slot_size)
-		slot_size = sizeof(struct dc_slot);
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, cfg_size,
+			    DC_SLOT_TABLE_CONFIG_SIZE_VER0);
+	if (ret)
+		return ret;
+	memset(&ops, 0, sizeof(ops));
+	if (uops) {
+		ret = sized_copy_in(&ops, sizeof(ops), uops, ops_size,
+				    DC_SLOT_TABLE_OPS_SIZE_VER0);
+		if (ret)
+			return ret;
+	}
+	min_slots = cfg.min_slots;
+	max_slots = cfg.max_slots;
+	slot_size = cfg.slot_size ? cfg.slot_size : sizeof(struct dc_slot);
 	if (!max_slots || min_slots > max_slots ||
 	    slot_size < sizeof(struct dc_slot))
 		return -EINVAL;
@@ -140,7 +152,10 @@ DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
 	tbl->min_slots = min_slots;
 	tbl->max_slots = max_slots;
 	tbl->slot_size = slot_size;
-	tbl->ops = ops;
+	if (uops) {
+		tbl->ops_copy = ops;
+		tbl->ops = &tbl->ops_copy;
+	}
 	tbl->priv = priv;
 	for (i = 0; i < min_slots; i++) {
 		struct dc_slot *s = slot_alloc(tbl);
@@ -153,7 +168,7 @@ DC_EXPORT int dc_slot_table_create_ops(unsigned int min_slots,
 		tbl->free = s;
 		tbl->nr_alloc++;
 	}
-	*tblp = tbl;
+	*out = tbl;
 	return 0;
 }
 
@@ -256,7 +271,7 @@ static uint64_t time_left(uint64_t timeout_ns, uint64_t start_ns)
 }
 
 static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
-		    struct dc_slot **slotp)
+		    struct dc_slot **out)
 {
 	struct slot_waiter w = { .slot = NULL, .state = W_WAITING };
 	uint64_t start = 0, left = timeout_ns;
@@ -264,12 +279,12 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 	bool failed;
 	int ret;
 
-	*slotp = NULL;
+	*out = NULL;
 	dc_spin_lock(&tbl->lock);
 	s = slot_take_locked(tbl, &failed);
 	if (s) {
 		dc_spin_unlock(&tbl->lock);
-		*slotp = s;
+		*out = s;
 		return 0;
 	}
 	/* Nobody holds a slot: nobody would ever wake us. */
@@ -292,20 +307,20 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 					    left);
 		/* Granted: the putter is done with @w, no need for the lock. */
 		if (dc_load_acquire(&w.state) == W_GRANTED) {
-			*slotp = w.slot;
+			*out = w.slot;
 			return 0;
 		}
 		dc_spin_lock(&tbl->lock);
 		switch (w.state) {
 		case W_GRANTED:		/* after the wait gave up */
 			dc_spin_unlock(&tbl->lock);
-			*slotp = w.slot;
+			*out = w.slot;
 			return 0;
 		case W_ALLOC:		/* our place in @nr_alloc is reserved */
 			s = slot_alloc_reserved(tbl);
 			if (s) {
 				dc_spin_unlock(&tbl->lock);
-				*slotp = s;
+				*out = s;
 				return 0;
 			}
 			if (!tbl->nr_out) {
@@ -327,20 +342,20 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 	}
 }
 
-DC_EXPORT int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **slotp)
+DC_EXPORT int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **out)
 {
-	return slot_get(tbl, true, UINT64_MAX, slotp);
+	return slot_get(tbl, true, UINT64_MAX, out);
 }
 
 DC_EXPORT int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
-				  struct dc_slot **slotp)
+				  struct dc_slot **out)
 {
-	return slot_get(tbl, true, timeout_ns, slotp);
+	return slot_get(tbl, true, timeout_ns, out);
 }
 
-DC_EXPORT int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **slotp)
+DC_EXPORT int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **out)
 {
-	return slot_get(tbl, false, 0, slotp);
+	return slot_get(tbl, false, 0, out);
 }
 
 DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
@@ -376,13 +391,19 @@ DC_EXPORT void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 	dc_spin_unlock(&tbl->lock);
 }
 
-DC_EXPORT void dc_slot_table_stats(struct dc_slot_table *tbl,
-				   struct dc_slot_stats *st)
+DC_EXPORT int dc_slot_table_stats(struct dc_slot_table *tbl,
+				  struct dc_slot_table_stats *st, size_t size)
 {
+	struct dc_slot_table_stats snap;
+
+	if (!tbl)
+		return -EINVAL;
 	dc_spin_lock(&tbl->lock);
-	*st = tbl->st;
-	st->allocated = tbl->nr_alloc;
-	st->out = tbl->nr_out;
-	st->backlog = tbl->nr_waiting;
+	snap = tbl->st;
+	snap.allocated = tbl->nr_alloc;
+	snap.out = tbl->nr_out;
+	snap.backlog = tbl->nr_waiting;
 	dc_spin_unlock(&tbl->lock);
+	return sized_copy_out(st, size, &snap, sizeof(snap),
+			      DC_SLOT_TABLE_STATS_SIZE_VER0);
 }

@@ -44,7 +44,7 @@ static void aenv_init(struct aenv *e, unsigned int nr)
 {
 	memset(e, 0, sizeof(*e));
 	e->nr = nr;
-	dc_cache_config_init(&e->cfg, (uint64_t)nr * A_RS);
+	dc_cache_config_init(&e->cfg, sizeof(e->cfg), (uint64_t)nr * A_RS);
 	e->cfg.wait_timeout_ns = DC_WAIT_LIMIT_NS;
 }
 
@@ -54,13 +54,14 @@ static bool aenv_start(struct dc_test *t, struct aenv *e)
 	unsigned int i;
 	int ret;
 
-	dc_simbe_config_init(&bcfg, e->cfg.window_size);
-	ret = dc_simbe_create(&bcfg, &e->be);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), e->cfg.window_size);
+	ret = dc_simbe_create(&bcfg, sizeof(bcfg), &e->be);
 	if (ret) {
 		dc_test_fail(t, __FILE__, __LINE__, "dc_simbe_create: %d", ret);
 		return false;
 	}
-	ret = dc_cache_create(&e->cfg, dc_simbe_ops(), e->be, &e->cache);
+	ret = dc_cache_create(&e->cfg, sizeof(e->cfg), dc_simbe_ops(),
+			      sizeof(struct dc_backend_ops), e->be, &e->cache);
 	if (ret) {
 		dc_test_fail(t, __FILE__, __LINE__, "dc_cache_create: %d", ret);
 		return false;
@@ -180,26 +181,30 @@ DC_TEST(admit_config)
 	struct dc_simbe *be;
 	int before;
 
-	dc_cache_config_init(&cfg, 8 * A_RS);
+	dc_cache_config_init(&cfg, sizeof(cfg), 8 * A_RS);
 	DC_ASSERT_EQ(t, cfg.admit, DC_ADMIT_FREQ);
-	dc_simbe_config_init(&bcfg, 8 * A_RS);
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), 8 * A_RS);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
 	dc_atomic_set(&log_lines, 0);
 	dc_set_log_fn(count_log, NULL);
 	cfg.admit = (enum dc_admit_policy)2;
 	before = dc_atomic_read(&log_lines);
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), be, &c), -EINVAL);
 	DC_ASSERT(t, dc_atomic_read(&log_lines) > before);
 	cfg.admit = (enum dc_admit_policy)-1;
 	before = dc_atomic_read(&log_lines);
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), be, &c), -EINVAL);
 	DC_ASSERT(t, dc_atomic_read(&log_lines) > before);
 	dc_set_log_fn(NULL, NULL);
 	cfg.admit = DC_ADMIT_ALWAYS;
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), be, &c), 0);
 	dc_cache_destroy(c);
 	cfg.admit = DC_ADMIT_FREQ;
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), be, &c), 0);
 	dc_cache_destroy(c);
 	dc_simbe_destroy(be);
 }

@@ -31,7 +31,7 @@ static void inval_hook(void *data, const struct dc_attr_values *old,
 static int make(struct dc_attr **a, enum dc_attr_rule rule, bool auto_inval,
 		struct inval_rec *r)
 {
-	struct dc_attr_params p = {
+	struct dc_attr_config p = {
 		.timeout_ns = 1000 * MS,
 		.rule = rule,
 		.auto_inval = auto_inval,
@@ -39,7 +39,7 @@ static int make(struct dc_attr **a, enum dc_attr_rule rule, bool auto_inval,
 		.data = r,
 	};
 
-	return dc_attr_create(&p, a);
+	return dc_attr_create(&p, sizeof(p), a);
 }
 
 static int refresh(struct dc_attr *a, uint64_t size, int64_t mtime,
@@ -52,12 +52,12 @@ static int refresh(struct dc_attr *a, uint64_t size, int64_t mtime,
 
 DC_TEST(attr_create_rejects_bad_params)
 {
-	struct dc_attr_params p = { .timeout_ns = 1, .rule = 7 };
+	struct dc_attr_config p = { .timeout_ns = 1, .rule = 7 };
 	struct dc_attr *a;
 
-	DC_ASSERT_INT_EQ(t, dc_attr_create(&p, &a), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_attr_create(&p, sizeof(p), &a), -EINVAL);
 	DC_ASSERT(t, a == NULL);
-	DC_ASSERT_INT_EQ(t, dc_attr_create(NULL, &a), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_attr_create(NULL, 0, &a), -EINVAL);
 	dc_attr_destroy(NULL);
 }
 
@@ -112,7 +112,7 @@ DC_TEST(attr_new_rule_refreshes_only_on_timeout)
 	at = dc_attr_read_check(a, 0, 4096, 1010 * MS, NULL);
 	refresh(a, 1 << 20, 1, 1010 * MS);
 	after = dc_attr_read_check(a, 0, 4096, 1011 * MS, NULL);
-	dc_attr_stats(a, &st);
+	dc_attr_stats(a, &st, sizeof(st));
 	dc_attr_destroy(a);
 	DC_ASSERT(t, !before);
 	DC_ASSERT(t, at);
@@ -222,7 +222,7 @@ DC_TEST(attr_refresh_raced_by_write_is_dropped)
 	dc_attr_note_write(a, 8192, 3, 2000 * MS);
 	ret = dc_attr_refresh(a, &v, ver, 2001 * MS);
 	dc_attr_get(a, &got, 2001 * MS);
-	dc_attr_stats(a, &st);
+	dc_attr_stats(a, &st, sizeof(st));
 	dc_attr_destroy(a);
 	DC_ASSERT(t, need);
 	DC_ASSERT_INT_EQ(t, ret, -ESTALE);
@@ -304,7 +304,7 @@ struct tgt_result {
 static void tgt_run(struct dc_test *t, enum dc_attr_rule rule, uint64_t seed,
 		    struct tgt_result *res)
 {
-	struct dc_attr_params p = {
+	struct dc_attr_config p = {
 		.timeout_ns = TGT_TIMEOUT_NS, .rule = rule, .auto_inval = true,
 	};
 	struct dc_attr *a[TGT_INODES] = { NULL };
@@ -316,7 +316,7 @@ static void tgt_run(struct dc_test *t, enum dc_attr_rule rule, uint64_t seed,
 
 	dc_test_rng_init(&rng, seed);
 	for (i = 0; i < TGT_INODES; i++) {
-		if (dc_attr_create(&p, &a[i]))
+		if (dc_attr_create(&p, sizeof(p), &a[i]))
 			goto out;
 		srv_mtime[i] = 1;
 	}

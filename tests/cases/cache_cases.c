@@ -65,9 +65,9 @@ static void env_init(struct env *e, unsigned int nr)
 {
 	memset(e, 0, sizeof(*e));
 	e->nr = nr;
-	dc_cache_config_init(&e->cfg, (uint64_t)nr << 21);
+	dc_cache_config_init(&e->cfg, sizeof(e->cfg), (uint64_t)nr << 21);
 	e->cfg.wait_timeout_ns = DC_WAIT_LIMIT_NS;
-	dc_simbe_config_init(&e->bcfg, (uint64_t)nr << 21);
+	dc_simbe_config_init(&e->bcfg, sizeof(e->bcfg), (uint64_t)nr << 21);
 	e->ops = *dc_simbe_ops();
 }
 
@@ -81,12 +81,12 @@ static bool env_start(struct dc_test *t, struct env *e)
 	e->bcfg.range_shift = e->cfg.range_shift;
 	e->bcfg.remove_batch_max = e->cfg.remove_batch_max;
 	e->rs = 1ull << e->cfg.range_shift;
-	ret = dc_simbe_create(&e->bcfg, &e->be);
+	ret = dc_simbe_create(&e->bcfg, sizeof(e->bcfg), &e->be);
 	if (ret) {
 		dc_test_fail(t, __FILE__, __LINE__, "dc_simbe_create: %d", ret);
 		return false;
 	}
-	ret = dc_cache_create(&e->cfg, &e->ops, e->be, &e->cache);
+	ret = dc_cache_create(&e->cfg, sizeof(e->cfg), &e->ops, sizeof(e->ops), e->be, &e->cache);
 	if (ret) {
 		dc_test_fail(t, __FILE__, __LINE__, "dc_cache_create: %d", ret);
 		return false;
@@ -124,7 +124,7 @@ static void check_pin(struct dc_test *t, struct env *e, unsigned int i,
 	DC_ASSERT(t, pin->win_off < e->cfg.window_size);
 	DC_ASSERT_EQ(t, pin->win_off & (e->rs - 1), in);
 	DC_ASSERT_EQ(t, pin->len, e->rs - in);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, pin->win_off, &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, pin->win_off, &m, sizeof(m)), 0);
 	DC_ASSERT_EQ(t, m.ino, ino_id(i));
 	DC_ASSERT_EQ(t, m.file_off, off - in);
 	if (pin->writable)
@@ -197,7 +197,7 @@ static bool record_still(struct env *e, uint64_t w, uint64_t seq)
 {
 	struct dc_simbe_mapping m;
 
-	return !dc_simbe_lookup(e->be, w, &m) && m.seq == seq;
+	return !dc_simbe_lookup(e->be, w, &m, sizeof(m)) && m.seq == seq;
 }
 
 /*
@@ -216,7 +216,7 @@ static void check_records(struct dc_test *t, struct env *e)
 		bool known = false;
 		int i, ret;
 
-		if (dc_simbe_lookup(e->be, w, &m))
+		if (dc_simbe_lookup(e->be, w, &m, sizeof(m)))
 			continue;
 		i = env_inode_of(e, m.ino);
 		if (i >= 0) {
@@ -317,7 +317,7 @@ static void env_finish(struct dc_test *t, struct env *e)
 	if (e->be) {
 		for (i = 0; i < DC_SIMBE_NR_OPS; i++) {
 			dc_simbe_gate_open(e->be, (enum dc_simbe_op)i);
-			dc_simbe_set_fault(e->be, (enum dc_simbe_op)i, NULL);
+			dc_simbe_set_fault(e->be, (enum dc_simbe_op)i, NULL, 0);
 		}
 	}
 	for (i = 0; i < ENV_PINS; i++)
@@ -386,7 +386,7 @@ DC_TEST(cache_config_defaults)
 	struct dc_simbe_config bcfg;
 
 	memset(&cfg, 0xa5, sizeof(cfg));
-	dc_cache_config_init(&cfg, w);
+	dc_cache_config_init(&cfg, sizeof(cfg), w);
 	DC_ASSERT_EQ(t, cfg.window_size, w);
 	DC_ASSERT_EQ(t, cfg.range_shift, 21);
 	DC_ASSERT_EQ(t, cfg.reclaim_threshold_pct, 20);
@@ -396,9 +396,10 @@ DC_TEST(cache_config_defaults)
 	DC_ASSERT_EQ(t, cfg.flags, 0);
 	DC_ASSERT_EQ(t, cfg.wait_timeout_ns, 10000 * MS);
 
-	dc_simbe_config_init(&bcfg, w);
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), 0);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), w);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), be, &c), 0);
 	DC_ASSERT_EQ(t, dc_cache_range_size(c), 2ull << 20);
 	DC_ASSERT_INT_EQ(t, dc_cache_stats(c, &st, sizeof(st)), 0);
 	DC_ASSERT_EQ(t, st.nr_ranges, 64);
@@ -420,7 +421,7 @@ static void try_config(struct dc_test *t, const struct dc_cache_config *cfg,
 {
 	struct dc_cache *c = NULL;
 	int before = dc_atomic_read(&log_lines);
-	int ret = dc_cache_create(cfg, ops, priv, &c);
+	int ret = dc_cache_create(cfg, sizeof(*cfg), ops, sizeof(*ops), priv, &c);
 
 	if (ret != want)
 		dc_test_fail(t, __FILE__, __LINE__, "%s: got %d, want %d",
@@ -439,11 +440,11 @@ DC_TEST(cache_config_invalid)
 	struct dc_cache_config good, cfg;
 	struct dc_simbe *be;
 
-	dc_simbe_config_init(&bcfg, 8ull << 21);
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), 8ull << 21);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
 	dc_atomic_set(&log_lines, 0);
 	dc_set_log_fn(count_log, NULL);
-	dc_cache_config_init(&good, 8ull << 21);
+	dc_cache_config_init(&good, sizeof(good), 8ull << 21);
 
 #define BAD(field, value) do {						\
 	cfg = good;							\
@@ -582,7 +583,7 @@ static void hit_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, st.nr_mapped, 1);
 	DC_ASSERT_EQ(t, p->len, e->rs - 12345);
 	DC_ASSERT(t, !p->writable);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, p->win_off, &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, p->win_off, &m, sizeof(m)), 0);
 	DC_ASSERT_EQ(t, m.ino, ino_id(0));
 	DC_ASSERT_EQ(t, m.file_off, 3 * e->rs);
 	DC_ASSERT_EQ(t, m.flags, DC_MAP_READ);
@@ -784,7 +785,7 @@ static void upgrade_body(struct dc_test *t, struct env *e)
 	/* One upgrade, alone. */
 	pin_at(t, e, 0, 0, 5 * e->rs, 0);
 	DC_RETURN_IF_FAILED(t);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m0), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m0, sizeof(m0)), 0);
 	DC_ASSERT_EQ(t, m0.flags, DC_MAP_READ);
 	s0 = cst(e);
 	b0 = sst(e);
@@ -799,7 +800,7 @@ static void upgrade_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_SETUP] - b0.calls[DC_SIMBE_SETUP], 1);
 	DC_ASSERT_EQ(t, b1.setups_write - b0.setups_write, 1);
 	DC_ASSERT_EQ(t, b1.setups_same - b0.setups_same, 1);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[1].win_off, &m1), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[1].win_off, &m1, sizeof(m1)), 0);
 	DC_ASSERT_EQ(t, m1.flags, DC_MAP_READ | DC_MAP_WRITE);
 	DC_ASSERT_EQ(t, m1.seq, m0.seq);
 	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[1].win_off, ino_id(0),
@@ -960,7 +961,7 @@ static void inline_scenario(struct dc_test *t, struct env *e,
 	DC_WAIT_FOR(t, cst(e).nr_free == 1);
 	env_settle(t, e);
 	DC_RETURN_IF_FAILED(t);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, wa, &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, wa, &m, sizeof(m)), -ENOENT);
 	DC_WAIT_FOR(t, cst(e).bg_reclaims >= 1);
 	s1 = cst(e);
 	b1 = sst(e);
@@ -1183,7 +1184,7 @@ static void setup_fail_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, -EIO), 0);
 	DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], e->rs, DC_MAP_WRITE, &pin), -EIO);
 	check_pin(t, e, 0, e->rs, &e->pin[0]);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m, sizeof(m)), 0);
 	DC_ASSERT_EQ(t, m.flags, DC_MAP_READ);
 	pin_at(t, e, 1, 0, e->rs, 0);
 	DC_RETURN_IF_FAILED(t);
@@ -1267,7 +1268,7 @@ static void remove_fail_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).misses, 8);
 
 	/* Background reclaim with every remove() failing. */
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_REMOVE, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_REMOVE, &f, sizeof(f)), 0);
 	for (k = 0; k < 2 * e->nr; k++)
 		touch(t, e, 1, k * e->rs, k % 4 ? 0 : DC_MAP_WRITE);
 	DC_RETURN_IF_FAILED(t);
@@ -1280,7 +1281,7 @@ static void remove_fail_body(struct dc_test *t, struct env *e)
 	DC_ASSERT(t, st.remove_failures >= 2);
 	DC_ASSERT_EQ(t, st.remove_failures, sst(e).injected[DC_SIMBE_REMOVE]);
 	DC_ASSERT_EQ(t, st.nr_free + st.nr_mapped, e->nr);
-	dc_simbe_set_fault(e->be, DC_SIMBE_REMOVE, NULL);
+	dc_simbe_set_fault(e->be, DC_SIMBE_REMOVE, NULL, 0);
 	for (k = 0; k < 2 * e->nr; k++)
 		touch(t, e, 2, k * e->rs, 0);
 }
@@ -1308,7 +1309,7 @@ static void writeback_fail_body(struct dc_test *t, struct env *e)
 	wa = pin_base(e, &e->pin[0]);
 	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off, ino_id(0), 0), 0);
 	dc_unpin(&e->pin[0]);
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f, sizeof(f)), 0);
 	pin_at(t, e, 1, 1, 0, 0);
 	DC_RETURN_IF_FAILED(t);
 	/* The only idle range cannot be written back, so it cannot go. */
@@ -1318,7 +1319,7 @@ static void writeback_fail_body(struct dc_test *t, struct env *e)
 		DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
 	}
 	DC_ASSERT(t, cst(e).writeback_failures >= 1);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, wa, &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, wa, &m, sizeof(m)), 0);
 	DC_ASSERT_EQ(t, m.ino, ino_id(0));
 	DC_ASSERT(t, m.dirty);
 	/* Still mapped, still a hit. */
@@ -1329,7 +1330,7 @@ static void writeback_fail_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).misses, s0.misses);
 	dc_unpin(&e->pin[0]);
 	/* Once writeback works the range is reclaimed. */
-	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL);
+	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL, 0);
 	pin_at(t, e, 2, 1, e->rs, 0);
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_EQ(t, pin_base(e, &e->pin[2]), wa);
@@ -1376,11 +1377,11 @@ static void punch_body(struct dc_test *t, struct env *e)
 					   3 * e->rs - 100), -EBUSY);
 	s1 = cst(e);
 	b1 = sst(e);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[1], &m), -ENOENT);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[3], &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[1], &m, sizeof(m)), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[3], &m, sizeof(m)), -ENOENT);
 	check_pin(t, e, 0, 2 * e->rs + 1, &e->pin[2]);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[0], &m), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[4], &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[0], &m, sizeof(m)), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[4], &m, sizeof(m)), 0);
 	DC_ASSERT_EQ(t, s1.removes_sent - s0.removes_sent, 2);
 	DC_ASSERT_EQ(t, s1.remove_batches - s0.remove_batches, 1);
 	DC_ASSERT_EQ(t, b1.removed_entries - b0.removed_entries, 2);
@@ -1390,16 +1391,16 @@ static void punch_body(struct dc_test *t, struct env *e)
 
 	/* One byte of the dirty range: written back, then removed. */
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 4 * e->rs + 7, 1), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[4], &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[4], &m, sizeof(m)), -ENOENT);
 	DC_ASSERT_EQ(t, sst(e).writebacks, 1);
 	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
 	/* From range 1 to the end of the file (the length overflows). */
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], e->rs, UINT64_MAX), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[2], &m), -ENOENT);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[5], &m), -ENOENT);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[0], &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[2], &m, sizeof(m)), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[5], &m, sizeof(m)), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[0], &m, sizeof(m)), 0);
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, 1), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[0], &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[0], &m, sizeof(m)), -ENOENT);
 	s1 = cst(e);
 	DC_ASSERT_EQ(t, s1.nr_mapped, 1);
 	DC_ASSERT_EQ(t, s1.nr_free, e->nr - 1);
@@ -1556,10 +1557,11 @@ DC_TEST(cache_destroy_live_inodes)
 	unsigned int k;
 	int lines;
 
-	dc_cache_config_init(&cfg, 8ull << 21);
-	dc_simbe_config_init(&bcfg, 8ull << 21);
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), 0);
+	dc_cache_config_init(&cfg, sizeof(cfg), 8ull << 21);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), 8ull << 21);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), be, &c), 0);
 	DC_ASSERT_INT_EQ(t, dc_inode_get(c, 1, &x), 0);
 	DC_ASSERT_INT_EQ(t, dc_inode_get(c, 2, &y), 0);
 	for (k = 0; k < 3; k++) {
@@ -1818,7 +1820,7 @@ static void victim_body(struct dc_test *t, struct env *e)
 
 			if (rr && k < round)
 				continue;	/* reused by the pins of the rounds */
-			DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[k], &m), want);
+			DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, w[k], &m, sizeof(m)), want);
 		}
 	}
 	DC_ASSERT_EQ(t, cst(e).inline_reclaims, 0);
@@ -1852,12 +1854,12 @@ static void pin_stable_body(struct dc_test *t, struct env *e)
 
 	pin_at(t, e, 0, 0, 7, 0);
 	DC_RETURN_IF_FAILED(t);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m0), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m0, sizeof(m0)), 0);
 	for (k = 0; k < 50 && !dc_test_failed(t); k++) {
 		touch(t, e, 1 + k % 2, k * e->rs, k % 2 ? DC_MAP_WRITE : 0);
 		DC_RETURN_IF_FAILED(t);
 		check_pin(t, e, 0, 7, &e->pin[0]);
-		DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m), 0);
+		DC_ASSERT_INT_EQ(t, dc_simbe_lookup(e->be, e->pin[0].win_off, &m, sizeof(m)), 0);
 		DC_ASSERT_EQ(t, m.seq, m0.seq);
 	}
 	DC_WAIT_FOR(t, cst(e).inline_reclaims + cst(e).bg_reclaims >= 49);
@@ -1933,12 +1935,13 @@ DC_TEST(cache_create_enomem)
 	unsigned long nth;
 	int ret = -ENOMEM;
 
-	dc_cache_config_init(&cfg, 16ull << 21);
-	dc_simbe_config_init(&bcfg, 16ull << 21);
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
+	dc_cache_config_init(&cfg, sizeof(cfg), 16ull << 21);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), 16ull << 21);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
 	for (nth = 1; nth < 200; nth++) {
 		dc_fault_alloc_fail_nth(nth);
-		ret = dc_cache_create(&cfg, dc_simbe_ops(), be, &c);
+		ret = dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+				      sizeof(struct dc_backend_ops), be, &c);
 		dc_fault_alloc_fail_nth(0);
 		if (!ret)
 			break;
@@ -1957,7 +1960,7 @@ DC_TEST(cache_create_enomem)
 static void stats_body(struct dc_test *t, struct env *e)
 {
 	struct dc_cache_stats st;
-	size_t part = offsetof(struct dc_cache_stats, nr_ranges);
+	size_t part = DC_CACHE_STATS_SIZE_VER0;
 
 	touch(t, e, 0, 0, 0);
 	touch(t, e, 0, 0, 0);
@@ -1967,8 +1970,13 @@ static void stats_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_INT_EQ(t, dc_cache_stats(e->cache, &st, part), 0);
 	DC_ASSERT_EQ(t, st.hits, 1);
 	DC_ASSERT_EQ(t, st.misses, 1);
-	DC_ASSERT_EQ(t, st.nr_ranges, 0xa5a5a5a5a5a5a5a5ull);
-	DC_ASSERT_EQ(t, st.nr_inodes, 0xa5a5a5a5a5a5a5a5ull);
+	DC_ASSERT_EQ(t, st.nr_ranges, e->nr);
+	DC_ASSERT_EQ(t, st.bypasses, 0xa5a5a5a5a5a5a5a5ull);
+	DC_ASSERT_EQ(t, st.bypass_write, 0xa5a5a5a5a5a5a5a5ull);
+	/* Below the first layout: refused, nothing written. */
+	memset(&st, 0xa5, sizeof(st));
+	DC_ASSERT_INT_EQ(t, dc_cache_stats(e->cache, &st, part - 1), -EINVAL);
+	DC_ASSERT_EQ(t, st.hits, 0xa5a5a5a5a5a5a5a5ull);
 	DC_ASSERT_INT_EQ(t, dc_cache_stats(e->cache, &st, sizeof(st)), 0);
 	DC_ASSERT_EQ(t, st.nr_ranges, e->nr);
 	DC_ASSERT_EQ(t, st.nr_mapped, 1);
@@ -2226,13 +2234,13 @@ static void punch_wb_wins_body(struct dc_test *t, struct env *e)
 					   2 * e->rs), 0);
 	for (k = 1; k < 4; k++)
 		dc_unpin(&e->pin[k]);
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f, sizeof(f)), 0);
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), -EIO);
 	/* The pinned one and the dirty one stay; the others are gone. */
 	DC_ASSERT_EQ(t, cst(e).nr_mapped, 2);
 	check_pin(t, e, 0, 0, &e->pin[0]);
 	dc_unpin(&e->pin[0]);
-	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL);
+	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL, 0);
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
 	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
 	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
@@ -2266,14 +2274,14 @@ static void punch_linear_body(struct dc_test *t, struct env *e)
 		dc_unpin(&e->pin[0]);
 	}
 	DC_ASSERT_EQ(t, cst(e).nr_mapped, 64);
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f, sizeof(f)), 0);
 	b0 = sst(e);
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), -EIO);
 	b1 = sst(e);
 	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_WRITEBACK] - b0.calls[DC_SIMBE_WRITEBACK], 1);
 	DC_ASSERT_EQ(t, b1.calls[DC_SIMBE_REMOVE] - b0.calls[DC_SIMBE_REMOVE], 63);
 	DC_ASSERT_EQ(t, cst(e).nr_mapped, 1);
-	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL);
+	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL, 0);
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
 	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
 }
@@ -2345,7 +2353,7 @@ static void setup_log_body(struct dc_test *t, struct env *e)
 
 	dc_atomic_set(&setup_lines, 0);
 	dc_set_log_fn(count_setup, NULL);
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_SETUP, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_SETUP, &f, sizeof(f)), 0);
 	for (k = 0; k < 100; k++) {
 		if (dc_map(e->inode[k % 2], k * e->rs, 0, &pin) != -EIO) {
 			dc_unpin(&pin);
@@ -2353,7 +2361,7 @@ static void setup_log_body(struct dc_test *t, struct env *e)
 			break;
 		}
 	}
-	dc_simbe_set_fault(e->be, DC_SIMBE_SETUP, NULL);
+	dc_simbe_set_fault(e->be, DC_SIMBE_SETUP, NULL, 0);
 	dc_set_log_fn(NULL, NULL);
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_EQ(t, cst(e).setup_failures, 100);
@@ -2395,10 +2403,11 @@ DC_TEST(cache_destroy_with_pin_returns)
 	unsigned long warns;
 	int ret;
 
-	dc_cache_config_init(&cfg, 4ull << 21);
-	dc_simbe_config_init(&bcfg, 4ull << 21);
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, &be), 0);
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, dc_simbe_ops(), be, &c), 0);
+	dc_cache_config_init(&cfg, sizeof(cfg), 4ull << 21);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), 4ull << 21);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), be, &c), 0);
 	DC_ASSERT_INT_EQ(t, dc_inode_get(c, 1, &x), 0);
 	DC_ASSERT_INT_EQ(t, dc_map(x, 0, DC_MAP_WRITE, &pin), 0);
 	DC_ASSERT_INT_EQ(t, dc_simbe_write(be, pin.win_off, 1, 0), 0);
@@ -2544,16 +2553,16 @@ DC_TEST(cache_simbe_model)
 	unsigned int k, fails;
 	int ret;
 
-	dc_simbe_config_init(&cfg, 4 * 4096);
+	dc_simbe_config_init(&cfg, sizeof(cfg), 4 * 4096);
 	cfg.range_shift = 12;
 	cfg.remove_batch_max = 2;
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, &be), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, sizeof(cfg), &be), 0);
 	DC_ASSERT_EQ(t, dc_simbe_nr_ranges(be), 4);
 	DC_ASSERT_EQ(t, dc_simbe_range_size(be), 4096);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 0, &m), -ENOENT);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4 * 4096, &m), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 0, &m, sizeof(m)), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4 * 4096, &m, sizeof(m)), -EINVAL);
 	DC_ASSERT_INT_EQ(t, ops->setup(be, 7, 8192, 4096, 4096, DC_MAP_READ), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096 + 5, &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096 + 5, &m, sizeof(m)), 0);
 	DC_ASSERT_EQ(t, m.ino, 7);
 	DC_ASSERT_EQ(t, m.file_off, 8192);
 	DC_ASSERT_EQ(t, m.win_off, 4096);
@@ -2566,14 +2575,14 @@ DC_TEST(cache_simbe_model)
 	/* Upgrade: same content, writable. */
 	DC_ASSERT_INT_EQ(t, ops->setup(be, 7, 8192, 4096, 4096,
 				       DC_MAP_READ | DC_MAP_WRITE), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m, sizeof(m)), 0);
 	DC_ASSERT_EQ(t, m.seq, 1);
 	DC_ASSERT_EQ(t, m.setup_seq, 2);
 	DC_ASSERT_INT_EQ(t, dc_simbe_write(be, 4096 + 1, 7, 8192 + 1), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m, sizeof(m)), 0);
 	DC_ASSERT(t, m.dirty);
 	DC_ASSERT_INT_EQ(t, ops->writeback(be, 7, 8192, 4096, 4096), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m, sizeof(m)), 0);
 	DC_ASSERT(t, !m.dirty);
 	/* Replacing a dirty mapping loses the write. */
 	DC_ASSERT_INT_EQ(t, dc_simbe_write(be, 4096, 7, 8192), 0);
@@ -2585,8 +2594,8 @@ DC_TEST(cache_simbe_model)
 	ent[1] = (struct dc_remove_entry){ .ino = 9, .file_off = 0, .win_off = 8192, .len = 4096 };
 	DC_ASSERT_INT_EQ(t, ops->setup(be, 3, 0, 8192, 4096, DC_MAP_READ), 0);
 	DC_ASSERT_INT_EQ(t, ops->remove(be, ent, 2), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m), -ENOENT);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 8192, &m), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 4096, &m, sizeof(m)), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 8192, &m, sizeof(m)), -ENOENT);
 	DC_ASSERT_INT_EQ(t, ops->remove(be, ent, 1), 0);
 	DC_ASSERT_INT_EQ(t, ops->remove(be, ent, 3), -EINVAL);
 	DC_ASSERT_INT_EQ(t, ops->setup(be, 3, 0, 100, 4096, DC_MAP_READ), -EINVAL);
@@ -2611,7 +2620,7 @@ DC_TEST(cache_simbe_model)
 
 	/* Faults: every third call; the next call; by probability. */
 	dc_simbe_reset_stats(be);
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, &f, sizeof(f)), 0);
 	for (k = 0, fails = 0; k < 9; k++) {
 		ret = ops->setup(be, 1, 0, 0, 4096, DC_MAP_READ);
 		DC_ASSERT(t, ret == 0 || ret == -EIO);
@@ -2622,18 +2631,18 @@ DC_TEST(cache_simbe_model)
 	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(be, DC_SIMBE_REMOVE, -ENOSPC), 0);
 	ent[0] = (struct dc_remove_entry){ .ino = 1, .file_off = 0, .win_off = 0, .len = 4096 };
 	DC_ASSERT_INT_EQ(t, ops->remove(be, ent, 1), -ENOSPC);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 0, &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 0, &m, sizeof(m)), 0);
 	DC_ASSERT_INT_EQ(t, ops->remove(be, ent, 1), 0);
 	f = (struct dc_simbe_fault){ .ppm = 250000, .seed = 42 };
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_WRITEBACK, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_WRITEBACK, &f, sizeof(f)), 0);
 	for (k = 0, fails = 0; k < 1000; k++)
 		fails += ops->writeback(be, 1, 0, 4096, 0) != 0;
 	DC_ASSERT(t, fails > 150 && fails < 350);
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_WRITEBACK, NULL), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_NR_OPS, NULL), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_WRITEBACK, NULL, 0), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_NR_OPS, NULL, 0), -EINVAL);
 	f.err = 5;
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, &f), -EINVAL);
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, NULL), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, &f, sizeof(f)), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, NULL, 0), 0);
 	DC_ASSERT_INT_EQ(t, dc_simbe_stats(be, &st, sizeof(st)), 0);
 	DC_ASSERT_EQ(t, st.injected[DC_SIMBE_SETUP], 3);
 	DC_ASSERT_EQ(t, st.injected[DC_SIMBE_REMOVE], 1);

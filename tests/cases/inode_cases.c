@@ -34,8 +34,9 @@ static struct dc_cache *cache_new(struct dc_test *t)
 	struct dc_cache *c = NULL;
 	int ret;
 
-	dc_cache_config_init(&cfg, 4ull << 21);
-	ret = dc_cache_create(&cfg, &null_ops, NULL, &c);
+	dc_cache_config_init(&cfg, sizeof(cfg), 4ull << 21);
+	ret = dc_cache_create(&cfg, sizeof(cfg), &null_ops, sizeof(null_ops),
+			      NULL, &c);
 	if (ret)
 		dc_test_fail(t, __FILE__, __LINE__, "dc_cache_create: %d", ret);
 	return c;

@@ -48,7 +48,11 @@ DC_TEST(iocomp_null_is_a_no_op)
 {
 	dc_iocomp_get(NULL);
 	dc_iocomp_put(NULL);
-	DC_ASSERT(t, dc_iocomp_alloc(NULL, NULL) == NULL);
+	struct dc_iocomp *ioc = (struct dc_iocomp *)&ioc;
+
+	DC_ASSERT_INT_EQ(t, dc_iocomp_alloc(NULL, NULL, &ioc), -EINVAL);
+	DC_ASSERT(t, ioc == NULL);
+	DC_ASSERT_INT_EQ(t, dc_iocomp_alloc(comp_fn, NULL, NULL), -EINVAL);
 }
 
 DC_TEST(iocomp_allocated_is_freed_after_call)
@@ -57,7 +61,7 @@ DC_TEST(iocomp_allocated_is_freed_after_call)
 	struct dc_iocomp *ioc;
 
 	dc_atomic_set(&r.calls, 0);
-	ioc = dc_iocomp_alloc(comp_fn, &r);
+	DC_ASSERT_INT_EQ(t, dc_iocomp_alloc(comp_fn, &r, &ioc), 0);
 	DC_ASSERT(t, ioc != NULL);
 	dc_iocomp_get(ioc);
 	dc_iocomp_put(ioc);

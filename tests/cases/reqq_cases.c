@@ -112,14 +112,14 @@ static void dev_init(struct dc_test *t, struct dev *d, unsigned int cap,
 		     unsigned int flags, uint64_t delay_ns)
 {
 	struct dc_reqq_config cfg = {
-		.ops = &dev_ops, .priv = d, .flags = flags,
-		.retry_delay_ns = delay_ns,
+		.flags = flags, .retry_delay_ns = delay_ns,
 	};
 
 	memset(d, 0, sizeof(*d));
 	dc_spin_lock_init(&d->lock);
 	d->cap = cap;
-	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, &d->q), 0);
+	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, sizeof(cfg), &dev_ops,
+					   sizeof(dev_ops), d, &d->q), 0);
 	DC_ASSERT(t, d->q);
 }
 
@@ -144,14 +144,21 @@ static void treqs_init(struct treq *tr, int n, unsigned int flags)
 DC_TEST(reqq_create_invalid)
 {
 	struct dc_reqq_ops none = { .submit = NULL };
-	struct dc_reqq_config cfg = { .ops = &none };
+	struct dc_reqq_config cfg = { 0 };
 	struct dc_reqq *q = (struct dc_reqq *)&cfg;
 
-	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, &q), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, sizeof(cfg), &none,
+					   sizeof(none), NULL, &q), -EINVAL);
 	DC_ASSERT(t, !q);
-	cfg.ops = &dev_ops;
+	q = (struct dc_reqq *)&cfg;
+	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, sizeof(cfg), NULL, 0, NULL,
+					   &q), -EINVAL);
+	DC_ASSERT(t, !q);
+	DC_ASSERT_INT_EQ(t, dc_reqq_create(NULL, 0, &dev_ops, sizeof(dev_ops),
+					   NULL, &q), -EINVAL);
 	cfg.flags = 0x100;
-	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, &q), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, sizeof(cfg), &dev_ops,
+					   sizeof(dev_ops), NULL, &q), -EINVAL);
 	dc_reqq_destroy(NULL);
 }
 
@@ -173,7 +180,7 @@ DC_TEST(reqq_fifo_parked)
 		DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[i].r), 0);
 	/* Two on the device, one -ENOSPC, the rest parked behind it. */
 	DC_ASSERT_EQ(t, dev_submits(&d), 3);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 6);
 	DC_ASSERT_EQ(t, st.in_flight, 2);
 	DC_ASSERT_EQ(t, st.enospc, 1);
@@ -186,7 +193,7 @@ DC_TEST(reqq_fifo_parked)
 		DC_ASSERT_INT_EQ(t, log.status[i], 0);
 		DC_ASSERT_INT_EQ(t, tr[i].ends, 1);
 	}
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.in_flight, 0);
 	DC_ASSERT_EQ(t, st.completed, 8);
@@ -216,13 +223,13 @@ DC_TEST(reqq_enospc_needs_completion)
 	DC_ASSERT_EQ(t, dev_submits(&d), 3);
 	dc_test_sleep_us(20000);	/* a timer would have fired by now */
 	DC_ASSERT_EQ(t, dev_submits(&d), 3);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 1);
 	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 1 * MS), -ETIMEDOUT);
 
 	DC_ASSERT(t, dev_complete_one(&d, 0));
 	DC_ASSERT_EQ(t, dev_submits(&d), 4);	/* resubmitted, synchronously */
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.in_flight, 2);
 	while (dev_complete_one(&d, 0))
@@ -253,7 +260,7 @@ DC_TEST(reqq_errors_fail_back)
 	d.fail_next = -ENOMEM;
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &fg[0].r), -ENOMEM);
 	DC_ASSERT_INT_EQ(t, fg[0].ends, 0);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.failed, 2);
 	DC_ASSERT_EQ(t, st.dropped, 1);
 	DC_ASSERT_EQ(t, st.in_flight, 0);
@@ -285,7 +292,7 @@ DC_TEST(reqq_errors_fail_back)
 	DC_ASSERT_INT_EQ(t, tr[0].status, -EIO);
 	DC_ASSERT_INT_EQ(t, fg[0].ends, 1);
 	DC_ASSERT_INT_EQ(t, fg[0].status, -ENOMEM);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.failed, 4);
 	DC_ASSERT_EQ(t, st.dropped, 2);
 	DC_ASSERT_EQ(t, st.parked, 0);
@@ -370,7 +377,7 @@ DC_TEST(reqq_shutdown)
 	DC_ASSERT_INT_EQ(t, tr[1].status, 0);
 	for (i = 0; i < 5; i++)
 		DC_ASSERT_INT_EQ(t, tr[i].ends, 1);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.shut_down, 3);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 0), 0);
@@ -428,13 +435,13 @@ DC_TEST(reqq_timer_retry)
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[0].r), 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[1].r), 0);	/* parked */
 	DC_ASSERT(t, dev_complete_one(&d, 0));
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	/* The timer may already have fired, but not the completion's doing. */
 	DC_ASSERT(t, st.completed == 1 && st.enospc >= 1);
 	end = dc_now_ns() + DC_WAIT_LIMIT_NS;
 	do {
 		dc_test_sleep_us(1000);
-		dc_reqq_get_stats(d.q, &st);
+		dc_reqq_stats(d.q, &st, sizeof(st));
 	} while (st.parked && dc_now_ns() < end);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.resubmitted, 1);
@@ -443,7 +450,7 @@ DC_TEST(reqq_timer_retry)
 
 	/* With room, new requests go straight to the device. */
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[2].r), 0);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.in_flight, 1);
 	DC_ASSERT(t, dev_complete_one(&d, 0));
 	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 0), 0);
@@ -465,7 +472,7 @@ DC_TEST(reqq_timer_no_completion_kick)
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[1].r), 0);
 	DC_ASSERT(t, dev_complete_one(&d, 0));
 	dc_test_sleep_us(10000);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 1);
 	DC_ASSERT_EQ(t, dev_submits(&d), 2);
 	dc_reqq_shutdown(d.q);
@@ -592,7 +599,7 @@ static void stress_completer(struct stress *s)
 			continue;
 		}
 		if (dc_atomic_read(&s->submitters_done) == STRESS_SUBMITTERS) {
-			dc_reqq_get_stats(s->q, &qs);
+			dc_reqq_stats(s->q, &qs, sizeof(qs));
 			if (!qs.in_flight && !qs.parked)
 				break;
 		}
@@ -615,7 +622,7 @@ static void stress_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 static void stress_run(struct dc_test *t, unsigned int n)
 {
-	struct dc_reqq_config cfg = { .ops = &stress_ops };
+	struct dc_reqq_config cfg = { 0 };
 	struct stress *s = dc_test_alloc(sizeof(*s));
 	struct dc_reqq_stats qs;
 	uint64_t accepted = 0, ends = 0, start = dc_now_ns();
@@ -630,9 +637,9 @@ static void stress_run(struct dc_test *t, unsigned int n)
 	memset(s->reqs, 0, sizeof(*s->reqs) * s->n);
 	dc_spin_lock_init(&s->lock);
 	dc_test_rng_init(&s->rng, t->seed);
-	cfg.priv = s;
 	stress_cur = s;
-	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, &s->q), 0);
+	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, sizeof(cfg), &stress_ops,
+					   sizeof(stress_ops), s, &s->q), 0);
 
 	dc_test_run_threads(t, STRESS_SUBMITTERS + 1, stress_thread, s);
 	DC_RETURN_IF_FAILED(t);
@@ -657,7 +664,7 @@ static void stress_run(struct dc_test *t, unsigned int n)
 		}
 		ends += e;
 	}
-	dc_reqq_get_stats(s->q, &qs);
+	dc_reqq_stats(s->q, &qs, sizeof(qs));
 	DC_ASSERT_EQ(t, accepted + dc_atomic64_read(&s->refused), s->n);
 	DC_ASSERT_EQ(t, ends, accepted);
 	DC_ASSERT_EQ(t, qs.failed + qs.dropped,

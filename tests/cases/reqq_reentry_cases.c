@@ -61,7 +61,7 @@ static unsigned int mdev_parked(struct mdev *d)
 {
 	struct dc_reqq_stats st;
 
-	dc_reqq_get_stats(d->q, &st);
+	dc_reqq_stats(d->q, &st, sizeof(st));
 	return (unsigned int)st.parked;
 }
 
@@ -153,12 +153,12 @@ static const struct dc_reqq_ops mdev_ops = { .submit = mdev_submit };
 static int mdev_start(struct mdev *d, unsigned int flags)
 {
 	struct dc_reqq_config cfg = {
-		.ops = &mdev_ops, .priv = d, .flags = flags,
-		.retry_delay_ns = 1 * MS,
+		.flags = flags, .retry_delay_ns = 1 * MS,
 	};
 
 	dc_spin_lock_init(&d->lock);
-	return dc_reqq_create(&cfg, &d->q);
+	return dc_reqq_create(&cfg, sizeof(cfg), &mdev_ops, sizeof(mdev_ops),
+			      d, &d->q);
 }
 
 static void mreq_init(struct mreq *m, unsigned int n)
@@ -188,7 +188,7 @@ DC_TEST(reqq_reentry_shutdown_during_submit)
 	/* Not accepted: the caller hears -ENOTCONN, the end callback nothing. */
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[0].r), -ENOTCONN);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[0].ends), 0);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.in_flight, 0);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 0), 0);
@@ -206,7 +206,7 @@ DC_TEST(reqq_reentry_shutdown_during_resubmit)
 	mreq_init(m, 2);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[0].r), 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[1].r), 0);	/* parked */
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 1);
 	d.shutdown_next = true;
 	dc_reqq_complete(d.q, d.held[0], 0);
@@ -214,7 +214,7 @@ DC_TEST(reqq_reentry_shutdown_during_resubmit)
 	DC_ASSERT_INT_EQ(t, m[0].status, 0);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[1].ends), 1);
 	DC_ASSERT_INT_EQ(t, m[1].status, -ENOTCONN);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.shut_down, 1);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.in_flight, 0);
@@ -238,7 +238,7 @@ DC_TEST(reqq_reentry_sync_completion_while_dispatching)
 	mreq_init(m, 4);
 	for (i = 0; i < 4; i++)
 		DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[i].r), 0);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 3);
 	dc_spin_lock(&d.lock);
 	d.sync = true;
@@ -248,7 +248,7 @@ DC_TEST(reqq_reentry_sync_completion_while_dispatching)
 		DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[i].ends), 1);
 		DC_ASSERT_INT_EQ(t, m[i].status, 0);
 	}
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, d.nested, 0);
 	DC_ASSERT_EQ(t, st.resubmitted, 3);
 	DC_ASSERT_EQ(t, st.completed, 4);
@@ -283,7 +283,7 @@ DC_TEST(reqq_reentry_timer_retry_still_full)
 	}
 	DC_ASSERT_INT_EQ(t, d.nr_held, 1);
 	DC_ASSERT_INT_EQ(t, d.calls, 4);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.enospc, 3);
 	DC_ASSERT_EQ(t, st.resubmitted, 1);
 	DC_ASSERT_EQ(t, st.parked, 0);
@@ -360,7 +360,7 @@ DC_TEST(reqq_reentry_complete_inside_direct_submit)
 		DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[i].ends), 1);
 		DC_ASSERT_INT_EQ(t, m[i].status, 0);
 	}
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.completed, 3);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.in_flight, 0);
@@ -391,7 +391,7 @@ DC_TEST(reqq_reentry_submit_from_end_inside_submit)
 	DC_ASSERT_INT_EQ(t, m[0].status, 0);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[1].ends), 1);
 	DC_ASSERT_INT_EQ(t, m[1].status, 0);
-	dc_reqq_get_stats(d.q, &st);
+	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.submitted, 2);
 	DC_ASSERT_EQ(t, st.completed, 2);
 	DC_ASSERT_EQ(t, st.parked, 0);

@@ -20,11 +20,11 @@ static struct dc_simbe *mk(struct dc_test *t)
 	struct dc_simbe_config cfg;
 	struct dc_simbe *be = NULL;
 
-	dc_simbe_config_init(&cfg, NR * RS);
+	dc_simbe_config_init(&cfg, sizeof(cfg), NR * RS);
 	cfg.range_shift = 16;
 	cfg.remove_batch_max = 4;
 	cfg.gate_timeout_ns = 20 * MS;
-	if (dc_simbe_create(&cfg, &be))
+	if (dc_simbe_create(&cfg, sizeof(cfg), &be))
 		dc_test_fail(t, __FILE__, __LINE__, "dc_simbe_create");
 	return be;
 }
@@ -43,18 +43,18 @@ DC_TEST(simbe_checks_bad_config)
 	struct dc_simbe_config cfg;
 	struct dc_simbe *be = NULL;
 
-	dc_simbe_config_init(&cfg, NR * RS);
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(NULL, &be), -EINVAL);
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, NULL), -EINVAL);
+	dc_simbe_config_init(&cfg, sizeof(cfg), NR * RS);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(NULL, 0, &be), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, sizeof(cfg), NULL), -EINVAL);
 	cfg.range_shift = 11;
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, &be), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, sizeof(cfg), &be), -EINVAL);
 	cfg.range_shift = 41;
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, &be), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, sizeof(cfg), &be), -EINVAL);
 	cfg.range_shift = 16;
 	cfg.window_size = 0;
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, &be), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, sizeof(cfg), &be), -EINVAL);
 	cfg.window_size = NR * RS + 1;
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, &be), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&cfg, sizeof(cfg), &be), -EINVAL);
 	DC_ASSERT(t, !be);
 	dc_simbe_destroy(NULL);
 }
@@ -128,7 +128,7 @@ DC_TEST(simbe_checks_mismatches)
 	/* A writeback of something the range does not map; of an unmapped one. */
 	DC_ASSERT_INT_EQ(t, ops->writeback(be, 2, 0, RS, 0), 0);
 	DC_ASSERT_INT_EQ(t, ops->writeback(be, 1, 0, RS, RS), 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 0, &m), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 0, &m, sizeof(m)), 0);
 	DC_ASSERT(t, m.dirty);
 	/* A remove naming inode 2: a mismatch, and the dirty data is lost. */
 	DC_ASSERT_INT_EQ(t, ops->remove(be, &e, 1), 0);
@@ -142,9 +142,9 @@ DC_TEST(simbe_checks_mismatches)
 	DC_ASSERT_EQ(t, st.remove_unmapped, 1);
 	DC_ASSERT_EQ(t, st.lost_writes, 1);
 	DC_ASSERT_EQ(t, st.nr_mapped, 0);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 0, NULL), -ENOENT);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, NR * RS, &m), -EINVAL);
-	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(NULL, 0, &m), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, 0, NULL, 0), -ENOENT);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(be, NR * RS, &m, sizeof(m)), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_lookup(NULL, 0, &m, sizeof(m)), -EINVAL);
 	dc_simbe_reset_stats(be);
 	DC_ASSERT_EQ(t, sst(be).lost_writes, 0);
 	dc_simbe_destroy(be);
@@ -166,7 +166,7 @@ DC_TEST(simbe_checks_gate_timeout)
 	dc_simbe_gate_open(be, DC_SIMBE_NR_OPS);
 	DC_ASSERT_EQ(t, dc_simbe_gate_waiters(be, DC_SIMBE_NR_OPS), 0);
 	dc_simbe_set_latency(be, DC_SIMBE_NR_OPS, 1, 1);
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(NULL, DC_SIMBE_SETUP, NULL), -EINVAL);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(NULL, DC_SIMBE_SETUP, NULL, 0), -EINVAL);
 	DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(be, DC_SIMBE_SETUP, 5), -EINVAL);
 	DC_ASSERT_INT_EQ(t, dc_simbe_stats(be, NULL, 0), -EINVAL);
 	dc_simbe_destroy(be);
@@ -181,13 +181,13 @@ DC_TEST(simbe_checks_fault_rules)
 	unsigned int k;
 
 	DC_RETURN_IF_FAILED(t);
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, &f, sizeof(f)), 0);
 	for (k = 0; k < 8; k++)
 		DC_ASSERT_INT_EQ(t, ops->setup(be, 1, 0, 0, RS, DC_MAP_READ), -EIO);
 	DC_ASSERT_EQ(t, sst(be).injected[DC_SIMBE_SETUP], 8);
 	/* No rule armed: the fault is off, the call works. */
 	f = (struct dc_simbe_fault){ .err = -EIO };
-	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, &f), 0);
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(be, DC_SIMBE_SETUP, &f, sizeof(f)), 0);
 	DC_ASSERT_INT_EQ(t, ops->setup(be, 1, 0, 0, RS, DC_MAP_READ), 0);
 	dc_simbe_destroy(be);
 }

@@ -14,9 +14,24 @@
 #include <daxcache/fault.h>
 #include <daxcache/slots.h>
 
-static void stats(struct dc_slot_table *tbl, struct dc_slot_stats *st)
+/* dc_slot_table_create() with the limits as numbers. */
+static int table_new(unsigned int min_slots, unsigned int max_slots,
+		     size_t slot_size, const struct dc_slot_table_ops *ops,
+		     void *priv, struct dc_slot_table **out)
 {
-	dc_slot_table_stats(tbl, st);
+	struct dc_slot_table_config cfg = {
+		.min_slots = min_slots,
+		.max_slots = max_slots,
+		.slot_size = slot_size,
+	};
+
+	return dc_slot_table_create(&cfg, sizeof(cfg), ops,
+				    ops ? sizeof(*ops) : 0, priv, out);
+}
+
+static void stats(struct dc_slot_table *tbl, struct dc_slot_table_stats *st)
+{
+	dc_slot_table_stats(tbl, st, sizeof(*st));
 }
 
 DC_TEST(slots_bad_limits_and_busy_destroy)
@@ -24,10 +39,10 @@ DC_TEST(slots_bad_limits_and_busy_destroy)
 	struct dc_slot_table *tbl;
 	struct dc_slot *s;
 
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create(0, 0, 0, &tbl), -EINVAL);
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create(3, 2, 0, &tbl), -EINVAL);
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create(1, 2, 1, &tbl), -EINVAL);
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create(1, 2, 0, &tbl), 0);
+	DC_ASSERT_INT_EQ(t, table_new(0, 0, 0, NULL, NULL, &tbl), -EINVAL);
+	DC_ASSERT_INT_EQ(t, table_new(3, 2, 0, NULL, NULL, &tbl), -EINVAL);
+	DC_ASSERT_INT_EQ(t, table_new(1, 2, 1, NULL, NULL, &tbl), -EINVAL);
+	DC_ASSERT_INT_EQ(t, table_new(1, 2, 0, NULL, NULL, &tbl), 0);
 	DC_ASSERT_INT_EQ(t, dc_slot_tryget(tbl, &s), 0);
 	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), -EBUSY);
 	dc_slot_put(tbl, s);
@@ -39,11 +54,11 @@ DC_TEST(slots_min_preallocated_grow_to_max_release_above_min)
 {
 	struct dc_slot *held[8];
 	struct dc_slot_table *tbl;
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot *s;
 	unsigned int i;
 
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create(3, 8, 0, &tbl), 0);
+	DC_ASSERT_INT_EQ(t, table_new(3, 8, 0, NULL, NULL, &tbl), 0);
 	stats(tbl, &st);
 	DC_ASSERT_EQ(t, st.allocated, 3);
 	DC_ASSERT_EQ(t, st.dynamic_allocs, 0);
@@ -83,10 +98,10 @@ DC_TEST(slots_min_preallocated_grow_to_max_release_above_min)
 DC_TEST(slots_alloc_failure_joins_backlog)
 {
 	struct dc_slot_table *tbl;
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot *a, *s;
 
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create(1, 4, 0, &tbl), 0);
+	DC_ASSERT_INT_EQ(t, table_new(1, 4, 0, NULL, NULL, &tbl), 0);
 	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &a), 0);
 	/* Below the maximum, but the allocation fails: wait, not -ENOMEM. */
 	dc_fault_alloc_fail_nth(1);
@@ -102,7 +117,7 @@ DC_TEST(slots_alloc_failure_joins_backlog)
 	dc_slot_put(tbl, a);
 	/* With no slot out, nobody could wake a waiter: -ENOMEM. */
 	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create(0, 4, 0, &tbl), 0);
+	DC_ASSERT_INT_EQ(t, table_new(0, 4, 0, NULL, NULL, &tbl), 0);
 	dc_fault_alloc_fail_nth(1);
 	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &s), -ENOMEM);
 	dc_fault_alloc_fail_nth(0);
@@ -158,12 +173,12 @@ DC_TEST(slots_ops_init_fini)
 {
 	struct ops_ctx c = { 0 };
 	struct dc_slot_table *tbl;
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot *held[4];
 	unsigned int i;
 
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create_ops(2, 4, sizeof(struct tslot),
-						     &test_ops, &c, &tbl), 0);
+	DC_ASSERT_INT_EQ(t, table_new(2, 4, sizeof(struct tslot),
+				      &test_ops, &c, &tbl), 0);
 	DC_ASSERT_EQ(t, c.inits, 2);
 	for (i = 0; i < 4; i++) {
 		DC_ASSERT_INT_EQ(t, dc_slot_tryget(tbl, &held[i]), 0);
@@ -183,18 +198,18 @@ DC_TEST(slots_ops_init_fini)
 	/* A failed init while preallocating: the prepared one is undone. */
 	c = (struct ops_ctx){ .fail_at = 2 };
 	tbl = (struct dc_slot_table *)&c;
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create_ops(3, 4, sizeof(struct tslot),
-						     &test_ops, &c, &tbl), -ENOMEM);
+	DC_ASSERT_INT_EQ(t, table_new(3, 4, sizeof(struct tslot),
+				      &test_ops, &c, &tbl), -ENOMEM);
 	DC_ASSERT(t, tbl == NULL);
 	DC_ASSERT_EQ(t, c.inits, 2);
 	DC_ASSERT_EQ(t, c.finis, 1);
 
 	/* A failed init on demand is a failed allocation. */
 	c = (struct ops_ctx){ .fail_at = 1 };
-	DC_ASSERT_INT_EQ(t, dc_slot_table_create_ops(0, 1, sizeof(struct tslot),
-						     &test_ops, &c, &tbl), 0);
+	DC_ASSERT_INT_EQ(t, table_new(0, 1, sizeof(struct tslot),
+				      &test_ops, &c, &tbl), 0);
 	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &held[0]), -ENOMEM);
-	dc_slot_table_stats(tbl, &st);
+	dc_slot_table_stats(tbl, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.alloc_failures, 1);
 	DC_ASSERT_EQ(t, st.allocated, 0);
 	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &held[0]), 0);
@@ -218,9 +233,9 @@ struct fifo_ctx {
 
 static unsigned int backlog_len(struct dc_slot_table *tbl)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
-	dc_slot_table_stats(tbl, &st);
+	dc_slot_table_stats(tbl, &st, sizeof(st));
 	return st.backlog;
 }
 
@@ -264,21 +279,21 @@ static void fifo_thread(struct dc_test *t, void *arg, unsigned int idx)
 static void fifo_round(struct dc_test *t, unsigned int max, bool fail_alloc)
 {
 	struct fifo_ctx *c = dc_test_alloc(sizeof(*c));
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	int order, bad;
 
 	DC_ASSERT(t, c != NULL);
 	c->fail_alloc = fail_alloc;
 	dc_atomic_set(&c->order, 0);
 	dc_atomic_set(&c->bad, 0);
-	if (dc_slot_table_create(1, max, 0, &c->tbl)) {
+	if (table_new(1, max, 0, NULL, NULL, &c->tbl)) {
 		dc_test_free(c);
 		DC_ASSERT(t, false);
 	}
 	if (dc_slot_get(c->tbl, &c->held) == 0)
 		dc_test_run_threads(t, FIFO_WAITERS + 1, fifo_thread, c);
 	dc_fault_alloc_fail_nth(0);
-	dc_slot_table_stats(c->tbl, &st);
+	dc_slot_table_stats(c->tbl, &st, sizeof(st));
 	dc_slot_table_destroy(c->tbl);
 	order = dc_atomic_read(&c->order);
 	bad = dc_atomic_read(&c->bad);
@@ -401,18 +416,18 @@ static bool gate_backlog_is(struct gate_ctx *c, unsigned int n)
 
 static bool gate_out_is(struct gate_ctx *c, unsigned int n)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
-	dc_slot_table_stats(c->tbl, &st);
+	dc_slot_table_stats(c->tbl, &st, sizeof(st));
 	return st.out == n;
 }
 
 /* The failed retry below has put its waiter back at the head. */
 static bool gate_requeued(struct gate_ctx *c, unsigned int n)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
-	dc_slot_table_stats(c->tbl, &st);
+	dc_slot_table_stats(c->tbl, &st, sizeof(st));
 	return st.alloc_failures == n && st.backlog == 2;
 }
 
@@ -438,9 +453,9 @@ static void gate_get(struct gate_ctx *c, unsigned int idx)
  */
 static void check_not_stranded(struct dc_test *t, struct dc_slot_table *tbl)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
-	dc_slot_table_stats(tbl, &st);
+	dc_slot_table_stats(tbl, &st, sizeof(st));
 	if (st.backlog && !st.out && st.allocated == st.out)
 		dc_test_fail(t, __FILE__, __LINE__,
 			     "%u waiters stranded: allocated %u, out %u",
@@ -482,7 +497,7 @@ static void strand_thread(struct dc_test *t, void *arg, unsigned int idx)
 DC_TEST(slots_failed_alloc_hands_over_to_waiter)
 {
 	struct gate_ctx *c = dc_test_alloc(sizeof(*c));
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot *s;
 
 	DC_ASSERT(t, c != NULL);
@@ -491,12 +506,12 @@ DC_TEST(slots_failed_alloc_hands_over_to_waiter)
 	c->result[1] = -ENOMEM;
 	c->open[1] = true;
 	c->open[2] = true;
-	if (dc_slot_table_create_ops(0, 1, 0, &gated_ops, c, &c->tbl)) {
+	if (table_new(0, 1, 0, &gated_ops, c, &c->tbl)) {
 		dc_test_free(c);
 		DC_ASSERT(t, false);
 	}
 	dc_test_run_threads(t, 4, strand_thread, c);
-	dc_slot_table_stats(c->tbl, &st);
+	dc_slot_table_stats(c->tbl, &st, sizeof(st));
 	DC_ASSERT_INT_EQ(t, c->ret[0], -ENOMEM);
 	DC_ASSERT_INT_EQ(t, c->ret[1], -ENOMEM);
 	DC_ASSERT_INT_EQ(t, c->ret[2], 0);
@@ -568,17 +583,17 @@ static void requeue_thread(struct dc_test *t, void *arg, unsigned int idx)
 DC_TEST(slots_failed_retry_waits_again_first_in_line)
 {
 	struct gate_ctx *c = dc_test_alloc(sizeof(*c));
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	DC_ASSERT(t, c != NULL);
 	memset(c, 0, sizeof(*c));
 	dc_spin_lock_init(&c->lock);
-	if (dc_slot_table_create_ops(0, 2, 0, &gated_ops, c, &c->tbl)) {
+	if (table_new(0, 2, 0, &gated_ops, c, &c->tbl)) {
 		dc_test_free(c);
 		DC_ASSERT(t, false);
 	}
 	dc_test_run_threads(t, 5, requeue_thread, c);
-	dc_slot_table_stats(c->tbl, &st);
+	dc_slot_table_stats(c->tbl, &st, sizeof(st));
 	DC_ASSERT_INT_EQ(t, c->ret[0], -ENOMEM);
 	DC_ASSERT_INT_EQ(t, c->ret[1], 0);
 	DC_ASSERT_INT_EQ(t, c->ret[2], 0);
@@ -660,7 +675,7 @@ static void stress_thread(struct dc_test *t, void *arg, unsigned int idx)
 DC_TEST(slots_threads_stress_invariants)
 {
 	struct stress_ctx *c = dc_test_alloc(sizeof(*c));
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	DC_ASSERT(t, c != NULL);
 	dc_atomic_set(&c->out, 0);
@@ -671,12 +686,12 @@ DC_TEST(slots_threads_stress_invariants)
 	dc_atomic64_set(&c->refused, 0);
 	c->iters = 3000 * dc_test_scale();
 	c->seed = t->seed;
-	if (dc_slot_table_create(1, STRESS_MAX, 0, &c->tbl)) {
+	if (table_new(1, STRESS_MAX, 0, NULL, NULL, &c->tbl)) {
 		dc_test_free(c);
 		DC_ASSERT(t, false);
 	}
 	dc_test_run_threads(t, STRESS_THREADS, stress_thread, c);
-	dc_slot_table_stats(c->tbl, &st);
+	dc_slot_table_stats(c->tbl, &st, sizeof(st));
 	dc_test_log(t, "gets %llu refused %llu waits %llu handoffs %llu dyn %llu releases %llu max_backlog %u",
 		    (unsigned long long)dc_atomic64_read(&c->gets),
 		    (unsigned long long)dc_atomic64_read(&c->refused),

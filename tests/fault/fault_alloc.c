@@ -28,6 +28,18 @@
 #define TREE_KEYS	300u		/* intervals in the prepared tree */
 #define TREE_OPS	24u		/* inserted or removed by one operation */
 
+/* dc_mmapbe_create() with the window's two numbers. */
+static int mmapbe_create(uint64_t window_size, unsigned int range_shift,
+			 struct dc_mmapbe **out)
+{
+	struct dc_mmapbe_config cfg = {
+		.window_size = window_size,
+		.range_shift = range_shift,
+	};
+
+	return dc_mmapbe_create(&cfg, sizeof(cfg), out);
+}
+
 struct fx {
 	struct ft_env env;
 	struct dc_pin pins[16];
@@ -122,9 +134,9 @@ static void env_check(struct fx *x, int ret)
 
 static int simbe_setup(struct fx *x)
 {
-	dc_simbe_config_init(&x->bcfg, 16ull << 16);
+	dc_simbe_config_init(&x->bcfg, sizeof(x->bcfg), 16ull << 16);
 	x->bcfg.range_shift = 16;
-	return dc_simbe_create(&x->bcfg, &x->env.be);
+	return dc_simbe_create(&x->bcfg, sizeof(x->bcfg), &x->env.be);
 }
 
 static void simbe_teardown(struct fx *x)
@@ -141,9 +153,10 @@ static int cache_create_op(struct fx *x)
 	struct dc_pin pin;
 	int ret;
 
-	dc_cache_config_init(&cfg, 16ull << 16);
+	dc_cache_config_init(&cfg, sizeof(cfg), 16ull << 16);
 	cfg.range_shift = 16;
-	ret = dc_cache_create(&cfg, dc_simbe_ops(), x->env.be, &c);
+	ret = dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+			      sizeof(struct dc_backend_ops), x->env.be, &c);
 	if (ret)
 		return ret;
 	/* A cache that was created works (and these allocate too). */
@@ -549,14 +562,14 @@ static const struct dc_reqq_ops fdev_ops = { .submit = fdev_submit };
 
 static int reqq_op_flags(unsigned int flags)
 {
-	struct dc_reqq_config cfg = { .ops = &fdev_ops, .flags = flags };
+	struct dc_reqq_config cfg = { .flags = flags };
 	struct fdev d = { 0 };
 	struct freq f[3];
 	unsigned int i;
 	int ret;
 
-	cfg.priv = &d;
-	ret = dc_reqq_create(&cfg, &d.q);
+	ret = dc_reqq_create(&cfg, sizeof(cfg), &fdev_ops, sizeof(fdev_ops),
+			     &d, &d.q);
 	if (ret) {
 		FT_CHECK(!d.q);
 		return ret;
@@ -588,13 +601,16 @@ static int reqq_timer_op(struct fx *x)
  */
 static int slots_op(struct fx *x)
 {
+	struct dc_slot_table_config cfg = {
+		.min_slots = 2, .max_slots = 8, .slot_size = 256,
+	};
 	struct dc_slot_table *tbl;
 	struct dc_slot *s[4];
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	unsigned int i, got = 0;
 	int ret, err = 0;
 
-	ret = dc_slot_table_create(2, 8, 256, &tbl);
+	ret = dc_slot_table_create(&cfg, sizeof(cfg), NULL, 0, NULL, &tbl);
 	if (ret) {
 		FT_CHECK(!tbl);
 		return ret;
@@ -606,7 +622,7 @@ static int slots_op(struct fx *x)
 		else if (!err)
 			err = ret;
 	}
-	dc_slot_table_stats(tbl, &st);
+	dc_slot_table_stats(tbl, &st, sizeof(st));
 	FT_CHECK_INT(st.out, got);
 	FT_CHECK_INT(st.alloc_failures, DC_ARRAY_SIZE(s) - got);
 	if (err)
@@ -621,11 +637,12 @@ static int slots_op(struct fx *x)
 /* With no slot out, an allocation failure of dc_slot_get() is -ENOMEM. */
 static int slots_empty_op(struct fx *x)
 {
+	struct dc_slot_table_config cfg = { .max_slots = 4 };
 	struct dc_slot_table *tbl;
 	struct dc_slot *s;
 	int ret;
 
-	ret = dc_slot_table_create(0, 4, 0, &tbl);
+	ret = dc_slot_table_create(&cfg, sizeof(cfg), NULL, 0, NULL, &tbl);
 	if (ret)
 		return ret;
 	ret = dc_slot_get(tbl, &s);
@@ -637,11 +654,11 @@ static int slots_empty_op(struct fx *x)
 
 static int attr_op(struct fx *x)
 {
-	struct dc_attr_params p = { .timeout_ns = 1000 * FT_MS,
+	struct dc_attr_config p = { .timeout_ns = 1000 * FT_MS,
 				    .rule = DC_ATTR_RULE_TIMEOUT };
 	struct dc_attr_values v = { .size = 4096 };
 	struct dc_attr *a;
-	int ret = dc_attr_create(&p, &a);
+	int ret = dc_attr_create(&p, sizeof(p), &a);
 
 	if (ret) {
 		FT_CHECK(!a);
@@ -660,10 +677,11 @@ static void iocomp_done(struct dc_iocomp *ioc, void *data)
 static int iocomp_op(struct fx *x)
 {
 	unsigned int done = 0;
-	struct dc_iocomp *ioc = dc_iocomp_alloc(iocomp_done, &done);
+	struct dc_iocomp *ioc;
+	int ret = dc_iocomp_alloc(iocomp_done, &done, &ioc);
 
-	if (!ioc)
-		return -ENOMEM;
+	if (ret)
+		return ret;
 	dc_iocomp_get(ioc);
 	dc_iocomp_put(ioc);
 	FT_CHECK_INT(done, 0);
@@ -678,8 +696,8 @@ static int simbe_create_op(struct fx *x)
 	struct dc_simbe *be;
 	int ret;
 
-	dc_simbe_config_init(&cfg, 64ull << 21);
-	ret = dc_simbe_create(&cfg, &be);
+	dc_simbe_config_init(&cfg, sizeof(cfg), 64ull << 21);
+	ret = dc_simbe_create(&cfg, sizeof(cfg), &be);
 	if (ret)
 		return ret;
 	FT_CHECK_INT(dc_simbe_nr_ranges(be), 64);
@@ -700,7 +718,7 @@ static int mmapbe_create_op(struct fx *x)
 	(void)x;
 	if (!f)
 		return -errno;
-	ret = dc_mmapbe_create(16ull << 16, 16, &be);
+	ret = mmapbe_create(16ull << 16, 16, &be);
 	if (ret)
 		goto out;
 	for (i = 0; i < 9 && !ret; i++)

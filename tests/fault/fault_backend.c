@@ -33,12 +33,12 @@ static void fail_every(struct ft_env *e, enum dc_simbe_op op, int err)
 {
 	struct dc_simbe_fault f = { .err = err, .every = 1 };
 
-	FT_CHECK_INT(dc_simbe_set_fault(e->be, op, &f), 0);
+	FT_CHECK_INT(dc_simbe_set_fault(e->be, op, &f, sizeof(f)), 0);
 }
 
 static void disarm(struct ft_env *e, enum dc_simbe_op op)
 {
-	FT_CHECK_INT(dc_simbe_set_fault(e->be, op, NULL), 0);
+	FT_CHECK_INT(dc_simbe_set_fault(e->be, op, NULL, 0), 0);
 }
 
 /* A mapping of inode @i at index @idx is in the backend, dirty or not. */
@@ -47,7 +47,7 @@ static void check_mapped(struct ft_env *e, const struct dc_pin *where,
 {
 	struct dc_simbe_mapping m;
 
-	FT_CHECK_INT(dc_simbe_lookup(e->be, where->win_off, &m), 0);
+	FT_CHECK_INT(dc_simbe_lookup(e->be, where->win_off, &m, sizeof(m)), 0);
 	FT_CHECK_INT(m.ino, ft_ino(i));
 	FT_CHECK_INT(m.file_off, idx * e->rs);
 	FT_CHECK_INT(m.dirty, dirty);
@@ -113,7 +113,7 @@ static void setup_upgrade(struct ft_env *e, int err)
 	/* The read-only mapping is still there, unpinned. */
 	FT_CHECK_INT(ft_map(e, 0, 200, 0, &pin), 0);
 	FT_CHECK(!pin.writable);
-	FT_CHECK_INT(dc_simbe_lookup(e->be, pin.win_off, &m), 0);
+	FT_CHECK_INT(dc_simbe_lookup(e->be, pin.win_off, &m, sizeof(m)), 0);
 	FT_CHECK(!(m.flags & DC_MAP_WRITE));
 	dc_unpin(&pin);
 	FT_CHECK_INT(ft_cst(e).misses, before.misses);
@@ -417,7 +417,7 @@ unsigned long ft_backend_run(void)
 			bc->fn(&e, errnos[i]);
 			for (k = 0; k < DC_SIMBE_NR_OPS; k++) {
 				dc_simbe_gate_open(e.be, (enum dc_simbe_op)k);
-				dc_simbe_set_fault(e.be, (enum dc_simbe_op)k, NULL);
+				dc_simbe_set_fault(e.be, (enum dc_simbe_op)k, NULL, 0);
 			}
 			if (e.cache)
 				ft_env_check(&e);

@@ -54,11 +54,11 @@ void ft_env_init(struct ft_env *e, unsigned int nr)
 {
 	memset(e, 0, sizeof(*e));
 	e->nr = nr;
-	dc_cache_config_init(&e->cfg, (uint64_t)nr << 16);
+	dc_cache_config_init(&e->cfg, sizeof(e->cfg), (uint64_t)nr << 16);
 	e->cfg.range_shift = 16;
 	e->cfg.reclaim_threshold_pct = 0;	/* background reclaim at 0 free */
 	e->cfg.wait_timeout_ns = FT_WAIT_NS;
-	dc_simbe_config_init(&e->bcfg, e->cfg.window_size);
+	dc_simbe_config_init(&e->bcfg, sizeof(e->bcfg), e->cfg.window_size);
 	e->ops = *dc_simbe_ops();
 }
 
@@ -71,10 +71,10 @@ int ft_env_start(struct ft_env *e, unsigned int nr_inodes)
 	e->bcfg.range_shift = e->cfg.range_shift;
 	e->bcfg.remove_batch_max = e->cfg.remove_batch_max;
 	e->rs = 1ull << e->cfg.range_shift;
-	ret = dc_simbe_create(&e->bcfg, &e->be);
+	ret = dc_simbe_create(&e->bcfg, sizeof(e->bcfg), &e->be);
 	if (ret)
 		return ret;
-	ret = dc_cache_create(&e->cfg, &e->ops, e->be, &e->cache);
+	ret = dc_cache_create(&e->cfg, sizeof(e->cfg), &e->ops, sizeof(e->ops), e->be, &e->cache);
 	if (ret) {
 		dc_simbe_destroy(e->be);
 		e->be = NULL;
@@ -138,7 +138,7 @@ static void check_pin(struct ft_env *e, unsigned int i, uint64_t off,
 	FT_CHECK(pin->win_off < e->cfg.window_size);
 	FT_CHECK_INT(pin->win_off & (e->rs - 1), in);
 	FT_CHECK_INT(pin->len, e->rs - in);
-	FT_CHECK_INT(dc_simbe_lookup(e->be, pin->win_off, &m), 0);
+	FT_CHECK_INT(dc_simbe_lookup(e->be, pin->win_off, &m, sizeof(m)), 0);
 	FT_CHECK_INT(m.ino, ft_ino(i));
 	FT_CHECK_INT(m.file_off, off - in);
 	if (pin->writable)
@@ -169,7 +169,7 @@ static bool record_still(struct ft_env *e, uint64_t w, uint64_t seq)
 {
 	struct dc_simbe_mapping m;
 
-	return !dc_simbe_lookup(e->be, w, &m) && m.seq == seq;
+	return !dc_simbe_lookup(e->be, w, &m, sizeof(m)) && m.seq == seq;
 }
 
 /*
@@ -226,7 +226,7 @@ static void check_records(struct ft_env *e)
 		struct dc_simbe_mapping m;
 		int i;
 
-		if (dc_simbe_lookup(e->be, w, &m))
+		if (dc_simbe_lookup(e->be, w, &m, sizeof(m)))
 			continue;
 		i = env_inode_of(e, m.ino);
 		if (i >= 0)

@@ -12,6 +12,18 @@
 
 #include <sys/mman.h>
 
+/* dc_mmapbe_create() with the window's two numbers. */
+static int mmapbe_create(uint64_t window_size, unsigned int range_shift,
+			 struct dc_mmapbe **out)
+{
+	struct dc_mmapbe_config cfg = {
+		.window_size = window_size,
+		.range_shift = range_shift,
+	};
+
+	return dc_mmapbe_create(&cfg, sizeof(cfg), out);
+}
+
 unsigned long ft_mmapbe_run(void)
 {
 	const struct dc_backend_ops *ops = dc_mmapbe_ops();
@@ -29,18 +41,18 @@ unsigned long ft_mmapbe_run(void)
 	 * mmap() fails with -ENOMEM (under valgrind, whose mmap() checks the
 	 * length first, with -EINVAL): passed on, nothing left behind.
 	 */
-	ret = dc_mmapbe_create(UINT64_MAX & ~(rs - 1), 16, &be);
+	ret = mmapbe_create(UINT64_MAX & ~(rs - 1), 16, &be);
 	if (ret != -EINVAL)
 		FT_CHECK_INT(ret, -ENOMEM);
 	FT_CHECK(!be);
 	cases++;
-	FT_CHECK_INT(dc_mmapbe_create(4 * rs, 11, &be), -EINVAL);
-	FT_CHECK_INT(dc_mmapbe_create(4 * rs, 41, &be), -EINVAL);
-	FT_CHECK_INT(dc_mmapbe_create(4 * rs + 1, 16, &be), -EINVAL);
-	FT_CHECK_INT(dc_mmapbe_create(4 * rs, 16, NULL), -EINVAL);
+	FT_CHECK_INT(mmapbe_create(4 * rs, 11, &be), -EINVAL);
+	FT_CHECK_INT(mmapbe_create(4 * rs, 41, &be), -EINVAL);
+	FT_CHECK_INT(mmapbe_create(4 * rs + 1, 16, &be), -EINVAL);
+	FT_CHECK_INT(mmapbe_create(4 * rs, 16, NULL), -EINVAL);
 	cases += 4;
 
-	FT_CHECK_INT(dc_mmapbe_create(4 * rs, 16, &be), 0);
+	FT_CHECK_INT(mmapbe_create(4 * rs, 16, &be), 0);
 	if (!be)
 		return cases;
 	base = dc_mmapbe_window(be);

@@ -16,7 +16,7 @@
 #include <daxcache/attr.h>
 
 struct amodel {
-	struct dc_attr_params p;
+	struct dc_attr_config p;
 	struct dc_attr_values v;
 	uint64_t deadline, version;
 	bool have, stale, expired;
@@ -63,7 +63,7 @@ static void check_stats(struct afz *f)
 {
 	struct dc_attr_stats st;
 
-	dc_attr_stats(f->a, &st);
+	dc_attr_stats(f->a, &st, sizeof(st));
 	FZ_CHECK(!memcmp(&st, &f->m.st, sizeof(st)),
 		 "stats: checks %llu eof %llu timeout %llu refreshes %llu stale %llu inval %llu writes %llu",
 		 (unsigned long long)st.checks, (unsigned long long)st.refresh_eof,
@@ -196,7 +196,7 @@ static void do_get(struct afz *f)
 void fz_attr(struct fz_in *in)
 {
 	struct afz *f = calloc(1, sizeof(*f));
-	struct dc_attr_params p;
+	struct dc_attr_config p;
 	uint8_t cfg;
 	int ret;
 
@@ -208,13 +208,13 @@ void fz_attr(struct fz_in *in)
 	p.auto_inval = cfg & 4;
 	p.invalidate = (cfg & 8) ? hook : NULL;
 	p.data = f;
-	FZ_CHECK(dc_attr_create(NULL, &f->a) == -EINVAL, "create(NULL params)");
-	ret = dc_attr_create(&p, &f->a);
+	FZ_CHECK(dc_attr_create(NULL, 0, &f->a) == -EINVAL, "create(NULL params)");
+	ret = dc_attr_create(&p, sizeof(p), &f->a);
 	if (p.rule != DC_ATTR_RULE_TIMEOUT && p.rule != DC_ATTR_RULE_EVERY_READ) {
 		FZ_CHECK(ret == -EINVAL && !f->a, "create with rule %u: %d",
 			 (unsigned int)p.rule, ret);
 		p.rule = DC_ATTR_RULE_TIMEOUT;
-		ret = dc_attr_create(&p, &f->a);
+		ret = dc_attr_create(&p, sizeof(p), &f->a);
 	}
 	FZ_CHECK(!ret && f->a, "create: %d", ret);
 	f->m.p = p;

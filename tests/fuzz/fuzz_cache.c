@@ -88,7 +88,7 @@ static void check_world(struct fz_world *w)
 					 p->file_off);
 		FZ_CHECK(!ret, "pin %u (ino %u idx %u): tag check %d", k, p->ino,
 			 p->idx, ret);
-		ret = dc_simbe_lookup(w->be, p->pin.win_off, &m);
+		ret = dc_simbe_lookup(w->be, p->pin.win_off, &m, sizeof(m));
 		FZ_CHECK(!ret && m.ino == w->id[p->ino] &&
 			 m.file_off == idx_off(w, p->idx) &&
 			 (!p->pin.writable || (m.flags & DC_MAP_WRITE)),
@@ -378,7 +378,7 @@ static void do_write(struct fz_world *w, unsigned int k)
 
 	if (!p->used)
 		return;
-	FZ_CHECK(!dc_simbe_lookup(w->be, p->pin.win_off, &m), "pinned range unmapped");
+	FZ_CHECK(!dc_simbe_lookup(w->be, p->pin.win_off, &m, sizeof(m)), "pinned range unmapped");
 	ret = dc_simbe_write(w->be, p->pin.win_off, w->id[p->ino], p->file_off);
 	FZ_CHECK(ret == ((m.flags & DC_MAP_WRITE) ? 0 : -EROFS),
 		 "write through pin: %d (flags %#x)", ret, m.flags);
@@ -394,7 +394,7 @@ static void do_fault(struct fz_world *w, uint8_t a)
 
 	memset(&f, 0, sizeof(f));
 	if ((a >> 2) % 4 == 3) {
-		FZ_CHECK(!dc_simbe_set_fault(w->be, op, NULL), "disarm");
+		FZ_CHECK(!dc_simbe_set_fault(w->be, op, NULL, 0), "disarm");
 		return;
 	}
 	f.err = errs[(a >> 4) % 4];
@@ -424,7 +424,7 @@ static void do_fault(struct fz_world *w, uint8_t a)
 	} else {
 		w->remove_faults = true;
 	}
-	FZ_CHECK(!dc_simbe_set_fault(w->be, op, &f), "set_fault");
+	FZ_CHECK(!dc_simbe_set_fault(w->be, op, &f, sizeof(f)), "set_fault");
 }
 
 static void do_misc(struct fz_world *w, uint8_t a)

@@ -23,7 +23,7 @@ static bool decode(struct fz_in *in, struct fz_world *w)
 	unsigned int shift = shifts[a % 8], nr = (a >> 3) % 9;
 	bool ok = true;
 
-	dc_cache_config_init(c, 0);
+	dc_cache_config_init(c, sizeof(*c), 0);
 	c->range_shift = shift;
 	if (shift < 12 || shift > 40) {
 		ok = false;
@@ -81,7 +81,7 @@ static bool decode(struct fz_in *in, struct fz_world *w)
 static void refused(struct fz_world *w, const struct dc_backend_ops *ops)
 {
 	struct dc_cache *c = (struct dc_cache *)w;
-	int ret = dc_cache_create(&w->cfg, ops, NULL, &c);
+	int ret = dc_cache_create(&w->cfg, sizeof(w->cfg), ops, sizeof(*ops), NULL, &c);
 
 	FZ_CHECK(ret == -EINVAL && c == (struct dc_cache *)w,
 		 "bad config (window %#llx shift %u thr %u batch %u rmax %u victim %d flags %#x) gave %d",
@@ -103,7 +103,7 @@ void fz_cache_create(struct fz_in *in, struct fz_world *w)
 			refused(w, &w->ops);
 	}
 	if (!ok) {
-		dc_cache_config_init(&w->cfg, 4ull << 12);
+		dc_cache_config_init(&w->cfg, sizeof(w->cfg), 4ull << 12);
 		w->cfg.range_shift = 12;
 		w->cfg.wait_timeout_ns = 1000000;
 		w->ops = *dc_simbe_ops();
@@ -112,12 +112,12 @@ void fz_cache_create(struct fz_in *in, struct fz_world *w)
 	/* A NULL table is refused whatever the config. */
 	refused(w, NULL);
 	w->rs = 1ull << w->cfg.range_shift;
-	dc_simbe_config_init(&sc, w->cfg.window_size);
+	dc_simbe_config_init(&sc, sizeof(sc), w->cfg.window_size);
 	sc.range_shift = w->cfg.range_shift;
 	sc.remove_batch_max = w->cfg.remove_batch_max;
-	ret = dc_simbe_create(&sc, &w->be);
+	ret = dc_simbe_create(&sc, sizeof(sc), &w->be);
 	FZ_CHECK(!ret, "simbe create: %d", ret);
-	ret = dc_cache_create(&w->cfg, &w->ops, w->be, &w->cache);
+	ret = dc_cache_create(&w->cfg, sizeof(w->cfg), &w->ops, sizeof(w->ops), w->be, &w->cache);
 	FZ_CHECK(!ret, "create (window %#llx shift %u): %d",
 		 (unsigned long long)w->cfg.window_size, w->cfg.range_shift, ret);
 	FZ_CHECK(dc_cache_range_size(w->cache) == w->rs, "range size %#llx",

@@ -7,6 +7,7 @@
  */
 #include "fuzz.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,20 +52,22 @@ static void ctr_put(struct ctr *c)
 static void ctr_new(struct fz_in *in, struct ctr *c)
 {
 	uint8_t how = fz_u8(in);
+	int ret;
 
 	memset(c, 0, sizeof(*c));
 	if (how & 1) {
 		if (how & 2)
 			dc_fault_alloc_fail_nth(1);
-		c->ioc = dc_iocomp_alloc(done_fn, c);
+		ret = dc_iocomp_alloc(done_fn, c, &c->ioc);
 		if (how & 2) {
 			bool failed = dc_fault_alloc_failed();
 
 			dc_fault_alloc_fail_nth(0);
-			FZ_CHECK(failed && !c->ioc, "alloc under a failing allocation");
+			FZ_CHECK(failed && ret == -ENOMEM && !c->ioc,
+				 "alloc under a failing allocation: %d", ret);
 			return;
 		}
-		FZ_CHECK(c->ioc, "dc_iocomp_alloc failed");
+		FZ_CHECK(!ret && c->ioc, "dc_iocomp_alloc failed: %d", ret);
 		c->allocated = true;
 	} else {
 		dc_iocomp_init(&c->emb, done_fn, c);
@@ -78,10 +81,12 @@ static void ctr_new(struct fz_in *in, struct ctr *c)
 void fz_iocomp(struct fz_in *in)
 {
 	struct ctr *cs = calloc(NCTR, sizeof(*cs));
+	struct dc_iocomp *none;
 	unsigned int i;
 
 	FZ_CHECK(cs, "out of memory");
-	FZ_CHECK(!dc_iocomp_alloc(NULL, NULL), "alloc without a function");
+	FZ_CHECK(dc_iocomp_alloc(NULL, NULL, &none) == -EINVAL && !none,
+		 "alloc without a function");
 	dc_iocomp_get(NULL);
 	dc_iocomp_put(NULL);
 	while (fz_more(in)) {

@@ -335,7 +335,7 @@ static void check(void)
 	unsigned int i;
 	int ret;
 
-	dc_reqq_get_stats(F->q, &st);
+	dc_reqq_stats(F->q, &st, sizeof(st));
 	FZ_CHECK(!memcmp(&st, &F->st, sizeof(st)),
 		 "stats: sub %llu enospc %llu resub %llu compl %llu failed %llu dropped %llu shut %llu infl %llu parked %llu; model %llu %llu %llu %llu %llu %llu %llu %llu %llu",
 		 (unsigned long long)st.submitted, (unsigned long long)st.enospc,
@@ -360,23 +360,23 @@ static void check(void)
 
 static void create(struct fz_in *in)
 {
-	struct dc_reqq_config cfg = { .ops = &ops, .priv = F };
+	struct dc_reqq_config cfg = { 0 };
 	struct dc_reqq_ops noop = { .submit = NULL };
 	uint8_t how = fz_u8(in);
 	int ret;
 
-	FZ_CHECK(dc_reqq_create(NULL, &F->q) == -EINVAL, "create(NULL)");
-	cfg.ops = &noop;
-	FZ_CHECK(dc_reqq_create(&cfg, &F->q) == -EINVAL, "create without submit");
-	cfg.ops = &ops;
+	FZ_CHECK(dc_reqq_create(NULL, 0, &ops, sizeof(ops), F, &F->q) == -EINVAL,
+		 "create(NULL)");
+	FZ_CHECK(dc_reqq_create(&cfg, sizeof(cfg), &noop, sizeof(noop), F,
+				&F->q) == -EINVAL, "create without submit");
 	cfg.flags = 0x2u << (how % 8);
-	FZ_CHECK(dc_reqq_create(&cfg, &F->q) == -EINVAL, "create, flags %#x",
-		 cfg.flags);
+	FZ_CHECK(dc_reqq_create(&cfg, sizeof(cfg), &ops, sizeof(ops), F,
+				&F->q) == -EINVAL, "create, flags %#x", cfg.flags);
 	F->timer = how & 0x10;
 	cfg.flags = F->timer ? DC_REQQ_TIMER_RETRY : 0;
 	/* The retry timer never fires within an input. */
 	cfg.retry_delay_ns = 600ull * 1000000000ull;
-	ret = dc_reqq_create(&cfg, &F->q);
+	ret = dc_reqq_create(&cfg, sizeof(cfg), &ops, sizeof(ops), F, &F->q);
 	FZ_CHECK(!ret, "create: %d", ret);
 	F->cap = 1 + (how >> 5) % MAXCAP;
 }

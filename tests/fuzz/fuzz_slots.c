@@ -62,7 +62,7 @@ struct sfz {
 	uint64_t free_ids[MAX_SLOTS];	/* ids of the free slots */
 	unsigned int nfree;
 	uint64_t next_id;
-	struct dc_slot_stats want;	/* the model's counters */
+	struct dc_slot_table_stats want;	/* the model's counters */
 };
 
 static const unsigned long sizes[] = {
@@ -72,9 +72,9 @@ static const unsigned long sizes[] = {
 
 static void check_stats(struct sfz *s)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
-	dc_slot_table_stats(s->tbl, &st);
+	dc_slot_table_stats(s->tbl, &st, sizeof(st));
 	FZ_CHECK(st.allocated == s->want.allocated && st.out == s->want.out &&
 		 st.backlog == 0 && st.retries == s->want.retries,
 		 "allocated %u out %u backlog %u, model %u %u 0", st.allocated,
@@ -102,13 +102,13 @@ static void *waiter_fn(void *arg);
 static void queue_waiter(struct sfz *s, struct waiter *w, pthread_t *tid,
 			 unsigned int n)
 {
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 
 	*w = (struct waiter){ .tbl = s->tbl, .put_back = true };
 	FZ_CHECK(!pthread_create(tid, NULL, waiter_fn, w), "pthread_create");
 	do {
 		sched_yield();
-		dc_slot_table_stats(s->tbl, &st);
+		dc_slot_table_stats(s->tbl, &st, sizeof(st));
 	} while (st.backlog < n && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE));
 	FZ_CHECK(!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE),
 		 "waiter %u returned %d instead of queueing", n, w->ret);
@@ -144,17 +144,25 @@ static void table_create(struct fz_in *in, struct sfz *s)
 	unsigned long size = sizes[fz_below(in, sizeof(sizes) / sizeof(sizes[0]))];
 	unsigned long eff = size ? size : sizeof(struct dc_slot);
 	bool bad = !max || min > max || eff < sizeof(struct dc_slot);
+	struct dc_slot_table_config cfg = { 0 };
 	int ret;
 
-	ret = dc_slot_table_create_ops(min, max, size, &fz_slot_ops, s, &s->tbl);
+	cfg.min_slots = min;
+	cfg.max_slots = max;
+	cfg.slot_size = size;
+	ret = dc_slot_table_create(&cfg, sizeof(cfg), &fz_slot_ops,
+				   sizeof(fz_slot_ops), s, &s->tbl);
 	if (bad) {
 		FZ_CHECK(ret == -EINVAL && !s->tbl,
 			 "create(%u, %u, %lu): %d, want -EINVAL", min, max, size, ret);
 		min = 1;
 		max = 4;
 		eff = size = sizeof(struct payload);
-		ret = dc_slot_table_create_ops(min, max, size, &fz_slot_ops, s,
-					       &s->tbl);
+		cfg.min_slots = min;
+		cfg.max_slots = max;
+		cfg.slot_size = size;
+		ret = dc_slot_table_create(&cfg, sizeof(cfg), &fz_slot_ops,
+					   sizeof(fz_slot_ops), s, &s->tbl);
 	}
 	FZ_CHECK(!ret && s->tbl, "create(%u, %u, %lu): %d", min, max, size, ret);
 	s->min = min;
@@ -312,7 +320,7 @@ static void do_strand(struct fz_in *in, struct sfz *s, uint8_t op)
 	unsigned int n = 1 + fz_below(in, MAX_QUEUED), plan = fz_u8(in);
 	bool tryget = (op >> 4) & 1 || s->want.out, got = false;
 	struct dc_slot *slot = NULL;
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	unsigned int k;
 	uint64_t id;
 	int ret;
@@ -332,7 +340,7 @@ static void do_strand(struct fz_in *in, struct sfz *s, uint8_t op)
 	FZ_CHECK(ret == (tryget ? -EAGAIN : -ENOMEM) && !slot,
 		 "get whose allocation failed with %u waiting: %d", n, ret);
 	/* Now, not after a timeout: is anyone left for nobody to wake? */
-	dc_slot_table_stats(s->tbl, &st);
+	dc_slot_table_stats(s->tbl, &st, sizeof(st));
 	FZ_CHECK(!st.backlog || st.out || st.allocated > st.out,
 		 "%u waiters stranded: allocated %u, out %u, after a failed allocation",
 		 st.backlog, st.allocated, st.out);
@@ -391,7 +399,7 @@ static void do_strand(struct fz_in *in, struct sfz *s, uint8_t op)
 static void do_handoff(struct sfz *s, unsigned int k)
 {
 	struct waiter w = { .tbl = s->tbl };
-	struct dc_slot_stats st;
+	struct dc_slot_table_stats st;
 	struct dc_slot *slot;
 	pthread_t tid;
 
@@ -401,7 +409,7 @@ static void do_handoff(struct sfz *s, unsigned int k)
 	FZ_CHECK(!pthread_create(&tid, NULL, waiter_fn, &w), "pthread_create");
 	do {
 		sched_yield();
-		dc_slot_table_stats(s->tbl, &st);
+		dc_slot_table_stats(s->tbl, &st, sizeof(st));
 	} while (!st.backlog && !__atomic_load_n(&w.done, __ATOMIC_ACQUIRE));
 	if (__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
 		pthread_join(tid, NULL);
@@ -432,11 +440,13 @@ static void table_destroy(struct sfz *s)
 void fz_slots(struct fz_in *in)
 {
 	struct sfz *s = calloc(1, sizeof(*s));
+	struct dc_slot_table_config bad_cfg = { .min_slots = 2, .max_slots = 1 };
 	struct dc_slot_table *bad = (struct dc_slot_table *)1;
 
 	FZ_CHECK(s, "out of memory");
 	s->handoffs_left = 2;
-	FZ_CHECK(dc_slot_table_create(2, 1, 0, &bad) == -EINVAL && !bad,
+	FZ_CHECK(dc_slot_table_create(&bad_cfg, sizeof(bad_cfg), NULL, 0, NULL,
+				      &bad) == -EINVAL && !bad,
 		 "create with min > max");
 	FZ_CHECK(!dc_slot_table_destroy(NULL), "destroy(NULL)");
 	table_create(in, s);

@@ -140,7 +140,7 @@ static void check_pin(struct world *w, uint64_t id, uint64_t off,
 			  when, id, off, pin->win_off, pin->len);
 		return;
 	}
-	ret = dc_simbe_lookup(w->be, pin->win_off, &m);
+	ret = dc_simbe_lookup(w->be, pin->win_off, &m, sizeof(m));
 	if (ret || m.ino != id || m.file_off != off - in) {
 		violation("%s: pin of ino %" PRIu64 " off %#" PRIx64 " at %#" PRIx64 ": backend has %s ino %" PRIu64 " off %#" PRIx64,
 			  when, id, off, pin->win_off, ret ? "nothing" : "",
@@ -167,7 +167,7 @@ static void map_violation(struct world *w, uint64_t id, uint64_t off,
 
 	dc_cache_stats(w->cache, &st, sizeof(st));
 	for (r = 0; r < w->nr && r < 4; r++) {
-		if (dc_simbe_lookup(w->be, r * w->rs, &m))
+		if (dc_simbe_lookup(w->be, r * w->rs, &m, sizeof(m)))
 			len += snprintf(where + len, sizeof(where) - len, " [%u: -]", r);
 		else
 			len += snprintf(where + len, sizeof(where) - len,
@@ -456,7 +456,7 @@ static void set_faults(struct world *w, bool on, uint64_t seed)
 			.err = -EIO, .ppm = ppm[op], .seed = seed + op,
 		};
 
-		dc_simbe_set_fault(w->be, (enum dc_simbe_op)op, on ? &f : NULL);
+		dc_simbe_set_fault(w->be, (enum dc_simbe_op)op, on ? &f : NULL, sizeof(f));
 	}
 }
 
@@ -485,16 +485,17 @@ static int run_window(unsigned int nr, unsigned int threads, uint64_t phase_ns,
 
 	if (!wks)
 		return -ENOMEM;
-	dc_cache_config_init(&cfg, (uint64_t)nr << 21);
+	dc_cache_config_init(&cfg, sizeof(cfg), (uint64_t)nr << 21);
 	cfg.victim = below(&rng, 2) ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK;
 	cfg.flags = (unsigned int)below(&rng, 8);
 	cfg.remove_batch_max = 1 + (unsigned int)below(&rng, 8);
 	cfg.reclaim_batch = 1 + (unsigned int)below(&rng, 10);
-	dc_simbe_config_init(&bcfg, cfg.window_size);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), cfg.window_size);
 	bcfg.remove_batch_max = cfg.remove_batch_max;
-	ret = dc_simbe_create(&bcfg, &w.be);
+	ret = dc_simbe_create(&bcfg, sizeof(bcfg), &w.be);
 	if (!ret)
-		ret = dc_cache_create(&cfg, dc_simbe_ops(), w.be, &w.cache);
+		ret = dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+				      sizeof(struct dc_backend_ops), w.be, &w.cache);
 	if (ret) {
 		violation("create (%u ranges): %d", nr, ret);
 		dc_simbe_destroy(w.be);

@@ -86,7 +86,7 @@ static int t_setup(void *priv, uint64_t ino, uint64_t file_off, uint64_t win_off
 	struct dc_simbe_mapping m;
 
 	backend_delay(be);
-	if (!dc_simbe_lookup(be->sim, win_off, &m) &&
+	if (!dc_simbe_lookup(be->sim, win_off, &m, sizeof(m)) &&
 	    (m.ino != ino || m.file_off != file_off)) {
 		/* Inline reuse: the old mapping goes without a remove. */
 		atomic_fetch_add(&t_cnt.ev_reclaim, 1);

@@ -92,7 +92,7 @@ static void set_faults(struct t_round *rd, bool on, uint64_t seed)
 			.err = err[op], .ppm = 20000, .seed = seed + op,
 		};
 
-		dc_simbe_set_fault(rd->be.sim, (enum dc_simbe_op)op, on ? &f : NULL);
+		dc_simbe_set_fault(rd->be.sim, (enum dc_simbe_op)op, on ? &f : NULL, sizeof(f));
 	}
 }
 
@@ -275,7 +275,7 @@ static int run_round(const struct t_opts *o, unsigned int number, uint64_t round
 	rd.nr = 1 + (unsigned int)t_below(&rng, 4);
 	if (!t_below(&rng, 5))
 		rd.nr = 8u << t_below(&rng, 4);
-	dc_cache_config_init(&cfg, 0);
+	dc_cache_config_init(&cfg, sizeof(cfg), 0);
 	cfg.range_shift = t_below(&rng, 2) ? 21 : 12;
 	cfg.window_size = (uint64_t)rd.nr << cfg.range_shift;
 	/* Victim policy and legacy flags in rotation, from a seeded start. */
@@ -293,10 +293,10 @@ static int run_round(const struct t_opts *o, unsigned int number, uint64_t round
 	rd.map_timeout_ns = 20000000;
 	delay_us = delays[t_below(&rng, 4)];
 
-	dc_simbe_config_init(&bcfg, cfg.window_size);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), cfg.window_size);
 	bcfg.range_shift = cfg.range_shift;
 	bcfg.remove_batch_max = cfg.remove_batch_max;
-	ret = dc_simbe_create(&bcfg, &rd.be.sim);
+	ret = dc_simbe_create(&bcfg, sizeof(bcfg), &rd.be.sim);
 	if (!t_check(!ret, "round %u: dc_simbe_create: %d", number, ret))
 		return ret;
 	rd.be.nr = rd.nr;
@@ -305,7 +305,8 @@ static int run_round(const struct t_opts *o, unsigned int number, uint64_t round
 	rd.stable = calloc(rd.nstable ? rd.nstable : 1, sizeof(*rd.stable));
 	ret = rd.be.pins && rd.stable ? 0 : -ENOMEM;
 	if (!ret)
-		ret = dc_cache_create(&cfg, &t_backend_ops, &rd.be, &rd.cache);
+		ret = dc_cache_create(&cfg, sizeof(cfg), &t_backend_ops,
+				      sizeof(t_backend_ops), &rd.be, &rd.cache);
 	if (!t_check(!ret, "round %u: dc_cache_create: %d", number, ret))
 		goto out_free;
 	for (i = 0; i < rd.nstable && !ret; i++) {

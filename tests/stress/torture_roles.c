@@ -158,7 +158,7 @@ static bool check_identity(struct t_thread *th, uint64_t id, uint64_t off,
 	uint64_t in = off & (rd->rs - 1);
 	int ret;
 
-	ret = dc_simbe_lookup(rd->be.sim, pin->win_off, m);
+	ret = dc_simbe_lookup(rd->be.sim, pin->win_off, m, sizeof(*m));
 	if (!t_check(!ret && m->ino == id && m->file_off == off - in,
 		     "round %u: %s: pin of ino %" PRIu64 " off %#" PRIx64 " at window range %" PRIu64 ": backend has %s ino %" PRIu64 " off %#" PRIx64,
 		     rd->number, what, id, off, pin->win_off / rd->rs,

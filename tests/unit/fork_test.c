@@ -43,6 +43,18 @@
 #define INO		7
 #define BOUND_S		120			/* turns a hang into a failure */
 
+/* dc_mmapbe_create() with the window's two numbers. */
+static int mmapbe_create(uint64_t window_size, unsigned int range_shift,
+			 struct dc_mmapbe **out)
+{
+	struct dc_mmapbe_config cfg = {
+		.window_size = window_size,
+		.range_shift = range_shift,
+	};
+
+	return dc_mmapbe_create(&cfg, sizeof(cfg), out);
+}
+
 struct env {
 	struct dc_mmapbe *be;
 	struct dc_cache *cache;
@@ -83,13 +95,15 @@ static int env_open(struct env *e, const char *dir)
 			buf[i] = pattern(off + i);
 		CHECK(write(e->fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf), "write");
 	}
-	CHECK(dc_mmapbe_create(NR_WINDOW * RANGE, RANGE_SHIFT, &e->be) == 0, "mmapbe");
+	CHECK(mmapbe_create(NR_WINDOW * RANGE, RANGE_SHIFT, &e->be) == 0, "mmapbe");
 	CHECK(dc_mmapbe_add_file(e->be, INO, e->fd) == 0, "add_file");
-	dc_cache_config_init(&cfg, NR_WINDOW * RANGE);
+	dc_cache_config_init(&cfg, sizeof(cfg), NR_WINDOW * RANGE);
 	cfg.range_shift = RANGE_SHIFT;
 	/* Every miss maps (no admission control), so every miss can reclaim. */
 	cfg.admit = DC_ADMIT_ALWAYS;
-	CHECK(dc_cache_create(&cfg, dc_mmapbe_ops(), e->be, &e->cache) == 0, "create");
+	CHECK(dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
+			      sizeof(struct dc_backend_ops), e->be, &e->cache) == 0,
+	      "create");
 	e->window = dc_mmapbe_window(e->be);
 	return 0;
 }
@@ -220,8 +234,9 @@ static int unprepared_child(struct env *e)
 
 	ret = dc_inode_get(e->cache, INO, &inode);
 	CHECK(ret == -ECHILD, "inode_get gave %d", ret);
-	dc_cache_config_init(&cfg, NR_WINDOW * RANGE);
-	ret = dc_cache_create(&cfg, dc_mmapbe_ops(), e->be, &c2);
+	dc_cache_config_init(&cfg, sizeof(cfg), NR_WINDOW * RANGE);
+	ret = dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
+			      sizeof(struct dc_backend_ops), e->be, &c2);
 	CHECK(ret == -ECHILD, "cache_create gave %d", ret);
 	ret = dc_thread_register();
 	CHECK(ret == -ECHILD, "thread_register gave %d", ret);

@@ -28,6 +28,18 @@
 #define BLOCK		4096u
 #define INO		7
 
+/* dc_mmapbe_create() with the window's two numbers. */
+static int mmapbe_create(uint64_t window_size, unsigned int range_shift,
+			 struct dc_mmapbe **out)
+{
+	struct dc_mmapbe_config cfg = {
+		.window_size = window_size,
+		.range_shift = range_shift,
+	};
+
+	return dc_mmapbe_create(&cfg, sizeof(cfg), out);
+}
+
 static uint64_t seed_state;
 
 static uint64_t rnd(void)
@@ -104,12 +116,13 @@ static void fixture_init(struct fixture *fx, uint64_t file_size)
 
 	memset(fx, 0, sizeof(*fx));
 	fx->fd = make_file(file_size);
-	assert_int_equal(dc_mmapbe_create(WINDOW, RSHIFT, &fx->be), 0);
+	assert_int_equal(mmapbe_create(WINDOW, RSHIFT, &fx->be), 0);
 	fx->win = dc_mmapbe_window(fx->be);
 	assert_int_equal(dc_mmapbe_add_file(fx->be, INO, fx->fd), 0);
-	dc_cache_config_init(&cfg, WINDOW);
+	dc_cache_config_init(&cfg, sizeof(cfg), WINDOW);
 	cfg.range_shift = RSHIFT;
-	assert_int_equal(dc_cache_create(&cfg, dc_mmapbe_ops(), fx->be,
+	assert_int_equal(dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
+					 sizeof(struct dc_backend_ops), fx->be,
 					 &fx->cache), 0);
 	assert_int_equal(dc_inode_get(fx->cache, INO, &fx->inode), 0);
 }
@@ -127,13 +140,13 @@ static void test_create_errors(void **state)
 {
 	struct dc_mmapbe *be = NULL;
 
-	assert_int_equal(dc_mmapbe_create(WINDOW, 11, &be), -EINVAL);
-	assert_int_equal(dc_mmapbe_create(WINDOW, 41, &be), -EINVAL);
-	assert_int_equal(dc_mmapbe_create(0, RSHIFT, &be), -EINVAL);
-	assert_int_equal(dc_mmapbe_create(WINDOW + 4096, RSHIFT, &be), -EINVAL);
-	assert_int_equal(dc_mmapbe_create(WINDOW, RSHIFT, NULL), -EINVAL);
+	assert_int_equal(mmapbe_create(WINDOW, 11, &be), -EINVAL);
+	assert_int_equal(mmapbe_create(WINDOW, 41, &be), -EINVAL);
+	assert_int_equal(mmapbe_create(0, RSHIFT, &be), -EINVAL);
+	assert_int_equal(mmapbe_create(WINDOW + 4096, RSHIFT, &be), -EINVAL);
+	assert_int_equal(mmapbe_create(WINDOW, RSHIFT, NULL), -EINVAL);
 	assert_null(be);
-	assert_int_equal(dc_mmapbe_create(WINDOW, RSHIFT, &be), 0);
+	assert_int_equal(mmapbe_create(WINDOW, RSHIFT, &be), 0);
 	assert_non_null(dc_mmapbe_window(be));
 	dc_mmapbe_destroy(be);
 	dc_mmapbe_destroy(NULL);
@@ -144,7 +157,7 @@ static void test_file_table_errors(void **state)
 	struct dc_mmapbe *be;
 	int fd = make_file(RSIZE), dfd;
 
-	assert_int_equal(dc_mmapbe_create(WINDOW, RSHIFT, &be), 0);
+	assert_int_equal(mmapbe_create(WINDOW, RSHIFT, &be), 0);
 	assert_int_equal(dc_mmapbe_add_file(be, 1, -1), -EBADF);
 	dfd = open("/", O_RDONLY | O_DIRECTORY);
 	assert_true(dfd >= 0);
@@ -170,7 +183,7 @@ static void test_setup_errors(void **state)
 	int fd = make_file(2 * RSIZE + 100), rofd;
 	char path[64];
 
-	assert_int_equal(dc_mmapbe_create(WINDOW, RSHIFT, &be), 0);
+	assert_int_equal(mmapbe_create(WINDOW, RSHIFT, &be), 0);
 	assert_int_equal(dc_mmapbe_add_file(be, 1, fd), 0);
 	/* unaligned file offset, window offset, length; outside the window */
 	assert_int_equal(ops->setup(be, 1, 4096, 0, RSIZE, DC_MAP_READ), -EINVAL);
@@ -310,7 +323,7 @@ static void test_remove_prot_none(void **state)
 	int fd = make_file(2 * RSIZE);
 	char perms[5];
 
-	assert_int_equal(dc_mmapbe_create(WINDOW, RSHIFT, &be), 0);
+	assert_int_equal(mmapbe_create(WINDOW, RSHIFT, &be), 0);
 	win = dc_mmapbe_window(be);
 	assert_int_equal(dc_mmapbe_add_file(be, 1, fd), 0);
 	maps_perms(win, perms);

@@ -74,6 +74,18 @@
 #define MIN_COPIES	50u		/* per thread and phase */
 #define MAX_COPY	(2 * PAGE)
 
+/* dc_mmapbe_create() with the window's two numbers. */
+static int mmapbe_create(uint64_t window_size, unsigned int range_shift,
+			 struct dc_mmapbe **out)
+{
+	struct dc_mmapbe_config cfg = {
+		.window_size = window_size,
+		.range_shift = range_shift,
+	};
+
+	return dc_mmapbe_create(&cfg, sizeof(cfg), out);
+}
+
 static unsigned int failures;
 static uint64_t seed;
 
@@ -262,11 +274,12 @@ static void fixture_init(struct fixture *fx)
 
 	memset(fx, 0, sizeof(*fx));
 	fx->fd = make_file(FILE_SIZE);
-	REQUIRE(dc_mmapbe_create(WINDOW, RSHIFT, &fx->be) == 0);
+	REQUIRE(mmapbe_create(WINDOW, RSHIFT, &fx->be) == 0);
 	REQUIRE(dc_mmapbe_add_file(fx->be, INO, fx->fd) == 0);
-	dc_cache_config_init(&cfg, WINDOW);
+	dc_cache_config_init(&cfg, sizeof(cfg), WINDOW);
 	cfg.range_shift = RSHIFT;
-	REQUIRE(dc_cache_create(&cfg, dc_mmapbe_ops(), fx->be, &fx->cache) == 0);
+	REQUIRE(dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
+				sizeof(struct dc_backend_ops), fx->be, &fx->cache) == 0);
 	REQUIRE(dc_inode_get(fx->cache, INO, &fx->inode) == 0);
 }
 

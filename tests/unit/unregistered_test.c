@@ -81,11 +81,13 @@ int main(void)
 
 	dc_set_log_fn(count_log, NULL);
 	dc_thread_register();
-	dc_simbe_config_init(&bcfg, NR_RANGES << RANGE_SHIFT);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), NR_RANGES << RANGE_SHIFT);
 	bcfg.range_shift = RANGE_SHIFT;
-	dc_cache_config_init(&cfg, NR_RANGES << RANGE_SHIFT);
+	dc_cache_config_init(&cfg, sizeof(cfg), NR_RANGES << RANGE_SHIFT);
 	cfg.range_shift = RANGE_SHIFT;
-	if (dc_simbe_create(&bcfg, &be) || dc_cache_create(&cfg, dc_simbe_ops(), be, &cache) ||
+	if (dc_simbe_create(&bcfg, sizeof(bcfg), &be) ||
+	    dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+			    sizeof(struct dc_backend_ops), be, &cache) ||
 	    dc_inode_get(cache, 1, &inode)) {
 		printf("unregistered-test: setup failed\n");
 		return 1;
