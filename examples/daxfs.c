@@ -24,6 +24,10 @@
  * range the cache answers DC_MAP_BYPASS for (admission control: mapping it
  * would only churn the window) is read or written with pread()/pwrite().
  * With --no-dax every read and write is a plain pread()/pwrite().
+ * With --io-engine=uring those direct reads and writes (--no-dax, the
+ * extending and appending writes, and what the cache bypasses whole) go
+ * through an io_uring ring behind a dc_reqq instead (seed 002: see
+ * uring_io()).
  *
  * Attributes by the rule of seed 001 (FUSE: update attributes on read only
  * on timeout): each open file's size and mtime are cached in a struct
@@ -59,6 +63,9 @@
 #include <daxcache/daxcache.h>
 #include <daxcache/mmap_backend.h>
 #include <fuse_lowlevel.h>
+#ifdef DAXFS_URING
+#include <liburing.h>
+#endif
 
 #include <dirent.h>
 #include <errno.h>
@@ -83,6 +90,7 @@
 #include <unistd.h>
 
 #define STATS_NAME	".daxfs-stats"
+#define STATS_MAX	4096
 #define NR_BUCKETS	4096
 #define TIMEOUT_S	1.0
 /* Exported inode numbers with this bit set are assigned by map_ino(). */
@@ -111,7 +119,16 @@ struct dfile {
 	DIR *dir;
 	char *text;			/* the stats snapshot */
 	size_t text_len;
+	struct dfile *next, *prev;	/* stats_files */
 };
+
+/*
+ * The open stats files: a release that the kernel has not sent when the
+ * mount goes away (a close just before the unmount) leaves its file here,
+ * freed at exit.
+ */
+static struct dfile stats_files = { .next = &stats_files, .prev = &stats_files };
+static pthread_mutex_t stats_files_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * The options; the int and char * fields are filled by fuse_opt_parse()
@@ -123,6 +140,12 @@ static struct daxfs_opts {
 	const char *policy;
 	int no_dax;
 	int direct_io;
+	bool uring;			/* --io-engine=uring */
+	bool retry_timer;		/* --retry=timer */
+	unsigned int ring_depth;
+	char *engine_arg;
+	char *depth_arg;
+	char *retry_arg;
 	uint64_t attr_timeout_ns;
 	char *attr_timeout_arg;
 	char *window_arg;
@@ -135,6 +158,7 @@ static struct daxfs_opts {
 	.range_shift = 21,
 	.policy = "default",
 	.attr_timeout_ns = 1000000000ull,
+	.ring_depth = 16,
 };
 
 static struct dnode root;
@@ -177,6 +201,12 @@ static atomic_uint_fast64_t n_attr_refreshes, n_attr_shrinks, n_attr_punch_busy;
 static atomic_uint_fast64_t n_zc_reads, n_zc_faults;
 /* Seed 004: fsync COMMITs, the writebacks they waited for, and their errors. */
 static atomic_uint_fast64_t n_commits, n_commit_wbs, n_wb_errors;
+/*
+ * The io_uring engine: CQEs reaped, submit op calls by the retry timer,
+ * requests parked, requests failed back to FUSE.
+ */
+static atomic_uint_fast64_t n_u_completions, n_u_timer_retries, n_u_parks, n_u_errors;
+static void uring_stats(struct dc_reqq_stats *st);
 /* dc_map() flags of every access: DC_MAP_MAY_BYPASS under the default policy. */
 static unsigned int map_flags;
 /* The largest read zc_read() replies to: zc_init(), 0 without splice. */
@@ -324,6 +354,7 @@ static void caller_creds_exit(void)
 static size_t stats_text(char *buf, size_t size)
 {
 	struct dc_cache_stats st;
+	struct dc_reqq_stats rq;
 	uint64_t reads = (uint64_t)atomic_load(&n_reads);
 	uint64_t refreshes = (uint64_t)atomic_load(&n_attr_refreshes);
 	uint64_t commits = (uint64_t)atomic_load(&n_commits);
@@ -333,6 +364,7 @@ static size_t stats_text(char *buf, size_t size)
 	memset(&st, 0, sizeof(st));
 	if (cache)
 		dc_cache_stats(cache, &st, sizeof(st));
+	uring_stats(&rq);
 	len = snprintf(buf, size,
 		       "mode: %s\n"
 		       "policy: %s\n"
@@ -372,7 +404,19 @@ static size_t stats_text(char *buf, size_t size)
 		       "commits: %" PRIu64 "\n"
 		       "commit_writebacks: %" PRIu64 "\n"
 		       "writebacks_per_commit: %" PRIu64 ".%02" PRIu64 "\n"
-		       "writeback_errors: %" PRIu64 "\n",
+		       "writeback_errors: %" PRIu64 "\n"
+		       "io_engine: %s\n"
+		       "retry: %s\n"
+		       "ring_depth: %u\n"
+		       "uring_submits: %" PRIu64 "\n"
+		       "uring_completions: %" PRIu64 "\n"
+		       "uring_ring_full: %" PRIu64 "\n"
+		       "uring_parks: %" PRIu64 "\n"
+		       "uring_resubmits: %" PRIu64 "\n"
+		       "uring_timer_retries: %" PRIu64 "\n"
+		       "uring_errors: %" PRIu64 "\n"
+		       "uring_parked: %" PRIu64 "\n"
+		       "uring_in_flight: %" PRIu64 "\n",
 		       opt.no_dax ? "no-dax" : "dax", opt.policy,
 		       opt.window_size, (uint64_t)1 << opt.range_shift,
 		       reads, (uint64_t)atomic_load(&n_writes),
@@ -392,7 +436,13 @@ static size_t stats_text(char *buf, size_t size)
 		       (uint64_t)atomic_load(&n_zc_faults),
 		       commits, wbs, commits ? wbs / commits : 0,
 		       commits ? wbs * 100 / commits % 100 : 0,
-		       (uint64_t)atomic_load(&n_wb_errors));
+		       (uint64_t)atomic_load(&n_wb_errors),
+		       opt.uring ? "uring" : "sync",
+		       opt.retry_timer ? "timer" : "completion", opt.ring_depth,
+		       rq.submitted, (uint64_t)atomic_load(&n_u_completions),
+		       rq.enospc, (uint64_t)atomic_load(&n_u_parks), rq.resubmitted,
+		       (uint64_t)atomic_load(&n_u_timer_retries),
+		       (uint64_t)atomic_load(&n_u_errors), rq.parked, rq.in_flight);
 	if (len < 0)
 		return 0;
 	return (size_t)len < size ? (size_t)len : size - 1;
@@ -1071,14 +1121,20 @@ static void dfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int fd, err;
 
 	if (n == &stats_node) {
-		f = calloc(1, sizeof(*f) + 2048);
+		f = calloc(1, sizeof(*f) + STATS_MAX);
 		if (!f) {
 			fuse_reply_err(req, ENOMEM);
 			return;
 		}
 		f->fd = -1;
 		f->text = (char *)(f + 1);
-		f->text_len = stats_text(f->text, 2048);
+		f->text_len = stats_text(f->text, STATS_MAX);
+		pthread_mutex_lock(&stats_files_lock);
+		f->next = stats_files.next;
+		f->prev = &stats_files;
+		f->next->prev = f;
+		stats_files.next = f;
+		pthread_mutex_unlock(&stats_files_lock);
 		fi->fh = (uint64_t)(uintptr_t)f;
 		fi->direct_io = 1;
 		fuse_reply_open(req, fi);
@@ -1104,7 +1160,13 @@ static void dfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	struct dnode *n = get_node(ino);
 
 	if (n == &stats_node) {
-		free((void *)(uintptr_t)fi->fh);
+		struct dfile *f = (struct dfile *)(uintptr_t)fi->fh;
+
+		pthread_mutex_lock(&stats_files_lock);
+		f->prev->next = f->next;
+		f->next->prev = f->prev;
+		pthread_mutex_unlock(&stats_files_lock);
+		free(f);
 	} else {
 		close((int)fi->fh);
 		dax_detach(n);
@@ -1160,17 +1222,24 @@ out:
 	return err;
 }
 
+/* window_copy() and zc_read(): the cache bypasses all of it, use the ring. */
+#define BYPASS_WHOLE	2
+
 /*
  * Copy [@off, @off + @len) of @n through the window, range by range; a
  * range the cache answers DC_MAP_BYPASS for goes straight to @fd.  0 or
  * -errno: -EIO when the source was truncated behind our back (a window
  * page past its end), and the caller then falls back to pread()/pwrite().
+ * With --io-engine=uring, BYPASS_WHOLE when the cache bypasses the whole
+ * of [@off, @off + @len) (one range): nothing copied, the caller serves it
+ * through the ring.
  */
 static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 		       uint64_t off, bool write)
 {
 	uint64_t rs = (uint64_t)1 << opt.range_shift;
 	struct dc_pin pin;
+	bool first = true;
 	int err;
 
 	ensure_registered();
@@ -1182,9 +1251,12 @@ static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 			chunk = rs - (off & (rs - 1)) < len ?
 				(size_t)(rs - (off & (rs - 1))) : len;
 			atomic_fetch_add_explicit(&n_bypassed, 1, memory_order_relaxed);
+			if (first && chunk == len && opt.uring)
+				return BYPASS_WHOLE;
 			err = direct_copy(fd, buf, chunk, off, write);
 			if (err)
 				return err;
+			first = false;
 			buf += chunk;
 			off += chunk;
 			len -= chunk;
@@ -1192,6 +1264,7 @@ static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 		}
 		if (err)
 			return err;
+		first = false;
 		chunk = pin.len < len ? (size_t)pin.len : len;
 		if (write) {
 			err = dc_mmapbe_write(be, &pin, 0, buf, chunk);
@@ -1335,7 +1408,8 @@ static void zc_init(void)
  * n->io_lock held shared.  Return: 1 replied; 0 not replied, copy instead
  * (no pipe, too many ranges); -errno not replied: -EIO when a page or
  * range is past the end of the source (the caller falls back to pread()),
- * or the error of dc_map().
+ * or the error of dc_map(); BYPASS_WHOLE (--io-engine=uring) not replied:
+ * the cache bypasses all of it, the caller serves it through the ring.
  */
 static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t off)
 {
@@ -1361,6 +1435,12 @@ static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t
 
 			chunk = rs - (o & (rs - 1)) < len - done ?
 				(size_t)(rs - (o & (rs - 1))) : len - done;
+			if (!done && chunk == len && opt.uring) {
+				atomic_fetch_add_explicit(&n_bypassed, 1,
+							  memory_order_relaxed);
+				ret = BYPASS_WHOLE;
+				goto out;
+			}
 			if (!bounce && !(bounce = malloc(len))) {
 				ret = -ENOMEM;
 				goto out;
@@ -1425,6 +1505,280 @@ out:
 	return ret;
 }
 
+/*
+ * The io_uring engine (--io-engine=uring), after seed 002 (virtio-fs: a
+ * full queue is refilled when a completion arrives, not from a 1 ms timer).
+ * The direct reads and writes (--no-dax, and writes that extend the file or
+ * append) are not served on the FUSE thread: a struct uio carries the
+ * request through the library's dc_reqq, whose submit op (uring_submit())
+ * places it in a ring of --ring-depth entries and answers -ENOSPC when that
+ * many are on the ring already.  The reqq parks such a request and
+ * resubmits it from dc_reqq_complete(), which the completion thread
+ * (uring_reaper()) calls for every CQE it reaps, before the end callback
+ * (uio_end()) replies to FUSE (libfuse replies may come from any thread).
+ * --retry=timer makes the reqq retry parked requests from its 1 ms timer
+ * instead (DC_REQQ_TIMER_RETRY, the 2019 rule), for comparison.  Any other
+ * error (from io_uring_submit(), -ENOMEM, or the CQE's -EIO) goes back to
+ * the FUSE request.  A short read or write is replied short, as a single
+ * pread()/pwrite() of the synchronous engine is.
+ */
+#ifdef DAXFS_URING
+struct uio {
+	struct dc_reqq_req rq;
+	fuse_req_t req;
+	struct dnode *n;
+	int fd;
+	bool write;
+	size_t len;
+	uint64_t off;
+	char buf[];
+};
+
+static struct io_uring ring;
+static bool ring_up;
+static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int ring_in_flight;	/* SQEs given to the ring, CQE not reaped */
+static struct dc_reqq *uq;
+static struct dc_reqq_stats uq_final;	/* uq's counters when it was destroyed */
+static pthread_t reaper;
+static bool reaper_up;
+/* The request this thread is handing to dc_reqq_submit(), and whether the
+ * submit op took it there and then (else it was parked). */
+static __thread struct uio *tl_submitting;
+static __thread bool tl_direct, tl_reaper;
+
+/* The reqq's submit op: 0 on the ring, -ENOSPC when full, or -errno. */
+static int uring_submit(struct dc_reqq_req *rq, void *priv)
+{
+	struct uio *u = (struct uio *)((char *)rq - offsetof(struct uio, rq));
+	struct io_uring_sqe *sqe;
+	int ret;
+
+	/* Neither a FUSE thread's submission nor a completion: the timer. */
+	if (u != tl_submitting && !tl_reaper)
+		atomic_fetch_add_explicit(&n_u_timer_retries, 1, memory_order_relaxed);
+	pthread_mutex_lock(&ring_lock);
+	if (ring_in_flight >= opt.ring_depth || !(sqe = io_uring_get_sqe(&ring))) {
+		pthread_mutex_unlock(&ring_lock);
+		return -ENOSPC;
+	}
+	if (u->write)
+		io_uring_prep_write(sqe, u->fd, u->buf, (unsigned int)u->len, u->off);
+	else
+		io_uring_prep_read(sqe, u->fd, u->buf, (unsigned int)u->len, u->off);
+	io_uring_sqe_set_data(sqe, u);
+	ring_in_flight++;
+	ret = io_uring_submit(&ring);
+	if (ret < 0) {
+		/*
+		 * The SQE stays in the submission queue and goes with the next
+		 * io_uring_submit(): make it a no-op, whose CQE the reaper
+		 * only counts off ring_in_flight.
+		 */
+		io_uring_prep_nop(sqe);
+		io_uring_sqe_set_data(sqe, NULL);
+		pthread_mutex_unlock(&ring_lock);
+		return ret == -ENOSPC ? -EAGAIN : ret;
+	}
+	pthread_mutex_unlock(&ring_lock);
+	if (u == tl_submitting)
+		tl_direct = true;
+	return 0;
+}
+
+static const struct dc_reqq_ops uring_ops = { .submit = uring_submit };
+
+/* End callback: reply to FUSE with @status (bytes or -errno), free @rq. */
+static void uio_end(struct dc_reqq_req *rq, int status)
+{
+	struct uio *u = (struct uio *)((char *)rq - offsetof(struct uio, rq));
+
+	if (status < 0) {
+		atomic_fetch_add_explicit(&n_u_errors, 1, memory_order_relaxed);
+		fuse_reply_err(u->req, -status);
+	} else if (u->write) {
+		if (u->n->attr)
+			dc_attr_note_write(u->n->attr, u->off + (uint64_t)status,
+					   DC_ATTR_MTIME_UNKNOWN, mono_ns());
+		fuse_reply_write(u->req, (size_t)status);
+	} else {
+		fuse_reply_buf(u->req, u->buf, (size_t)status);
+	}
+	free(u);
+}
+
+/* The completion thread: reap CQEs, complete their requests. */
+static void *uring_reaper(void *arg)
+{
+	struct io_uring_cqe *cqe;
+	struct uio *u;
+	int res;
+
+	tl_reaper = true;
+	ensure_registered();
+	for (;;) {
+		if (io_uring_wait_cqe(&ring, &cqe))
+			continue;	/* -EINTR */
+		u = io_uring_cqe_get_data(cqe);
+		res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+		pthread_mutex_lock(&ring_lock);
+		ring_in_flight--;
+		pthread_mutex_unlock(&ring_lock);
+		if (u == (struct uio *)&ring)
+			break;		/* uring_stop()'s marker */
+		if (!u)
+			continue;	/* a failed submission's no-op */
+		atomic_fetch_add_explicit(&n_u_completions, 1, memory_order_relaxed);
+		dc_reqq_complete(uq, &u->rq, res);
+	}
+	return NULL;
+}
+
+/*
+ * Serve a direct read (@write false: @data NULL) or write of @len bytes at
+ * @off through the ring; replies to @req in every case.
+ */
+static void uring_io(fuse_req_t req, struct dnode *n, int fd, const char *data,
+		     size_t len, uint64_t off)
+{
+	struct uio *u = malloc(sizeof(*u) + (len ? len : 1));
+	int err;
+
+	if (!u) {
+		atomic_fetch_add_explicit(&n_u_errors, 1, memory_order_relaxed);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	dc_reqq_req_init(&u->rq, uio_end, 0);
+	u->req = req;
+	u->n = n;
+	u->fd = fd;
+	u->write = data != NULL;
+	u->len = len;
+	u->off = off;
+	if (data)
+		memcpy(u->buf, data, len);	/* libfuse reuses its buffer */
+	tl_submitting = u;
+	tl_direct = false;
+	err = dc_reqq_submit(uq, &u->rq);
+	tl_submitting = NULL;
+	/* @u may be completed and freed already: only the flags are ours. */
+	if (!err && !tl_direct)
+		atomic_fetch_add_explicit(&n_u_parks, 1, memory_order_relaxed);
+	if (err) {
+		atomic_fetch_add_explicit(&n_u_errors, 1, memory_order_relaxed);
+		fuse_reply_err(req, -err);
+		free(u);
+	}
+}
+
+/* Whether io_uring works here (the kernel or seccomp may refuse it). */
+static int uring_probe(void)
+{
+	struct io_uring r;
+	int err = io_uring_queue_init(2, &r, 0);
+
+	if (!err)
+		io_uring_queue_exit(&r);
+	return err;
+}
+
+/* Set the ring, the reqq and the completion thread up; 0 or -errno (said). */
+static int uring_start(void)
+{
+	struct dc_reqq_config cfg = {
+		.flags = opt.retry_timer ? DC_REQQ_TIMER_RETRY : 0,
+	};
+	int err;
+
+	/* Twice the depth: the stop marker and failed no-ops fit too. */
+	err = io_uring_queue_init(opt.ring_depth * 2, &ring, 0);
+	if (err) {
+		fprintf(stderr, "daxfs: io_uring: %s\n", strerror(-err));
+		return err;
+	}
+	ring_up = true;
+	err = dc_reqq_create(&cfg, sizeof(cfg), &uring_ops, sizeof(uring_ops),
+			     NULL, &uq);
+	if (err) {
+		fprintf(stderr, "daxfs: reqq: %s\n", strerror(-err));
+		return err;
+	}
+	err = pthread_create(&reaper, NULL, uring_reaper, NULL);
+	if (err) {
+		fprintf(stderr, "daxfs: completion thread: %s\n", strerror(err));
+		return -err;
+	}
+	reaper_up = true;
+	return 0;
+}
+
+/* After the session loop: wait for the requests, stop the reaper, free. */
+static void uring_stop(void)
+{
+	struct io_uring_sqe *sqe;
+
+	if (uq && reaper_up)
+		dc_reqq_drain(uq, UINT64_MAX);
+	if (reaper_up) {
+		pthread_mutex_lock(&ring_lock);
+		sqe = io_uring_get_sqe(&ring);
+		if (sqe) {
+			io_uring_prep_nop(sqe);
+			io_uring_sqe_set_data(sqe, &ring);
+			ring_in_flight++;
+			io_uring_submit(&ring);
+		}
+		pthread_mutex_unlock(&ring_lock);
+		if (!sqe)
+			return;	/* not reached (drained): the reaper keeps the ring */
+		pthread_join(reaper, NULL);
+	}
+	/* The counters, for the report at unmount. */
+	if (uq)
+		dc_reqq_stats(uq, &uq_final, sizeof(uq_final));
+	dc_reqq_destroy(uq);
+	uq = NULL;
+	if (ring_up)
+		io_uring_queue_exit(&ring);
+	ring_up = false;
+}
+
+static void uring_stats(struct dc_reqq_stats *st)
+{
+	*st = uq_final;
+	if (uq)
+		dc_reqq_stats(uq, st, sizeof(*st));
+}
+#else
+static void uring_io(fuse_req_t req, struct dnode *n, int fd, const char *data,
+		     size_t len, uint64_t off)
+{
+	fuse_reply_err(req, ENOSYS);	/* not reached: refused at start */
+}
+
+static int uring_probe(void)
+{
+	return -ENOSYS;
+}
+
+static int uring_start(void)
+{
+	fprintf(stderr, "daxfs: built without liburing: no --io-engine=uring\n");
+	return -ENOSYS;
+}
+
+static void uring_stop(void)
+{
+}
+
+static void uring_stats(struct dc_reqq_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+#endif
+
 static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
@@ -1436,13 +1790,21 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	if (n == &stats_node) {
 		struct dfile *f = (struct dfile *)(uintptr_t)fi->fh;
+		char text[STATS_MAX];
+		size_t len;
 
-		if ((size_t)off >= f->text_len)
+		if ((size_t)off >= f->text_len) {
 			fuse_reply_buf(req, NULL, 0);
-		else
-			fuse_reply_buf(req, f->text + off,
-				       f->text_len - (size_t)off < size ?
-				       f->text_len - (size_t)off : size);
+			return;
+		}
+		len = f->text_len - (size_t)off < size ? f->text_len - (size_t)off : size;
+		/*
+		 * Replied from a copy: the reader's close (whose release frees
+		 * @f on another thread) may come as soon as the kernel has the
+		 * reply, before writev() returns here.
+		 */
+		memcpy(text, f->text + off, len);
+		fuse_reply_buf(req, text, len);
 		return;
 	}
 	atomic_fetch_add_explicit(&n_reads, 1, memory_order_relaxed);
@@ -1461,7 +1823,11 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			pthread_rwlock_unlock(&n->io_lock);
 			return;
 		}
+		if (err == BYPASS_WHOLE)
+			goto ring;
 	}
+	if (!n->dci && opt.uring)
+		goto ring;
 	/* --no-dax; or above zc_max, no pipe, too many ranges. */
 	if (size > sizeof(small) && !(buf = malloc(size))) {
 		err = -ENOMEM;
@@ -1475,6 +1841,11 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	got = (ssize_t)size;
 	if (!err)
 		err = window_copy(n, (int)fi->fh, buf, size, (uint64_t)off, false);
+	if (err == BYPASS_WHOLE) {
+		if (buf != small)
+			free(buf);
+		goto ring;
+	}
 	if (err) {
 		/*
 		 * A page or range past the end: the source shrank behind
@@ -1494,6 +1865,11 @@ out:
 		fuse_reply_buf(req, buf, (size_t)got);
 	if (buf != small)
 		free(buf);
+	return;
+ring:
+	/* Served, and replied to, by the completion thread. */
+	pthread_rwlock_unlock(&n->io_lock);
+	uring_io(req, n, (int)fi->fh, NULL, size, (uint64_t)off);
 }
 
 static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
@@ -1528,8 +1904,15 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	err = window_copy(n, (int)fi->fh, (char *)buf, size, (uint64_t)off, true);
 	if (!err)
 		goto out;
+	if (err == BYPASS_WHOLE)
+		goto plain;	/* the ring */
 	atomic_fetch_add_explicit(&n_fallbacks, 1, memory_order_relaxed);
 plain:
+	if (opt.uring) {
+		pthread_rwlock_unlock(&n->io_lock);
+		uring_io(req, n, (int)fi->fh, buf, size, (uint64_t)off);
+		return;
+	}
 	done = pwrite((int)fi->fh, buf, size, off);
 	err = done < 0 ? -errno : 0;
 out:
@@ -2003,6 +2386,17 @@ static void usage(FILE *f, const char *prog)
 		"           (default 1; 0: every read fstat()s it)\n"
 		"    --direct-io                   [direct_io]\n"
 		"           open files with direct_io (no page cache)\n"
+		"    --io-engine=sync|uring        [io_engine=ENGINE]\n"
+		"           sync (default): direct reads and writes (--no-dax, and\n"
+		"           writes that extend the file) are pread()/pwrite() on the\n"
+		"           FUSE thread; uring: they go through an io_uring ring\n"
+		"           and a completion thread replies (if built with liburing)\n"
+		"    --ring-depth=N                [ring_depth=N]\n"
+		"           the most requests on the ring (default 16); more are\n"
+		"           parked and resubmitted when a completion frees room\n"
+		"    --retry=completion|timer      [retry=RULE]\n"
+		"           when parked requests are retried: at a completion\n"
+		"           (default) or from a 1 ms timer (the 2019 rule)\n"
 		"    -f, --foreground              stay in the foreground\n"
 		"    -d, --debug                   [debug] FUSE debug output (implies -f)\n"
 		"    -s                            serve requests with one thread\n"
@@ -2019,7 +2413,11 @@ static void usage(FILE *f, const char *prog)
 		"           reads spliced from the window, zero_copy_faults: of those,\n"
 		"           the ones that met a page past the end and fell back;\n"
 		"           commits: fsyncs, commit_writebacks: the range writebacks\n"
-		"           they waited for, also per commit)\n"
+		"           they waited for, also per commit;\n"
+		"           uring_*: the io_uring engine: submits to the ring,\n"
+		"           completions, ring_full (-ENOSPC answers), parks (requests\n"
+		"           parked), resubmits (parked requests that reached the\n"
+		"           ring), timer_retries (submissions by the retry timer))\n"
 		"\n"
 		"EXIT STATUS\n"
 		"    0 unmounted cleanly, 1 an error, 2 bad arguments.\n"
@@ -2055,6 +2453,15 @@ static const struct fuse_opt daxfs_opts[] = {
 	DAXFS_OPT("attr_timeout=%s", attr_timeout_arg, 0),
 	DAXFS_OPT("--direct-io", direct_io, 1),
 	DAXFS_OPT("direct_io", direct_io, 1),
+	DAXFS_OPT("--io-engine %s", engine_arg, 0),
+	DAXFS_OPT("--io-engine=%s", engine_arg, 0),
+	DAXFS_OPT("io_engine=%s", engine_arg, 0),
+	DAXFS_OPT("--ring-depth %s", depth_arg, 0),
+	DAXFS_OPT("--ring-depth=%s", depth_arg, 0),
+	DAXFS_OPT("ring_depth=%s", depth_arg, 0),
+	DAXFS_OPT("--retry %s", retry_arg, 0),
+	DAXFS_OPT("--retry=%s", retry_arg, 0),
+	DAXFS_OPT("retry=%s", retry_arg, 0),
 	FUSE_OPT_KEY("--foreground", KEY_FOREGROUND),
 	FUSE_OPT_KEY("--debug", KEY_DEBUG),
 	FUSE_OPT_END
@@ -2122,6 +2529,33 @@ static int check_values(void)
 			return -1;
 		}
 		opt.attr_timeout_ns = (uint64_t)(t * 1e9);
+	}
+	if (opt.engine_arg) {
+		if (!strcmp(opt.engine_arg, "uring")) {
+#ifndef DAXFS_URING
+			fprintf(stderr, "daxfs: built without liburing: no --io-engine=uring\n");
+			return -1;
+#endif
+			opt.uring = true;
+		} else if (strcmp(opt.engine_arg, "sync")) {
+			fprintf(stderr, "daxfs: bad value '%s'\n", opt.engine_arg);
+			return -1;
+		}
+	}
+	if (opt.depth_arg) {
+		if (parse_size(opt.depth_arg, &v) || !v || v > 4096) {
+			fprintf(stderr, "daxfs: bad value '%s'\n", opt.depth_arg);
+			return -1;
+		}
+		opt.ring_depth = (unsigned int)v;
+	}
+	if (opt.retry_arg) {
+		if (!strcmp(opt.retry_arg, "timer")) {
+			opt.retry_timer = true;
+		} else if (strcmp(opt.retry_arg, "completion")) {
+			fprintf(stderr, "daxfs: bad value '%s'\n", opt.retry_arg);
+			return -1;
+		}
 	}
 	return 0;
 bad:
@@ -2214,8 +2648,8 @@ int main(int argc, char **argv)
 	struct fuse_session *se;
 	struct fuse_loop_config *loop_cfg;
 	struct stat st;
-	char buf[2048];
-	int ret = 1;
+	char buf[STATS_MAX];
+	int ret = 1, err;
 
 	memset(&cl, 0, sizeof(cl));
 	if (fuse_opt_parse(&args, &opt, daxfs_opts, opt_proc) ||
@@ -2234,6 +2668,10 @@ int main(int argc, char **argv)
 	}
 	if (cl.show_version) {
 		printf("daxfs, libfuse %s\n", fuse_pkgversion());
+		err = uring_probe();
+		printf("io_uring: %s%s\n", err == -ENOSYS ? "not built" :
+		       err ? "refused: " : "available", err && err != -ENOSYS ?
+		       strerror(-err) : "");
 		fuse_lowlevel_version();
 		ret = 0;
 		goto out_args;
@@ -2285,6 +2723,8 @@ int main(int argc, char **argv)
 		goto out_unmount;
 	if (!opt.no_dax && (cache_start() || wb_start()))
 		goto out_unmount;
+	if (opt.uring && uring_start())
+		goto out_unmount;
 	if (cl.singlethread) {
 		ret = fuse_session_loop(se) < 0 ? 1 : 0;
 		goto out_unmount;
@@ -2304,6 +2744,7 @@ int main(int argc, char **argv)
 	ret = fuse_session_loop_mt(se, loop_cfg) < 0 ? 1 : 0;
 	fuse_loop_cfg_destroy(loop_cfg);
 out_unmount:
+	uring_stop();
 	wb_stop_all();
 	fuse_session_unmount(se);
 out_signals:
@@ -2318,6 +2759,12 @@ out_window:
 	dc_mmapbe_destroy(be);
 	dc_thread_unregister();
 out_args:
+	while (stats_files.next != &stats_files) {
+		struct dfile *f = stats_files.next;
+
+		stats_files.next = f->next;
+		free(f);
+	}
 	xino_free();
 	free(daemon_groups);
 	free(cl.mountpoint);
@@ -2326,6 +2773,9 @@ out_args:
 	free(opt.shift_arg);
 	free(opt.policy_arg);
 	free(opt.attr_timeout_arg);
+	free(opt.engine_arg);
+	free(opt.depth_arg);
+	free(opt.retry_arg);
 	fuse_opt_free_args(&args);
 	return ret;
 }
