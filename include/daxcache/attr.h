@@ -3,7 +3,8 @@
  * daxcache/attr.h - cached file attributes with a validity deadline, and the
  * read path's "must I ask the server first?" decision.
  *
- * After seed 001 (FUSE: update attributes on read only on timeout).  One
+ * Attributes are refreshed on read only when they have timed out, not on
+ * every read (the history: docs/design.md).  One
  * struct dc_attr per inode holds the size, mtime and ctime last learnt, and
  * the time until which they count as valid (refresh time + timeout).
  *

@@ -45,9 +45,12 @@ struct dc_inode;
 /*
  * Victim choice when a range must be reclaimed.  Inline reclaim looks at the
  * mapping inode's own ranges first, walking them in file order from a
- * cursor; the background reclaimer and inline reclaim from other inodes
- * use the global hand over all mapped ranges, in setup order.  The policy
- * says whether either walk gives a second chance to recently hit ranges.
+ * cursor, except for a DC_MAP_MAY_BYPASS miss under DC_ADMIT_FREQ, which
+ * takes its victim window-wide unless its inode holds more than half the
+ * window's mappings; the background reclaimer and inline reclaim from other
+ * inodes use the global hand over all mapped ranges, in setup order.  The
+ * policy says whether either walk gives a second chance to recently hit
+ * ranges.
  */
 enum dc_victim_policy {
 	DC_VICTIM_CLOCK = 0,		/* second chance on an accessed bit set by hits (default) */
@@ -64,9 +67,10 @@ enum dc_victim_policy {
  *	just read), else only if its file range was missed recently and is
  *	referenced more often than the victim it would replace (a frequency
  *	sketch, counted on misses and when the victim scan finds a range's
- *	accessed bit set); otherwise dc_map() answers DC_MAP_BYPASS.  Writes never evict, nor upgrade a
- *	read-only mapping while no range is free.  Misses served from free
- *	ranges are always mapped.  The default.
+ *	accessed bit set); otherwise dc_map() answers DC_MAP_BYPASS.  Writes
+ *	never evict; while no range is free, a write upgrades a read-only
+ *	mapping only once its range is hot (written repeatedly).  Misses served
+ *	from free ranges are always mapped.  The default.
  *
  * Only calls that pass DC_MAP_MAY_BYPASS are ever refused; callers that do
  * not pass it see no change of behaviour under either policy.
@@ -77,8 +81,8 @@ enum dc_admit_policy {
 };
 
 /* Behaviour switches (config.flags), mostly older behaviours kept for benchmarks. */
-#define DC_CACHE_KICK_BG_FIRST	0x1u	/* kick the background reclaimer before trying inline reclaim (2019) */
-#define DC_CACHE_REMOVE_ON_INLINE 0x2u	/* send remove before reusing an inline-reclaimed range (2019) */
+#define DC_CACHE_KICK_BG_FIRST	0x1u	/* kick the background reclaimer before trying inline reclaim */
+#define DC_CACHE_REMOVE_ON_INLINE 0x2u	/* send remove before reusing an inline-reclaimed range */
 #define DC_CACHE_INLINE_OWN_ONLY 0x4u	/* inline reclaim only from the mapping inode (upstream Linux) */
 
 /**
@@ -348,7 +352,8 @@ void dc_inode_put(struct dc_inode *inode);
  * reference count beats the victim's, else dc_map() returns DC_MAP_BYPASS
  * (stats: bypass_full).  A
  * write is never mapped over a victim, and while no range is free a write
- * to a read-only mapping is not upgraded (bypass_write): a writable mapping
+ * to a read-only mapping is upgraded only once its range is hot (written
+ * repeatedly), else it is bypassed (bypass_write): a writable mapping
  * costs a writeback before its range can be reclaimed.  When no idle range
  * can be reclaimed (every range pinned), dc_map() returns DC_MAP_BYPASS at
  * once instead of waiting (bypass_busy); but while the background

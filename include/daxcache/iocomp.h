@@ -3,7 +3,7 @@
  * daxcache/iocomp.h - run a function once, when the last of a batch of I/Os
  * completes.
  *
- * After seed 004 (the NFS "commit after writeback" counter): the initiator
+ * The "commit after writeback" counter (history: docs/design.md): the initiator
  * holds one reference while it issues I/Os, takes one more per I/O
  * (dc_iocomp_get()) and drops each at the I/O's completion (dc_iocomp_put());
  * then it drops its own.  Whichever put is the last runs the completion

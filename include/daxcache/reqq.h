@@ -3,7 +3,7 @@
  * daxcache/reqq.h - request dispatch queue in front of a bounded device
  * queue, with completion-driven retry of a full queue.
  *
- * After seed 002 (virtio-fs, 2024): a caller-provided submit op places a
+ * A caller-provided submit op (history: docs/design.md) places a
  * request on the device's queue and answers 0, -ENOSPC (the queue is full),
  * -ENOMEM or another -errno.
  *
@@ -56,7 +56,7 @@
  * caller's context: the caller must not hold, around dc_reqq_complete(), a
  * lock its submit op takes.
  *
- * The 2019 behaviour is kept for comparison (DC_REQQ_TIMER_RETRY): parked
+ * A timer retry is kept for comparison (DC_REQQ_TIMER_RETRY): parked
  * requests are retried from a delayed worker (1 ms by default), completions
  * do not dispatch, and new requests go to the device directly even when
  * others are parked (they may overtake parked ones, as they did then).
@@ -119,7 +119,7 @@ struct dc_reqq_ops {
 	(offsetof(struct dc_reqq_ops, submit) + sizeof(void (*)(void)))
 
 /* Queue flags. */
-#define DC_REQQ_TIMER_RETRY	0x1u	/* 2019 behaviour: retry from a timer */
+#define DC_REQQ_TIMER_RETRY	0x1u	/* retry parked requests from a timer, not on completion */
 
 /**
  * struct dc_reqq_config - how to create a queue.
@@ -226,7 +226,7 @@ void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
  * when nothing is parked (otherwise it is parked behind the others, FIFO).
  * On -ENOSPC it is parked.  Called from inside the submit op on this
  * thread (an end callback of a synchronous completion), the request is
- * parked, and resubmitted once that op call has returned (in the 2019 mode:
+ * parked, and resubmitted once that op call has returned (in DC_REQQ_TIMER_RETRY mode:
  * by the retry timer).  No end callback is called from here, except those
  * of the exception in the header comment.
  *

@@ -3,7 +3,7 @@
  * daxcache/slots.h - a request slot table with on-demand growth and a FIFO
  * backlog.
  *
- * After the SUNRPC slot-table patch of seed 004: a table holds up to
+ * A table (modelled on SUNRPC's slot table: docs/design.md) holds up to
  * @max_slots request slots, @min_slots of them allocated up front.  A caller
  * that finds no free slot allocates a new one, with the table lock dropped
  * around the allocation, as long as the table is below its maximum.  When
