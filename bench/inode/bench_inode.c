@@ -26,6 +26,7 @@
 #define QUICK_SECONDS	0.5
 #define OLD_BUCKETS	1024u
 #define OLD_ENTRY_SIZE	640u
+#define MAX_THREADS	2u
 
 /* --- the replica: global mutex, fixed buckets ------------------------- */
 
@@ -118,10 +119,12 @@ static void *lookup_thread(void *arg)
 static void measure(struct run_ctx *x, unsigned int threads, double seconds,
 		    double *ns_per_op, double *mops)
 {
-	struct bench_thread th[2];
+	struct bench_thread th[MAX_THREADS];
 	uint64_t ops = 0, ns = 0;
 	unsigned int i;
 
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
 	memset(th, 0, sizeof(th));
 	for (i = 0; i < threads; i++)
 		th[i].ctx = x;
@@ -262,7 +265,7 @@ int main(int argc, char **argv)
 			depopulate(&lib, &old, sizes[s], held, slab);
 			break;
 		}
-		for (threads = 1; threads <= 2; threads++) {
+		for (threads = 1; threads <= MAX_THREADS; threads++) {
 			double lns, lm, ons, om;
 
 			/* Side by side: old, library, in one run. */

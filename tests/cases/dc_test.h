@@ -9,7 +9,8 @@
  * makes checks safe everywhere: no longjmp, no assertion that kills a thread.
  *
  * A runner supplies the environment: the userspace runner maps a suite onto
- * cmocka (tests/unit/), the kernel runner onto KTAP (tests/kernel/).  Cases
+ * cmocka (tests/unit/), the kernel runners onto KTAP (tests/kernel/ktap.c)
+ * and, where the kernel has it, KUnit (tests/kernel/kunit.c).  Cases
  * use only this header, the platform header and the public API.
  */
 #ifndef DC_TEST_H
@@ -37,6 +38,10 @@ struct dc_test_suite {
 	const struct dc_test_case *cases;
 };
 
+#ifdef DC_TEST_KUNIT
+/* Compiled for the kernel's KUnit: the cases become KUnit suites. */
+#include "kunit_cases.h"
+#else
 #define DC_TEST(fn)	static void fn(struct dc_test *t)
 #define DC_CASE(fn)	{ #fn, fn }
 /* The runners name the suite with the same declaration. */
@@ -48,6 +53,7 @@ struct dc_test_suite {
 	const struct dc_test_suite dc_suite_##sname = {			\
 		#sname, dc_cases_##sname				\
 	}
+#endif
 
 /* --- provided by the runner's environment ------------------------------ */
 

@@ -25,17 +25,14 @@
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 
-#include <daxcache/fault.h>
-
-#include "kshim.h"
 #include "ktap.h"
 
 static char *seed;
 module_param(seed, charp, 0444);
 MODULE_PARM_DESC(seed, "seed of the random cases (default: a random one, printed)");
 
-unsigned int dc_ktap_scale = 1;
-module_param_named(scale, dc_ktap_scale, uint, 0444);
+static unsigned int scale = 1;
+module_param(scale, uint, 0444);
 MODULE_PARM_DESC(scale, "iteration count factor of the random cases (default 1)");
 
 static char *filter;
@@ -58,6 +55,41 @@ static const struct dc_test_suite *const ktap_suites[] = { DC_KTAP_SUITES };
 struct ktap_counts {
 	unsigned int pass, fail, skip;
 };
+
+/* Diagnostics of a case are indented like its result line. */
+#define KTAP_CASE_INDENT	"    "
+
+void dc_test_log(struct dc_test *t, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	pr_info(KTAP_CASE_INDENT "# %s: %pV\n", t->name, &vaf);
+	va_end(ap);
+}
+
+void dc_test_fail(struct dc_test *t, const char *file, int line,
+		  const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list ap;
+
+	dc_atomic_inc(&t->failures);
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	pr_info(KTAP_CASE_INDENT "# %s: FAILED at %s:%d: %pV\n", t->name, file,
+		line, &vaf);
+	va_end(ap);
+}
+
+unsigned int dc_test_scale(void)
+{
+	return scale ? scale : 1;
+}
 
 static bool ktap_selected(const struct dc_test_suite *s,
 			  const struct dc_test_case *c)
@@ -84,27 +116,9 @@ static unsigned int ktap_nr_selected(const struct dc_test_suite *s)
 static bool ktap_run_case(const struct dc_test_case *c, u64 run_seed)
 {
 	struct dc_test t = { .name = c->name, .seed = run_seed };
-	long live, leaked;
-	u64 start;
+	u64 ns = dc_ktest_run_case(&t, c->fn);
 
-	dc_atomic_set(&t.failures, 0);
-	dc_barrier();
-	live = dci_kshim_live_allocs();
-	start = ktime_get_ns();
-
-	dc_thread_register();
-	c->fn(&t);
-	dc_thread_unregister();
-
-	/* A case that stopped at a failed check may have left it armed. */
-	dc_fault_alloc_fail_nth(0);
-	dc_barrier();
-	leaked = dci_kshim_live_allocs() - live;
-	if (leaked)
-		dc_test_fail(&t, __FILE__, __LINE__,
-			     "%ld library allocation(s) not freed", leaked);
-	pr_info("    # %s: %llu ms\n", c->name,
-		div_u64(ktime_get_ns() - start, NSEC_PER_MSEC));
+	pr_info("    # %s: %llu ms\n", c->name, div_u64(ns, NSEC_PER_MSEC));
 	return !dc_test_failed(&t);
 }
 

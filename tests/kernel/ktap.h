@@ -1,12 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ktap.h - what the KTAP runner of daxcache_test.ko shares with the kernel
- * test environment (test_env.c).
+ * ktap.h - what the kernel runners of the shared cases, ktap.c
+ * (daxcache_test.ko) and kunit.c (daxcache_kunit.ko), share with the
+ * kernel test environment (test_env.c).
  */
 #ifndef DC_KTAP_H
 #define DC_KTAP_H
 
-/* The scale module parameter (iteration count factor, at least 1). */
-extern unsigned int dc_ktap_scale;
+#include <linux/types.h>
+
+struct dc_test;
+
+/**
+ * dc_ktest_run_case() - run one shared case the way both runners do.
+ * @t: the case's record, its name and seed set; its failures are reset.
+ * @fn: the case.
+ *
+ * Runs @fn in a registered thread, then waits for deferred frees
+ * (dc_barrier()) and records a failure if the library's live allocation
+ * count did not return to where it was: the kernel's stand-in for
+ * LeakSanitizer.
+ *
+ * Context: process context; sleeps.
+ * Return: the time the case took, in nanoseconds.
+ */
+u64 dc_ktest_run_case(struct dc_test *t, void (*fn)(struct dc_test *t));
 
 #endif /* DC_KTAP_H */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_env.c - the kernel environment of the shared test cases
- * (tests/cases/dc_test.h): KTAP diagnostics, failure records, vmalloc'ed
- * test memory and kthreads.
+ * (tests/cases/dc_test.h) that both kernel runners share: running a case
+ * with its leak check, vmalloc'ed test memory and kthreads.  The runners,
+ * ktap.c (daxcache_test.ko) and kunit.c (daxcache_kunit.ko), print the
+ * diagnostics and record the failures in their own formats.
  */
 #include "dc_test.h"
 
@@ -12,36 +14,33 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include <daxcache/fault.h>
+
+#include "kshim.h"
 #include "ktap.h"
 
-/* Diagnostics of a case are indented like its result line. */
-#define KTAP_CASE_INDENT	"    "
-
-void dc_test_log(struct dc_test *t, const char *fmt, ...)
+u64 dc_ktest_run_case(struct dc_test *t, dc_test_fn fn)
 {
-	struct va_format vaf;
-	va_list ap;
+	long live, leaked;
+	u64 start;
 
-	va_start(ap, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &ap;
-	pr_info(KTAP_CASE_INDENT "# %s: %pV\n", t->name, &vaf);
-	va_end(ap);
-}
+	dc_atomic_set(&t->failures, 0);
+	dc_barrier();
+	live = dci_kshim_live_allocs();
+	start = ktime_get_ns();
 
-void dc_test_fail(struct dc_test *t, const char *file, int line,
-		  const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list ap;
+	dc_thread_register();
+	fn(t);
+	dc_thread_unregister();
 
-	dc_atomic_inc(&t->failures);
-	va_start(ap, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &ap;
-	pr_info(KTAP_CASE_INDENT "# %s: FAILED at %s:%d: %pV\n", t->name, file,
-		line, &vaf);
-	va_end(ap);
+	/* A case that stopped at a failed check may have left it armed. */
+	dc_fault_alloc_fail_nth(0);
+	dc_barrier();
+	leaked = dci_kshim_live_allocs() - live;
+	if (leaked)
+		dc_test_fail(t, __FILE__, __LINE__,
+			     "%ld library allocation(s) not freed", leaked);
+	return ktime_get_ns() - start;
 }
 
 void *dc_test_alloc(size_t size)
@@ -129,11 +128,6 @@ void dc_test_sleep_us(unsigned int us)
 		usleep_range(us, 2 * us);
 	else
 		fsleep(us);
-}
-
-unsigned int dc_test_scale(void)
-{
-	return dc_ktap_scale ? dc_ktap_scale : 1;
 }
 
 /* The test kernel normally boots under TCG, about ten times slower. */

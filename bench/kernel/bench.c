@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench.c - daxcache_bench.ko: the hit and miss paths of daxcache.ko against
+ * a replica of fs/fuse/dax.c's approach (fuse_replica.c), side by side in
+ * one booted kernel.  Not part of daxcache.ko; bench/kernel/run builds it,
+ * boots it with 1 and 2 CPUs and prints the table.
+ *
+ * The benchmark runs when the module is loaded, prints one line per cell
+ * and fails the load (-EIO) on any unexpected result.  Cells:
+ *
+ *   hit:  threads (one per online CPU, up to all of them) map and unpin the
+ *         HIT_RANGES mapped ranges of one shared inode in turn: dc_map() +
+ *         dc_unpin() against the replica's down_read + interval tree
+ *         lookup + refcount_inc + up_read, then refcount_dec;
+ *   miss: each thread maps MISS_ROUND new ranges of a fresh inode of its
+ *         own, from free ranges (the window holds four times what all the
+ *         threads map in a round, so nothing is ever reclaimed), then puts
+ *         the inode, which drops them (timed apart, not in the ns/op).
+ *         Both backends' setup does nothing.
+ *
+ * Each cell runs @rounds times @slice_ms for each of the two, alternating
+ * which goes first, and reports nanoseconds per operation per thread (all
+ * threads' time over all their operations).  Under qemu's TCG only the
+ * ratios mean anything.
+ */
+#define pr_fmt(fmt) "daxcache_bench: " fmt
+
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/kthread.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include <daxcache/cache.h>
+#include <daxcache/thread.h>
+
+#include "fuse_replica.h"
+
+#define BENCH_SHIFT	21		/* 2 MiB ranges, fuse's FUSE_DAX_SHIFT */
+#define HIT_RANGES	16		/* mapped ranges the hit cells cycle over */
+#define MISS_ROUND	256		/* new ranges per thread per miss round */
+#define BATCH		64		/* operations between two clock reads */
+#define MAX_THREADS	8
+
+static unsigned int slice_ms = 200;
+module_param(slice_ms, uint, 0444);
+MODULE_PARM_DESC(slice_ms, "milliseconds per measuring slice (default 200)");
+
+static unsigned int rounds = 5;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "slices per cell and implementation (default 5)");
+
+enum bench_impl { IMPL_DC, IMPL_FUSE, NR_IMPLS };
+enum bench_path { PATH_HIT, PATH_MISS, NR_PATHS };
+
+static const char *const path_name[NR_PATHS] = { "hit", "miss" };
+
+static int bench_null_setup(void *priv, u64 ino, u64 file_off, u64 win_off,
+			 u64 len, unsigned int flags)
+{
+	return 0;
+}
+
+static int bench_null_remove(void *priv, const struct dc_remove_entry *entries,
+			  unsigned int n)
+{
+	return 0;
+}
+
+static const struct dc_backend_ops bench_null_ops = {
+	.setup = bench_null_setup,
+	.remove = bench_null_remove,
+};
+
+/* What the threads of a slice share. */
+struct bench_slice {
+	enum bench_impl impl;
+	enum bench_path path;
+	unsigned int nthreads;
+	atomic_t ready;			/* threads at the start line */
+	struct dc_cache *cache;		/* the miss cells' cache */
+	struct dc_inode *dc_hit;	/* the hit cells' inode */
+	struct fr_window *fr_win;	/* the miss cells' replica window */
+	struct fr_inode *fr_hit;	/* the hit cells' replica inode */
+	atomic64_t next_ino;		/* fresh inode ids of the miss cells */
+};
+
+struct bench_thread {
+	struct bench_slice *s;
+	struct completion done;
+	u64 ns, ops;			/* measured time and operations */
+	u64 evict_ns, evicted;		/* miss: time spent dropping inodes */
+	int err;
+};
+
+static int hit_dc(struct bench_slice *s, u64 end, u64 *ops)
+{
+	struct dc_pin pin;
+	unsigned int i;
+	u64 n = 0;
+	int ret;
+
+	do {
+		for (i = 0; i < BATCH; i++) {
+			ret = dc_map(s->dc_hit, (u64)(i % HIT_RANGES) << BENCH_SHIFT,
+				     0, &pin);
+			if (ret) {
+				pr_err("hit: dc_map: %d\n", ret);
+				return -EIO;
+			}
+			dc_unpin(&pin);
+		}
+		n += BATCH;
+	} while (ktime_get_ns() < end);
+	*ops = n;
+	return 0;
+}
+
+static int hit_fuse(struct bench_slice *s, u64 end, u64 *ops)
+{
+	struct fr_map *m;
+	unsigned int i;
+	u64 n = 0;
+	int ret;
+
+	do {
+		for (i = 0; i < BATCH; i++) {
+			ret = fr_map(s->fr_hit, i % HIT_RANGES, &m);
+			if (ret) {
+				pr_err("hit: fr_map: %d\n", ret);
+				return -EIO;
+			}
+			fr_unpin(m);
+		}
+		n += BATCH;
+	} while (ktime_get_ns() < end);
+	*ops = n;
+	return 0;
+}
+
+/* One miss round of the library: MISS_ROUND new ranges of a fresh inode. */
+static int miss_dc_round(struct bench_thread *bt, u64 *map_ns)
+{
+	struct bench_slice *s = bt->s;
+	struct dc_inode *inode;
+	struct dc_pin pin;
+	unsigned int i;
+	u64 t0, t1;
+	int ret;
+
+	ret = dc_inode_get(s->cache, atomic64_inc_return(&s->next_ino), &inode);
+	if (ret) {
+		pr_err("miss: dc_inode_get: %d\n", ret);
+		return -EIO;
+	}
+	t0 = ktime_get_ns();
+	for (i = 0; i < MISS_ROUND; i++) {
+		ret = dc_map(inode, (u64)i << BENCH_SHIFT, 0, &pin);
+		if (ret) {
+			pr_err("miss: dc_map: %d\n", ret);
+			dc_inode_put(inode);
+			return -EIO;
+		}
+		dc_unpin(&pin);
+	}
+	t1 = ktime_get_ns();
+	dc_inode_put(inode);
+	bt->evict_ns += ktime_get_ns() - t1;
+	bt->evicted += MISS_ROUND;
+	*map_ns = t1 - t0;
+	return 0;
+}
+
+/* The same round in the replica. */
+static int miss_fuse_round(struct bench_thread *bt, u64 *map_ns)
+{
+	struct fr_inode *fi = fr_inode_create(bt->s->fr_win);
+	struct fr_map *m;
+	unsigned int i, n;
+	u64 t0, t1;
+	int ret;
+
+	if (!fi)
+		return -ENOMEM;
+	t0 = ktime_get_ns();
+	for (i = 0; i < MISS_ROUND; i++) {
+		ret = fr_map(fi, i, &m);
+		if (ret) {
+			pr_err("miss: fr_map: %d\n", ret);
+			fr_inode_destroy(fi);
+			return -EIO;
+		}
+		fr_unpin(m);
+	}
+	t1 = ktime_get_ns();
+	n = fr_inode_evict(fi);
+	fr_inode_destroy(fi);
+	bt->evict_ns += ktime_get_ns() - t1;
+	bt->evicted += n;
+	if (n != MISS_ROUND) {
+		pr_err("miss: the replica dropped %u mappings, not %u\n", n,
+		       MISS_ROUND);
+		return -EIO;
+	}
+	*map_ns = t1 - t0;
+	return 0;
+}
+
+static int miss_loop(struct bench_thread *bt, u64 end)
+{
+	u64 ns;
+	int ret;
+
+	do {
+		if (bt->s->impl == IMPL_DC)
+			ret = miss_dc_round(bt, &ns);
+		else
+			ret = miss_fuse_round(bt, &ns);
+		if (ret)
+			return ret;
+		bt->ns += ns;
+		bt->ops += MISS_ROUND;
+	} while (ktime_get_ns() < end);
+	return 0;
+}
+
+static int bench_thread_main(void *arg)
+{
+	struct bench_thread *bt = arg;
+	struct bench_slice *s = bt->s;
+	u64 start, end;
+
+	dc_thread_register();
+	/* All threads start together: each has a CPU of its own. */
+	atomic_inc(&s->ready);
+	while (atomic_read(&s->ready) < s->nthreads) {
+		cpu_relax();
+		cond_resched();
+	}
+	start = ktime_get_ns();
+	end = start + (u64)slice_ms * NSEC_PER_MSEC;
+	if (s->path == PATH_MISS) {
+		bt->err = miss_loop(bt, end);
+	} else {
+		bt->err = s->impl == IMPL_DC ? hit_dc(s, end, &bt->ops) :
+					       hit_fuse(s, end, &bt->ops);
+		bt->ns = ktime_get_ns() - start;
+	}
+	dc_thread_unregister();
+	kthread_complete_and_exit(&bt->done, 0);
+}
+
+struct bench_sum {
+	u64 ns, ops, evict_ns, evicted;
+};
+
+/* One slice of @impl on @path with @n threads, one per online CPU. */
+static int bench_slice_run(struct bench_slice *s, enum bench_impl impl,
+			   enum bench_path path, unsigned int n,
+			   struct bench_sum *sum)
+{
+	struct bench_thread *bt;
+	unsigned int i, cpu, started = 0;
+	int ret = 0;
+
+	bt = kcalloc(n, sizeof(*bt), GFP_KERNEL);
+	if (!bt)
+		return -ENOMEM;
+	s->impl = impl;
+	s->path = path;
+	s->nthreads = n;
+	atomic_set(&s->ready, 0);
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < n; i++, cpu = cpumask_next(cpu, cpu_online_mask)) {
+		struct task_struct *task;
+
+		bt[i].s = s;
+		init_completion(&bt[i].done);
+		task = kthread_create(bench_thread_main, &bt[i], "dc_bench/%u", i);
+		if (IS_ERR(task)) {
+			ret = PTR_ERR(task);
+			pr_err("kthread_create: %d\n", ret);
+			break;
+		}
+		kthread_bind(task, cpu);
+		wake_up_process(task);
+		started++;
+	}
+	/* A thread that could not start: let the others past the start line. */
+	atomic_add(n - started, &s->ready);
+	for (i = 0; i < started; i++) {
+		wait_for_completion(&bt[i].done);
+		if (bt[i].err && !ret)
+			ret = bt[i].err;
+		sum->ns += bt[i].ns;
+		sum->ops += bt[i].ops;
+		sum->evict_ns += bt[i].evict_ns;
+		sum->evicted += bt[i].evicted;
+	}
+	kfree(bt);
+	return ret;
+}
+
+/* @a / @b with one decimal, as "N.D" (printk has no floating point). */
+static void fmt_ratio(char *buf, size_t len, u64 a, u64 b, unsigned int scale)
+{
+	u64 q = b ? div64_u64(a * scale, b) : 0;
+
+	if (scale == 100)
+		snprintf(buf, len, "%llu.%02llu", div_u64(q, 100), q % 100);
+	else
+		snprintf(buf, len, "%llu.%llu", div_u64(q, 10), q % 10);
+}
+
+static int bench_cell(struct bench_slice *s, enum bench_path path,
+		      unsigned int n)
+{
+	struct bench_sum sum[NR_IMPLS] = { 0 };
+	char dc_ns[24], fuse_ns[24], ratio[24], dc_ev[24], fuse_ev[24];
+	unsigned int r;
+	int ret;
+
+	for (r = 0; r < rounds; r++) {
+		enum bench_impl first = r % 2 ? IMPL_FUSE : IMPL_DC;
+
+		ret = bench_slice_run(s, first, path, n, &sum[first]);
+		if (!ret)
+			ret = bench_slice_run(s, !first, path, n, &sum[!first]);
+		if (ret)
+			return ret;
+	}
+	if (!sum[IMPL_DC].ops || !sum[IMPL_FUSE].ops)
+		return -EIO;
+	fmt_ratio(dc_ns, sizeof(dc_ns), sum[IMPL_DC].ns, sum[IMPL_DC].ops, 10);
+	fmt_ratio(fuse_ns, sizeof(fuse_ns), sum[IMPL_FUSE].ns,
+		  sum[IMPL_FUSE].ops, 10);
+	/* fuse/dc of the ns per op: above 1 means the library is faster. */
+	fmt_ratio(ratio, sizeof(ratio), div64_u64(sum[IMPL_FUSE].ns * 1000,
+						  sum[IMPL_FUSE].ops),
+		  div64_u64(sum[IMPL_DC].ns * 1000, sum[IMPL_DC].ops), 100);
+	if (path == PATH_MISS) {
+		fmt_ratio(dc_ev, sizeof(dc_ev), sum[IMPL_DC].evict_ns,
+			  sum[IMPL_DC].evicted, 10);
+		fmt_ratio(fuse_ev, sizeof(fuse_ev), sum[IMPL_FUSE].evict_ns,
+			  sum[IMPL_FUSE].evicted, 10);
+		pr_info("%s threads=%u dc_ns=%s fuse_ns=%s fuse/dc=%s dc_ops=%llu fuse_ops=%llu dc_evict_ns=%s fuse_evict_ns=%s\n",
+			path_name[path], n, dc_ns, fuse_ns, ratio,
+			sum[IMPL_DC].ops, sum[IMPL_FUSE].ops, dc_ev, fuse_ev);
+	} else {
+		pr_info("%s threads=%u dc_ns=%s fuse_ns=%s fuse/dc=%s dc_ops=%llu fuse_ops=%llu\n",
+			path_name[path], n, dc_ns, fuse_ns, ratio,
+			sum[IMPL_DC].ops, sum[IMPL_FUSE].ops);
+	}
+	return 0;
+}
+
+/* The hit cells' inode in both, its HIT_RANGES ranges mapped. */
+static int bench_hit_setup(struct bench_slice *s, struct dc_cache *hit_cache,
+			   struct fr_window *hit_win)
+{
+	struct fr_map *m;
+	struct dc_pin pin;
+	unsigned int i;
+	int ret;
+
+	ret = dc_inode_get(hit_cache, 1, &s->dc_hit);
+	if (ret)
+		return ret;
+	s->fr_hit = fr_inode_create(hit_win);
+	if (!s->fr_hit)
+		return -ENOMEM;
+	for (i = 0; i < HIT_RANGES; i++) {
+		ret = dc_map(s->dc_hit, (u64)i << BENCH_SHIFT, 0, &pin);
+		if (ret)
+			return ret;
+		dc_unpin(&pin);
+		ret = fr_map(s->fr_hit, i, &m);
+		if (ret)
+			return ret;
+		fr_unpin(m);
+	}
+	return 0;
+}
+
+static int bench_cache_new(unsigned int nr_ranges, struct dc_cache **out)
+{
+	struct dc_cache_config cfg;
+
+	dc_cache_config_init(&cfg, sizeof(cfg), (u64)nr_ranges << BENCH_SHIFT);
+	cfg.range_shift = BENCH_SHIFT;
+	return dc_cache_create(&cfg, sizeof(cfg), &bench_null_ops,
+			       sizeof(bench_null_ops), NULL, out);
+}
+
+/* The library's counters must show the cells did what they claim. */
+static int bench_check(struct dc_cache *c, const char *what, bool misses)
+{
+	struct dc_cache_stats st;
+	int ret = dc_cache_stats(c, &st, sizeof(st));
+
+	if (ret)
+		return ret;
+	if (st.inline_reclaims || st.bg_reclaims || st.waits ||
+	    (misses ? st.hits : st.misses != HIT_RANGES)) {
+		pr_err("%s cache: hits %llu misses %llu inline reclaims %llu bg reclaims %llu waits %llu\n",
+		       what, st.hits, st.misses, st.inline_reclaims,
+		       st.bg_reclaims, st.waits);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int __init daxcache_bench_init(void)
+{
+	unsigned int ncpus = min_t(unsigned int, num_online_cpus(), MAX_THREADS);
+	unsigned int miss_ranges = 4 * MISS_ROUND * ncpus, n;
+	struct fr_window *hit_win = NULL;
+	struct dc_cache *hit_cache = NULL;
+	struct bench_slice *s;
+	int ret;
+
+	if (!slice_ms || !rounds)
+		return -EINVAL;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	dc_thread_register();
+	pr_info("cpus=%u slice_ms=%u rounds=%u hit_ranges=%u miss_round=%u range_shift=%u\n",
+		num_online_cpus(), slice_ms, rounds, HIT_RANGES, MISS_ROUND,
+		BENCH_SHIFT);
+	ret = bench_cache_new(4 * HIT_RANGES, &hit_cache);
+	if (!ret)
+		ret = bench_cache_new(miss_ranges, &s->cache);
+	if (ret)
+		goto out;
+	hit_win = fr_window_create(4 * HIT_RANGES);
+	s->fr_win = fr_window_create(miss_ranges);
+	if (!hit_win || !s->fr_win) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = bench_hit_setup(s, hit_cache, hit_win);
+	for (n = 1; !ret && n <= ncpus; n++)
+		ret = bench_cell(s, PATH_HIT, n);
+	for (n = 1; !ret && n <= ncpus; n++)
+		ret = bench_cell(s, PATH_MISS, n);
+	if (!ret)
+		ret = bench_check(hit_cache, "hit", false);
+	if (!ret)
+		ret = bench_check(s->cache, "miss", true);
+out:
+	fr_inode_destroy(s->fr_hit);
+	dc_inode_put(s->dc_hit);
+	if (dc_cache_destroy(hit_cache) || dc_cache_destroy(s->cache))
+		ret = ret ? : -EBUSY;
+	fr_window_destroy(hit_win);
+	fr_window_destroy(s->fr_win);
+	dc_thread_unregister();
+	kfree(s);
+	if (ret) {
+		pr_err("failed: %d\n", ret);
+		return ret < 0 ? ret : -EIO;
+	}
+	pr_info("done\n");
+	/* Nothing stays loaded: the results are in the log. */
+	return 0;
+}
+
+static void __exit daxcache_bench_exit(void)
+{
+}
+
+module_init(daxcache_bench_init);
+module_exit(daxcache_bench_exit);
+
+MODULE_DESCRIPTION("libdaxcache: in-kernel benchmark against fs/fuse/dax.c's approach");
+MODULE_LICENSE("GPL");

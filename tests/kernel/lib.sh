@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# The boot machinery of the kernel scripts, sourced by tests/kernel/run
+# (the shared cases) and bench/kernel/run (the in-kernel benchmark), from
+# the repository root after .ci/bootstrap.sh:
+#
+#   kernel_prepare SERIES   packages, the kernel build tree (KDIR), its
+#                           image (IMAGE) and the module build's arguments
+#                           (kbuild_args); SERIES "" is the machine's own
+#                           Debian headers (or KDIR= and DC_KERNEL_IMAGE=)
+#   kernel_initramfs WORK CONF MODULE.ko...
+#                           WORK/initramfs.cpio: busybox, tests/kernel/init,
+#                           the modules and CONF as /dc-test.conf (init
+#                           loads the modules CONF's DC_MODULES names)
+#   kernel_boot WORK SMP    boot IMAGE with it under qemu with SMP CPUs,
+#                           serial console to WORK/serial.log; sets
+#                           boot_rc (qemu's exit status: 33 pass, 35 the
+#                           guest reported a failure), t_boot and accel
+#
+# Variables read: ROOT, CACHE (downloads), TIMEOUT (boot bound, seconds),
+# DC_KERNEL_ACCEL, DC_KERNEL_APPEND, KDIR, DC_KERNEL_IMAGE, and
+# KERNEL_SLUB_DEBUG (default slub_debug=FZPU; a benchmark sets it empty).
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+say() { echo ">> $*" >&2; }
+
+# The image must be the ABI the modules are built for (vermagic,
+# modversions): take the linux-image package named after the headers, and
+# only its vmlinuz (installing the package would build an initrd).
+kernel_image() {
+	local abi=${KDIR##*/linux-headers-} dir deb
+	dir=$CACHE/image-$abi
+	mkdir -p "$dir"
+	# One download at a time (runs in other work directories share it).
+	exec 9>"$dir/lock"
+	flock 9
+	if [ ! -f "$dir/vmlinuz" ]; then
+		say "fetching linux-image-$abi"
+		mkdir -p "$dir/dl"
+		rm -f "$dir"/dl/*.deb
+		# apt's _apt user must be able to write the download directory.
+		chmod 0777 "$dir/dl"
+		if ! (cd "$dir/dl" && apt-get download -q "linux-image-$abi" >/dev/null 2>&1); then
+			apt-get update -qq
+			(cd "$dir/dl" && apt-get download -q "linux-image-$abi" >/dev/null)
+		fi
+		deb=$(ls "$dir"/dl/linux-image-"$abi"_*.deb)
+		dpkg-deb --fsys-tarfile "$deb" |
+			tar -x -O "./boot/vmlinuz-$abi" > "$dir/vmlinuz.part"
+		mv "$dir/vmlinuz.part" "$dir/vmlinuz"
+		rm -f "$deb"
+	fi
+	exec 9>&-
+	echo "$dir/vmlinuz"
+}
+
+kernel_prepare() {
+	local series=$1 t0 fetched kcc kver hver
+
+	dc_need_pkgs linux-headers-amd64 qemu-system-x86 busybox-static cpio make gcc
+
+	case $series in
+	5.10|6.12)
+		t0=$(now)
+		fetched=$(bash tests/kernel/fetch-series "$series" "$CACHE") || fetched=
+		KDIR=$(sed -n 1p <<<"$fetched")
+		DC_KERNEL_IMAGE=$(sed -n 2p <<<"$fetched")
+		[ -n "$DC_KERNEL_IMAGE" ] || { echo "kernel: 0 passed, 1 failed (fetching $series)"; exit 1; }
+		say "kernel $series: $(basename "$KDIR") (ready in $(since "$t0")s)"
+		;;
+	esac
+
+	if [ -z "${KDIR:-}" ]; then
+		KDIR=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
+	fi
+	[ -f "$KDIR/Makefile" ] || { echo "no kernel build tree in '$KDIR'" >&2; exit 1; }
+
+	if [ -n "${DC_KERNEL_IMAGE:-}" ]; then
+		IMAGE=$DC_KERNEL_IMAGE
+	else
+		IMAGE=$(kernel_image)
+	fi
+
+	# The compiler: the one the kernel was built with (its .config names
+	# it), or where that one is not packaged for this machine (5.10's
+	# gcc-10 on Debian 12) the machine's gcc, if it is at least as new.
+	# That is safe for an out-of-tree module: what the module shares with
+	# the kernel, the calling convention and the structure layouts, is
+	# fixed by the x86-64 ABI, the kernel's flags (-mcmodel=kernel,
+	# -mno-red-zone, retpoline and return thunks) and the .config, not by
+	# the compiler's version; Debian's kernels have no GCC plugins (whose
+	# randstruct would tie layouts to one compiler); a newer gcc accepts
+	# every option Kconfig found the older one to take; and neither
+	# vermagic nor the modversions CRCs (genksyms, from the preprocessed
+	# headers) name the compiler.
+	kbuild_args=(KDIR="$KDIR" DC_WERROR=1)
+	kcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$KDIR/.config" 2>/dev/null || true)
+	if [ -n "$kcc" ] && ! command -v "$kcc" >/dev/null; then
+		kver=$(sed -n 's/^CONFIG_GCC_VERSION=//p' "$KDIR/.config")
+		hver=$(gcc -dumpfullversion | awk -F. '{ printf "%d%02d%02d\n", $1, $2, $3 }')
+		if [ "${kver:-0}" -gt 0 ] && [ "$hver" -ge "$kver" ]; then
+			say "$kcc (the kernel's compiler) is not on this machine: gcc $(gcc -dumpfullversion) instead"
+			kbuild_args+=(CC=gcc)
+		else
+			echo "kernel: 0 passed, 1 failed (no compiler for $KDIR: it names $kcc)"
+			exit 1
+		fi
+	fi
+	# Module BTF is made (with pahole) where the headers ship the vmlinux
+	# it is based on (6.12; 6.1's do not, and kbuild skips it there).
+	if [ -e "$KDIR/vmlinux" ] && grep -q '^CONFIG_DEBUG_INFO_BTF_MODULES=y' "$KDIR/.config"; then
+		dc_need_pkgs dwarves
+	fi
+}
+
+kernel_initramfs() {
+	local work=$1 conf=$2 rd=$1/initramfs
+	shift 2
+	rm -rf "$rd"
+	mkdir -p "$rd"/{bin,dev,proc,sys}
+	cp /bin/busybox "$rd/bin/busybox"
+	cp tests/kernel/init "$rd/init"
+	chmod 0755 "$rd/init"
+	cp "$@" "$rd/"
+	cp "$conf" "$rd/dc-test.conf"
+	(cd "$rd" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) > "$work/initramfs.cpio"
+}
+
+kvm_usable() {
+	[ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] &&
+		grep -qE '^flags.*\b(vmx|svm)\b' /proc/cpuinfo
+}
+
+kernel_boot() {
+	local work=$1 smp=$2 cpu=max append t0
+
+	accel=${DC_KERNEL_ACCEL:-}
+	if [ -z "$accel" ]; then
+		if kvm_usable; then accel=kvm; else accel=tcg; fi
+	fi
+	[ "$accel" = kvm ] && cpu=host
+
+	# panic_on_warn, oops=panic and softlockup_panic turn every kernel
+	# splat into a panic; panic=-1 reboots at once and -no-reboot makes
+	# that an exit.  preempt=full: kthreads that spin on a flag (the
+	# readers of itree_rcu_readers_vs_writer) must not starve the one
+	# they wait for.
+	append="console=ttyS0 quiet panic=-1 oops=panic panic_on_warn=1"
+	append+=" softlockup_panic=1 ${KERNEL_SLUB_DEBUG-slub_debug=FZPU} preempt=full"
+	# Expedited grace periods: same guarantee, but itree removal under
+	# failing allocations waits for one per call (thousands in a case),
+	# and a normal grace period takes several ticks.
+	append+=" rcupdate.rcu_expedited=1"
+	append+=" ${DC_KERNEL_APPEND:-}"
+
+	say "booting $(basename "$(dirname "$IMAGE")") under qemu ($accel, $smp CPU(s), timeout ${TIMEOUT}s)"
+	t0=$(now)
+	boot_rc=0
+	# sockets=N: one CPU per socket, found through the MP table by a
+	# kernel without ACPI (the debug kernel).
+	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
+		-smp "$smp,sockets=$smp" -m 512M -display none -monitor none -no-reboot \
+		-nic none -serial "file:$work/serial.log" \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-kernel "$IMAGE" -initrd "$work/initramfs.cpio" -append "$append" \
+		</dev/null || boot_rc=$?
+	t_boot=$(since "$t0")
+}
