@@ -14,6 +14,7 @@
 
 #ifdef DC_TSAN
 char dci_rcu_tsan_gp;
+char dci_rcu_tsan_barrier;
 #endif
 
 /* ------------------------------------------------------------------ */

@@ -59,7 +59,9 @@
 #define dc_rcu_access_pointer(p)	__atomic_load_n(&(p), __ATOMIC_RELAXED)
 #define dc_rcu_read_lock()		urcu_memb_read_lock()
 #define dc_rcu_read_held()		urcu_memb_read_ongoing()
+#ifndef DC_TSAN
 #define dc_rcu_barrier()		urcu_memb_barrier()
+#endif
 
 /*
  * Set once call_rcu() has been used: liburcu's callback thread exists from
@@ -91,8 +93,9 @@ static inline void dc_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 
-/* The token; its address is all that matters (platform.c). */
+/* The tokens; their addresses are all that matters (platform.c). */
 extern char dci_rcu_tsan_gp;
+extern char dci_rcu_tsan_barrier;
 
 typedef struct dc_rcu_head {
 	struct rcu_head head;
@@ -112,6 +115,8 @@ static inline void dc_rcu_tsan_callback(struct rcu_head *head)
 	__tsan_acquire(h);
 	__tsan_acquire(&dci_rcu_tsan_gp);
 	h->fn(h);
+	/* What the callback did happens before dc_rcu_barrier() returns. */
+	__tsan_release(&dci_rcu_tsan_barrier);
 }
 
 static inline void dc_call_rcu(dc_rcu_head_t *h, void (*fn)(dc_rcu_head_t *h))
@@ -121,6 +126,13 @@ static inline void dc_call_rcu(dc_rcu_head_t *h, void (*fn)(dc_rcu_head_t *h))
 	/* liburcu's callback queue hands @h over without TSan seeing it. */
 	__tsan_release(h);
 	urcu_memb_call_rcu(&h->head, dc_rcu_tsan_callback);
+}
+
+/* Every callback queued before it has run, as liburcu's own barrier. */
+static inline void dc_rcu_barrier(void)
+{
+	urcu_memb_barrier();
+	__tsan_acquire(&dci_rcu_tsan_barrier);
 }
 
 static inline void dc_synchronize_rcu(void)
