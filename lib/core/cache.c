@@ -45,6 +45,18 @@ int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
 }
 DC_EXPORT(dc_cache_config_init);
 
+/* Free what dc_cache_create() allocates, set up or not (zeroed if not). */
+static void cache_free(struct dc_cache *c)
+{
+	dci_admit_fini(c);
+	dci_free(c->bg_entries);
+	dci_free(c->bg_ranges);
+	dci_free(c->ranges);
+	dci_free(c->backend_map);
+	dci_pcounters_destroy(&c->stats);
+	dci_free(c);
+}
+
 /* Say why a config is refused, and refuse it. */
 static int config_invalid(const char *why)
 {
@@ -203,13 +215,7 @@ fail_locks:
 	dci_waitq_destroy(&c->waitq);
 	dc_spin_lock_destroy(&c->pool_lock);
 fail_free:
-	dci_admit_fini(c);
-	dci_free(c->bg_entries);
-	dci_free(c->bg_ranges);
-	dci_free(c->ranges);
-	dci_free(c->backend_map);
-	dci_pcounters_destroy(&c->stats);
-	dci_free(c);
+	cache_free(c);
 	return ret;
 }
 DC_EXPORT(dc_cache_create);
@@ -313,13 +319,7 @@ int dc_cache_destroy(struct dc_cache *c)
 	dci_inode_table_fini(c);
 	dci_waitq_destroy(&c->waitq);
 	dc_spin_lock_destroy(&c->pool_lock);
-	dci_admit_fini(c);
-	dci_free(c->bg_entries);
-	dci_free(c->bg_ranges);
-	dci_free(c->ranges);
-	dci_free(c->backend_map);
-	dci_pcounters_destroy(&c->stats);
-	dci_free(c);
+	cache_free(c);
 	return 0;
 }
 DC_EXPORT(dc_cache_destroy);

@@ -20,6 +20,8 @@
 
 #include <stdlib.h>
 
+#include "../unit/mmapbe_create.h"
+
 /* Cases per site and scenario at most (a bound on loops, never reached). */
 #define FT_MAX_NTH	400u
 
@@ -27,18 +29,6 @@
 
 #define TREE_KEYS	300u		/* intervals in the prepared tree */
 #define TREE_OPS	24u		/* inserted or removed by one operation */
-
-/* dc_mmapbe_create() with the window's two numbers. */
-static int mmapbe_create(uint64_t window_size, unsigned int range_shift,
-			 struct dc_mmapbe **out)
-{
-	struct dc_mmapbe_config cfg = {
-		.window_size = window_size,
-		.range_shift = range_shift,
-	};
-
-	return dc_mmapbe_create(&cfg, sizeof(cfg), out);
-}
 
 struct fx {
 	struct ft_env env;

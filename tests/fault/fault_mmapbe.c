@@ -12,17 +12,7 @@
 
 #include <sys/mman.h>
 
-/* dc_mmapbe_create() with the window's two numbers. */
-static int mmapbe_create(uint64_t window_size, unsigned int range_shift,
-			 struct dc_mmapbe **out)
-{
-	struct dc_mmapbe_config cfg = {
-		.window_size = window_size,
-		.range_shift = range_shift,
-	};
-
-	return dc_mmapbe_create(&cfg, sizeof(cfg), out);
-}
+#include "../unit/mmapbe_create.h"
 
 unsigned long ft_mmapbe_run(void)
 {

@@ -36,24 +36,14 @@
 #include <daxcache/daxcache.h>
 #include <daxcache/mmap_backend.h>
 
+#include "mmapbe_create.h"
+
 #define RANGE_SHIFT	16			/* 64 KiB ranges */
 #define RANGE		(1ull << RANGE_SHIFT)
 #define NR_WINDOW	8			/* ranges in the window */
 #define NR_FILE		64			/* ranges in the file */
 #define INO		7
 #define BOUND_S		120			/* turns a hang into a failure */
-
-/* dc_mmapbe_create() with the window's two numbers. */
-static int mmapbe_create(uint64_t window_size, unsigned int range_shift,
-			 struct dc_mmapbe **out)
-{
-	struct dc_mmapbe_config cfg = {
-		.window_size = window_size,
-		.range_shift = range_shift,
-	};
-
-	return dc_mmapbe_create(&cfg, sizeof(cfg), out);
-}
 
 struct env {
 	struct dc_mmapbe *be;

@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "mmapbe_create.h"
+
 #define RSHIFT		16u
 #define RSIZE		(1ull << RSHIFT)
 #define NR_RANGES	4ull
@@ -27,18 +29,6 @@
 #define FILE_SIZE	(16 * RSIZE + 10000)	/* ends inside a range */
 #define BLOCK		4096u
 #define INO		7
-
-/* dc_mmapbe_create() with the window's two numbers. */
-static int mmapbe_create(uint64_t window_size, unsigned int range_shift,
-			 struct dc_mmapbe **out)
-{
-	struct dc_mmapbe_config cfg = {
-		.window_size = window_size,
-		.range_shift = range_shift,
-	};
-
-	return dc_mmapbe_create(&cfg, sizeof(cfg), out);
-}
 
 static uint64_t seed_state;
 

@@ -58,6 +58,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mmapbe_create.h"
+
 #define RSHIFT		16u
 #define RSIZE		(1ull << RSHIFT)
 #define NR_RANGES	4ull
@@ -73,18 +75,6 @@
 #define CYCLES		40u
 #define MIN_COPIES	50u		/* per thread and phase */
 #define MAX_COPY	(2 * PAGE)
-
-/* dc_mmapbe_create() with the window's two numbers. */
-static int mmapbe_create(uint64_t window_size, unsigned int range_shift,
-			 struct dc_mmapbe **out)
-{
-	struct dc_mmapbe_config cfg = {
-		.window_size = window_size,
-		.range_shift = range_shift,
-	};
-
-	return dc_mmapbe_create(&cfg, sizeof(cfg), out);
-}
 
 static unsigned int failures;
 static uint64_t seed;
