@@ -292,7 +292,11 @@ static void check_invariants(struct dc_test *t, struct env *e)
 		DC_ASSERT_EQ(t, bs.remove_mismatches, 0);
 		DC_ASSERT_EQ(t, bs.remove_unmapped, 0);
 		DC_ASSERT_EQ(t, bs.lost_writes, 0);
-		DC_ASSERT_EQ(t, bs.nr_mapped, st.nr_mapped);
+		/*
+		 * A range the background reclaimer has claimed has left the
+		 * cache's count before its batched remove reaches the backend.
+		 */
+		DC_WAIT_FOR(t, sst(e).nr_mapped == cst(e).nr_mapped);
 		/* The cache counts a call just before or after making it. */
 		DC_WAIT_FOR(t, sst(e).calls[DC_SIMBE_WRITEBACK] == cst(e).writebacks);
 		DC_WAIT_FOR(t, sst(e).removed_entries == cst(e).removes_sent);
@@ -2500,7 +2504,8 @@ static void mix_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 static void mix_body(struct dc_test *t, struct env *e)
 {
-	struct mix_ctx c = { .e = e, .ops = 3000 * dc_test_scale() };
+	struct mix_ctx c = { .e = e,
+			      .ops = 3000 * dc_test_scale() / dc_test_slowdown() };
 	struct dc_cache_stats st;
 
 	dc_simbe_set_latency(e->be, DC_SIMBE_SETUP, 2000, 0);

@@ -438,7 +438,9 @@ static void rcu_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 DC_TEST(itree_rcu_readers_vs_writer)
 {
-	struct rcu_ctx c = { .writer_ops = 200000 * dc_test_scale() };
+	struct rcu_ctx c = {
+		.writer_ops = 200000 * dc_test_scale() / dc_test_slowdown()
+	};
 	unsigned int k;
 
 	DC_ASSERT_INT_EQ(t, dc_itree_create(&c.tree), 0);
