@@ -273,6 +273,9 @@ typedef struct { atomic_t refs; } dc_refcount_t;
 /* The site-keyed operation macros (lib/platform/refcount_site.h). */
 #include "../lib/platform/refcount_site.h"
 
+/* The one small deterministic generator (lib/platform/prng.h). */
+#include "../lib/platform/prng.h"
+
 static inline void dc_refcount_set(dc_refcount_t *r, int n)
 {
 	atomic_set(&r->refs, n);

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../lib/platform/prng.h"
+
 #define BENCH_SLICES	5	/* slices per cell, interleaved across cells */
 
 /**
@@ -27,20 +29,14 @@ uint64_t bench_now_ns(void);
 uint64_t bench_cpu_ns(void);
 
 /**
- * bench_rand() - next value of a xorshift64 generator.
+ * bench_rand() - next value of the tree's generator (lib/platform/prng.h).
  * @state: the generator; never 0.
  *
  * Return: 64 random bits.
  */
 static inline uint64_t bench_rand(uint64_t *state)
 {
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
+	return dc_prng_next(state);
 }
 
 /**

@@ -4,8 +4,9 @@
  *
  * The threads register with RCU, meet the main thread at a barrier and run
  * until it raises the stop flag; each times itself.  Every thread draws
- * from its own xorshift generator seeded from the config's seed, so each
- * index is asked the same queries and pays the same few cycles per draw.
+ * from its own generator (lib/platform/prng.h) seeded from the config's
+ * seed, so each index is asked the same queries and pays the same few
+ * cycles per draw.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 
 #include <daxcache/thread.h>
 
+#include "../../lib/platform/prng.h"
 #include "bench_run.h"
 
 #define READ_BATCH	256	/* lookups between looks at the stop flag */
@@ -44,21 +46,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t xorshift64(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 /* A draw in [0, @n) for @n <= 2^32: scale the top 32 bits, no division. */
 static uint64_t draw_below(uint64_t *state, uint64_t n)
 {
-	return ((xorshift64(state) >> 32) * n) >> 32;
+	return ((dc_prng_next(state) >> 32) * n) >> 32;
 }
 
 static bool stopping(const struct run_shared *sh)

@@ -152,15 +152,6 @@ static void tag_clear(struct dc_simbe *be, uint64_t idx)
 	dc_write_once(be->tags[idx].sum, 0);
 }
 
-/* xorshift64*; the state must not be 0. */
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
-
 /* Whether this call of @op fails, and with which error. */
 static int fault_decide(struct dc_simbe *be, enum dc_simbe_op op)
 {
@@ -180,7 +171,7 @@ static int fault_decide(struct dc_simbe *be, enum dc_simbe_op op)
 		fail = true;
 	}
 	if (fs->f.ppm &&
-	    (uint32_t)(rng_next(&fs->rng) >> 32) % SIMBE_PPM < fs->f.ppm)
+	    (uint32_t)(dc_prng_next(&fs->rng) >> 32) % SIMBE_PPM < fs->f.ppm)
 		fail = true;
 	if (!fs->f.next && !fs->f.every && !fs->f.ppm)
 		dc_atomic_set(&fs->armed, 0);

@@ -150,7 +150,7 @@ static inline bool dc_test_failed(struct dc_test *t)
 		return;							\
 } while (0)
 
-/* --- a small deterministic PRNG (xorshift64*) --------------------------- */
+/* --- the tree's small deterministic PRNG (lib/platform/prng.h) ---------- */
 
 struct dc_test_rng {
 	uint64_t s;
@@ -158,17 +158,12 @@ struct dc_test_rng {
 
 static inline void dc_test_rng_init(struct dc_test_rng *r, uint64_t seed)
 {
-	r->s = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
-	if (!r->s)
-		r->s = 1;
+	r->s = dc_prng_seed(seed);
 }
 
 static inline uint64_t dc_test_rand(struct dc_test_rng *r)
 {
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return r->s * 0x2545f4914f6cdd1dull;
+	return dc_prng_next(&r->s);
 }
 
 /* Uniform in [0, n) (n > 0), bias negligible for test purposes. */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../lib/platform/prng.h"
 #include "torture.h"
 
 #define T_FAIL_PRINT_MAX	40
@@ -31,18 +32,15 @@ uint64_t t_now_ns(void)
 	return (uint64_t)ts.tv_sec * T_NSEC + (uint64_t)ts.tv_nsec;
 }
 
-/* xorshift64*; the state must not be 0. */
+/* The tree's one generator (lib/platform/prng.h); the state must not be 0. */
 uint64_t t_rnd(uint64_t *s)
 {
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
+	return dc_prng_next(s);
 }
 
 uint64_t t_below(uint64_t *s, uint64_t n)
 {
-	return n ? t_rnd(s) % n : 0;
+	return dc_prng_below(s, n);
 }
 
 static void vfail(const char *fmt, va_list ap)

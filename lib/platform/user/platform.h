@@ -248,6 +248,9 @@ typedef struct { _Atomic int refs; } dc_refcount_t;
 /* The site-keyed operation macros (lib/platform/refcount_site.h). */
 #include "../refcount_site.h"
 
+/* The one small deterministic generator (lib/platform/prng.h). */
+#include "../prng.h"
+
 static inline void dc_refcount_set(dc_refcount_t *r, int n)
 {
 	atomic_store_explicit(&r->refs, n, memory_order_relaxed);
