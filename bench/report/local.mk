@@ -7,8 +7,6 @@
 # regenerated docs/benchmarks.md (bench/report/run; its header lists the
 # environment variables that adjust it).
 EXTRA_DIST += bench/report/run bench/report/plots bench/report/mkdoc
-# Its in-kernel part: the benchmark module's sources and script.
-EXTRA_DIST += bench/kernel
 .PHONY: bench-report
 bench-report: $(noinst_PROGRAMS)
 	$(top_srcdir)/bench/report/run

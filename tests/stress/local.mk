@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Included from Makefile.am; paths are relative to the top of the tree.
+# Included from Makefile.am (when configured with tests); paths are relative
+# to the top of the tree.
+#
+# tests/stress: the cache stress test and the torture test.
 
 # The torture test (issue 8): many threads map, pin, read, write, punch and
 # evict for a bounded time, with random backend delays, checking content
@@ -17,3 +20,14 @@ TORTURE_ARGS ?= -t 600 -j 16
 .PHONY: torture
 torture: tests/stress/torture
 	$(top_builddir)/tests/stress/torture $(TORTURE_ARGS)
+
+# cache-stress: threads, failures and invariant checks for about 3 s; longer
+# with make stress STRESS_ARGS="-t 60 -j 8".
+check_PROGRAMS += tests/stress/cache-stress
+tests_stress_cache_stress_SOURCES = tests/stress/cache_stress.c
+tests_stress_cache_stress_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+
+STRESS_ARGS ?=
+.PHONY: stress
+stress: tests/stress/cache-stress
+	$(top_builddir)/tests/stress/cache-stress $(STRESS_ARGS)

@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Included from Makefile.am (when configured with benchmarks); paths are
+# relative to the top of the tree.
+#
+# bench/attr: attribute refresh on timeout against a refresh on every read
+# (bench-attr).
+noinst_PROGRAMS += bench/attr/bench-attr
+bench_attr_bench_attr_SOURCES = bench/attr/bench_attr.c
+bench_attr_bench_attr_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+
+bench_runs += bench-attr
+.PHONY: bench-attr
+bench-attr: bench/attr/bench-attr
+	@mkdir -p $(top_builddir)/bench/results
+	$(top_builddir)/bench/attr/bench-attr --json $(top_builddir)/bench/results/attr.json $(BENCH_ARGS)

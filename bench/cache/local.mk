@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Included from Makefile.am (when configured with benchmarks); paths are
+# relative to the top of the tree.
+#
+# bench/cache: the cache's hit, miss and churn paths against a kernel-style
+# baseline, and its memory per range (bench-cache); the hit path's
+# instructions counted by callgrind (bench-instr, run by bench/cache/instr).
+noinst_PROGRAMS += bench/cache/bench-cache
+bench_cache_bench_cache_SOURCES = \
+	bench/cache/bench_cache.c bench/cache/bench_cache.h \
+	bench/cache/bench_hit.c bench/cache/bench_miss.c bench/cache/bench_churn.c \
+	bench/cache/bench_mem.c \
+	bench/cache/bench_util.c bench/cache/bench_util.h \
+	bench/cache/cache_setup.c \
+	bench/cache/json_out.c bench/cache/json_out.h \
+	bench/cache/kernel_rwlock.c bench/cache/kernel_rwlock.h \
+	bench/cache/lat_hist.c bench/cache/lat_hist.h \
+	bench/cache/latency_backend.c bench/cache/latency_backend.h \
+	bench/cache/noop_target.c bench/cache/noop_target.h \
+	bench/cache/null_backend.c bench/cache/null_backend.h \
+	bench/itree/rbtree_rwlock.c bench/itree/rbtree_rwlock.h
+bench_cache_bench_cache_CFLAGS = $(AM_CFLAGS)
+bench_cache_bench_cache_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+
+noinst_PROGRAMS += bench/cache/bench-instr
+bench_cache_bench_instr_SOURCES = \
+	bench/cache/bench_instr.c bench/cache/bench_cache.h \
+	bench/cache/bench_util.c bench/cache/bench_util.h \
+	bench/cache/cache_setup.c \
+	bench/cache/kernel_rwlock.c bench/cache/kernel_rwlock.h \
+	bench/cache/null_backend.c bench/cache/null_backend.h \
+	bench/itree/rbtree_rwlock.c bench/itree/rbtree_rwlock.h
+bench_cache_bench_instr_CFLAGS = $(AM_CFLAGS)
+bench_cache_bench_instr_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+EXTRA_DIST += bench/cache/instr
+
+bench_runs += bench-cache bench-instr
+.PHONY: bench-cache bench-instr
+bench-cache: bench/cache/bench-cache
+	@mkdir -p $(top_builddir)/bench/results
+	$(top_builddir)/bench/cache/bench-cache --json $(top_builddir)/bench/results/cache.json $(BENCH_ARGS)
+bench-instr: bench/cache/bench-instr
+	@mkdir -p $(top_builddir)/bench/results
+	$(top_srcdir)/bench/cache/instr --json $(top_builddir)/bench/results/instr.json

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Included from Makefile.am (when configured with examples); paths are
+# relative to the top of the tree.
+#
+# examples: one program per feature, each built against the shared library
+# alone, as a user builds it; daxfs is also installed (daxcache-tools).
+noinst_PROGRAMS += examples/cache-demo examples/itree-demo examples/mmap-window \
+	examples/wb-commit
+examples_cache_demo_SOURCES = examples/cache-demo.c
+examples_cache_demo_LDADD = lib/libdaxcache.la
+examples_itree_demo_SOURCES = examples/itree-demo.c
+examples_itree_demo_LDADD = lib/libdaxcache.la
+examples_mmap_window_SOURCES = examples/mmap-window.c
+examples_mmap_window_LDADD = lib/libdaxcache.la
+examples_wb_commit_SOURCES = examples/wb-commit.c
+examples_wb_commit_LDADD = lib/libdaxcache.la
+EXTRA_DIST += examples/run-demo
+
+if HAVE_FUSE3
+# daxfs is installed (the daxcache-tools package); the other examples are not.
+bin_PROGRAMS = examples/daxfs
+dist_man1_MANS = docs/daxfs.1
+examples_daxfs_SOURCES = examples/daxfs.c
+examples_daxfs_CFLAGS = $(AM_CFLAGS) $(FUSE3_CFLAGS)
+examples_daxfs_LDADD = lib/libdaxcache.la $(FUSE3_LIBS)
+if HAVE_URING
+examples_daxfs_CFLAGS += -DDAXFS_URING $(URING_CFLAGS)
+examples_daxfs_LDADD += $(URING_LIBS)
+endif
+endif

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Included from Makefile.am (when configured with tests); paths are relative
+# to the top of the tree.
+#
+# tests/cases: the shared suites, compiled here as cmocka runners and in the
+# kernel as KTAP (daxcache_test.ko) and KUnit (daxcache_kunit.ko) modules.
+test_case_sources = tests/cases/dc_test.h tests/unit/test_env.c tests/unit/run_suite.c
+test_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/tests/cases
+test_ldadd = lib/libdaxcache-core.la $(CMOCKA_LIBS) $(URCU_LIBS) $(PTHREAD_LIBS)
+
+# One runner per tests/cases/NAME_cases.c, the same files the kernel's test
+# modules glob.  The fragment is made by tests/cases/mksuites and rewritten
+# when tests/cases/ gains or loses a file, so adding a suite is adding its
+# file (and committing the fragment make rewrote; tests/unit/suites-check
+# fails while it is stale).
+include $(top_srcdir)/tests/cases/suites.am
+check_PROGRAMS += $(suite_programs)
+# (Written only when it changes: a distcheck's source tree is read-only, and
+# an unchanged file must not make automake run again.)
+$(top_srcdir)/tests/cases/suites.am: $(top_srcdir)/tests/cases $(top_srcdir)/tests/cases/mksuites
+	$(AM_V_GEN)$(MKDIR_P) tests/cases && \
+	$(SHELL) $(top_srcdir)/tests/cases/mksuites $(top_srcdir) > tests/cases/suites.am.tmp && \
+	if cmp -s tests/cases/suites.am.tmp $@; then rm -f tests/cases/suites.am.tmp; \
+	else mv tests/cases/suites.am.tmp $@; fi
+EXTRA_DIST += tests/cases/mksuites tests/cases/suites.am tests/unit/suites-check
+TESTS += tests/unit/suites-check

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Included from Makefile.am (when configured with tests); paths are relative
+# to the top of the tree.
+#
+# tests/unit: the programs that are not shared suites (the mmap backend,
+# truncation under a mapping, fork, the sized structures, the POSIX checks)
+# and the scripts that drive the examples and daxfs as a user runs them.
+# (The shared suites' runners are built here too, from tests/cases.)
+check_PROGRAMS += tests/unit/mmap-backend tests/unit/mmap-trunc
+tests_unit_mmap_backend_SOURCES = tests/unit/mmap_backend_test.c
+tests_unit_mmap_backend_CFLAGS = $(test_cflags)
+tests_unit_mmap_backend_LDADD = $(test_ldadd)
+# Not cmocka: cmocka replaces the SIGBUS handler around each test.
+tests_unit_mmap_trunc_SOURCES = tests/unit/mmap_trunc_test.c
+tests_unit_mmap_trunc_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+EXTRA_DIST += tests/unit/mmapbe_create.h
+
+# Public headers and the shared library only: tests/run builds these
+# against the installed library too.
+check_PROGRAMS += tests/unit/fork-test tests/unit/unregistered-test
+tests_unit_fork_test_SOURCES = tests/unit/fork_test.c
+tests_unit_fork_test_LDADD = lib/libdaxcache.la
+tests_unit_unregistered_test_SOURCES = tests/unit/unregistered_test.c
+tests_unit_unregistered_test_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la $(PTHREAD_LIBS)
+# Old and new callers' copies of the sized structures.
+check_PROGRAMS += tests/unit/struct-size
+tests_unit_struct_size_SOURCES = tests/unit/struct_size_test.c
+tests_unit_struct_size_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la
+
+# POSIX conformance checks of a directory, run by tests/unit/daxfs-posix
+# against a plain directory and daxfs (needs root).
+noinst_PROGRAMS += tests/unit/posix-check
+tests_unit_posix_check_SOURCES = tests/unit/posix_check.c
+
+TESTS += tests/unit/api-doc-check
+# The daxfs tests skip themselves (exit 77) without the binary or
+# /dev/fuse.  daxfs-trunc-smoke: O_TRUNC rewrites while readers loop;
+# daxfs-attr: the attribute timeout; daxfs-commit: the COMMIT after
+# writeback; daxfs-uring: the io_uring engine and its retry rules.
+daxfs_tests = tests/unit/examples-smoke tests/unit/wb-commit-smoke \
+	tests/unit/daxfs-smoke tests/unit/daxfs-fio tests/unit/daxfs-trunc-smoke \
+	tests/unit/daxfs-posix tests/unit/daxfs-attr tests/unit/daxfs-commit \
+	tests/unit/daxfs-uring
+EXTRA_DIST += $(daxfs_tests)
+if DC_EXAMPLES
+TESTS += $(daxfs_tests)
+endif
