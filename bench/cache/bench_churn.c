@@ -23,7 +23,7 @@
 
 #include "bench_cache.h"
 #include "bench_util.h"
-#include "lat_hist.h"
+#include "../common/lat_hist.h"
 #include "latency_backend.h"
 
 #define CHURN_WINDOW	64	/* ranges */

@@ -14,13 +14,12 @@ bench_cache_bench_cache_SOURCES = \
 	bench/cache/cache_setup.c \
 	bench/cache/json_out.c bench/cache/json_out.h \
 	bench/cache/kernel_rwlock.c bench/cache/kernel_rwlock.h \
-	bench/cache/lat_hist.c bench/cache/lat_hist.h \
 	bench/cache/latency_backend.c bench/cache/latency_backend.h \
 	bench/cache/noop_target.c bench/cache/noop_target.h \
 	bench/cache/null_backend.c bench/cache/null_backend.h \
 	bench/itree/rbtree_rwlock.c bench/itree/rbtree_rwlock.h
 bench_cache_bench_cache_CFLAGS = $(AM_CFLAGS)
-bench_cache_bench_cache_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_cache_bench_cache_LDADD = bench/common/libbench-common.la lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
 
 noinst_PROGRAMS += bench/cache/bench-instr
 bench_cache_bench_instr_SOURCES = \

@@ -31,7 +31,7 @@
 #include <daxcache/simbe.h>
 #include <daxcache/thread.h>
 
-#include "../cache/lat_hist.h"
+#include "../common/lat_hist.h"
 #include "daxsim.h"
 
 #define DSIM_INO	1

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Included from Makefile.am (when configured with benchmarks); paths are
+# relative to the top of the tree.
+#
+# bench/common: what every benchmark shares: the option parser and usage
+# text (opts), the JSON writer (json) and the latency histogram (lat_hist);
+# common-check checks their logic.
+noinst_LTLIBRARIES += bench/common/libbench-common.la
+bench_common_libbench_common_la_SOURCES = \
+	bench/common/opts.c bench/common/opts.h \
+	bench/common/json.c bench/common/json.h \
+	bench/common/lat_hist.c bench/common/lat_hist.h
+
+check_PROGRAMS += bench/common/common-check
+bench_common_common_check_SOURCES = bench/common/common_check.c
+bench_common_common_check_LDADD = bench/common/libbench-common.la
