@@ -12,7 +12,6 @@ bench_cache_bench_cache_SOURCES = \
 	bench/cache/bench_mem.c \
 	bench/cache/bench_util.c bench/cache/bench_util.h \
 	bench/cache/cache_setup.c \
-	bench/cache/json_out.c bench/cache/json_out.h \
 	bench/cache/kernel_rwlock.c bench/cache/kernel_rwlock.h \
 	bench/cache/latency_backend.c bench/cache/latency_backend.h \
 	bench/cache/noop_target.c bench/cache/noop_target.h \
