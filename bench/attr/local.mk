@@ -6,7 +6,7 @@
 # (bench-attr).
 noinst_PROGRAMS += bench/attr/bench-attr
 bench_attr_bench_attr_SOURCES = bench/attr/bench_attr.c
-bench_attr_bench_attr_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_attr_bench_attr_LDADD = bench/common/libbench-common.la lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
 
 bench_runs += bench-attr
 .PHONY: bench-attr

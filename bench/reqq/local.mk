@@ -6,7 +6,7 @@
 # against the 1 ms timer (bench-reqq).
 noinst_PROGRAMS += bench/reqq/bench-reqq
 bench_reqq_bench_reqq_SOURCES = bench/reqq/bench_reqq.c
-bench_reqq_bench_reqq_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_reqq_bench_reqq_LDADD = bench/common/libbench-common.la lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
 
 bench_runs += bench-reqq
 .PHONY: bench-reqq
