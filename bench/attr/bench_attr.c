@@ -184,7 +184,7 @@ int main(int argc, char **argv)
 	};
 	bool quick = false;
 	struct bench_opt opts[] = {
-		BENCH_OPT_TIME(&c.seconds, "measuring time per rule (default 3 s; --quick: 0.5 s)"),
+		BENCH_OPT_TIME(&c.seconds, 0.5, "measuring time per rule (default 3 s; --quick: 0.5 s)"),
 		BENCH_OPT_QUICK(&quick, "0.5 s per rule in 2 slices"),
 		BENCH_OPT_JSON(&c.json, "results file (default: none)"),
 		NS_OPT("getattr-us", &c.getattr_ns, parse_us,
@@ -208,14 +208,9 @@ int main(int argc, char **argv)
 	uint64_t wall;
 	int i, k;
 
-	i = bench_opts_parse("bench-attr", opts, argc, argv);
-	if (i)
-		return i == 1 ? 0 : 2;
-	if (quick) {
-		if (!bench_opt_seen(opts, "time"))
-			c.seconds = 0.5;
+	bench_opts_main("bench-attr", opts, argc, argv);
+	if (quick)
 		c.slices = 2;
-	}
 
 	for (k = 0; k < nrows; k++) {
 		struct dc_attr_config p = {

@@ -37,11 +37,10 @@
 static int parse_options(int argc, char **argv, struct bench_opts *o)
 {
 	double us = DEFAULT_LATENCY_US;
-	bool quick = false;
 	struct bench_opt opts[] = {
-		BENCH_OPT_TIME(&o->seconds, "measuring time per cell (default "
+		BENCH_OPT_TIME(&o->seconds, QUICK_SECONDS, "measuring time per cell (default "
 			       XSTR(DEFAULT_SECONDS) ": about a minute in all)"),
-		BENCH_OPT_QUICK(&quick, "a smoke run: --time " XSTR(QUICK_SECONDS)
+		BENCH_OPT_QUICK(NULL, "a smoke run: --time " XSTR(QUICK_SECONDS)
 				" unless given"),
 		{ .name = "latency-us", .arg = "US", .type = BENCH_OPT_DOUBLE,
 		  .dst = &us, .min = 0, .max = 1e6,
@@ -50,17 +49,10 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		BENCH_OPT_JSON(&o->json, "results file (default bench/results/cache.json)"),
 		BENCH_OPT_END,
 	};
-	int ret;
 
 	o->seconds = DEFAULT_SECONDS;
 	o->json = "bench/results/cache.json";
-	ret = bench_opts_parse("bench-cache", opts, argc, argv);
-	if (ret == 1)
-		exit(0);
-	if (ret)
-		return -1;
-	if (quick && !bench_opt_seen(opts, "time"))
-		o->seconds = QUICK_SECONDS;
+	bench_opts_main("bench-cache", opts, argc, argv);
 	o->latency_ns = (uint64_t)(us * 1e3);
 	return 0;
 }

@@ -26,32 +26,19 @@ struct bench_json {
 
 static void put_escaped(FILE *f, const char *s)
 {
+	static const char special[] = "\"\\\n\r\t", as[] = "\"\\nrt";
 	const unsigned char *p = (const unsigned char *)s;
+	const char *c;
 
 	fputc('"', f);
 	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
+		c = strchr(special, *p);
+		if (c)
+			fprintf(f, "\\%c", as[c - special]);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
 	}
 	fputc('"', f);
 }

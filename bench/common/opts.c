@@ -12,19 +12,25 @@
 #define OPT_BASE	256	/* getopt_long's value for opts[0] */
 #define OPT_HELP	1	/* and for --help */
 
-int bench_parse_size(const char *s, uint64_t *out)
+/* The unsigned number @s starts with (strtoull's bases); -EINVAL for none. */
+static int leading_u64(const char *s, uint64_t *v, char **end)
 {
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
 	while (*s == ' ' || *s == '\t')
 		s++;
 	if (*s == '-' || *s == '+')
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
+	*v = strtoull(s, end, 0);
+	return errno || *end == s ? -EINVAL : 0;
+}
+
+int bench_parse_size(const char *s, uint64_t *out)
+{
+	unsigned int shift = 0;
+	uint64_t v;
+	char *end;
+
+	if (leading_u64(s, &v, &end))
 		return -EINVAL;
 	switch (*end) {
 	case 'k': case 'K':
@@ -49,7 +55,7 @@ int bench_parse_size(const char *s, uint64_t *out)
 	}
 	if (*end || v > (UINT64_MAX >> shift))
 		return -EINVAL;
-	*out = (uint64_t)v << shift;
+	*out = v << shift;
 	return 0;
 }
 
@@ -66,13 +72,7 @@ static int parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
 
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || end == s || *end ? -EINVAL : 0;
+	return leading_u64(s, out, &end) || *end ? -EINVAL : 0;
 }
 
 static bool in_range(const struct bench_opt *o, double v)
@@ -89,7 +89,8 @@ static int take_value(const struct bench_opt *o, const char *arg)
 
 	switch (o->type) {
 	case BENCH_OPT_FLAG:
-		*(bool *)o->dst = true;
+		if (o->dst)
+			*(bool *)o->dst = true;
 		return 0;
 	case BENCH_OPT_DOUBLE:
 		if (parse_double(arg, &d) || !in_range(o, d))
@@ -118,6 +119,21 @@ static int take_value(const struct bench_opt *o, const char *arg)
 		return o->call(arg, o->dst) ? -EINVAL : 0;
 	}
 	return -EINVAL;
+}
+
+/* --quick was given: the on_quick options not given take their quick value. */
+static void apply_quick(struct bench_opt *opts)
+{
+	for (; opts->name; opts++) {
+		if (!opts->on_quick || opts->seen)
+			continue;
+		if (opts->type == BENCH_OPT_DOUBLE)
+			*(double *)opts->dst = opts->quick;
+		else if (opts->type == BENCH_OPT_UINT)
+			*(unsigned int *)opts->dst = (unsigned int)opts->quick;
+		else if (opts->type == BENCH_OPT_U64 || opts->type == BENCH_OPT_SIZE)
+			*(uint64_t *)opts->dst = (uint64_t)opts->quick;
+	}
 }
 
 static size_t count_opts(const struct bench_opt *opts)
@@ -177,10 +193,21 @@ int bench_opts_parse(const char *prog, struct bench_opt *opts, int argc,
 			argv[optind]);
 		ret = -EINVAL;
 	}
+	if (!ret && bench_opt_seen(opts, "quick"))
+		apply_quick(opts);
 	if (ret < 0)
 		bench_opts_usage(stderr, prog, opts);
 	free(lo);
 	return ret;
+}
+
+void bench_opts_main(const char *prog, struct bench_opt *opts, int argc,
+		     char **argv)
+{
+	int ret = bench_opts_parse(prog, opts, argc, argv);
+
+	if (ret)
+		exit(ret == 1 ? 0 : 2);
 }
 
 /* "--name ARG" as the usage text shows it; its length. */

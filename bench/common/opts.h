@@ -46,6 +46,8 @@ enum bench_opt_type {
  * @min: the smallest value allowed (numbers and sizes).
  * @max: the largest value allowed (numbers and sizes).
  * @call: the parser of a BENCH_OPT_CALL option.
+ * @on_quick: a number option that --quick sets to @quick unless it was given.
+ * @quick: that value.
  * @seen: set by bench_opts_parse() when the option was given.
  */
 struct bench_opt {
@@ -56,12 +58,16 @@ struct bench_opt {
 	void *dst;
 	double min, max;
 	int (*call)(const char *arg, void *dst);
+	bool on_quick;
+	double quick;
 	bool seen;
 };
 
-#define BENCH_OPT_TIME(d, h) \
+/* --time SEC into the double at @d; --quick makes it @q unless given. */
+#define BENCH_OPT_TIME(d, q, h) \
 	{ .name = "time", .arg = "SEC", .help = (h), .type = BENCH_OPT_DOUBLE, \
-	  .dst = (d), .min = 1e-6, .max = 3600 }
+	  .dst = (d), .min = 1e-6, .max = 3600, .on_quick = (q) > 0, .quick = (q) }
+/* --quick: sets the bool at @d (which may be NULL) and the on_quick options. */
 #define BENCH_OPT_QUICK(d, h) \
 	{ .name = "quick", .help = (h), .type = BENCH_OPT_FLAG, .dst = (d) }
 #define BENCH_OPT_JSON(d, h) \
@@ -84,11 +90,26 @@ struct bench_opt {
  *
  * --help prints the usage text to stdout.  A bad option, a missing or bad
  * value or an operand prints what was wrong and the usage text to stderr.
+ * When --quick was given, the options marked @on_quick that were not get
+ * their @quick value.
  *
  * Context: main thread, before other threads use getopt.
  * Return: 0 when the options were read, 1 after --help, -EINVAL on an error.
  */
 int bench_opts_parse(const char *prog, struct bench_opt *opts, int argc,
+		     char **argv);
+
+/**
+ * bench_opts_main() - bench_opts_parse() for a program's main(): exit(0)
+ * after --help, exit(2) after an error.
+ * @prog: as for bench_opts_parse().
+ * @opts: likewise.
+ * @argc: likewise.
+ * @argv: likewise.
+ *
+ * Context: as for bench_opts_parse().
+ */
+void bench_opts_main(const char *prog, struct bench_opt *opts, int argc,
 		     char **argv);
 
 /**

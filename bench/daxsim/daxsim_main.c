@@ -74,24 +74,19 @@ static int each_item(const char *arg, int (*one)(struct dsim_params *p, const ch
 	return ret;
 }
 
+/* A workload or a policy by name: switched on, or -EINVAL. */
 static int add_wl(struct dsim_params *p, const char *s)
 {
 	enum dsim_wl wl;
 
-	if (dsim_wl_parse(s, &wl))
-		return -EINVAL;
-	p->wl_on[wl] = true;
-	return 0;
+	return dsim_wl_parse(s, &wl) ? -EINVAL : (p->wl_on[wl] = true, 0);
 }
 
 static int add_policy(struct dsim_params *p, const char *s)
 {
 	enum dsim_policy pol;
 
-	if (dsim_policy_parse(s, &pol))
-		return -EINVAL;
-	p->pol_on[pol] = true;
-	return 0;
+	return dsim_policy_parse(s, &pol) ? -EINVAL : (p->pol_on[pol] = true, 0);
 }
 
 static int add_threads(struct dsim_params *p, const char *s)
@@ -161,7 +156,7 @@ static void parse_args(int argc, char **argv, struct dsim_params *p,
 	double time_s = DEFAULT_TIME_S, warm_s = 0, rt_us = DEFAULT_RT_US;
 	uint64_t file_mib = DEFAULT_FILE_MIB;
 	struct bench_opt opts[] = {
-		BENCH_OPT_TIME(&time_s, "measured seconds per point (default "
+		BENCH_OPT_TIME(&time_s, QUICK_TIME_S, "measured seconds per point (default "
 			       XSTR(DEFAULT_TIME_S) "; --quick " XSTR(QUICK_TIME_S) ")"),
 		{ .name = "warm", .arg = "S", .type = BENCH_OPT_DOUBLE, .dst = &warm_s,
 		  .min = 0, .max = 3600,
@@ -230,7 +225,7 @@ static void parse_args(int argc, char **argv, struct dsim_params *p,
 		p->nr_ratios = n;
 	}
 	qsort(p->ratios, p->nr_ratios, sizeof(p->ratios[0]), cmp_double);
-	p->time_s = bench_opt_seen(opts, "time") || !p->quick ? time_s : QUICK_TIME_S;
+	p->time_s = time_s;
 	p->warm_s = bench_opt_seen(opts, "warm") ? warm_s :
 		    p->quick ? QUICK_WARM_S : p->time_s / 2;
 	p->rt_ns = (uint64_t)(rt_us * 1000.0 + 0.5);

@@ -54,11 +54,11 @@ static double now_s(void)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	uint64_t file_ranges = 256;
-	bool quick = false;
 	struct bench_opt opts[] = {
-		BENCH_OPT_QUICK(&quick, "32768 accesses per trace instead of 131072"),
+		BENCH_OPT_QUICK(NULL, "32768 accesses per trace instead of 131072"),
 		{ .name = "accesses", .arg = "N", .type = BENCH_OPT_U64,
 		  .dst = &o->accesses, .min = 1, .max = 1ull << 30,
+		  .on_quick = true, .quick = QUICK_ACCESSES,
 		  .help = "accesses (4 KiB pages) per trace" },
 		{ .name = "file-ranges", .arg = "N", .type = BENCH_OPT_U64,
 		  .dst = &file_ranges, .min = 1, .max = 1u << 20,
@@ -74,16 +74,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		  .help = "write one tab-separated line per cell, with a header" },
 		BENCH_OPT_END,
 	};
-	int ret;
 
 	*o = (struct opts){ .accesses = DEFAULT_ACCESSES, .seed = 1 };
-	ret = bench_opts_parse("bench-hitratio", opts, argc, argv);
-	if (ret == 1)
-		exit(0);
-	if (ret)
-		return -1;
-	if (quick && !bench_opt_seen(opts, "accesses"))
-		o->accesses = QUICK_ACCESSES;
+	bench_opts_main("bench-hitratio", opts, argc, argv);
 	o->file_ranges = (uint32_t)file_ranges;
 	return 0;
 }

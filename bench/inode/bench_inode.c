@@ -197,23 +197,18 @@ int main(int argc, char **argv)
 	static const uint64_t sizes[] = { 1000, 1000000 };
 	const char *json = "bench/results/inode.json";
 	double seconds = DEFAULT_SECONDS;
-	bool quick = false;
 	struct bench_opt opts[] = {
-		BENCH_OPT_TIME(&seconds, "measured time per cell (default "
+		BENCH_OPT_TIME(&seconds, QUICK_SECONDS, "measured time per cell (default "
 			       XSTR(DEFAULT_SECONDS) ")"),
-		BENCH_OPT_QUICK(&quick, "--time " XSTR(QUICK_SECONDS) " unless given"),
+		BENCH_OPT_QUICK(NULL, "--time " XSTR(QUICK_SECONDS) " unless given"),
 		BENCH_OPT_JSON(&json, "results file (default bench/results/inode.json)"),
 		BENCH_OPT_END,
 	};
 	struct bench_json *j;
 	unsigned int s, threads;
-	int ret;
+	int ret = 0;
 
-	ret = bench_opts_parse("bench-inode", opts, argc, argv);
-	if (ret)
-		return ret == 1 ? 0 : 2;
-	if (quick && !bench_opt_seen(opts, "time"))
-		seconds = QUICK_SECONDS;
+	bench_opts_main("bench-inode", opts, argc, argv);
 	j = bench_json_new();
 	if (!j)
 		return 1;

@@ -39,32 +39,23 @@ struct options {
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	bool quick = false;
 	struct bench_opt opts[] = {
-		BENCH_OPT_TIME(&o->seconds, "measuring time per cell (default "
+		BENCH_OPT_TIME(&o->seconds, QUICK_SECONDS, "measuring time per cell (default "
 			       XSTR(DEFAULT_SECONDS) ")"),
-		BENCH_OPT_QUICK(&quick, "tiny run: --time " XSTR(QUICK_SECONDS)
+		BENCH_OPT_QUICK(NULL, "tiny run: --time " XSTR(QUICK_SECONDS)
 				" --max-n " XSTR(QUICK_MAX_N) " unless given"),
 		{ .name = "max-n", .arg = "N", .type = BENCH_OPT_U64,
 		  .dst = &o->max_n, .min = 1000, .max = 1e19,
+		  .on_quick = true, .quick = QUICK_MAX_N,
 		  .help = "skip sizes above N (sizes: 1000 100000 1000000)" },
 		BENCH_OPT_JSON(&o->json, "results file (default bench/results/itree.json)"),
 		BENCH_OPT_END,
 	};
-	int ret;
 
 	o->seconds = DEFAULT_SECONDS;
 	o->max_n = UINT64_MAX;
 	o->json = "bench/results/itree.json";
-	ret = bench_opts_parse("bench_itree", opts, argc, argv);
-	if (ret == 1)
-		exit(0);
-	if (ret)
-		return -1;
-	if (quick && !bench_opt_seen(opts, "time"))
-		o->seconds = QUICK_SECONDS;
-	if (quick && !bench_opt_seen(opts, "max-n"))
-		o->max_n = QUICK_MAX_N;
+	bench_opts_main("bench_itree", opts, argc, argv);
 	return 0;
 }
 

@@ -340,11 +340,10 @@ static int write_json(const char *path, const struct options *o,
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	double service_us = 35, delay_us = 1000;
-	bool quick = false;
 	struct bench_opt opts[] = {
-		BENCH_OPT_TIME(&o->seconds, "measured time per mode (default "
+		BENCH_OPT_TIME(&o->seconds, QUICK_SECONDS, "measured time per mode (default "
 			       XSTR(DEFAULT_SECONDS) ")"),
-		BENCH_OPT_QUICK(&quick, "--time " XSTR(QUICK_SECONDS) " unless given"),
+		BENCH_OPT_QUICK(NULL, "--time " XSTR(QUICK_SECONDS) " unless given"),
 		BENCH_OPT_JSON(&o->json, "results file (default bench/results/reqq.json)"),
 		{ .name = "queue", .arg = "Q", .type = BENCH_OPT_UINT, .dst = &o->q,
 		  .min = 1, .max = MAX_Q,
@@ -357,17 +356,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		  .help = "retry timer delay (default 1000)" },
 		BENCH_OPT_END,
 	};
-	int ret;
 
 	*o = (struct options){ .seconds = DEFAULT_SECONDS, .q = 16,
 			       .json = "bench/results/reqq.json" };
-	ret = bench_opts_parse("bench_reqq", opts, argc, argv);
-	if (ret == 1)
-		exit(0);
-	if (ret)
-		return -1;
-	if (quick && !bench_opt_seen(opts, "time"))
-		o->seconds = QUICK_SECONDS;
+	bench_opts_main("bench_reqq", opts, argc, argv);
 	o->service_ns = (uint64_t)(service_us * 1000.0);
 	o->delay_ns = (uint64_t)(delay_us * 1000.0);
 	return 0;
