@@ -18,7 +18,7 @@ bench_cache_bench_cache_SOURCES = \
 	bench/cache/null_backend.c bench/cache/null_backend.h \
 	bench/itree/rbtree_rwlock.c bench/itree/rbtree_rwlock.h
 bench_cache_bench_cache_CFLAGS = $(AM_CFLAGS)
-bench_cache_bench_cache_LDADD = bench/common/libbench-common.la lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_cache_bench_cache_LDADD = $(bench_ldadd)
 
 noinst_PROGRAMS += bench/cache/bench-instr
 bench_cache_bench_instr_SOURCES = \
@@ -35,8 +35,7 @@ EXTRA_DIST += bench/cache/instr
 bench_runs += bench-cache bench-instr
 .PHONY: bench-cache bench-instr
 bench-cache: bench/cache/bench-cache
-	@mkdir -p $(top_builddir)/bench/results
-	$(top_builddir)/bench/cache/bench-cache --json $(top_builddir)/bench/results/cache.json $(BENCH_ARGS)
+	$(bench_run_json)
 bench-instr: bench/cache/bench-instr
 	@mkdir -p $(top_builddir)/bench/results
 	$(top_srcdir)/bench/cache/instr --json $(top_builddir)/bench/results/instr.json

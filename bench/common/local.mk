@@ -14,3 +14,12 @@ bench_common_libbench_common_la_SOURCES = \
 check_PROGRAMS += bench/common/common-check
 bench_common_common_check_SOURCES = bench/common/common_check.c
 bench_common_common_check_LDADD = bench/common/libbench-common.la
+
+# What a benchmark links: the above, the library's static copy, its threads.
+bench_ldadd = bench/common/libbench-common.la lib/libdaxcache-core.la \
+	$(URCU_LIBS) $(PTHREAD_LIBS)
+# The recipe of run target bench-NAME, a benchmark that writes
+# bench/results/NAME.json: the program (its first prerequisite) with --json
+# and BENCH_ARGS.
+bench_run_json = mkdir -p $(top_builddir)/bench/results && \
+	$< --json $(top_builddir)/bench/results/$(@:bench-%=%).json $(BENCH_ARGS)

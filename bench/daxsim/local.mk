@@ -12,7 +12,7 @@ bench_daxsim_bench_daxsim_SOURCES = \
 	bench/daxsim/daxsim_out.c bench/daxsim/daxsim_targets.c \
 	bench/daxsim/daxsim_files.c \
 	bench/daxsim/workload.c bench/daxsim/workload.h
-bench_daxsim_bench_daxsim_LDADD = bench/common/libbench-common.la lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS) -lm
+bench_daxsim_bench_daxsim_LDADD = $(bench_ldadd) -lm
 
 check_PROGRAMS += bench/daxsim/workload-test
 bench_daxsim_workload_test_SOURCES = bench/daxsim/workload_test.c \
