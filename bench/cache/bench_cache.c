@@ -150,8 +150,6 @@ int main(int argc, char **argv)
 		ret = 1;
 	} else if (bench_json_save(j, o.json, "bench_cache")) {
 		ret = 1;
-	} else {
-		printf("wrote %s\n", o.json);
 	}
 	dc_thread_unregister();
 	bench_json_free(j);

@@ -29,7 +29,7 @@ bench_cache_bench_instr_SOURCES = \
 	bench/cache/null_backend.c bench/cache/null_backend.h \
 	bench/itree/rbtree_rwlock.c bench/itree/rbtree_rwlock.h
 bench_cache_bench_instr_CFLAGS = $(AM_CFLAGS)
-bench_cache_bench_instr_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_cache_bench_instr_LDADD = $(bench_ldadd)
 EXTRA_DIST += bench/cache/instr
 
 bench_runs += bench-cache bench-instr

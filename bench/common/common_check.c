@@ -240,6 +240,23 @@ static void check_opts(void)
 	CHECK(parse(&v, &t, "--help", NULL) == 1);
 }
 
+enum colour { RED, GREEN, NR_COLOURS };
+static const char *const colours[NR_COLOURS] = { [RED] = "red", [GREEN] = "green" };
+const char *colour_name(enum colour v);
+int colour_parse(const char *s, enum colour *out);
+BENCH_NAMED_ENUM(enum colour, colours, NR_COLOURS, colour_name, colour_parse)
+
+static void check_names(void)
+{
+	enum colour c = RED;
+
+	CHECK(colour_parse("green", &c) == 0 && c == GREEN);
+	CHECK(colour_parse("blue", &c) == -EINVAL && c == GREEN);
+	CHECK(colour_parse(NULL, &c) == -EINVAL);
+	CHECK(colour_parse("red", NULL) == -EINVAL);
+	CHECK(!strcmp(colour_name(RED), "red") && !strcmp(colour_name(NR_COLOURS), "?"));
+}
+
 static void check_hist(void)
 {
 	static struct lat_hist a, b;
@@ -267,6 +284,7 @@ int main(void)
 	check_size();
 	check_opts();
 	check_hist();
+	check_names();
 	printf("common-check: %d checks failed\n", failures);
 	return failures ? 1 : 0;
 }

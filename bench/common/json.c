@@ -217,5 +217,6 @@ int bench_json_save(struct bench_json *j, const char *path, const char *prog)
 		fprintf(stderr, "%s: writing %s failed\n", prog, path);
 		return -EIO;
 	}
+	printf("wrote %s\n", path);
 	return 0;
 }

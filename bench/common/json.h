@@ -40,8 +40,9 @@ void bench_json_free(struct bench_json *j);
  * @prog: the program's name, for the messages.
  *
  * Context: any.
- * Return: 0, or -EIO with a message printed (the file could not be written,
- * or memory ran out while the document was built).
+ * Return: 0 with "wrote @path" printed, or -EIO with a message printed (the
+ * file could not be written, or memory ran out while the document was
+ * built).
  */
 int bench_json_save(struct bench_json *j, const char *path, const char *prog);
 

@@ -9,7 +9,8 @@ noinst_LTLIBRARIES += bench/common/libbench-common.la
 bench_common_libbench_common_la_SOURCES = \
 	bench/common/opts.c bench/common/opts.h \
 	bench/common/json.c bench/common/json.h \
-	bench/common/lat_hist.c bench/common/lat_hist.h
+	bench/common/lat_hist.c bench/common/lat_hist.h \
+	bench/common/clock.c bench/common/clock.h
 
 check_PROGRAMS += bench/common/common-check
 bench_common_common_check_SOURCES = bench/common/common_check.c

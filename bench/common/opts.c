@@ -26,27 +26,17 @@ static int leading_u64(const char *s, uint64_t *v, char **end)
 
 int bench_parse_size(const char *s, uint64_t *out)
 {
+	static const char suffixes[] = "kKmMgGtT";
+	const char *suffix;
 	unsigned int shift = 0;
 	uint64_t v;
 	char *end;
 
 	if (leading_u64(s, &v, &end))
 		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K':
-		shift = 10;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		break;
-	case 't': case 'T':
-		shift = 40;
-		break;
-	}
-	if (shift) {
+	suffix = *end ? strchr(suffixes, *end) : NULL;
+	if (suffix) {
+		shift = 10 * (1 + (unsigned int)(suffix - suffixes) / 2);
 		end++;
 		if (end[0] == 'i' && end[1] == 'B')
 			end += 2;
@@ -242,6 +232,22 @@ void bench_opts_usage(FILE *f, const char *prog, const struct bench_opt *opts)
 			fprintf(f, "%.*s\n  %-*s  ", (int)(nl - h), h, width, "");
 		fprintf(f, "%s\n", h);
 	}
+}
+
+int bench_name_find(const char *const *names, unsigned int n, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; name && i < n; i++)
+		if (names[i] && !strcmp(names[i], name))
+			return (int)i;
+	return -EINVAL;
+}
+
+const char *bench_name_of(const char *const *names, unsigned int n,
+			  unsigned int i)
+{
+	return i < n && names[i] ? names[i] : "?";
 }
 
 bool bench_opt_seen(const struct bench_opt *opts, const char *name)

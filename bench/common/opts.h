@@ -8,6 +8,7 @@
 #ifndef BENCH_COMMON_OPTS_H
 #define BENCH_COMMON_OPTS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -131,6 +132,50 @@ void bench_opts_usage(FILE *f, const char *prog, const struct bench_opt *opts);
  * Return: true if it was on the command line.
  */
 bool bench_opt_seen(const struct bench_opt *opts, const char *name);
+
+/**
+ * bench_name_find() - the index of @name in a table of names.
+ * @names: the table (an option's values: workloads, policies).
+ * @n: its entries.
+ * @name: the name looked for.
+ *
+ * Context: any.
+ * Return: the index, or -EINVAL when @name is NULL or not in @names.
+ */
+int bench_name_find(const char *const *names, unsigned int n, const char *name);
+
+/**
+ * bench_name_of() - entry @i of a table of names.
+ * @names: the table.
+ * @n: its entries.
+ * @i: the index.
+ *
+ * Context: any.
+ * Return: the name, or "?" for an index past the table.
+ */
+const char *bench_name_of(const char *const *names, unsigned int n,
+			  unsigned int i);
+
+/*
+ * BENCH_NAMED_ENUM() - define @name_fn(v), the name of enum @type value @v
+ * ("?" past the table), and @parse_fn(s, out), the value named @s (0, or
+ * -EINVAL for an unknown name or a NULL argument), over the table @tbl of
+ * @n names indexed by the enum.
+ */
+#define BENCH_NAMED_ENUM(type, tbl, n, name_fn, parse_fn)		\
+const char *name_fn(type v)						\
+{									\
+	return bench_name_of(tbl, n, (unsigned int)v);			\
+}									\
+int parse_fn(const char *s, type *out)					\
+{									\
+	int i = bench_name_find(tbl, n, s);				\
+									\
+	if (i < 0 || !out)						\
+		return -EINVAL;						\
+	*out = (type)i;							\
+	return 0;							\
+}
 
 /**
  * bench_parse_size() - read a size such as 4096, 0x1000, 64K, 2MiB or 1G.

@@ -13,9 +13,9 @@
 #define RATIO_SEED	0.4	/* seed 000: a 4 GiB window over a 10 GiB file */
 #define RATIO_CLIFF	0.25	/* the working set is 4x the window */
 
-static const struct dsim_point *find_at(const struct dsim_point *pts, size_t n,
-					enum dsim_wl wl, unsigned int threads,
-					enum dsim_policy pol, double ratio)
+const struct dsim_point *dsim_find_point(const struct dsim_point *pts, size_t n,
+					 enum dsim_wl wl, unsigned int threads,
+					 enum dsim_policy pol, double ratio)
 {
 	size_t i;
 
@@ -31,7 +31,7 @@ static const struct dsim_point *find_at(const struct dsim_point *pts, size_t n,
 static const struct dsim_point *find(const struct dsim_point *pts, size_t n,
 				     enum dsim_policy pol, double ratio)
 {
-	return find_at(pts, n, DSIM_UNIFORM, 1, pol, ratio);
+	return dsim_find_point(pts, n, DSIM_UNIFORM, 1, pol, ratio);
 }
 
 /* @d against the other policies of its point; false if none was measured. */
@@ -46,12 +46,12 @@ static bool nw_point(const struct dsim_point *pts, size_t n,
 	memset(w, 0, sizeof(*w));
 	w->d = d;
 	for (k = 0; k < sizeof(others) / sizeof(others[0]); k++) {
-		o = find_at(pts, n, d->wl, d->threads, others[k], d->ratio);
+		o = dsim_find_point(pts, n, d->wl, d->threads, others[k], d->ratio);
 		if (o && o->iops_med > 0 &&
 		    (!w->best || o->iops_med > w->best->iops_med))
 			w->best = o;
 	}
-	w->nd = find_at(pts, n, d->wl, d->threads, DSIM_NODAX, d->ratio);
+	w->nd = dsim_find_point(pts, n, d->wl, d->threads, DSIM_NODAX, d->ratio);
 	if (w->nd && w->nd->iops_med <= 0)
 		w->nd = NULL;
 	if (!w->best && !w->nd)

@@ -419,10 +419,8 @@ int main(int argc, char **argv)
 	       "  and leaves the parked ones to the timer, hence its tail.\n",
 	       sysconf(_SC_NPROCESSORS_ONLN), (double)o.service_ns / 1000.0,
 	       2.0 * o.q * (double)o.service_ns / 1000.0);
-	if (o.json && write_json(o.json, &o, l))
+	if (write_json(o.json, &o, l))
 		bad = 1;
-	else if (o.json)
-		printf("\nresults: %s\n", o.json);
 	for (m = 0; m < NMODES; m++)
 		free(l[m].ns);
 	dc_thread_unregister();
