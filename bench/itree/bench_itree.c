@@ -171,8 +171,6 @@ int main(int argc, char **argv)
 		ret = 1;
 	} else if (bench_report_json(o.json, rows, nrows)) {
 		ret = 1;
-	} else {
-		printf("\nwrote %s\n", o.json);
 	}
 	dc_thread_unregister();
 	free(rows);
