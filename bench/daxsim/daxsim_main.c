@@ -92,18 +92,16 @@ static int add_policy(struct dsim_params *p, const char *s)
 static int add_threads(struct dsim_params *p, const char *s)
 {
 	char *end;
-	unsigned long n;
-	unsigned int i;
+	unsigned long n = strtoul(s, &end, 10);
+	unsigned int i = 0;
 
-	n = strtoul(s, &end, 10);
+	/* 1..DSIM_MAX_THREADS, each once: they fit in p->threads. */
 	if (end == s || *end || !n || n > DSIM_MAX_THREADS)
 		return -EINVAL;
-	for (i = 0; i < p->nr_threads; i++)
-		if (p->threads[i] == n)
-			return 0;
-	if (p->nr_threads >= DSIM_MAX_THREADS)
-		return -EINVAL;
-	p->threads[p->nr_threads++] = (unsigned int)n;
+	while (i < p->nr_threads && p->threads[i] != n)
+		i++;
+	if (i == p->nr_threads)
+		p->threads[p->nr_threads++] = (unsigned int)n;
 	return 0;
 }
 

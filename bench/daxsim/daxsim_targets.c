@@ -160,35 +160,37 @@ unsigned int dsim_targets_eval(const struct dsim_params *p,
 			       const struct dsim_point *pts, size_t n,
 			       struct dsim_target *t)
 {
-	unsigned int k = 0, i;
+	/*
+	 * Policy a against b, IOPS or p99, at one ratio or (ratio 0) at every
+	 * swept ratio from @from on; "fits": the whole file is in the window.
+	 */
+	static const struct {
+		const char *what;
+		double ratio, from;
+		enum dsim_policy a, b;
+		bool p99;
+		enum dsim_cmp cmp;
+		double limit;
+	} rules[] = {
+		{ "seed000/2019 IOPS", RATIO_SEED, 0, DSIM_SEED000, DSIM_P2019, false, DSIM_GE, 1.87 },
+		{ "seed000/2019 p99", RATIO_SEED, 0, DSIM_SEED000, DSIM_P2019, true, DSIM_LE, 0.56 },
+		{ "2019/nodax IOPS (cliff)", RATIO_CLIFF, 0, DSIM_P2019, DSIM_NODAX, false, DSIM_LT, 1.0 },
+		{ "upstream/nodax IOPS (cliff)", RATIO_CLIFF, 0, DSIM_UPSTREAM, DSIM_NODAX, false, DSIM_LT, 1.0 },
+		{ "default/nodax IOPS (no cliff)", 0, 0, DSIM_DEFAULT, DSIM_NODAX, false, DSIM_GE, 0.95 },
+		{ "default/nodax IOPS (fits)", 0, 1.0, DSIM_DEFAULT, DSIM_NODAX, false, DSIM_GE, 5.0 },
+	};
+	unsigned int k = 0, i, j;
 	double r;
 
-	judge(&t[k++], "seed000/2019 IOPS", RATIO_SEED,
-	      find(pts, n, DSIM_SEED000, RATIO_SEED),
-	      find(pts, n, DSIM_P2019, RATIO_SEED), false, DSIM_GE, 1.87);
-	judge(&t[k++], "seed000/2019 p99", RATIO_SEED,
-	      find(pts, n, DSIM_SEED000, RATIO_SEED),
-	      find(pts, n, DSIM_P2019, RATIO_SEED), true, DSIM_LE, 0.56);
-	judge(&t[k++], "2019/nodax IOPS (cliff)", RATIO_CLIFF,
-	      find(pts, n, DSIM_P2019, RATIO_CLIFF),
-	      find(pts, n, DSIM_NODAX, RATIO_CLIFF), false, DSIM_LT, 1.0);
-	judge(&t[k++], "upstream/nodax IOPS (cliff)", RATIO_CLIFF,
-	      find(pts, n, DSIM_UPSTREAM, RATIO_CLIFF),
-	      find(pts, n, DSIM_NODAX, RATIO_CLIFF), false, DSIM_LT, 1.0);
-	for (i = 0; i < p->nr_ratios; i++) {
-		r = p->ratios[i];
-		judge(&t[k++], "default/nodax IOPS (no cliff)", r,
-		      find(pts, n, DSIM_DEFAULT, r), find(pts, n, DSIM_NODAX, r),
-		      false, DSIM_GE, 0.95);
-	}
-	/* The whole file fits in the window from ratio 1 on. */
-	for (i = 0; i < p->nr_ratios; i++) {
-		r = p->ratios[i];
-		if (r < 1.0)
-			continue;
-		judge(&t[k++], "default/nodax IOPS (fits)", r,
-		      find(pts, n, DSIM_DEFAULT, r), find(pts, n, DSIM_NODAX, r),
-		      false, DSIM_GE, 5.0);
+	for (j = 0; j < sizeof(rules) / sizeof(rules[0]); j++) {
+		for (i = 0; i < (rules[j].ratio > 0 ? 1 : p->nr_ratios); i++) {
+			r = rules[j].ratio > 0 ? rules[j].ratio : p->ratios[i];
+			if (r < rules[j].from)
+				continue;
+			judge(&t[k++], rules[j].what, r, find(pts, n, rules[j].a, r),
+			      find(pts, n, rules[j].b, r), rules[j].p99,
+			      rules[j].cmp, rules[j].limit);
+		}
 	}
 	nw_target(&t[k++], pts, n);
 	return k;
