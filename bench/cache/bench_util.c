@@ -61,19 +61,6 @@ void bench_thread_end(struct bench_thread *th, uint64_t ops)
 	dc_thread_unregister();
 }
 
-static void sleep_for(double seconds)
-{
-	uint64_t end = bench_now_ns() + (uint64_t)(seconds * 1e9);
-	struct timespec ts = {
-		.tv_sec = (time_t)(end / 1000000000ull),
-		.tv_nsec = (long)(end % 1000000000ull),
-	};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
-}
-
 uint64_t bench_team_run(struct bench_thread *th, unsigned int n,
 			void *(*fn)(void *), double seconds, uint64_t seed)
 {
@@ -100,7 +87,7 @@ uint64_t bench_team_run(struct bench_thread *th, unsigned int n,
 		}
 	}
 	pthread_barrier_wait(&team.start);
-	sleep_for(seconds);
+	bench_sleep_for(seconds);
 	__atomic_store_n(&team.stop, true, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++) {
 		pthread_join(th[i].tid, NULL);

@@ -5,6 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* RUSAGE_THREAD */
 #endif
+#include <errno.h>
 #include <time.h>
 #include <sys/resource.h>
 
@@ -26,6 +27,19 @@ uint64_t bench_now_ns(void)
 uint64_t bench_cpu_ns(void)
 {
 	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+void bench_sleep_for(double seconds)
+{
+	uint64_t end = bench_now_ns() + (uint64_t)(seconds * 1e9);
+	struct timespec ts = {
+		.tv_sec = (time_t)(end / 1000000000ull),
+		.tv_nsec = (long)(end % 1000000000ull),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
 }
 
 void bench_thread_switches(uint64_t *preempted, uint64_t *slept)

@@ -25,6 +25,14 @@ uint64_t bench_now_ns(void);
 uint64_t bench_cpu_ns(void);
 
 /**
+ * bench_sleep_for() - sleep @seconds of CLOCK_MONOTONIC, through signals.
+ * @seconds: how long.
+ *
+ * Context: any thread that may sleep.
+ */
+void bench_sleep_for(double seconds);
+
+/**
  * bench_thread_switches() - the calling thread's context switches so far.
  * @preempted: involuntary ones (it was descheduled while runnable).
  * @slept: voluntary ones (it blocked).
