@@ -238,6 +238,7 @@ static void check_opts(void)
 	CHECK(parse(&v, &t, "operand", NULL) == -EINVAL);
 	CHECK(parse(&v, &t, "-q", NULL) == -EINVAL);
 	CHECK(parse(&v, &t, "--help", NULL) == 1);
+	CHECK(parse(&v, &t, "-h", NULL) == 1);
 }
 
 enum colour { RED, GREEN, NR_COLOURS };

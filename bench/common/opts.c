@@ -157,8 +157,8 @@ int bench_opts_parse(const char *prog, struct bench_opt *opts, int argc,
 	lo[n].val = OPT_HELP;
 	optind = 0;	/* a fresh scan, also for a second call */
 	opterr = 0;	/* the messages below name the program */
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c == OPT_HELP) {
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		if (c == OPT_HELP || c == 'h') {
 			bench_opts_usage(stdout, prog, opts);
 			ret = 1;
 			break;

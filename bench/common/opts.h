@@ -89,7 +89,7 @@ struct bench_opt {
  * @argc: as main() got it.
  * @argv: likewise; no operands are accepted.
  *
- * --help prints the usage text to stdout.  A bad option, a missing or bad
+ * --help (or -h) prints the usage text to stdout.  A bad option, a missing or bad
  * value or an operand prints what was wrong and the usage text to stderr.
  * When --quick was given, the options marked @on_quick that were not get
  * their @quick value.
