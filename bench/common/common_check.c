@@ -150,7 +150,7 @@ struct vals {
 	double seconds;
 	bool quick;
 	const char *json;
-	uint64_t seed, size;
+	uint64_t seed, size, any;
 	unsigned int threads;
 	int even;
 };
@@ -168,7 +168,7 @@ static int parse_even(const char *arg, void *dst)
 /* Parse the NULL-ended @args into @v; the parser's return. */
 static int parse(struct vals *v, struct bench_opt **table, ...)
 {
-	static struct bench_opt opts[8];
+	static struct bench_opt opts[9];
 	char *argv[16];
 	const char *a;
 	va_list ap;
@@ -183,11 +183,13 @@ static int parse(struct vals *v, struct bench_opt **table, ...)
 		{ .name = "size", .arg = "BYTES", .help = "a size",
 		  .type = BENCH_OPT_SIZE, .dst = &v->size, .min = 4096,
 		  .max = 1 << 30 },
+		{ .name = "any", .arg = "N", .type = BENCH_OPT_U64, .dst = &v->any },
 		{ .name = "even", .arg = "N", .type = BENCH_OPT_CALL,
 		  .dst = &v->even, .call = parse_even },
 		BENCH_OPT_END,
 	};
 
+	_Static_assert(sizeof(o) <= sizeof(opts), "opts too small");
 	memcpy(opts, o, sizeof(o));
 	*table = opts;
 	memset(v, 0, sizeof(*v));
@@ -220,6 +222,9 @@ static void check_opts(void)
 	      v.seconds == 0.5);
 	CHECK(parse(&v, &t, "--time", "2", "--quick", NULL) == 0 && v.seconds == 2);
 	CHECK(parse(&v, &t, "--time", "2", NULL) == 0 && v.seconds == 2 && !v.quick);
+	CHECK(parse(&v, &t, "--any", "0", NULL) == 0 && v.any == 0);
+	CHECK(parse(&v, &t, "--any", "18446744073709551615", NULL) == 0 &&
+	      v.any == UINT64_MAX);
 	fprintf(stderr, "common-check: errors expected below\n");
 	CHECK(parse(&v, &t, "--time", "0", NULL) == -EINVAL);
 	CHECK(parse(&v, &t, "--time", "3601", NULL) == -EINVAL);

@@ -65,9 +65,10 @@ static int parse_u64(const char *s, uint64_t *out)
 	return leading_u64(s, out, &end) || *end ? -EINVAL : 0;
 }
 
+/* Within [min, max]; both 0 means unbounded. */
 static bool in_range(const struct bench_opt *o, double v)
 {
-	return v >= o->min && v <= o->max;
+	return (!o->min && !o->max) || (v >= o->min && v <= o->max);
 }
 
 /* Read @arg into @o->dst; 0 or -EINVAL. */

@@ -45,7 +45,8 @@ enum bench_opt_type {
  * @type: how the argument is read.
  * @dst: where the value goes.
  * @min: the smallest value allowed (numbers and sizes).
- * @max: the largest value allowed (numbers and sizes).
+ * @max: the largest value allowed (numbers and sizes); @min and @max both 0
+ *	allow any value.
  * @call: the parser of a BENCH_OPT_CALL option.
  * @on_quick: a number option that --quick sets to @quick unless it was given.
  * @quick: that value.
