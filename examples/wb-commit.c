@@ -473,32 +473,35 @@ static int parse_opts(int argc, char **argv, struct wb_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* The options that take a count: their letter, bounds and place. */
+	const struct {
+		int c;
+		unsigned int lo, hi, *dst;
+	} counts[] = {
+		{ 'b', 1, MAX_BATCH, &o->batch },
+		{ 'l', 0, 1000000, &o->latency_us },
+		{ 's', 1, MAX_SERVERS, &o->servers },
+		{ 'S', 1, 65536, &o->slots },
+	};
+	unsigned int i;
 	char *end;
 	int c, ret = 0;
 
 	while ((c = getopt_long(argc, argv, "t:b:l:s:S:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
+		for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+			if (counts[i].c == c)
+				break;
+		if (i < sizeof(counts) / sizeof(counts[0])) {
+			ret = parse_uint(optarg, counts[i].lo, counts[i].hi,
+					 counts[i].dst);
+		} else if (c == 't') {
 			o->time_s = strtod(optarg, &end);
 			if (end == optarg || *end || !(o->time_s > 0) || o->time_s > 3600)
 				ret = -EINVAL;
-			break;
-		case 'b':
-			ret = parse_uint(optarg, 1, MAX_BATCH, &o->batch);
-			break;
-		case 'l':
-			ret = parse_uint(optarg, 0, 1000000, &o->latency_us);
-			break;
-		case 's':
-			ret = parse_uint(optarg, 1, MAX_SERVERS, &o->servers);
-			break;
-		case 'S':
-			ret = parse_uint(optarg, 1, 65536, &o->slots);
-			break;
-		case 'h':
+		} else if (c == 'h') {
 			usage(stdout);
 			exit(0);
-		default:
+		} else {
 			usage(stderr);
 			return -EINVAL;
 		}

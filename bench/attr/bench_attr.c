@@ -24,6 +24,10 @@
 
 #include <daxcache/attr.h>
 
+#include "../../lib/platform/prng.h"
+#include "../common/json.h"
+#include "../common/opts.h"
+
 #define BLOCK		4096ull
 #define FILE_SIZE	(1ull << 30)
 
@@ -50,14 +54,6 @@ struct sim {
 	uint64_t rng;
 };
 
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
-
 static void on_inval(void *data, const struct dc_attr_values *old,
 		     const struct dc_attr_values *cur)
 {
@@ -72,9 +68,9 @@ static void run_slice(const struct cfg *c, struct row *r, struct sim *s,
 	uint64_t start = dc_now_ns(), now = start, end = start + ns;
 
 	while (now < end) {
-		uint64_t pos = (rnd(&s->rng) % (FILE_SIZE / BLOCK)) * BLOCK;
+		uint64_t pos = (dc_prng_next(&s->rng) % (FILE_SIZE / BLOCK)) * BLOCK;
 
-		if (rnd(&s->rng) % 4) {
+		if (dc_prng_next(&s->rng) % 4) {
 			uint64_t ver;
 
 			if (dc_attr_read_check(s->attr, pos, BLOCK, now, &ver)) {
@@ -115,50 +111,69 @@ static double ops_per_s(const struct row *r)
 	return r->elapsed_ns ? (double)r->ops * 1e9 / (double)r->elapsed_ns : 0.0;
 }
 
-static void write_json(const struct cfg *c, const struct row *rows, int n)
+static int write_json(const struct cfg *c, const struct row *rows, int n)
 {
-	FILE *f = fopen(c->json, "w");
-	int i;
+	struct bench_json *j = bench_json_new();
+	int i, ret;
 
-	if (!f) {
-		perror(c->json);
-		exit(1);
-	}
-	fprintf(f, "{\n  \"bench\": \"attr\",\n  \"config\": {\"seconds_per_rule\": %.3f, \"slices\": %d, "
-		"\"getattr_us\": %.1f, \"read_us\": %.1f, \"write_us\": %.1f, \"inval_us\": %.1f, "
-		"\"timeout_ms\": %.1f, \"mix_read_pct\": 75, \"block\": %llu, \"file_size\": %llu},\n"
-		"  \"rows\": [\n",
-		c->seconds, c->slices, c->getattr_ns / 1e3, c->read_ns / 1e3,
-		c->write_ns / 1e3, c->inval_ns / 1e3, c->timeout_ns / 1e6,
-		BLOCK, FILE_SIZE);
+	if (!j)
+		return -1;
+	bench_json_str(j, "bench", "attr");
+	bench_json_obj(j, "config");
+	bench_json_dbl(j, "seconds_per_rule", c->seconds, 3);
+	bench_json_u64(j, "slices", (uint64_t)c->slices);
+	bench_json_dbl(j, "getattr_us", c->getattr_ns / 1e3, 1);
+	bench_json_dbl(j, "read_us", c->read_ns / 1e3, 1);
+	bench_json_dbl(j, "write_us", c->write_ns / 1e3, 1);
+	bench_json_dbl(j, "inval_us", c->inval_ns / 1e3, 1);
+	bench_json_dbl(j, "timeout_ms", c->timeout_ns / 1e6, 1);
+	bench_json_u64(j, "mix_read_pct", 75);
+	bench_json_u64(j, "block", BLOCK);
+	bench_json_u64(j, "file_size", FILE_SIZE);
+	bench_json_end(j);
+	bench_json_arr(j, "rows");
 	for (i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 
-		fprintf(f, "    {\"rule\": \"%s\", \"ops\": %llu, \"getattrs_per_10k\": %.2f, "
-			"\"invalidations_per_10k\": %.2f, \"ops_per_s\": %.1f, "
-			"\"speedup_vs_old\": %.4f}%s\n",
-			r->name, (unsigned long long)r->ops,
-			per10k(r->getattrs, r->ops), per10k(r->invals, r->ops),
-			ops_per_s(r), ops_per_s(r) / ops_per_s(&rows[0]),
-			i + 1 < n ? "," : "");
+		bench_json_obj(j, NULL);
+		bench_json_str(j, "rule", r->name);
+		bench_json_u64(j, "ops", r->ops);
+		bench_json_dbl(j, "getattrs_per_10k", per10k(r->getattrs, r->ops), 2);
+		bench_json_dbl(j, "invalidations_per_10k", per10k(r->invals, r->ops), 2);
+		bench_json_dbl(j, "ops_per_s", ops_per_s(r), 1);
+		bench_json_dbl(j, "speedup_vs_old", ops_per_s(r) / ops_per_s(&rows[0]), 4);
+		bench_json_end(j);
 	}
-	fprintf(f, "  ]\n}\n");
-	fclose(f);
+	ret = bench_json_save(j, c->json, "bench-attr");
+	bench_json_free(j);
+	return ret;
 }
 
-static void usage(const char *prog)
+/* The option @dst (a uint64_t of ns) from a number of @scale ns. */
+static int parse_scaled(const char *arg, uint64_t *dst, double scale)
 {
-	fprintf(stderr,
-		"usage: %s [--time S] [--quick] [--json FILE] [--getattr-us N] [--read-us N]\n"
-		"          [--write-us N] [--inval-us N] [--timeout-ms N] [--seed N]\n"
-		"  --time S       measuring time per rule (default 3 s; --quick: 0.5 s)\n"
-		"  --getattr-us   cost of a GETATTR round trip (default 30)\n"
-		"  --read-us      cost of a 4 KiB read (default 10)\n"
-		"  --write-us     cost of a 4 KiB write (default 15)\n"
-		"  --inval-us     cost of an invalidation (default 2)\n"
-		"  --timeout-ms   attribute timeout (default 1000)\n", prog);
-	exit(2);
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v >= 0) || v > 1e9)
+		return -EINVAL;
+	*dst = (uint64_t)(v * scale);
+	return 0;
 }
+
+static int parse_us(const char *arg, void *dst)
+{
+	return parse_scaled(arg, dst, 1e3);
+}
+
+static int parse_ms(const char *arg, void *dst)
+{
+	return parse_scaled(arg, dst, 1e6);
+}
+
+#define NS_OPT(n, d, fn, h) \
+	{ .name = (n), .arg = "N", .type = BENCH_OPT_CALL, .dst = (d), \
+	  .call = (fn), .help = (h) }
 
 int main(int argc, char **argv)
 {
@@ -166,6 +181,21 @@ int main(int argc, char **argv)
 		.seconds = 3.0, .slices = 6, .getattr_ns = 30000, .read_ns = 10000,
 		.write_ns = 15000, .inval_ns = 2000, .timeout_ns = 1000000000ull,
 		.seed = 1, .json = NULL,
+	};
+	bool quick = false;
+	struct bench_opt opts[] = {
+		BENCH_OPT_TIME(&c.seconds, 0.5, "measuring time per rule (default 3 s; --quick: 0.5 s)"),
+		BENCH_OPT_QUICK(&quick, "0.5 s per rule in 2 slices"),
+		BENCH_OPT_JSON(&c.json, "results file (default: none)"),
+		NS_OPT("getattr-us", &c.getattr_ns, parse_us,
+		       "cost of a GETATTR round trip (default 30)"),
+		NS_OPT("read-us", &c.read_ns, parse_us, "cost of a 4 KiB read (default 10)"),
+		NS_OPT("write-us", &c.write_ns, parse_us, "cost of a 4 KiB write (default 15)"),
+		NS_OPT("inval-us", &c.inval_ns, parse_us, "cost of an invalidation (default 2)"),
+		NS_OPT("timeout-ms", &c.timeout_ns, parse_ms,
+		       "attribute timeout (default 1000)"),
+		BENCH_OPT_SEED(&c.seed, "the generator's seed (default 1)"),
+		BENCH_OPT_END,
 	};
 	struct row rows[] = {
 		{ .name = "old: every read",	.rule = DC_ATTR_RULE_EVERY_READ },
@@ -178,39 +208,9 @@ int main(int argc, char **argv)
 	uint64_t wall;
 	int i, k;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--quick")) {
-			c.seconds = 0.5;
-			c.slices = 2;
-			continue;
-		}
-		if (!v)
-			usage(argv[0]);
-		i++;
-		if (!strcmp(a, "--time"))
-			c.seconds = atof(v);
-		else if (!strcmp(a, "--json"))
-			c.json = v;
-		else if (!strcmp(a, "--getattr-us"))
-			c.getattr_ns = (uint64_t)(atof(v) * 1e3);
-		else if (!strcmp(a, "--read-us"))
-			c.read_ns = (uint64_t)(atof(v) * 1e3);
-		else if (!strcmp(a, "--write-us"))
-			c.write_ns = (uint64_t)(atof(v) * 1e3);
-		else if (!strcmp(a, "--inval-us"))
-			c.inval_ns = (uint64_t)(atof(v) * 1e3);
-		else if (!strcmp(a, "--timeout-ms"))
-			c.timeout_ns = (uint64_t)(atof(v) * 1e6);
-		else if (!strcmp(a, "--seed"))
-			c.seed = strtoull(v, NULL, 0);
-		else
-			usage(argv[0]);
-	}
-	if (c.seconds <= 0)
-		usage(argv[0]);
+	bench_opts_main("bench-attr", opts, argc, argv);
+	if (quick)
+		c.slices = 2;
 
 	for (k = 0; k < nrows; k++) {
 		struct dc_attr_config p = {
@@ -250,8 +250,8 @@ int main(int argc, char **argv)
 	printf("\nnew rule: %llu GETATTRs in %.1f s of wall time (bound: one per timeout, %.0f)\n",
 	       (unsigned long long)rows[1].getattrs, wall / 1e9,
 	       (double)wall / (double)c.timeout_ns + 1);
-	if (c.json)
-		write_json(&c, rows, nrows);
+	if (c.json && write_json(&c, rows, nrows))
+		return 1;
 	for (k = 0; k < nrows; k++)
 		dc_attr_destroy(sims[k].attr);
 	return 0;

@@ -6,10 +6,9 @@
 # (bench-attr).
 noinst_PROGRAMS += bench/attr/bench-attr
 bench_attr_bench_attr_SOURCES = bench/attr/bench_attr.c
-bench_attr_bench_attr_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_attr_bench_attr_LDADD = $(bench_ldadd)
 
 bench_runs += bench-attr
 .PHONY: bench-attr
 bench-attr: bench/attr/bench-attr
-	@mkdir -p $(top_builddir)/bench/results
-	$(top_builddir)/bench/attr/bench-attr --json $(top_builddir)/bench/results/attr.json $(BENCH_ARGS)
+	$(bench_run_json)

@@ -13,7 +13,6 @@
  * file is then not written.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,82 +24,36 @@
 
 #include "bench_cache.h"
 #include "bench_util.h"
-#include "json_out.h"
+#include "../common/json.h"
+#include "../common/opts.h"
 
 #define DEFAULT_SECONDS		2.5
 #define QUICK_SECONDS		0.05
 #define DEFAULT_LATENCY_US	30.0
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: bench-cache [--time SEC] [--quick] [--latency-us US] [--json PATH]\n"
-		"  --time SEC       measuring time per cell (default %.1f: about a minute in all)\n"
-		"  --quick          a smoke run: --time %.2f unless given\n"
-		"  --latency-us US  churn backend busy-wait per setup and remove call (default %.0f)\n"
-		"  --json PATH      results file (default bench/results/cache.json)\n",
-		DEFAULT_SECONDS, QUICK_SECONDS, DEFAULT_LATENCY_US);
-}
-
-static int bad_number(const char *opt, const char *arg)
-{
-	fprintf(stderr, "bench_cache: bad %s %s\n", opt, arg);
-	return -1;
-}
+#define STR(x)			#x
+#define XSTR(x)			STR(x)
 
 static int parse_options(int argc, char **argv, struct bench_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "time", required_argument, NULL, 't' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "latency-us", required_argument, NULL, 'l' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	double us = DEFAULT_LATENCY_US;
+	struct bench_opt opts[] = {
+		BENCH_OPT_TIME(&o->seconds, QUICK_SECONDS, "measuring time per cell (default "
+			       XSTR(DEFAULT_SECONDS) ": about a minute in all)"),
+		BENCH_OPT_QUICK(NULL, "a smoke run: --time " XSTR(QUICK_SECONDS)
+				" unless given"),
+		{ .name = "latency-us", .arg = "US", .type = BENCH_OPT_DOUBLE,
+		  .dst = &us, .min = 0, .max = 1e6,
+		  .help = "churn backend busy-wait per setup and remove call (default "
+			  XSTR(DEFAULT_LATENCY_US) ")" },
+		BENCH_OPT_JSON(&o->json, "results file (default bench/results/cache.json)"),
+		BENCH_OPT_END,
 	};
-	bool quick = false, seconds_set = false;
-	double us;
-	char *end;
-	int c;
 
 	o->seconds = DEFAULT_SECONDS;
-	o->latency_ns = (uint64_t)(DEFAULT_LATENCY_US * 1e3);
 	o->json = "bench/results/cache.json";
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			o->seconds = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->seconds > 0) ||
-			    o->seconds > 3600)
-				return bad_number("--time", optarg);
-			seconds_set = true;
-			break;
-		case 'q':
-			quick = true;
-			break;
-		case 'l':
-			us = strtod(optarg, &end);
-			if (end == optarg || *end || !(us >= 0) || us > 1e6)
-				return bad_number("--latency-us", optarg);
-			o->latency_ns = (uint64_t)(us * 1e3);
-			break;
-		case 'j':
-			o->json = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		usage(stderr);
-		return -1;
-	}
-	if (quick && !seconds_set)
-		o->seconds = QUICK_SECONDS;
+	bench_opts_main("bench-cache", opts, argc, argv);
+	o->latency_ns = (uint64_t)(us * 1e3);
 	return 0;
 }
 
@@ -162,13 +115,13 @@ int main(int argc, char **argv)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned long warnings;
 	struct bench_opts o;
-	struct json_out *j;
+	struct bench_json *j;
 	uint64_t t0;
 	int ret = 0;
 
 	if (parse_options(argc, argv, &o) || check_json_dir(o.json))
 		return 2;
-	j = json_out_create();
+	j = bench_json_new();
 	if (!j) {
 		fprintf(stderr, "bench_cache: out of memory\n");
 		return 1;
@@ -184,9 +137,9 @@ int main(int argc, char **argv)
 	bench_churn(&o, j);
 	dc_barrier();
 	print_notes(&o, cpus);
-	json_out_add(j, o.seconds, "meta/seconds_per_cell");
-	json_out_add(j, BENCH_SLICES, "meta/slices");
-	json_out_add(j, (double)cpus, "meta/cpus");
+	bench_json_addf(j, o.seconds, "meta/seconds_per_cell");
+	bench_json_addf(j, BENCH_SLICES, "meta/slices");
+	bench_json_addf(j, (double)cpus, "meta/cpus");
 	warnings = dc_warn_count();
 	if (warnings)
 		bench_fail("the library reported %lu warnings", warnings);
@@ -195,12 +148,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_cache: FAILED: %lu unexpected results; no JSON written\n",
 			bench_failures());
 		ret = 1;
-	} else if (json_out_write(j, o.json)) {
+	} else if (bench_json_save(j, o.json, "bench_cache")) {
 		ret = 1;
-	} else {
-		printf("wrote %s\n", o.json);
 	}
 	dc_thread_unregister();
-	json_out_destroy(j);
+	bench_json_free(j);
 	return ret;
 }

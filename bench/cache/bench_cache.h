@@ -10,7 +10,7 @@
 
 #include <daxcache/cache.h>
 
-#include "json_out.h"
+#include "../common/json.h"
 
 #define BENCH_RANGE_SHIFT	21	/* 2 MiB ranges, the library default */
 
@@ -32,7 +32,7 @@ struct bench_opts {
  * @o: options.
  * @j: results.
  */
-void bench_mem(const struct bench_opts *o, struct json_out *j);
+void bench_mem(const struct bench_opts *o, struct bench_json *j);
 
 /**
  * bench_hit() - section 1: dc_map + dc_unpin of mapped ranges next to the
@@ -40,7 +40,7 @@ void bench_mem(const struct bench_opts *o, struct json_out *j);
  * @o: options.
  * @j: results.
  */
-void bench_hit(const struct bench_opts *o, struct json_out *j);
+void bench_hit(const struct bench_opts *o, struct bench_json *j);
 
 /**
  * bench_miss() - section 2: misses with a null backend, with and without
@@ -48,7 +48,7 @@ void bench_hit(const struct bench_opts *o, struct json_out *j);
  * @o: options.
  * @j: results.
  */
-void bench_miss(const struct bench_opts *o, struct json_out *j);
+void bench_miss(const struct bench_opts *o, struct bench_json *j);
 
 /**
  * bench_churn() - section 3: reclaim under churn with a slow backend, for
@@ -56,7 +56,7 @@ void bench_miss(const struct bench_opts *o, struct json_out *j);
  * @o: options.
  * @j: results.
  */
-void bench_churn(const struct bench_opts *o, struct json_out *j);
+void bench_churn(const struct bench_opts *o, struct bench_json *j);
 
 /**
  * bench_stats() - dc_cache_stats() that counts a failure instead of failing.

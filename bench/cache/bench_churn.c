@@ -23,7 +23,7 @@
 
 #include "bench_cache.h"
 #include "bench_util.h"
-#include "lat_hist.h"
+#include "../common/lat_hist.h"
 #include "latency_backend.h"
 
 #define CHURN_WINDOW	64	/* ranges */
@@ -237,7 +237,7 @@ static double per_s(uint64_t n, uint64_t ns)
 }
 
 static void report_rate(const struct churn_result *r, const char *name,
-			unsigned int n, double base, struct json_out *j)
+			unsigned int n, double base, struct bench_json *j)
 {
 	const struct dc_cache_stats *d = &r->d;
 	double maps = per_s(r->ops, r->wall_ns);
@@ -252,19 +252,19 @@ static void report_rate(const struct churn_result *r, const char *name,
 	       p50 / 1e3, p99 / 1e3, r->hist.max / 1e3, cpu,
 	       per_s(r->preempted, r->thread_ns),
 	       per_s(r->slept, r->thread_ns));
-	json_out_add(j, maps, "churn/%s/%u/maps_per_s", name, n);
-	json_out_add(j, base ? maps / base : 0,
+	bench_json_addf(j, maps, "churn/%s/%u/maps_per_s", name, n);
+	bench_json_addf(j, base ? maps / base : 0,
 		     "churn/%s/%u/maps_per_s_over_inline_noremove", name, n);
-	json_out_add(j, (double)p50, "churn/%s/%u/p50_ns", name, n);
-	json_out_add(j, (double)p99, "churn/%s/%u/p99_ns", name, n);
-	json_out_add(j, (double)r->hist.max, "churn/%s/%u/max_ns", name, n);
-	json_out_add(j, cpu, "churn/%s/%u/cpu_pct", name, n);
-	json_out_add(j, per_s(r->preempted, r->thread_ns),
+	bench_json_addf(j, (double)p50, "churn/%s/%u/p50_ns", name, n);
+	bench_json_addf(j, (double)p99, "churn/%s/%u/p99_ns", name, n);
+	bench_json_addf(j, (double)r->hist.max, "churn/%s/%u/max_ns", name, n);
+	bench_json_addf(j, cpu, "churn/%s/%u/cpu_pct", name, n);
+	bench_json_addf(j, per_s(r->preempted, r->thread_ns),
 		     "churn/%s/%u/preemptions_per_thread_s", name, n);
 }
 
 static void report_counts(const struct churn_result *r, const char *name,
-			  unsigned int n, struct json_out *j)
+			  unsigned int n, struct bench_json *j)
 {
 	const struct dc_cache_stats *d = &r->d;
 
@@ -272,22 +272,22 @@ static void report_counts(const struct churn_result *r, const char *name,
 	       name, n, d->hits, d->misses, d->inline_reclaims,
 	       d->bg_reclaims, d->removes_sent, d->remove_batches, d->waits,
 	       d->wait_ns / 1e6);
-	json_out_add(j, (double)d->hits, "churn/%s/%u/hits", name, n);
-	json_out_add(j, (double)d->misses, "churn/%s/%u/misses", name, n);
-	json_out_add(j, (double)d->inline_reclaims,
+	bench_json_addf(j, (double)d->hits, "churn/%s/%u/hits", name, n);
+	bench_json_addf(j, (double)d->misses, "churn/%s/%u/misses", name, n);
+	bench_json_addf(j, (double)d->inline_reclaims,
 		     "churn/%s/%u/inline_reclaims", name, n);
-	json_out_add(j, (double)d->bg_reclaims, "churn/%s/%u/bg_reclaims",
+	bench_json_addf(j, (double)d->bg_reclaims, "churn/%s/%u/bg_reclaims",
 		     name, n);
-	json_out_add(j, (double)d->removes_sent, "churn/%s/%u/removes_sent",
+	bench_json_addf(j, (double)d->removes_sent, "churn/%s/%u/removes_sent",
 		     name, n);
-	json_out_add(j, (double)d->remove_batches,
+	bench_json_addf(j, (double)d->remove_batches,
 		     "churn/%s/%u/remove_batches", name, n);
-	json_out_add(j, (double)d->waits, "churn/%s/%u/waits", name, n);
-	json_out_add(j, (double)d->wait_ns, "churn/%s/%u/wait_ns", name, n);
+	bench_json_addf(j, (double)d->waits, "churn/%s/%u/waits", name, n);
+	bench_json_addf(j, (double)d->wait_ns, "churn/%s/%u/wait_ns", name, n);
 }
 
 static void churn_report(struct churn_ctx *ctx, uint64_t latency_ns,
-			 struct json_out *j)
+			 struct bench_json *j)
 {
 	struct lat_backend_counts b;
 	unsigned int p, n;
@@ -313,7 +313,7 @@ static void churn_report(struct churn_ctx *ctx, uint64_t latency_ns,
 			report_counts(&ctx->res[p][n - 1], policies[p].name, n, j);
 	printf("\nbackend latency achieved (target %.1f us per call; includes time descheduled):\n",
 	       latency_ns / 1e3);
-	json_out_add(j, (double)latency_ns, "churn/latency_target_ns");
+	bench_json_addf(j, (double)latency_ns, "churn/latency_target_ns");
 	for (p = 0; p < NPOLICIES; p++) {
 		lat_backend_counts(ctx->pc[p].be, &b);
 		printf("  %-16s setup %7.2f us avg (%" PRIu64 " calls), remove %7.2f us avg (%" PRIu64 " calls, %.2f entries each)\n",
@@ -323,14 +323,14 @@ static void churn_report(struct churn_ctx *ctx, uint64_t latency_ns,
 		       b.removes ? (double)b.remove_ns / (double)b.removes / 1e3 : 0,
 		       b.removes,
 		       b.removes ? (double)b.remove_entries / (double)b.removes : 0);
-		json_out_add(j, b.setups ? (double)b.setup_ns / (double)b.setups : 0,
+		bench_json_addf(j, b.setups ? (double)b.setup_ns / (double)b.setups : 0,
 			     "churn/%s/setup_avg_ns", policies[p].name);
-		json_out_add(j, b.removes ? (double)b.remove_ns / (double)b.removes : 0,
+		bench_json_addf(j, b.removes ? (double)b.remove_ns / (double)b.removes : 0,
 			     "churn/%s/remove_avg_ns", policies[p].name);
 	}
 }
 
-void bench_churn(const struct bench_opts *o, struct json_out *j)
+void bench_churn(const struct bench_opts *o, struct bench_json *j)
 {
 	struct churn_ctx *ctx = calloc(1, sizeof(*ctx));
 

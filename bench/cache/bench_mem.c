@@ -95,7 +95,7 @@ static double mapped_bytes(struct dc_cache *c, uint64_t ino, bool shuffled,
 	return (double)(after - before) / MEM_MAPPED;
 }
 
-void bench_mem(const struct bench_opts *o, struct json_out *j)
+void bench_mem(const struct bench_opts *o, struct bench_json *j)
 {
 	double small, big, per_range, fixed, seq, rnd, per_inode;
 	struct dc_inode *a, *b, **many;
@@ -150,11 +150,11 @@ void bench_mem(const struct bench_opts *o, struct json_out *j)
 	printf("%-44s %10.1f\n", "window + mapped range (random order)",
 	       per_range + rnd);
 	printf("goal: at most 64 bytes per range\n\n");
-	json_out_add(j, per_range, "mem/window_range_bytes");
-	json_out_add(j, fixed, "mem/cache_fixed_bytes");
-	json_out_add(j, seq, "mem/mapped_range_bytes/in_order");
-	json_out_add(j, rnd, "mem/mapped_range_bytes/random");
-	json_out_add(j, per_inode, "mem/inode_bytes");
+	bench_json_addf(j, per_range, "mem/window_range_bytes");
+	bench_json_addf(j, fixed, "mem/cache_fixed_bytes");
+	bench_json_addf(j, seq, "mem/mapped_range_bytes/in_order");
+	bench_json_addf(j, rnd, "mem/mapped_range_bytes/random");
+	bench_json_addf(j, per_inode, "mem/inode_bytes");
 	fflush(stdout);
 	(void)o;
 }

@@ -146,7 +146,7 @@ static double per(uint64_t ns, uint64_t n)
 	return n ? (double)ns / (double)n : 0;
 }
 
-static void miss_report(const struct miss_ctx *ctx, struct json_out *j)
+static void miss_report(const struct miss_ctx *ctx, struct bench_json *j)
 {
 	const struct miss_result *res = ctx->res;
 	unsigned int c;
@@ -163,19 +163,19 @@ static void miss_report(const struct miss_ctx *ctx, struct json_out *j)
 		if (res[c].evicted)
 			printf(" %16.1f", per(res[c].evict_ns, res[c].evicted));
 		printf("\n");
-		json_out_add(j, 100 * per(res[c].cpu_ns, res[c].wall_ns),
+		bench_json_addf(j, 100 * per(res[c].cpu_ns, res[c].wall_ns),
 			     "miss/null/%s/cpu_pct", cell_name[c]);
-		json_out_add(j, per(res[c].map_ns, res[c].maps), "miss/null/%s",
+		bench_json_addf(j, per(res[c].map_ns, res[c].maps), "miss/null/%s",
 			     cell_name[c]);
-		json_out_add(j, (double)res[c].d.misses, "miss/null/%s/misses",
+		bench_json_addf(j, (double)res[c].d.misses, "miss/null/%s/misses",
 			     cell_name[c]);
-		json_out_add(j, (double)res[c].d.inline_reclaims,
+		bench_json_addf(j, (double)res[c].d.inline_reclaims,
 			     "miss/null/%s/inline_reclaims", cell_name[c]);
 	}
-	json_out_add(j, per(res[MISS_NORECLAIM].evict_ns,
+	bench_json_addf(j, per(res[MISS_NORECLAIM].evict_ns,
 			    res[MISS_NORECLAIM].evicted),
 		     "miss/null/evict_per_range");
-	json_out_add(j, per(res[MISS_RECLAIM].map_ns, res[MISS_RECLAIM].maps) /
+	bench_json_addf(j, per(res[MISS_RECLAIM].map_ns, res[MISS_RECLAIM].maps) /
 		     per(res[MISS_NORECLAIM].map_ns, res[MISS_NORECLAIM].maps),
 		     "miss/null/reclaim_over_noreclaim");
 	if (res[MISS_RECLAIM].d.bg_reclaims)
@@ -188,7 +188,7 @@ static void miss_report(const struct miss_ctx *ctx, struct json_out *j)
 	       MISS_ROUND);
 }
 
-void bench_miss(const struct bench_opts *o, struct json_out *j)
+void bench_miss(const struct bench_opts *o, struct bench_json *j)
 {
 	struct miss_ctx *ctx = calloc(1, sizeof(*ctx));
 	struct dc_cache_stats st;

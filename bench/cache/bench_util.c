@@ -1,40 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * bench_util.c - the cache bench's clock, failure count, thread teams and
+ * bench_util.c - the cache bench's failure count, thread teams and
  * interleaved slices.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* RUSAGE_THREAD */
-#endif
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/resource.h>
 
 #include <daxcache/thread.h>
 
 #include "bench_util.h"
 
 static unsigned long failures;
-
-uint64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t bench_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void bench_fail(const char *fmt, ...)
 {
@@ -56,16 +36,8 @@ unsigned long bench_failures(void)
 /* The calling thread's CPU time and context switches so far. */
 static void thread_usage(uint64_t *cpu_ns, uint64_t *preempted, uint64_t *slept)
 {
-	struct rusage ru;
-
 	*cpu_ns = bench_cpu_ns();
-	if (getrusage(RUSAGE_THREAD, &ru)) {
-		*preempted = 0;
-		*slept = 0;
-		return;
-	}
-	*preempted = (uint64_t)ru.ru_nivcsw;
-	*slept = (uint64_t)ru.ru_nvcsw;
+	bench_thread_switches(preempted, slept);
 }
 
 void bench_thread_begin(struct bench_thread *th)
@@ -87,19 +59,6 @@ void bench_thread_end(struct bench_thread *th, uint64_t ops)
 	th->slept = slept - th->slept0;
 	th->ops = ops;
 	dc_thread_unregister();
-}
-
-static void sleep_for(double seconds)
-{
-	uint64_t end = bench_now_ns() + (uint64_t)(seconds * 1e9);
-	struct timespec ts = {
-		.tv_sec = (time_t)(end / 1000000000ull),
-		.tv_nsec = (long)(end % 1000000000ull),
-	};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
 }
 
 uint64_t bench_team_run(struct bench_thread *th, unsigned int n,
@@ -128,7 +87,7 @@ uint64_t bench_team_run(struct bench_thread *th, unsigned int n,
 		}
 	}
 	pthread_barrier_wait(&team.start);
-	sleep_for(seconds);
+	bench_sleep_for(seconds);
 	__atomic_store_n(&team.stop, true, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++) {
 		pthread_join(th[i].tid, NULL);

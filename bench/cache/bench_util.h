@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bench_util.h - the cache bench's clock, random draws, failure count,
+ * bench_util.h - the cache bench's random draws (its clocks are
+ * bench/common/clock.h), failure count,
  * thread teams and interleaved slices.
  */
 #ifndef BENCH_CACHE_UTIL_H
@@ -11,22 +12,9 @@
 #include <stdint.h>
 
 #include "../../lib/platform/prng.h"
+#include "../common/clock.h"
 
 #define BENCH_SLICES	5	/* slices per cell, interleaved across cells */
-
-/**
- * bench_now_ns() - CLOCK_MONOTONIC in nanoseconds.
- *
- * Return: the time.
- */
-uint64_t bench_now_ns(void);
-
-/**
- * bench_cpu_ns() - CPU time the calling thread has had, in nanoseconds.
- *
- * Return: the time.
- */
-uint64_t bench_cpu_ns(void);
 
 /**
  * bench_rand() - next value of the tree's generator (lib/platform/prng.h).

@@ -12,15 +12,13 @@ bench_cache_bench_cache_SOURCES = \
 	bench/cache/bench_mem.c \
 	bench/cache/bench_util.c bench/cache/bench_util.h \
 	bench/cache/cache_setup.c \
-	bench/cache/json_out.c bench/cache/json_out.h \
 	bench/cache/kernel_rwlock.c bench/cache/kernel_rwlock.h \
-	bench/cache/lat_hist.c bench/cache/lat_hist.h \
 	bench/cache/latency_backend.c bench/cache/latency_backend.h \
 	bench/cache/noop_target.c bench/cache/noop_target.h \
 	bench/cache/null_backend.c bench/cache/null_backend.h \
 	bench/itree/rbtree_rwlock.c bench/itree/rbtree_rwlock.h
 bench_cache_bench_cache_CFLAGS = $(AM_CFLAGS)
-bench_cache_bench_cache_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_cache_bench_cache_LDADD = $(bench_ldadd)
 
 noinst_PROGRAMS += bench/cache/bench-instr
 bench_cache_bench_instr_SOURCES = \
@@ -31,14 +29,13 @@ bench_cache_bench_instr_SOURCES = \
 	bench/cache/null_backend.c bench/cache/null_backend.h \
 	bench/itree/rbtree_rwlock.c bench/itree/rbtree_rwlock.h
 bench_cache_bench_instr_CFLAGS = $(AM_CFLAGS)
-bench_cache_bench_instr_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_cache_bench_instr_LDADD = $(bench_ldadd)
 EXTRA_DIST += bench/cache/instr
 
 bench_runs += bench-cache bench-instr
 .PHONY: bench-cache bench-instr
 bench-cache: bench/cache/bench-cache
-	@mkdir -p $(top_builddir)/bench/results
-	$(top_builddir)/bench/cache/bench-cache --json $(top_builddir)/bench/results/cache.json $(BENCH_ARGS)
+	$(bench_run_json)
 bench-instr: bench/cache/bench-instr
 	@mkdir -p $(top_builddir)/bench/results
 	$(top_srcdir)/bench/cache/instr --json $(top_builddir)/bench/results/instr.json

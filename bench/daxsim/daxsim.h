@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/clock.h"
 #include "workload.h"
 
 #define DSIM_PAGE_SIZE		(1u << DSIM_PAGE_SHIFT)
@@ -236,16 +237,8 @@ int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
 		   unsigned int n);
 
 /**
- * dsim_now_ns() - CLOCK_MONOTONIC in nanoseconds.
- *
- * Context: any.
- * Return: the time.
- */
-uint64_t dsim_now_ns(void);
-
-/**
  * dsim_spin_until() - busy-wait until CLOCK_MONOTONIC reaches @deadline.
- * @deadline: the time, from dsim_now_ns().
+ * @deadline: the time, from bench_now_ns().
  *
  * Waits of more than a millisecond sleep for all but the last 200 us, which
  * are spun, so that short waits are exact and long ones do not burn a CPU.
@@ -396,6 +389,22 @@ struct dsim_nw {
  */
 unsigned int dsim_nw_eval(const struct dsim_point *pts, size_t n,
 			  struct dsim_nw *worst, unsigned int *met);
+
+/**
+ * dsim_find_point() - the measured point of a configuration.
+ * @pts: the points.
+ * @n: entries of @pts.
+ * @wl: its workload.
+ * @threads: its reader threads.
+ * @pol: its policy.
+ * @ratio: its window/file ratio.
+ *
+ * Context: any.
+ * Return: the point, or NULL when it is not in @pts or did no operations.
+ */
+const struct dsim_point *dsim_find_point(const struct dsim_point *pts, size_t n,
+					 enum dsim_wl wl, unsigned int threads,
+					 enum dsim_policy pol, double ratio);
 
 /**
  * dsim_targets_eval() - evaluate the targets on uniform, 1 thread points.

@@ -19,14 +19,6 @@
 
 /* --- clock and busy-wait ---------------------------------------------------- */
 
-uint64_t dsim_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -40,7 +32,7 @@ static inline void cpu_relax(void)
 
 void dsim_spin_until(uint64_t deadline)
 {
-	uint64_t now = dsim_now_ns();
+	uint64_t now = bench_now_ns();
 	struct timespec ts;
 
 	if (now + SPIN_SLEEP_MIN_NS < deadline) {
@@ -51,7 +43,7 @@ void dsim_spin_until(uint64_t deadline)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 	}
-	while (dsim_now_ns() < deadline)
+	while (bench_now_ns() < deadline)
 		cpu_relax();
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/json.h"
 #include "daxsim.h"
 
 long dsim_cpus(void)
@@ -43,56 +44,52 @@ void dsim_cpu_model(char *buf, size_t size)
 	fclose(f);
 }
 
-/* @s as a JSON string: quotes, backslashes and control characters dropped. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-		if (*s != '"' && *s != '\\' && (unsigned char)*s >= 0x20)
-			fputc(*s, f);
-	fputc('"', f);
-}
-
-static void write_params(FILE *f, const struct dsim_params *p)
+static void write_params(struct bench_json *j, const struct dsim_params *p)
 {
 	unsigned int i;
-	const char *sep = "";
 
-	fprintf(f, "\"params\":{\"file_mib\":%llu,\"file_ranges\":%llu,\"range_kib\":%u,"
-		"\"page_kib\":4,\"rt_us\":%g,\"time_s\":%g,\"warm_s\":%g,\"seed\":%llu,"
-		"\"quick\":%s,\"ino\":1,\"scanhot_hot_div\":%u,\"scanhot_scan_pct\":%u,"
-		"\"drift_warn_pct\":%g,\"ratios\":[",
-		(unsigned long long)(p->file_pages >> (20 - DSIM_PAGE_SHIFT)),
-		(unsigned long long)p->file_ranges, 1u << (DSIM_RANGE_SHIFT - 10),
-		(double)p->rt_ns / 1000.0, p->time_s, p->warm_s,
-		(unsigned long long)p->seed, p->quick ? "true" : "false",
-		DSIM_SCANHOT_HOT_DIV, DSIM_SCANHOT_SCAN_PCT, DSIM_DRIFT_PCT);
+	bench_json_obj(j, "params");
+	bench_json_u64(j, "file_mib", p->file_pages >> (20 - DSIM_PAGE_SHIFT));
+	bench_json_u64(j, "file_ranges", p->file_ranges);
+	bench_json_u64(j, "range_kib", 1u << (DSIM_RANGE_SHIFT - 10));
+	bench_json_u64(j, "page_kib", 4);
+	bench_json_dbl(j, "rt_us", (double)p->rt_ns / 1000.0, BENCH_JSON_G);
+	bench_json_dbl(j, "time_s", p->time_s, BENCH_JSON_G);
+	bench_json_dbl(j, "warm_s", p->warm_s, BENCH_JSON_G);
+	bench_json_u64(j, "seed", p->seed);
+	bench_json_bool(j, "quick", p->quick);
+	bench_json_u64(j, "ino", 1);
+	bench_json_u64(j, "scanhot_hot_div", DSIM_SCANHOT_HOT_DIV);
+	bench_json_u64(j, "scanhot_scan_pct", DSIM_SCANHOT_SCAN_PCT);
+	bench_json_dbl(j, "drift_warn_pct", DSIM_DRIFT_PCT, BENCH_JSON_G);
+	bench_json_arr(j, "ratios");
 	for (i = 0; i < p->nr_ratios; i++)
-		fprintf(f, "%s%g", i ? "," : "", p->ratios[i]);
-	fprintf(f, "],\"threads\":[");
+		bench_json_dbl(j, NULL, p->ratios[i], BENCH_JSON_G);
+	bench_json_end(j);
+	bench_json_arr(j, "threads");
 	for (i = 0; i < p->nr_threads; i++)
-		fprintf(f, "%s%u", i ? "," : "", p->threads[i]);
-	fprintf(f, "],\"workloads\":[");
-	for (i = 0; i < DSIM_NR_WL; i++) {
-		if (!p->wl_on[i])
-			continue;
-		fputs(sep, f);
-		json_str(f, dsim_wl_name(i));
-		sep = ",";
-	}
-	fprintf(f, "],\"policies\":[");
-	sep = "";
-	for (i = 0; i < DSIM_NR_POLICIES; i++) {
-		if (!p->pol_on[i])
-			continue;
-		fputs(sep, f);
-		json_str(f, dsim_policy_name(i));
-		sep = ",";
-	}
-	fprintf(f, "]}");
+		bench_json_u64(j, NULL, p->threads[i]);
+	bench_json_end(j);
+	bench_json_arr(j, "workloads");
+	for (i = 0; i < DSIM_NR_WL; i++)
+		if (p->wl_on[i])
+			bench_json_str(j, NULL, dsim_wl_name(i));
+	bench_json_end(j);
+	bench_json_arr(j, "policies");
+	for (i = 0; i < DSIM_NR_POLICIES; i++)
+		if (p->pol_on[i])
+			bench_json_str(j, NULL, dsim_policy_name(i));
+	bench_json_end(j);
+	bench_json_end(j);
 }
 
-static void write_achieved(FILE *f, const struct dsim_params *p,
+/* The mean of @tot over @calls calls, in us. */
+static double mean_us(double tot, uint64_t calls)
+{
+	return calls ? tot / (double)calls / 1000.0 : 0.0;
+}
+
+static void write_achieved(struct bench_json *j, const struct dsim_params *p,
 			   const struct dsim_point *pts, size_t n)
 {
 	double tot[3] = { 0, 0, 0 };
@@ -107,53 +104,67 @@ static void write_achieved(FILE *f, const struct dsim_params *p,
 		tot[2] += pts[i].read_rt_ns * (double)pts[i].read_rts;
 		calls[2] += pts[i].read_rts;
 	}
-	fprintf(f, "\"achieved\":{\"target_us\":%g,\"setup_us\":%.3f,\"setup_calls\":%llu,"
-		"\"remove_us\":%.3f,\"remove_calls\":%llu,\"read_rt_us\":%.3f,"
-		"\"read_rts\":%llu}",
-		(double)p->rt_ns / 1000.0,
-		calls[0] ? tot[0] / (double)calls[0] / 1000.0 : 0.0,
-		(unsigned long long)calls[0],
-		calls[1] ? tot[1] / (double)calls[1] / 1000.0 : 0.0,
-		(unsigned long long)calls[1],
-		calls[2] ? tot[2] / (double)calls[2] / 1000.0 : 0.0,
-		(unsigned long long)calls[2]);
+	bench_json_obj(j, "achieved");
+	bench_json_dbl(j, "target_us", (double)p->rt_ns / 1000.0, BENCH_JSON_G);
+	bench_json_dbl(j, "setup_us", mean_us(tot[0], calls[0]), 3);
+	bench_json_u64(j, "setup_calls", calls[0]);
+	bench_json_dbl(j, "remove_us", mean_us(tot[1], calls[1]), 3);
+	bench_json_u64(j, "remove_calls", calls[1]);
+	bench_json_dbl(j, "read_rt_us", mean_us(tot[2], calls[2]), 3);
+	bench_json_u64(j, "read_rts", calls[2]);
+	bench_json_end(j);
 }
 
-static void write_point(FILE *f, const struct dsim_point *pt)
+/* One point's numbers: name, value, decimals (BENCH_JSON_G: %g). */
+#define POINT_FIELDS(pt, X) \
+	X("ratio", (pt)->ratio, BENCH_JSON_G) \
+	X("window_ranges", (double)(pt)->window_ranges, 0) \
+	X("iops", (pt)->iops, 1) \
+	X("iops_med", (pt)->iops_med, 1) \
+	X("slices", (pt)->slices, 0) \
+	X("p50_us", (pt)->p50_us, 3) \
+	X("p99_us", (pt)->p99_us, 3) \
+	X("p999_us", (pt)->p999_us, 3) \
+	X("max_us", (pt)->max_us, 3) \
+	X("hit_ratio", (pt)->hit_ratio, 5) \
+	X("bypass_ratio", (pt)->bypass_ratio, 5) \
+	X("setups_per_kop", (pt)->setups_per_kop, 3) \
+	X("removes_per_kop", (pt)->removes_per_kop, 3) \
+	X("remove_entries_per_kop", (pt)->remove_entries_per_kop, 3) \
+	X("inline_reclaims_per_kop", (pt)->inline_per_kop, 3) \
+	X("bg_reclaims_per_kop", (pt)->bg_per_kop, 3) \
+	X("bypass_full_per_kop", (pt)->bypass_full_per_kop, 3) \
+	X("bypass_busy_per_kop", (pt)->bypass_busy_per_kop, 3) \
+	X("admits_contested_per_kop", (pt)->admits_contested_per_kop, 3) \
+	X("writebacks_per_kop", (pt)->writebacks_per_kop, 3) \
+	X("write_ratio", (pt)->write_ratio, 5) \
+	X("elapsed_s", (pt)->elapsed_s, 4) \
+	X("setup_us", (pt)->setup_ns / 1000.0, 3) \
+	X("remove_us", (pt)->remove_ns / 1000.0, 3) \
+	X("read_rt_us", (pt)->read_rt_ns / 1000.0, 3) \
+	X("setup_ok_pct", (pt)->setup_ok_pct, 2) \
+	X("remove_ok_pct", (pt)->remove_ok_pct, 2) \
+	X("read_rt_ok_pct", (pt)->read_rt_ok_pct, 2) \
+	X("cpu_pct", (pt)->cpu_pct, 1)
+
+static void write_point(struct bench_json *j, const struct dsim_point *pt)
 {
-	fprintf(f, "{\"workload\":");
-	json_str(f, dsim_wl_name(pt->wl));
-	fprintf(f, ",\"threads\":%u,\"policy\":", pt->threads);
-	json_str(f, dsim_policy_name(pt->policy));
-	fprintf(f, ",\"ratio\":%g,\"window_ranges\":%llu,\"iops\":%.1f,\"iops_med\":%.1f,"
-		"\"slices\":%u,\"p50_us\":%.3f,\"p99_us\":%.3f,"
-		"\"p999_us\":%.3f,\"max_us\":%.3f,\"hit_ratio\":%.5f,"
-		"\"bypass_ratio\":%.5f,\"setups_per_kop\":%.3f,\"removes_per_kop\":%.3f,"
-		"\"remove_entries_per_kop\":%.3f,\"inline_reclaims_per_kop\":%.3f,"
-		"\"bg_reclaims_per_kop\":%.3f,\"bypass_full_per_kop\":%.3f,"
-		"\"bypass_busy_per_kop\":%.3f,\"admits_contested_per_kop\":%.3f,"
-		"\"writebacks_per_kop\":%.3f,\"write_ratio\":%.5f,"
-		"\"waits\":%llu,\"errors\":%llu,"
-		"\"ops\":%llu,\"warm_ops\":%llu,\"elapsed_s\":%.4f,"
-		"\"setup_us\":%.3f,\"remove_us\":%.3f,\"read_rt_us\":%.3f,"
-		"\"setup_ok_pct\":%.2f,\"remove_ok_pct\":%.2f,\"read_rt_ok_pct\":%.2f,"
-		"\"preempted\":%llu,\"cpu_pct\":%.1f}",
-		pt->ratio, (unsigned long long)pt->window_ranges, pt->iops, pt->iops_med,
-		pt->slices, pt->p50_us,
-		pt->p99_us, pt->p999_us, pt->max_us, pt->hit_ratio, pt->bypass_ratio,
-		pt->setups_per_kop, pt->removes_per_kop, pt->remove_entries_per_kop,
-		pt->inline_per_kop, pt->bg_per_kop, pt->bypass_full_per_kop,
-		pt->bypass_busy_per_kop, pt->admits_contested_per_kop,
-		pt->writebacks_per_kop, pt->write_ratio,
-		(unsigned long long)pt->waits,
-		(unsigned long long)pt->errors, (unsigned long long)pt->ops,
-		(unsigned long long)pt->warm_ops, pt->elapsed_s,
-		pt->setup_ns / 1000.0, pt->remove_ns / 1000.0, pt->read_rt_ns / 1000.0,
-		pt->setup_ok_pct, pt->remove_ok_pct, pt->read_rt_ok_pct,
-		(unsigned long long)pt->preempted, pt->cpu_pct);
+	bench_json_obj(j, NULL);
+	bench_json_str(j, "workload", dsim_wl_name(pt->wl));
+	bench_json_u64(j, "threads", pt->threads);
+	bench_json_str(j, "policy", dsim_policy_name(pt->policy));
+#define X(name, v, dec)	bench_json_dbl(j, name, v, dec);
+	POINT_FIELDS(pt, X)
+#undef X
+	bench_json_u64(j, "waits", pt->waits);
+	bench_json_u64(j, "errors", pt->errors);
+	bench_json_u64(j, "ops", pt->ops);
+	bench_json_u64(j, "warm_ops", pt->warm_ops);
+	bench_json_u64(j, "preempted", pt->preempted);
+	bench_json_end(j);
 }
 
-static void write_targets(FILE *f, const struct dsim_params *p,
+static void write_targets(struct bench_json *j, const struct dsim_params *p,
 			  const struct dsim_point *pts, size_t n)
 {
 	static const char *const cmp[] = { ">=", "<=", "<" };
@@ -161,52 +172,51 @@ static void write_targets(FILE *f, const struct dsim_params *p,
 	unsigned int k, i;
 
 	k = dsim_targets_eval(p, pts, n, t);
-	fprintf(f, "\"targets\":[");
+	bench_json_arr(j, "targets");
 	for (i = 0; i < k; i++) {
-		fprintf(f, "%s{\"what\":", i ? ",\n" : "\n");
-		json_str(f, t[i].what);
-		fprintf(f, ",\"workload\":\"%s\",\"threads\":%u,\"ratio\":%g,"
-			"\"value\":%.4f,\"cmp\":\"%s\",\"limit\":%g,\"met\":%s}",
-			dsim_wl_name(t[i].wl), t[i].threads, t[i].ratio, t[i].value, cmp[t[i].cmp], t[i].limit,
-			t[i].met == DSIM_MET ? "true" :
-			t[i].met == DSIM_NOT_MET ? "false" : "null");
+		bench_json_obj(j, NULL);
+		bench_json_str(j, "what", t[i].what);
+		bench_json_str(j, "workload", dsim_wl_name(t[i].wl));
+		bench_json_u64(j, "threads", t[i].threads);
+		bench_json_dbl(j, "ratio", t[i].ratio, BENCH_JSON_G);
+		bench_json_dbl(j, "value", t[i].value, 4);
+		bench_json_str(j, "cmp", cmp[t[i].cmp]);
+		bench_json_dbl(j, "limit", t[i].limit, BENCH_JSON_G);
+		if (t[i].met == DSIM_MET || t[i].met == DSIM_NOT_MET)
+			bench_json_bool(j, "met", t[i].met == DSIM_MET);
+		else
+			bench_json_null(j, "met");
+		bench_json_end(j);
 	}
-	fprintf(f, "]");
+	bench_json_end(j);
 }
 
 static int write_json(const char *path, const struct dsim_params *p,
 		      const struct dsim_point *pts, size_t n)
 {
+	struct bench_json *j = bench_json_new();
 	char model[128];
-	FILE *f;
 	size_t i;
+	int ret;
 
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "daxsim: %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
+	if (!j)
+		return -ENOMEM;
 	dsim_cpu_model(model, sizeof(model));
-	fprintf(f, "{\"bench\":\"daxsim\",\"machine\":{\"cpus\":%ld,\"model\":",
-		dsim_cpus());
-	json_str(f, model);
-	fprintf(f, "},\n");
-	write_params(f, p);
-	fprintf(f, ",\n");
-	write_achieved(f, p, pts, n);
-	fprintf(f, ",\n\"points\":[");
-	for (i = 0; i < n; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		write_point(f, &pts[i]);
-	}
-	fprintf(f, "],\n");
-	write_targets(f, p, pts, n);
-	fprintf(f, "}\n");
-	if (fclose(f)) {
-		fprintf(stderr, "daxsim: writing %s: %s\n", path, strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	bench_json_str(j, "bench", "daxsim");
+	bench_json_obj(j, "machine");
+	bench_json_num(j, "cpus", (double)dsim_cpus());
+	bench_json_str(j, "model", model);
+	bench_json_end(j);
+	write_params(j, p);
+	write_achieved(j, p, pts, n);
+	bench_json_arr(j, "points");
+	for (i = 0; i < n; i++)
+		write_point(j, &pts[i]);
+	bench_json_end(j);
+	write_targets(j, p, pts, n);
+	ret = bench_json_save(j, path, "daxsim");
+	bench_json_free(j);
+	return ret;
 }
 
 static int write_tsv(const char *path, const struct dsim_point *pts, size_t n)

@@ -6,13 +6,13 @@
  * achieved latencies and the targets, and writes JSON and TSV.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <daxcache/thread.h>
 
+#include "../common/opts.h"
 #include "daxsim.h"
 
 #define DEFAULT_FILE_MIB	512
@@ -25,29 +25,6 @@
 static const double quick_ratios[] = { 1.0 / 16, 1.0 / 8, 1.0 / 4, 0.4, 0.5, 1.0, 2.0 };
 static const double full_ratios[] = { 1.0 / 16, 1.0 / 8, 1.0 / 4, 0.4, 0.5, 0.75,
 				      1.0, 1.5, 2.0 };
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: bench-daxsim [options]\n"
-"  --time S          measured seconds per point (default %g; --quick %g)\n"
-"  --warm S          most seconds of warm-up per point; it stops earlier after\n"
-"                    one pass (file pages) of accesses (default time/2; --quick %g)\n"
-"  --quick           shorter points over the ratios 1/16,1/8,1/4,0.4,1/2,1,2\n"
-"  --workload LIST   comma list of uniform,zipf0.9,zipf0.99,seq,scanhot,files64,\n"
-"                    rw75,shift (default all)\n"
-"  --policy LIST     comma list of nodax,2019,seed000,upstream,default (default all)\n"
-"  --threads LIST    comma list of reader thread counts, 1..%d (default 1,2)\n"
-"  --ratio LIST      comma list of window/file ratios, as 0.4 or 1/16\n"
-"                    (default 1/16,1/8,1/4,0.4,1/2,3/4,1,3/2,2)\n"
-"  --rt-us US        one round trip: setup, remove call, non-DAX read (default %g)\n"
-"  --file-mib N      file size in MiB, a multiple of 2 (default %d)\n"
-"  --seed N          workload seed (default %d)\n"
-"  --json FILE       write the results as JSON\n"
-"  --tsv FILE        write one tab-separated line per point\n",
-		DEFAULT_TIME_S, QUICK_TIME_S, QUICK_WARM_S, DSIM_MAX_THREADS,
-		DEFAULT_RT_US, DEFAULT_FILE_MIB, DEFAULT_SEED);
-}
 
 static int parse_double(const char *s, double *out)
 {
@@ -71,15 +48,6 @@ static int parse_double(const char *s, double *out)
 	return 0;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -EINVAL : 0;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -88,55 +56,52 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Parse a comma list, calling @one on each item; 0 or -EINVAL. */
-static int each_item(char *list, int (*one)(struct dsim_params *p, const char *s),
+static int each_item(const char *arg, int (*one)(struct dsim_params *p, const char *s),
 		     struct dsim_params *p)
 {
-	char *save = NULL, *tok;
-	int ret;
+	char *list = strdup(arg), *save = NULL, *tok;
+	int ret = list ? 0 : -ENOMEM;
 
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = list ? strtok_r(list, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		ret = one(p, tok);
 		if (ret) {
 			fprintf(stderr, "bench-daxsim: bad list item '%s'\n", tok);
-			return ret;
+			break;
 		}
 	}
-	return 0;
+	free(list);
+	return ret;
 }
 
+/* A workload or a policy by name: switched on, or -EINVAL. */
 static int add_wl(struct dsim_params *p, const char *s)
 {
 	enum dsim_wl wl;
 
-	if (dsim_wl_parse(s, &wl))
-		return -EINVAL;
-	p->wl_on[wl] = true;
-	return 0;
+	return dsim_wl_parse(s, &wl) ? -EINVAL : (p->wl_on[wl] = true, 0);
 }
 
 static int add_policy(struct dsim_params *p, const char *s)
 {
 	enum dsim_policy pol;
 
-	if (dsim_policy_parse(s, &pol))
-		return -EINVAL;
-	p->pol_on[pol] = true;
-	return 0;
+	return dsim_policy_parse(s, &pol) ? -EINVAL : (p->pol_on[pol] = true, 0);
 }
 
 static int add_threads(struct dsim_params *p, const char *s)
 {
-	uint64_t n;
-	unsigned int i;
+	char *end;
+	unsigned long n = strtoul(s, &end, 10);
+	unsigned int i = 0;
 
-	if (parse_u64(s, &n) || !n || n > DSIM_MAX_THREADS)
+	/* 1..DSIM_MAX_THREADS, each once: they fit in p->threads. */
+	if (end == s || *end || !n || n > DSIM_MAX_THREADS)
 		return -EINVAL;
-	for (i = 0; i < p->nr_threads; i++)
-		if (p->threads[i] == n)
-			return 0;
-	if (p->nr_threads >= DSIM_MAX_THREADS)
-		return -EINVAL;
-	p->threads[p->nr_threads++] = (unsigned int)n;
+	while (i < p->nr_threads && p->threads[i] != n)
+		i++;
+	if (i == p->nr_threads)
+		p->threads[p->nr_threads++] = (unsigned int)n;
 	return 0;
 }
 
@@ -156,99 +121,93 @@ static int add_ratio(struct dsim_params *p, const char *s)
 	return 0;
 }
 
-enum { OPT_TIME = 256, OPT_WARM, OPT_QUICK, OPT_WL, OPT_POLICY, OPT_THREADS,
-       OPT_RATIO, OPT_RT, OPT_FILE, OPT_SEED, OPT_JSON, OPT_TSV, OPT_HELP };
+static int wl_list(const char *arg, void *p)
+{
+	return each_item(arg, add_wl, p);
+}
 
-static const struct option long_opts[] = {
-	{ "time", required_argument, NULL, OPT_TIME },
-	{ "warm", required_argument, NULL, OPT_WARM },
-	{ "quick", no_argument, NULL, OPT_QUICK },
-	{ "workload", required_argument, NULL, OPT_WL },
-	{ "policy", required_argument, NULL, OPT_POLICY },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "ratio", required_argument, NULL, OPT_RATIO },
-	{ "rt-us", required_argument, NULL, OPT_RT },
-	{ "file-mib", required_argument, NULL, OPT_FILE },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "tsv", required_argument, NULL, OPT_TSV },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ NULL, 0, NULL, 0 },
-};
+static int policy_list(const char *arg, void *p)
+{
+	return each_item(arg, add_policy, p);
+}
+
+static int threads_list(const char *arg, void *p)
+{
+	return each_item(arg, add_threads, p);
+}
+
+static int ratio_list(const char *arg, void *p)
+{
+	return each_item(arg, add_ratio, p);
+}
+
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
+#define LIST_OPT(n, fn, p, h) \
+	{ .name = (n), .arg = "LIST", .type = BENCH_OPT_CALL, .dst = (p), \
+	  .call = (fn), .help = (h) }
 
 /* Parse the command line into @p and @out; exits on a bad option. */
 static void parse_args(int argc, char **argv, struct dsim_params *p,
 		       struct dsim_output *out)
 {
-	double time_s = -1, warm_s = -1, rt_us = DEFAULT_RT_US;
+	double time_s = DEFAULT_TIME_S, warm_s = 0, rt_us = DEFAULT_RT_US;
 	uint64_t file_mib = DEFAULT_FILE_MIB;
-	bool any_wl = false, any_pol = false;
+	struct bench_opt opts[] = {
+		BENCH_OPT_TIME(&time_s, QUICK_TIME_S, "measured seconds per point (default "
+			       XSTR(DEFAULT_TIME_S) "; --quick " XSTR(QUICK_TIME_S) ")"),
+		{ .name = "warm", .arg = "S", .type = BENCH_OPT_DOUBLE, .dst = &warm_s,
+		  .min = 0, .max = 3600,
+		  .help = "most seconds of warm-up per point; it stops earlier after\n"
+			  "one pass (file pages) of accesses (default time/2; --quick "
+			  XSTR(QUICK_WARM_S) ")" },
+		BENCH_OPT_QUICK(&p->quick,
+				"shorter points over the ratios 1/16,1/8,1/4,0.4,1/2,1,2"),
+		LIST_OPT("workload", wl_list, p,
+			 "comma list of uniform,zipf0.9,zipf0.99,seq,scanhot,files64,\n"
+			 "rw75,shift (default all)"),
+		LIST_OPT("policy", policy_list, p,
+			 "comma list of nodax,2019,seed000,upstream,default (default all)"),
+		LIST_OPT("threads", threads_list, p,
+			 "comma list of reader thread counts, 1.." XSTR(DSIM_MAX_THREADS)
+			 " (default 1,2)"),
+		LIST_OPT("ratio", ratio_list, p,
+			 "comma list of window/file ratios, as 0.4 or 1/16\n"
+			 "(default 1/16,1/8,1/4,0.4,1/2,3/4,1,3/2,2)"),
+		{ .name = "rt-us", .arg = "US", .type = BENCH_OPT_DOUBLE, .dst = &rt_us,
+		  .min = 0, .max = 1e6,
+		  .help = "one round trip: setup, remove call, non-DAX read (default "
+			  XSTR(DEFAULT_RT_US) ")" },
+		{ .name = "file-mib", .arg = "N", .type = BENCH_OPT_U64, .dst = &file_mib,
+		  .min = 2, .max = 1u << 20,
+		  .help = "file size in MiB, a multiple of 2 (default "
+			  XSTR(DEFAULT_FILE_MIB) ")" },
+		BENCH_OPT_SEED(&p->seed, "workload seed (default " XSTR(DEFAULT_SEED) ")"),
+		BENCH_OPT_JSON(&out->json, "write the results as JSON"),
+		{ .name = "tsv", .arg = "FILE", .type = BENCH_OPT_STRING, .dst = &out->tsv,
+		  .help = "write one tab-separated line per point" },
+		BENCH_OPT_END,
+	};
 	unsigned int i;
-	int c, bad = 0;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	memset(out, 0, sizeof(*out));
 	p->seed = DEFAULT_SEED;
-	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_TIME:
-			bad |= parse_double(optarg, &time_s) || time_s <= 0;
-			break;
-		case OPT_WARM:
-			bad |= parse_double(optarg, &warm_s) || warm_s < 0;
-			break;
-		case OPT_QUICK:
-			p->quick = true;
-			break;
-		case OPT_WL:
-			bad |= each_item(optarg, add_wl, p);
-			any_wl = true;
-			break;
-		case OPT_POLICY:
-			bad |= each_item(optarg, add_policy, p);
-			any_pol = true;
-			break;
-		case OPT_THREADS:
-			bad |= each_item(optarg, add_threads, p);
-			break;
-		case OPT_RATIO:
-			bad |= each_item(optarg, add_ratio, p);
-			break;
-		case OPT_RT:
-			bad |= parse_double(optarg, &rt_us) || rt_us < 0 || rt_us > 1e6;
-			break;
-		case OPT_FILE:
-			bad |= parse_u64(optarg, &file_mib) || file_mib < 2 ||
-			       file_mib % 2 || file_mib > (1u << 20);
-			break;
-		case OPT_SEED:
-			bad |= parse_u64(optarg, &p->seed);
-			break;
-		case OPT_JSON:
-			out->json = optarg;
-			break;
-		case OPT_TSV:
-			out->tsv = optarg;
-			break;
-		case OPT_HELP:
-			usage(stdout);
-			exit(0);
-		default:
-			bad = 1;
-		}
-		if (bad)
-			break;
+	ret = bench_opts_parse("bench-daxsim", opts, argc, argv);
+	if (ret == 1)
+		exit(0);
+	if (!ret && file_mib % 2) {
+		fprintf(stderr, "bench-daxsim: bad --file-mib %llu: not even\n",
+			(unsigned long long)file_mib);
+		ret = -EINVAL;
 	}
-	if (bad || optind != argc) {
-		if (bad && c > 0 && optarg)
-			fprintf(stderr, "bench-daxsim: bad value '%s'\n", optarg);
-		usage(stderr);
+	if (ret)
 		exit(2);
-	}
-	if (!any_wl)
+	if (!bench_opt_seen(opts, "workload"))
 		for (i = 0; i < DSIM_NR_WL; i++)
 			p->wl_on[i] = true;
-	if (!any_pol)
+	if (!bench_opt_seen(opts, "policy"))
 		for (i = 0; i < DSIM_NR_POLICIES; i++)
 			p->pol_on[i] = true;
 	if (!p->nr_threads) {
@@ -264,8 +223,9 @@ static void parse_args(int argc, char **argv, struct dsim_params *p,
 		p->nr_ratios = n;
 	}
 	qsort(p->ratios, p->nr_ratios, sizeof(p->ratios[0]), cmp_double);
-	p->time_s = time_s > 0 ? time_s : p->quick ? QUICK_TIME_S : DEFAULT_TIME_S;
-	p->warm_s = warm_s >= 0 ? warm_s : p->quick ? QUICK_WARM_S : p->time_s / 2;
+	p->time_s = time_s;
+	p->warm_s = bench_opt_seen(opts, "warm") ? warm_s :
+		    p->quick ? QUICK_WARM_S : p->time_s / 2;
 	p->rt_ns = (uint64_t)(rt_us * 1000.0 + 0.5);
 	p->file_pages = file_mib << (20 - DSIM_PAGE_SHIFT);
 	p->file_ranges = p->file_pages / DSIM_RANGE_PAGES;

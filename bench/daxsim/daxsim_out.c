@@ -150,20 +150,6 @@ unsigned int dsim_print_achieved(const struct dsim_params *p,
 	return bad;
 }
 
-static const struct dsim_point *find(const struct dsim_point *pts, size_t n,
-				     enum dsim_wl wl, unsigned int threads,
-				     enum dsim_policy pol, double ratio)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (pts[i].wl == wl && pts[i].threads == threads &&
-		    pts[i].policy == pol && fabs(pts[i].ratio - ratio) < 1e-9)
-			return &pts[i];
-	}
-	return NULL;
-}
-
 static void print_summary(const struct dsim_params *p, const struct dsim_point *pts,
 			  size_t n, enum dsim_wl wl, unsigned int threads)
 {
@@ -183,14 +169,14 @@ static void print_summary(const struct dsim_params *p, const struct dsim_point *
 		for (k = 0; k < DSIM_NR_POLICIES; k++) {
 			if (!p->pol_on[k])
 				continue;
-			pt = find(pts, n, wl, threads, k, p->ratios[r]);
+			pt = dsim_find_point(pts, n, wl, threads, k, p->ratios[r]);
 			if (pt)
 				printf(" %6.1f (%6.1f)", pt->iops / 1000.0, pt->p99_us);
 			else
 				printf(" %15s", "-");
 		}
-		nd = find(pts, n, wl, threads, DSIM_NODAX, p->ratios[r]);
-		df = find(pts, n, wl, threads, DSIM_DEFAULT, p->ratios[r]);
+		nd = dsim_find_point(pts, n, wl, threads, DSIM_NODAX, p->ratios[r]);
+		df = dsim_find_point(pts, n, wl, threads, DSIM_DEFAULT, p->ratios[r]);
 		if (nd && df && nd->iops > 0)
 			printf(" %8.2fx %6.3f\n", df->iops / nd->iops, df->bypass_ratio);
 		else if (df)

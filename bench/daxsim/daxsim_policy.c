@@ -7,6 +7,7 @@
 
 #include <daxcache/cache.h>
 
+#include "../common/opts.h"
 #include "daxsim.h"
 
 static const char *const policy_names[DSIM_NR_POLICIES] = {
@@ -17,27 +18,8 @@ static const char *const policy_names[DSIM_NR_POLICIES] = {
 	[DSIM_DEFAULT] = "default",
 };
 
-const char *dsim_policy_name(enum dsim_policy p)
-{
-	if ((unsigned int)p >= DSIM_NR_POLICIES)
-		return "?";
-	return policy_names[p];
-}
-
-int dsim_policy_parse(const char *name, enum dsim_policy *out)
-{
-	unsigned int i;
-
-	if (!name || !out)
-		return -EINVAL;
-	for (i = 0; i < DSIM_NR_POLICIES; i++) {
-		if (!strcmp(name, policy_names[i])) {
-			*out = (enum dsim_policy)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
+BENCH_NAMED_ENUM(enum dsim_policy, policy_names, DSIM_NR_POLICIES,
+		 dsim_policy_name, dsim_policy_parse)
 
 void dsim_policy_config(struct dc_cache_config *cfg, enum dsim_policy p,
 			unsigned int *map_flags)

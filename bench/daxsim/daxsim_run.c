@@ -25,13 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/resource.h>
 
 #include <daxcache/cache.h>
 #include <daxcache/simbe.h>
 #include <daxcache/thread.h>
 
-#include "../cache/lat_hist.h"
+#include "../common/lat_hist.h"
 #include "daxsim.h"
 
 #define DSIM_INO	1
@@ -101,30 +100,21 @@ struct cell {
 	int first_error;
 };
 
-static uint64_t thread_cpu_ns(void)
+static uint64_t thread_preemptions(void)
 {
-	struct timespec ts;
+	uint64_t preempted, slept;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static long thread_preemptions(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru))
-		return 0;
-	return ru.ru_nivcsw;
+	bench_thread_switches(&preempted, &slept);
+	return preempted;
 }
 
 /* An access without the window: one round trip, then the copy. */
 static void read_direct(struct reader *r, uint64_t page, bool write)
 {
-	uint64_t s = dsim_now_ns(), e;
+	uint64_t s = bench_now_ns(), e;
 
 	dsim_spin_until(s + r->cell->p->rt_ns);
-	e = dsim_now_ns();
+	e = bench_now_ns();
 	r->rt_ns += e - s;
 	r->rts++;
 	if (e - s > r->cell->over_ns)
@@ -185,7 +175,7 @@ static void warm(struct reader *r)
 	uint64_t pass = cl->p->file_pages / cl->pt->threads;
 
 	while (r->warm_ops < pass &&
-	       ((r->warm_ops & 63) || dsim_now_ns() < cl->deadline)) {
+	       ((r->warm_ops & 63) || bench_now_ns() < cl->deadline)) {
 		read_page(r, dsim_gen_next(&r->gen));
 		r->warm_ops++;
 	}
@@ -201,22 +191,22 @@ static void measure(struct reader *r)
 {
 	struct cell *cl = r->cell;
 	uint64_t t0, t, t2, cpu0;
-	long pre0;
+	uint64_t pre0;
 
 	pre0 = thread_preemptions();
-	cpu0 = thread_cpu_ns();
-	t0 = dsim_now_ns();
+	cpu0 = bench_cpu_ns();
+	t0 = bench_now_ns();
 	t = t0;
 	while (!__atomic_load_n(&cl->stop, __ATOMIC_RELAXED)) {
 		read_page(r, dsim_gen_next(&r->gen));
-		t2 = dsim_now_ns();
+		t2 = bench_now_ns();
 		lat_hist_add(&r->hist, t2 - t);
 		r->ops++;
 		t = t2;
 	}
 	r->ns += t - t0;
-	r->cpu_ns += thread_cpu_ns() - cpu0;
-	r->preempted += (uint64_t)(thread_preemptions() - pre0);
+	r->cpu_ns += bench_cpu_ns() - cpu0;
+	r->preempted += thread_preemptions() - pre0;
 }
 
 static void *reader_main(void *arg)
@@ -318,7 +308,7 @@ static void run_cell(struct cell *cl, bool warming, double secs)
 	}
 	cl->warming = warming;
 	cl->stop = 0;
-	cl->deadline = dsim_now_ns() + (uint64_t)(cl->p->warm_s * 1e9);
+	cl->deadline = bench_now_ns() + (uint64_t)(cl->p->warm_s * 1e9);
 	pthread_barrier_init(&cl->go, NULL, n + 1);
 	for (i = 0; i < n; i++) {
 		ret = pthread_create(&cl->rd[i].tid, NULL, reader_main, &cl->rd[i]);
@@ -357,7 +347,7 @@ static void run_cell(struct cell *cl, bool warming, double secs)
  */
 static void count_call(struct cell *cl, uint64_t *over, uint64_t t0)
 {
-	if (dsim_now_ns() - t0 > cl->over_ns)
+	if (bench_now_ns() - t0 > cl->over_ns)
 		__atomic_fetch_add(over, 1, __ATOMIC_RELAXED);
 }
 
@@ -365,7 +355,7 @@ static int timed_setup(void *priv, uint64_t ino, uint64_t file_off,
 		       uint64_t win_off, uint64_t len, unsigned int flags)
 {
 	struct cell *cl = priv;
-	uint64_t t0 = dsim_now_ns();
+	uint64_t t0 = bench_now_ns();
 	int ret;
 
 	ret = dc_simbe_ops()->setup(cl->be, ino, file_off, win_off, len, flags);
@@ -377,7 +367,7 @@ static int timed_remove(void *priv, const struct dc_remove_entry *e,
 			unsigned int n)
 {
 	struct cell *cl = priv;
-	uint64_t t0 = dsim_now_ns();
+	uint64_t t0 = bench_now_ns();
 	int ret;
 
 	ret = dc_simbe_ops()->remove(cl->be, e, n);

@@ -13,9 +13,9 @@
 #define RATIO_SEED	0.4	/* seed 000: a 4 GiB window over a 10 GiB file */
 #define RATIO_CLIFF	0.25	/* the working set is 4x the window */
 
-static const struct dsim_point *find_at(const struct dsim_point *pts, size_t n,
-					enum dsim_wl wl, unsigned int threads,
-					enum dsim_policy pol, double ratio)
+const struct dsim_point *dsim_find_point(const struct dsim_point *pts, size_t n,
+					 enum dsim_wl wl, unsigned int threads,
+					 enum dsim_policy pol, double ratio)
 {
 	size_t i;
 
@@ -31,7 +31,7 @@ static const struct dsim_point *find_at(const struct dsim_point *pts, size_t n,
 static const struct dsim_point *find(const struct dsim_point *pts, size_t n,
 				     enum dsim_policy pol, double ratio)
 {
-	return find_at(pts, n, DSIM_UNIFORM, 1, pol, ratio);
+	return dsim_find_point(pts, n, DSIM_UNIFORM, 1, pol, ratio);
 }
 
 /* @d against the other policies of its point; false if none was measured. */
@@ -46,12 +46,12 @@ static bool nw_point(const struct dsim_point *pts, size_t n,
 	memset(w, 0, sizeof(*w));
 	w->d = d;
 	for (k = 0; k < sizeof(others) / sizeof(others[0]); k++) {
-		o = find_at(pts, n, d->wl, d->threads, others[k], d->ratio);
+		o = dsim_find_point(pts, n, d->wl, d->threads, others[k], d->ratio);
 		if (o && o->iops_med > 0 &&
 		    (!w->best || o->iops_med > w->best->iops_med))
 			w->best = o;
 	}
-	w->nd = find_at(pts, n, d->wl, d->threads, DSIM_NODAX, d->ratio);
+	w->nd = dsim_find_point(pts, n, d->wl, d->threads, DSIM_NODAX, d->ratio);
 	if (w->nd && w->nd->iops_med <= 0)
 		w->nd = NULL;
 	if (!w->best && !w->nd)
@@ -160,35 +160,37 @@ unsigned int dsim_targets_eval(const struct dsim_params *p,
 			       const struct dsim_point *pts, size_t n,
 			       struct dsim_target *t)
 {
-	unsigned int k = 0, i;
+	/*
+	 * Policy a against b, IOPS or p99, at one ratio or (ratio 0) at every
+	 * swept ratio from @from on; "fits": the whole file is in the window.
+	 */
+	static const struct {
+		const char *what;
+		double ratio, from;
+		enum dsim_policy a, b;
+		bool p99;
+		enum dsim_cmp cmp;
+		double limit;
+	} rules[] = {
+		{ "seed000/2019 IOPS", RATIO_SEED, 0, DSIM_SEED000, DSIM_P2019, false, DSIM_GE, 1.87 },
+		{ "seed000/2019 p99", RATIO_SEED, 0, DSIM_SEED000, DSIM_P2019, true, DSIM_LE, 0.56 },
+		{ "2019/nodax IOPS (cliff)", RATIO_CLIFF, 0, DSIM_P2019, DSIM_NODAX, false, DSIM_LT, 1.0 },
+		{ "upstream/nodax IOPS (cliff)", RATIO_CLIFF, 0, DSIM_UPSTREAM, DSIM_NODAX, false, DSIM_LT, 1.0 },
+		{ "default/nodax IOPS (no cliff)", 0, 0, DSIM_DEFAULT, DSIM_NODAX, false, DSIM_GE, 0.95 },
+		{ "default/nodax IOPS (fits)", 0, 1.0, DSIM_DEFAULT, DSIM_NODAX, false, DSIM_GE, 5.0 },
+	};
+	unsigned int k = 0, i, j;
 	double r;
 
-	judge(&t[k++], "seed000/2019 IOPS", RATIO_SEED,
-	      find(pts, n, DSIM_SEED000, RATIO_SEED),
-	      find(pts, n, DSIM_P2019, RATIO_SEED), false, DSIM_GE, 1.87);
-	judge(&t[k++], "seed000/2019 p99", RATIO_SEED,
-	      find(pts, n, DSIM_SEED000, RATIO_SEED),
-	      find(pts, n, DSIM_P2019, RATIO_SEED), true, DSIM_LE, 0.56);
-	judge(&t[k++], "2019/nodax IOPS (cliff)", RATIO_CLIFF,
-	      find(pts, n, DSIM_P2019, RATIO_CLIFF),
-	      find(pts, n, DSIM_NODAX, RATIO_CLIFF), false, DSIM_LT, 1.0);
-	judge(&t[k++], "upstream/nodax IOPS (cliff)", RATIO_CLIFF,
-	      find(pts, n, DSIM_UPSTREAM, RATIO_CLIFF),
-	      find(pts, n, DSIM_NODAX, RATIO_CLIFF), false, DSIM_LT, 1.0);
-	for (i = 0; i < p->nr_ratios; i++) {
-		r = p->ratios[i];
-		judge(&t[k++], "default/nodax IOPS (no cliff)", r,
-		      find(pts, n, DSIM_DEFAULT, r), find(pts, n, DSIM_NODAX, r),
-		      false, DSIM_GE, 0.95);
-	}
-	/* The whole file fits in the window from ratio 1 on. */
-	for (i = 0; i < p->nr_ratios; i++) {
-		r = p->ratios[i];
-		if (r < 1.0)
-			continue;
-		judge(&t[k++], "default/nodax IOPS (fits)", r,
-		      find(pts, n, DSIM_DEFAULT, r), find(pts, n, DSIM_NODAX, r),
-		      false, DSIM_GE, 5.0);
+	for (j = 0; j < sizeof(rules) / sizeof(rules[0]); j++) {
+		for (i = 0; i < (rules[j].ratio > 0 ? 1 : p->nr_ratios); i++) {
+			r = rules[j].ratio > 0 ? rules[j].ratio : p->ratios[i];
+			if (r < rules[j].from)
+				continue;
+			judge(&t[k++], rules[j].what, r, find(pts, n, rules[j].a, r),
+			      find(pts, n, rules[j].b, r), rules[j].p99,
+			      rules[j].cmp, rules[j].limit);
+		}
 	}
 	nw_target(&t[k++], pts, n);
 	return k;

@@ -11,14 +11,13 @@ bench_daxsim_bench_daxsim_SOURCES = \
 	bench/daxsim/daxsim_policy.c \
 	bench/daxsim/daxsim_out.c bench/daxsim/daxsim_targets.c \
 	bench/daxsim/daxsim_files.c \
-	bench/daxsim/workload.c bench/daxsim/workload.h \
-	bench/cache/lat_hist.c bench/cache/lat_hist.h
-bench_daxsim_bench_daxsim_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS) -lm
+	bench/daxsim/workload.c bench/daxsim/workload.h
+bench_daxsim_bench_daxsim_LDADD = $(bench_ldadd) -lm
 
 check_PROGRAMS += bench/daxsim/workload-test
 bench_daxsim_workload_test_SOURCES = bench/daxsim/workload_test.c \
 	bench/daxsim/workload.c bench/daxsim/workload.h
-bench_daxsim_workload_test_LDADD = -lm
+bench_daxsim_workload_test_LDADD = bench/common/libbench-common.la -lm
 
 # make bench-daxsim runs the whole sweep; DAXSIM_ARGS (--quick, --time S,
 # filters) go to it.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/opts.h"
 #include "workload.h"
 
 static const char *const wl_names[DSIM_NR_WL] = {
@@ -21,27 +22,7 @@ static const char *const wl_names[DSIM_NR_WL] = {
 	[DSIM_SHIFT] = "shift",
 };
 
-const char *dsim_wl_name(enum dsim_wl wl)
-{
-	if ((unsigned int)wl >= DSIM_NR_WL)
-		return "?";
-	return wl_names[wl];
-}
-
-int dsim_wl_parse(const char *name, enum dsim_wl *out)
-{
-	unsigned int i;
-
-	if (!name || !out)
-		return -EINVAL;
-	for (i = 0; i < DSIM_NR_WL; i++) {
-		if (!strcmp(name, wl_names[i])) {
-			*out = (enum dsim_wl)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
+BENCH_NAMED_ENUM(enum dsim_wl, wl_names, DSIM_NR_WL, dsim_wl_name, dsim_wl_parse)
 
 /* splitmix64: expands a seed into generator state. */
 static uint64_t splitmix64(uint64_t *x)

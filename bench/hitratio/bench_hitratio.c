@@ -20,6 +20,7 @@
 #include <daxcache/cache.h>
 #include <daxcache/thread.h>
 
+#include "../common/opts.h"
 #include "hitratio.h"
 #include "study.h"
 #include "workload.h"
@@ -47,74 +48,37 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: bench-hitratio [--quick] [--accesses N] [--file-ranges N] [--seed S]\n"
-		"                      [--workloads W,W...] [--json FILE] [--tsv FILE]\n"
-		"  --quick           %u accesses per trace instead of %u\n"
-		"  --accesses N      accesses (4 KiB pages) per trace\n"
-		"  --file-ranges N   file size in 2 MiB ranges (default 256)\n"
-		"  --seed S          generator seed (default 1)\n"
-		"  --workloads LIST  comma-separated, of uniform zipf0.9 zipf0.99 seq scanhot\n"
-		"                    files64 shift (default: all; rw75's writes are not\n"
-		"                    replayed, so it is not a trace here)\n"
-		"  --json FILE       write the study as JSON\n"
-		"  --tsv FILE        write one tab-separated line per cell, with a header\n",
-		QUICK_ACCESSES, DEFAULT_ACCESSES);
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || end == s || *end || s[0] == '-' ? -1 : 0;
-}
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	int i;
+	uint64_t file_ranges = 256;
+	struct bench_opt opts[] = {
+		BENCH_OPT_QUICK(NULL, "32768 accesses per trace instead of 131072"),
+		{ .name = "accesses", .arg = "N", .type = BENCH_OPT_U64,
+		  .dst = &o->accesses, .min = 1, .max = 1ull << 30,
+		  .on_quick = true, .quick = QUICK_ACCESSES,
+		  .help = "accesses (4 KiB pages) per trace" },
+		{ .name = "file-ranges", .arg = "N", .type = BENCH_OPT_U64,
+		  .dst = &file_ranges, .min = 1, .max = 1u << 20,
+		  .help = "file size in 2 MiB ranges (default 256)" },
+		BENCH_OPT_SEED(&o->seed, "generator seed (default 1)"),
+		{ .name = "workloads", .arg = "LIST", .type = BENCH_OPT_STRING,
+		  .dst = &o->workloads,
+		  .help = "comma-separated, of uniform zipf0.9 zipf0.99 seq scanhot\n"
+			  "files64 shift (default: all; rw75's writes are not\n"
+			  "replayed, so it is not a trace here)" },
+		BENCH_OPT_JSON(&o->json, "write the study as JSON"),
+		{ .name = "tsv", .arg = "FILE", .type = BENCH_OPT_STRING, .dst = &o->tsv,
+		  .help = "write one tab-separated line per cell, with a header" },
+		BENCH_OPT_END,
+	};
 
-	*o = (struct opts){ .file_ranges = 256, .accesses = DEFAULT_ACCESSES, .seed = 1 };
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t x;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			exit(0);
-		} else if (!strcmp(a, "--quick")) {
-			o->accesses = QUICK_ACCESSES;
-			continue;
-		}
-		if (!v)
-			goto bad;
-		i++;
-		if (!strcmp(a, "--accesses") && !parse_u64(v, &x) && x >= 1 && x <= (1ull << 30)) {
-			o->accesses = x;
-		} else if (!strcmp(a, "--file-ranges") && !parse_u64(v, &x) && x >= 1 &&
-			   x <= (1u << 20)) {
-			o->file_ranges = (uint32_t)x;
-		} else if (!strcmp(a, "--seed") && !parse_u64(v, &x)) {
-			o->seed = x;
-		} else if (!strcmp(a, "--json")) {
-			o->json = v;
-		} else if (!strcmp(a, "--tsv")) {
-			o->tsv = v;
-		} else if (!strcmp(a, "--workloads")) {
-			o->workloads = v;
-		} else {
-			goto bad;
-		}
-	}
+	*o = (struct opts){ .accesses = DEFAULT_ACCESSES, .seed = 1 };
+	bench_opts_main("bench-hitratio", opts, argc, argv);
+	o->file_ranges = (uint32_t)file_ranges;
 	return 0;
-bad:
-	fprintf(stderr, "bench-hitratio: bad argument near '%s'\n", argv[i]);
-	usage(stderr);
-	return -1;
 }
 
 /* Which workloads to run, in enum order, from a comma-separated list. */

@@ -8,6 +8,7 @@
 #ifndef BENCH_HITRATIO_H
 #define BENCH_HITRATIO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /**
@@ -109,6 +110,24 @@ struct hr_sim_log {
 	uint8_t *hit;
 	uint32_t *victim;
 };
+
+/**
+ * hr_sim_note() - record access @i in @log, if there is one.
+ * @log: the log, or NULL.
+ * @i: the access.
+ * @hit: whether it hit.
+ * @victim: the key it evicted, or HR_NO_VICTIM.
+ *
+ * Context: the simulator's thread.
+ */
+static inline void hr_sim_note(struct hr_sim_log *log, uint64_t i, bool hit,
+			       uint32_t victim)
+{
+	if (log) {
+		log->hit[i] = hit;
+		log->victim[i] = victim;
+	}
+}
 
 /**
  * hr_sim_arc_log() - hits of ARC (Megiddo and Modha, FAST 2003): recency

@@ -22,7 +22,7 @@ bench_hitratio_bench_hitratio_SOURCES = \
 	bench/hitratio/study.h \
 	bench/daxsim/workload.c bench/daxsim/workload.h
 bench_hitratio_bench_hitratio_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/bench/daxsim
-bench_hitratio_bench_hitratio_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS) -lm
+bench_hitratio_bench_hitratio_LDADD = $(bench_ldadd) -lm
 
 # The offline simulators against textbook values and their invariants.
 check_PROGRAMS += bench/hitratio/sim-test

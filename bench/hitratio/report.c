@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/json.h"
 #include "study.h"
 
 #define TARGET_PTS	3.0	/* CLOCK within 3 points (absolute) of LRU */
@@ -332,29 +333,38 @@ int hr_write_tsv(const struct hr_study *s, const char *path)
 	return 0;
 }
 
-static void json_targets(const struct hr_study *s, FILE *f, const char *cfg, int clock,
-			 int rr, int last)
+static void json_targets(const struct hr_study *s, struct bench_json *j,
+			 const char *cfg, int clock, int rr)
 {
 	struct wl_target w[MAX_WL];
 	struct verdict v;
 	unsigned int n, i;
 
 	n = targets(s, clock, rr, w, &v);
-	fprintf(f, "    \"%s\": {\"workloads\": [", cfg);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s\n      {\"workload\": \"%s\", \"max_abs_clock_minus_lru_pts\": %.4f, "
-			"\"at_ratio\": %.6g, \"max_lru_minus_clock_pts\": %.4f, \"short_at_ratio\": %.6g, "
-			"\"max_rr_minus_clock_pts\": %.4f, \"rr_at_ratio\": %.6g, "
-			"\"cells_clock_below_rr\": %u, \"cells\": %u}",
-			i ? "," : "", w[i].wl, w[i].max_abs, w[i].abs_at, w[i].max_short,
-			w[i].short_at, w[i].max_rr_over, w[i].rr_at, w[i].below_rr, w[i].cells);
-	fprintf(f, "],\n      \"clock_within_3pts_of_lru\": %s, \"clock_not_3pts_below_lru\": %s,"
-		" \"clock_never_below_rr\": %s, \"cells_clock_below_rr\": %u}%s\n",
-		v.abs_ok ? "true" : "false", v.short_ok ? "true" : "false",
-		v.below_rr ? "false" : "true", v.below_rr, last ? "" : ",");
+	bench_json_obj(j, cfg);
+	bench_json_arr(j, "workloads");
+	for (i = 0; i < n; i++) {
+		bench_json_obj(j, NULL);
+		bench_json_str(j, "workload", w[i].wl);
+		bench_json_dbl(j, "max_abs_clock_minus_lru_pts", w[i].max_abs, 4);
+		bench_json_dbl(j, "at_ratio", w[i].abs_at, BENCH_JSON_G);
+		bench_json_dbl(j, "max_lru_minus_clock_pts", w[i].max_short, 4);
+		bench_json_dbl(j, "short_at_ratio", w[i].short_at, BENCH_JSON_G);
+		bench_json_dbl(j, "max_rr_minus_clock_pts", w[i].max_rr_over, 4);
+		bench_json_dbl(j, "rr_at_ratio", w[i].rr_at, BENCH_JSON_G);
+		bench_json_u64(j, "cells_clock_below_rr", w[i].below_rr);
+		bench_json_u64(j, "cells", w[i].cells);
+		bench_json_end(j);
+	}
+	bench_json_end(j);
+	bench_json_bool(j, "clock_within_3pts_of_lru", v.abs_ok);
+	bench_json_bool(j, "clock_not_3pts_below_lru", v.short_ok);
+	bench_json_bool(j, "clock_never_below_rr", !v.below_rr);
+	bench_json_u64(j, "cells_clock_below_rr", v.below_rr);
+	bench_json_end(j);
 }
 
-static void json_anchors(const struct hr_study *s, FILE *f)
+static void json_anchors(const struct hr_study *s, struct bench_json *j)
 {
 	const struct hr_cell *worst = NULL;
 	unsigned int i, within = 0;
@@ -364,60 +374,86 @@ static void json_anchors(const struct hr_study *s, FILE *f)
 		if (!worst || anchor_gap(&s->cells[i]) > anchor_gap(worst))
 			worst = &s->cells[i];
 	}
-	fprintf(f, "    \"anchors\": {\"limit_pts\": %.1f, \"cells\": %u, \"cells_within\": %u",
-		HR_ANCHOR_PTS, s->nr_cells, within);
-	if (worst)
-		fprintf(f, ", \"worst\": {\"workload\": \"%s\", \"ratio\": %.6g, \"gap_pts\": %.4f"
-			", \"best_online\": \"%s\", \"iops_vs_best\": %.4f}", worst->wl,
-			worst->ratio, anchor_gap(worst), hr_col_name[hr_best_online(worst)],
-			anchor_iops(worst));
-	fprintf(f, ", \"met\": %s}\n", within == s->nr_cells ? "true" : "false");
+	bench_json_obj(j, "anchors");
+	bench_json_dbl(j, "limit_pts", HR_ANCHOR_PTS, 1);
+	bench_json_u64(j, "cells", s->nr_cells);
+	bench_json_u64(j, "cells_within", within);
+	if (worst) {
+		bench_json_obj(j, "worst");
+		bench_json_str(j, "workload", worst->wl);
+		bench_json_dbl(j, "ratio", worst->ratio, BENCH_JSON_G);
+		bench_json_dbl(j, "gap_pts", anchor_gap(worst), 4);
+		bench_json_str(j, "best_online", hr_col_name[hr_best_online(worst)]);
+		bench_json_dbl(j, "iops_vs_best", anchor_iops(worst), 4);
+		bench_json_end(j);
+	}
+	bench_json_bool(j, "met", within == s->nr_cells);
+	bench_json_end(j);
+}
+
+static void json_cell(const struct hr_cell *c, struct bench_json *j)
+{
+	unsigned int k;
+	const char *name;
+
+	bench_json_obj(j, NULL);
+	bench_json_str(j, "workload", c->wl);
+	bench_json_dbl(j, "ratio", c->ratio, BENCH_JSON_G);
+	bench_json_u64(j, "cap", c->cap);
+	bench_json_u64(j, "accesses", c->n);
+	for (k = 0; k < HR_NR_COLS; k++)
+		bench_json_dbl(j, hr_col_name[k], c->hit[k], 6);
+	for (k = 0; k < NR_LIB_COLS; k++) {
+		name = hr_col_name[lib_cols[k]];
+		bench_json_key(j, "occ_%s", name);
+		bench_json_dbl(j, NULL, c->occ[lib_cols[k]], 6);
+		bench_json_key(j, "bypass_%s", name);
+		bench_json_dbl(j, NULL, c->bypass[lib_cols[k]], 6);
+		bench_json_key(j, "bg_share_%s", name);
+		bench_json_dbl(j, NULL, c->bg_share[lib_cols[k]], 6);
+	}
+	for (k = 0; k < NR_LIB_COLS; k++) {
+		bench_json_key(j, "setups_%s", hr_col_name[lib_cols[k]]);
+		bench_json_dbl(j, NULL, c->setups[lib_cols[k]], 6);
+	}
+	bench_json_str(j, "best_online", hr_col_name[hr_best_online(c)]);
+	bench_json_dbl(j, "best_online_hit", c->hit[hr_best_online(c)], 6);
+	bench_json_dbl(j, "best_online_setups", c->setups[hr_best_online(c)], 6);
+	bench_json_dbl(j, "lib_default_gap_pts", anchor_gap(c), 4);
+	bench_json_dbl(j, "lib_default_iops_vs_best", anchor_iops(c), 4);
+	bench_json_end(j);
 }
 
 int hr_write_json(const struct hr_study *s, const char *path)
 {
-	FILE *f = fopen(path, "w");
-	unsigned int i, k;
+	struct bench_json *j = bench_json_new();
+	unsigned int i;
+	int ret;
 
-	if (!f) {
-		perror(path);
+	if (!j)
 		return -1;
-	}
-	fprintf(f, "{\n  \"bench\": \"hitratio\",\n  \"config\": {\"file_ranges\": %" PRIu32
-		", \"range_size\": 2097152, \"accesses\": %" PRIu64 ", \"seed\": %" PRIu64
-		", \"default_threshold_pct\": 20, \"default_reclaim_batch\": 10"
-		", \"fair_threshold_pct\": %u, \"fair_reclaim_batch\": 1},\n  \"seconds\": %.3f,\n"
-		"  \"cells\": [",
-		s->file_ranges, s->accesses, s->seed, s->fair_threshold_pct, s->seconds);
-	for (i = 0; i < s->nr_cells; i++) {
-		const struct hr_cell *c = &s->cells[i];
-
-		fprintf(f, "%s\n    {\"workload\": \"%s\", \"ratio\": %.6g, \"cap\": %" PRIu32
-			", \"accesses\": %" PRIu64, i ? "," : "", c->wl, c->ratio, c->cap, c->n);
-		for (k = 0; k < HR_NR_COLS; k++)
-			fprintf(f, ", \"%s\": %.6f", hr_col_name[k], c->hit[k]);
-		for (k = 0; k < NR_LIB_COLS; k++)
-			fprintf(f, ", \"occ_%s\": %.6f, \"bypass_%s\": %.6f, \"bg_share_%s\": %.6f",
-				hr_col_name[lib_cols[k]], c->occ[lib_cols[k]],
-				hr_col_name[lib_cols[k]], c->bypass[lib_cols[k]],
-				hr_col_name[lib_cols[k]], c->bg_share[lib_cols[k]]);
-		for (k = 0; k < NR_LIB_COLS; k++)
-			fprintf(f, ", \"setups_%s\": %.6f", hr_col_name[lib_cols[k]],
-				c->setups[lib_cols[k]]);
-		fprintf(f, ", \"best_online\": \"%s\", \"best_online_hit\": %.6f"
-			", \"best_online_setups\": %.6f, \"lib_default_gap_pts\": %.4f"
-			", \"lib_default_iops_vs_best\": %.4f}", hr_col_name[hr_best_online(c)],
-			c->hit[hr_best_online(c)], c->setups[hr_best_online(c)], anchor_gap(c),
-			anchor_iops(c));
-	}
-	fprintf(f, "\n  ],\n  \"targets\": {\n");
-	json_targets(s, f, "fair", HR_CLOCK_FAIR, HR_RR_FAIR, 0);
-	json_targets(s, f, "default", HR_CLOCK, HR_RR, 0);
-	json_anchors(s, f);
-	fprintf(f, "  }\n}\n");
-	if (fclose(f)) {
-		perror(path);
-		return -1;
-	}
-	return 0;
+	bench_json_str(j, "bench", "hitratio");
+	bench_json_obj(j, "config");
+	bench_json_u64(j, "file_ranges", s->file_ranges);
+	bench_json_u64(j, "range_size", 2097152);
+	bench_json_u64(j, "accesses", s->accesses);
+	bench_json_u64(j, "seed", s->seed);
+	bench_json_u64(j, "default_threshold_pct", 20);
+	bench_json_u64(j, "default_reclaim_batch", 10);
+	bench_json_u64(j, "fair_threshold_pct", s->fair_threshold_pct);
+	bench_json_u64(j, "fair_reclaim_batch", 1);
+	bench_json_end(j);
+	bench_json_dbl(j, "seconds", s->seconds, 3);
+	bench_json_arr(j, "cells");
+	for (i = 0; i < s->nr_cells; i++)
+		json_cell(&s->cells[i], j);
+	bench_json_end(j);
+	bench_json_obj(j, "targets");
+	json_targets(s, j, "fair", HR_CLOCK_FAIR, HR_RR_FAIR);
+	json_targets(s, j, "default", HR_CLOCK, HR_RR);
+	json_anchors(s, j);
+	bench_json_end(j);
+	ret = bench_json_save(j, path, "bench-hitratio");
+	bench_json_free(j);
+	return ret ? -1 : 0;
 }

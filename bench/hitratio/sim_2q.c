@@ -61,10 +61,7 @@ uint64_t hr_sim_2q_log(const struct hr_trace *t, uint32_t cap, struct hr_sim_log
 			}
 			sl_push(n, q == A1OUT ? &am : &in, k);
 		}
-		if (log) {
-			log->hit[i] = q == AM || q == A1IN;
-			log->victim[i] = victim;
-		}
+		hr_sim_note(log, i, q == AM || q == A1IN, victim);
 	}
 	free(n);
 	return hits;

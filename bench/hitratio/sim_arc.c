@@ -109,10 +109,7 @@ uint64_t hr_sim_arc_log(const struct hr_trace *t, uint32_t cap, struct hr_sim_lo
 			}
 			sl_push(a.n, &a.t1, k);
 		}
-		if (log) {
-			log->hit[i] = q == T1 || q == T2;
-			log->victim[i] = victim;
-		}
+		hr_sim_note(log, i, q == T1 || q == T2, victim);
 	}
 	free(a.n);
 	return hits;

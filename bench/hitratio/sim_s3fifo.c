@@ -78,10 +78,7 @@ uint64_t hr_sim_s3fifo_log(const struct hr_trace *t, uint32_t cap, struct hr_sim
 		n[k].bit = 0;
 		sl_push(n, q == QG ? &m : &s, k);
 logged:
-		if (log) {
-			log->hit[i] = q == QS || q == QM;
-			log->victim[i] = victim;
-		}
+		hr_sim_note(log, i, q == QS || q == QM, victim);
 	}
 	free(n);
 	return hits;

@@ -51,10 +51,7 @@ uint64_t hr_sim_sieve_log(const struct hr_trace *t, uint32_t cap, struct hr_sim_
 			n[k].bit = 0;
 			sl_push(n, &q, k);
 		}
-		if (log) {
-			log->hit[i] = (uint8_t)hit;
-			log->victim[i] = victim;
-		}
+		hr_sim_note(log, i, hit, victim);
 	}
 	free(n);
 	return hits;

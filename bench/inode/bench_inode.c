@@ -12,14 +12,14 @@
 #include <daxcache/daxcache.h>
 
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../cache/bench_util.h"
-#include "../cache/json_out.h"
+#include "../common/json.h"
+#include "../common/opts.h"
 #include "../cache/null_backend.h"
 
 #define DEFAULT_SECONDS	2.0
@@ -189,64 +189,31 @@ static void depopulate(struct run_ctx *lib, struct run_ctx *old, uint64_t nr,
 	free(old->old);
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: bench-inode [--time SEC] [--quick] [--json PATH]\n"
-		"  --time SEC   measured time per cell (default %.1f)\n"
-		"  --quick      --time %.1f unless given\n"
-		"  --json PATH  results file (default bench/results/inode.json)\n",
-		DEFAULT_SECONDS, QUICK_SECONDS);
-}
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "time", required_argument, NULL, 't' },
-		{ "quick", no_argument, NULL, 'Q' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const uint64_t sizes[] = { 1000, 1000000 };
 	const char *json = "bench/results/inode.json";
 	double seconds = DEFAULT_SECONDS;
-	bool quick = false, seconds_set = false;
-	struct json_out *j;
+	struct bench_opt opts[] = {
+		BENCH_OPT_TIME(&seconds, QUICK_SECONDS, "measured time per cell (default "
+			       XSTR(DEFAULT_SECONDS) ")"),
+		BENCH_OPT_QUICK(NULL, "--time " XSTR(QUICK_SECONDS) " unless given"),
+		BENCH_OPT_JSON(&json, "results file (default bench/results/inode.json)"),
+		BENCH_OPT_END,
+	};
+	struct bench_json *j;
 	unsigned int s, threads;
-	int c, ret = 0;
+	int ret = 0;
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			seconds = atof(optarg);
-			seconds_set = true;
-			break;
-		case 'Q':
-			quick = true;
-			break;
-		case 'j':
-			json = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (quick && !seconds_set)
-		seconds = QUICK_SECONDS;
-	if (optind != argc || seconds <= 0) {
-		usage(stderr);
-		return 2;
-	}
-	j = json_out_create();
+	bench_opts_main("bench-inode", opts, argc, argv);
+	j = bench_json_new();
 	if (!j)
 		return 1;
 	dc_thread_register();
-	json_out_add(j, seconds, "config.seconds");
+	bench_json_addf(j, seconds, "config.seconds");
 	printf("inode lookups: dc_inode_get + dc_inode_put of an existing inode, random ids,\n"
 	       "%.1f s per cell; \"old\" is a replica of the previous table (global mutex,\n"
 	       "1024 fixed buckets).  ns per op per thread; Mops/s of all threads.\n\n",
@@ -274,18 +241,18 @@ int main(int argc, char **argv)
 			printf("%10llu %7u %12.1f %12.1f %10.2f %10.2f %7.2fx\n",
 			       (unsigned long long)sizes[s], threads, lns, ons, lm, om,
 			       om > 0 ? lm / om : 0);
-			json_out_add(j, lns, "n%llu.t%u.lib_ns", (unsigned long long)sizes[s], threads);
-			json_out_add(j, ons, "n%llu.t%u.old_ns", (unsigned long long)sizes[s], threads);
-			json_out_add(j, lm, "n%llu.t%u.lib_mops", (unsigned long long)sizes[s], threads);
-			json_out_add(j, om, "n%llu.t%u.old_mops", (unsigned long long)sizes[s], threads);
+			bench_json_addf(j, lns, "n%llu.t%u.lib_ns", (unsigned long long)sizes[s], threads);
+			bench_json_addf(j, ons, "n%llu.t%u.old_ns", (unsigned long long)sizes[s], threads);
+			bench_json_addf(j, lm, "n%llu.t%u.lib_mops", (unsigned long long)sizes[s], threads);
+			bench_json_addf(j, om, "n%llu.t%u.old_mops", (unsigned long long)sizes[s], threads);
 		}
 		depopulate(&lib, &old, sizes[s], held, slab);
 	}
 	dc_thread_unregister();
 	if (!ret && bench_failures())
 		ret = 1;
-	if (json_out_write(j, json))
+	if (bench_json_save(j, json, "bench-inode"))
 		ret = 1;
-	json_out_destroy(j);
+	bench_json_free(j);
 	return ret ? 1 : 0;
 }

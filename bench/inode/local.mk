@@ -7,13 +7,11 @@
 noinst_PROGRAMS += bench/inode/bench-inode
 bench_inode_bench_inode_SOURCES = bench/inode/bench_inode.c \
 	bench/cache/bench_util.c bench/cache/bench_util.h \
-	bench/cache/json_out.c bench/cache/json_out.h \
 	bench/cache/null_backend.c bench/cache/null_backend.h
 bench_inode_bench_inode_CFLAGS = $(AM_CFLAGS)
-bench_inode_bench_inode_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_inode_bench_inode_LDADD = $(bench_ldadd)
 
 bench_runs += bench-inode
 .PHONY: bench-inode
 bench-inode: bench/inode/bench-inode
-	@mkdir -p $(top_builddir)/bench/results
-	$(top_builddir)/bench/inode/bench-inode --json $(top_builddir)/bench/results/inode.json $(BENCH_ARGS)
+	$(bench_run_json)

@@ -8,13 +8,13 @@
  *
  * Exits 1 if any lookup returned a wrong item or any update failed.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <daxcache/thread.h>
 
+#include "../common/opts.h"
 #include "bench_report.h"
 #include "bench_run.h"
 #include "bench_target.h"
@@ -34,77 +34,28 @@ struct options {
 	const char *json;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: bench_itree [--time SEC] [--quick] [--max-n N] [--json PATH]\n"
-		"  --time SEC   measuring time per cell (default %.1f)\n"
-		"  --quick      tiny run: --time %.2f --max-n %d unless given\n"
-		"  --max-n N    skip sizes above N (sizes: 1000 100000 1000000)\n"
-		"  --json PATH  results file (default bench/results/itree.json)\n",
-		DEFAULT_SECONDS, QUICK_SECONDS, QUICK_MAX_N);
-}
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "time", required_argument, NULL, 't' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "max-n", required_argument, NULL, 'n' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct bench_opt opts[] = {
+		BENCH_OPT_TIME(&o->seconds, QUICK_SECONDS, "measuring time per cell (default "
+			       XSTR(DEFAULT_SECONDS) ")"),
+		BENCH_OPT_QUICK(NULL, "tiny run: --time " XSTR(QUICK_SECONDS)
+				" --max-n " XSTR(QUICK_MAX_N) " unless given"),
+		{ .name = "max-n", .arg = "N", .type = BENCH_OPT_U64,
+		  .dst = &o->max_n, .min = 1000, .max = 1e19,
+		  .on_quick = true, .quick = QUICK_MAX_N,
+		  .help = "skip sizes above N (sizes: 1000 100000 1000000)" },
+		BENCH_OPT_JSON(&o->json, "results file (default bench/results/itree.json)"),
+		BENCH_OPT_END,
 	};
-	bool quick = false, seconds_set = false, max_n_set = false;
-	char *end;
-	int c;
 
 	o->seconds = DEFAULT_SECONDS;
 	o->max_n = UINT64_MAX;
 	o->json = "bench/results/itree.json";
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			o->seconds = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->seconds > 0) ||
-			    o->seconds > 3600) {
-				fprintf(stderr, "bench_itree: bad --time %s\n",
-					optarg);
-				return -1;
-			}
-			seconds_set = true;
-			break;
-		case 'q':
-			quick = true;
-			break;
-		case 'n':
-			o->max_n = strtoull(optarg, &end, 10);
-			if (end == optarg || *end || o->max_n < sizes[0]) {
-				fprintf(stderr, "bench_itree: bad --max-n %s (at least %" PRIu64 ")\n",
-					optarg, sizes[0]);
-				return -1;
-			}
-			max_n_set = true;
-			break;
-		case 'j':
-			o->json = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		usage(stderr);
-		return -1;
-	}
-	if (quick && !seconds_set)
-		o->seconds = QUICK_SECONDS;
-	if (quick && !max_n_set)
-		o->max_n = QUICK_MAX_N;
+	bench_opts_main("bench_itree", opts, argc, argv);
 	return 0;
 }
 
@@ -220,8 +171,6 @@ int main(int argc, char **argv)
 		ret = 1;
 	} else if (bench_report_json(o.json, rows, nrows)) {
 		ret = 1;
-	} else {
-		printf("\nwrote %s\n", o.json);
 	}
 	dc_thread_unregister();
 	free(rows);

@@ -2,12 +2,11 @@
 /*
  * bench_report.c - the itree bench's table, notes and JSON file.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "../common/json.h"
 #include "bench_report.h"
 
 static const char *writer_name(bool writer)
@@ -101,30 +100,23 @@ void bench_report_footer(const struct bench_row *rows, size_t nrows)
 int bench_report_json(const char *path, const struct bench_row *rows,
 		      size_t nrows)
 {
-	const char *sep = "\n";
-	FILE *f = fopen(path, "w");
+	struct bench_json *j = bench_json_new();
 	size_t i;
-	int t, err;
+	int t, ret;
 
-	if (!f) {
-		fprintf(stderr, "bench_itree: %s: %s\n", path, strerror(errno));
+	if (!j) {
+		fprintf(stderr, "bench_itree: out of memory\n");
 		return -1;
 	}
-	fprintf(f, "{");
-	for (i = 0; i < nrows; i++) {
+	for (i = 0; i < nrows; i++)
 		for (t = 0; t < BENCH_NTARGETS; t++) {
-			fprintf(f, "%s  \"%s/%" PRIu64 "/%u/%s\": %.3f", sep,
-				bench_targets[t]->name, rows[i].n,
-				rows[i].readers, writer_name(rows[i].writer),
-				bench_ns_per_op(&rows[i].res[t]));
-			sep = ",\n";
+			bench_json_key(j, "%s/%" PRIu64 "/%u/%s",
+				       bench_targets[t]->name, rows[i].n,
+				       rows[i].readers,
+				       writer_name(rows[i].writer));
+			bench_json_dbl(j, NULL, bench_ns_per_op(&rows[i].res[t]), 3);
 		}
-	}
-	fprintf(f, "\n}\n");
-	err = ferror(f);
-	if (fclose(f) || err) {
-		fprintf(stderr, "bench_itree: writing %s failed\n", path);
-		return -1;
-	}
-	return 0;
+	ret = bench_json_save(j, path, "bench_itree");
+	bench_json_free(j);
+	return ret ? -1 : 0;
 }

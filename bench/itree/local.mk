@@ -14,7 +14,7 @@ bench_itree_bench_itree_SOURCES = \
 	bench/itree/lfht_index.c bench/itree/lfht_index.h \
 	bench/itree/rbtree_rwlock.c bench/itree/rbtree_rwlock.h
 bench_itree_bench_itree_CFLAGS = $(AM_CFLAGS) $(URCU_CDS_CFLAGS)
-bench_itree_bench_itree_LDADD = lib/libdaxcache-core.la $(URCU_CDS_LIBS) $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_itree_bench_itree_LDADD = bench/common/libbench-common.la lib/libdaxcache-core.la $(URCU_CDS_LIBS) $(URCU_LIBS) $(PTHREAD_LIBS)
 
 bench_runs += bench-itree
 .PHONY: bench-itree

@@ -15,7 +15,6 @@
  * usage: bench_reqq [--time SEC] [--quick] [--json PATH] [--queue Q]
  *                   [--service-us US] [--delay-us US]
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
@@ -27,6 +26,9 @@
 
 #include <daxcache/reqq.h>
 #include <daxcache/thread.h>
+
+#include "../common/json.h"
+#include "../common/opts.h"
 
 #define DEFAULT_SECONDS	2.0	/* measured per mode */
 #define QUICK_SECONDS	0.2
@@ -297,104 +299,69 @@ static double tput(const struct lat *l)
 static int write_json(const char *path, const struct options *o,
 		      const struct lat *l)
 {
-	FILE *f = fopen(path, "w");
-	int m;
+	struct bench_json *j = bench_json_new();
+	int m, ret;
 
-	if (!f) {
-		fprintf(stderr, "bench_reqq: %s: %s\n", path, strerror(errno));
+	if (!j)
 		return -1;
+	bench_json_str(j, "benchmark", "reqq");
+	bench_json_u64(j, "queue_size", o->q);
+	bench_json_u64(j, "depth", 2 * o->q);
+	bench_json_dbl(j, "service_us", (double)o->service_ns / 1000.0, 1);
+	bench_json_dbl(j, "timer_delay_us", (double)o->delay_ns / 1000.0, 1);
+	bench_json_dbl(j, "seconds_per_mode", o->seconds, 3);
+	bench_json_u64(j, "slices", SLICES);
+	bench_json_num(j, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+	bench_json_obj(j, "modes");
+	for (m = 0; m < NMODES; m++) {
+		bench_json_obj(j, mode_name[m]);
+		bench_json_u64(j, "requests", l[m].completed);
+		bench_json_u64(j, "waiting_at_window_end", l[m].censored);
+		bench_json_dbl(j, "throughput_per_s", tput(&l[m]), 0);
+		bench_json_dbl(j, "p50_us", pct_us(&l[m], 50), 1);
+		bench_json_dbl(j, "p99_us", pct_us(&l[m], 99), 1);
+		bench_json_dbl(j, "p999_us", pct_us(&l[m], 99.9), 1);
+		bench_json_dbl(j, "max_us", pct_us(&l[m], 100), 1);
+		bench_json_end(j);
 	}
-	fprintf(f, "{\n  \"benchmark\": \"reqq\",\n"
-		"  \"queue_size\": %u,\n  \"depth\": %u,\n"
-		"  \"service_us\": %.1f,\n  \"timer_delay_us\": %.1f,\n"
-		"  \"seconds_per_mode\": %.3f,\n  \"slices\": %d,\n"
-		"  \"cpus\": %ld,\n  \"modes\": {\n",
-		o->q, 2 * o->q, (double)o->service_ns / 1000.0,
-		(double)o->delay_ns / 1000.0, o->seconds, SLICES,
-		sysconf(_SC_NPROCESSORS_ONLN));
-	for (m = 0; m < NMODES; m++)
-		fprintf(f, "    \"%s\": { \"requests\": %" PRIu64
-			", \"waiting_at_window_end\": %" PRIu64
-			", \"throughput_per_s\": %.0f, \"p50_us\": %.1f"
-			", \"p99_us\": %.1f, \"p999_us\": %.1f, \"max_us\": %.1f }%s\n",
-			mode_name[m], l[m].completed, l[m].censored, tput(&l[m]),
-			pct_us(&l[m], 50), pct_us(&l[m], 99), pct_us(&l[m], 99.9),
-			pct_us(&l[m], 100), m + 1 < NMODES ? "," : "");
-	fprintf(f, "  },\n  \"p999_ratio_timer_over_completion\": %.2f,\n"
-		"  \"throughput_ratio_completion_over_timer\": %.3f\n}\n",
-		pct_us(&l[MODE_TIMER], 99.9) / pct_us(&l[MODE_COMPLETION], 99.9),
-		tput(&l[MODE_COMPLETION]) / tput(&l[MODE_TIMER]));
-	return fclose(f) ? -1 : 0;
+	bench_json_end(j);
+	bench_json_dbl(j, "p999_ratio_timer_over_completion",
+		       pct_us(&l[MODE_TIMER], 99.9) / pct_us(&l[MODE_COMPLETION], 99.9), 2);
+	bench_json_dbl(j, "throughput_ratio_completion_over_timer",
+		       tput(&l[MODE_COMPLETION]) / tput(&l[MODE_TIMER]), 3);
+	ret = bench_json_save(j, path, "bench_reqq");
+	bench_json_free(j);
+	return ret ? -1 : 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: bench_reqq [--time SEC] [--quick] [--json PATH] [--queue Q]\n"
-		"                  [--service-us US] [--delay-us US]\n"
-		"  --time SEC       measured time per mode (default %.1f)\n"
-		"  --quick          --time %.1f unless given\n"
-		"  --json PATH      results file (default bench/results/reqq.json)\n"
-		"  --queue Q        device queue size (default 16); depth is 2Q\n"
-		"  --service-us US  device service time per request (default 35)\n"
-		"  --delay-us US    retry timer delay (default 1000)\n",
-		DEFAULT_SECONDS, QUICK_SECONDS);
-}
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "time", required_argument, NULL, 't' },
-		{ "quick", no_argument, NULL, 'Q' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "queue", required_argument, NULL, 'q' },
-		{ "service-us", required_argument, NULL, 's' },
-		{ "delay-us", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	double service_us = 35, delay_us = 1000;
+	struct bench_opt opts[] = {
+		BENCH_OPT_TIME(&o->seconds, QUICK_SECONDS, "measured time per mode (default "
+			       XSTR(DEFAULT_SECONDS) ")"),
+		BENCH_OPT_QUICK(NULL, "--time " XSTR(QUICK_SECONDS) " unless given"),
+		BENCH_OPT_JSON(&o->json, "results file (default bench/results/reqq.json)"),
+		{ .name = "queue", .arg = "Q", .type = BENCH_OPT_UINT, .dst = &o->q,
+		  .min = 1, .max = MAX_Q,
+		  .help = "device queue size (default 16); depth is 2Q" },
+		{ .name = "service-us", .arg = "US", .type = BENCH_OPT_DOUBLE,
+		  .dst = &service_us, .min = 0, .max = 1e6,
+		  .help = "device service time per request (default 35)" },
+		{ .name = "delay-us", .arg = "US", .type = BENCH_OPT_DOUBLE,
+		  .dst = &delay_us, .min = 0.001, .max = 1e7,
+		  .help = "retry timer delay (default 1000)" },
+		BENCH_OPT_END,
 	};
-	bool quick = false, seconds_set = false;
-	int c;
 
 	*o = (struct options){ .seconds = DEFAULT_SECONDS, .q = 16,
-			       .service_ns = 35000, .delay_ns = 1000000,
 			       .json = "bench/results/reqq.json" };
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			o->seconds = atof(optarg);
-			seconds_set = true;
-			break;
-		case 'Q':
-			quick = true;
-			break;
-		case 'j':
-			o->json = optarg;
-			break;
-		case 'q':
-			o->q = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 's':
-			o->service_ns = (uint64_t)(atof(optarg) * 1000.0);
-			break;
-		case 'd':
-			o->delay_ns = (uint64_t)(atof(optarg) * 1000.0);
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
-	if (quick && !seconds_set)
-		o->seconds = QUICK_SECONDS;
-	if (optind != argc || o->seconds <= 0 || !o->q || o->q > MAX_Q ||
-	    !o->delay_ns) {
-		usage(stderr);
-		return -1;
-	}
+	bench_opts_main("bench_reqq", opts, argc, argv);
+	o->service_ns = (uint64_t)(service_us * 1000.0);
+	o->delay_ns = (uint64_t)(delay_us * 1000.0);
 	return 0;
 }
 
@@ -452,10 +419,8 @@ int main(int argc, char **argv)
 	       "  and leaves the parked ones to the timer, hence its tail.\n",
 	       sysconf(_SC_NPROCESSORS_ONLN), (double)o.service_ns / 1000.0,
 	       2.0 * o.q * (double)o.service_ns / 1000.0);
-	if (o.json && write_json(o.json, &o, l))
+	if (write_json(o.json, &o, l))
 		bad = 1;
-	else if (o.json)
-		printf("\nresults: %s\n", o.json);
 	for (m = 0; m < NMODES; m++)
 		free(l[m].ns);
 	dc_thread_unregister();

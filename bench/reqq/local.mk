@@ -6,10 +6,9 @@
 # against the 1 ms timer (bench-reqq).
 noinst_PROGRAMS += bench/reqq/bench-reqq
 bench_reqq_bench_reqq_SOURCES = bench/reqq/bench_reqq.c
-bench_reqq_bench_reqq_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
+bench_reqq_bench_reqq_LDADD = $(bench_ldadd)
 
 bench_runs += bench-reqq
 .PHONY: bench-reqq
 bench-reqq: bench/reqq/bench-reqq
-	@mkdir -p $(top_builddir)/bench/results
-	$(top_builddir)/bench/reqq/bench-reqq --json $(top_builddir)/bench/results/reqq.json $(BENCH_ARGS)
+	$(bench_run_json)

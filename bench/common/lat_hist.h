@@ -4,8 +4,8 @@
  * nanoseconds is cut into 8 buckets, so a percentile read from it is within
  * 1/16 (6.25%) of the true value.  Values below 16 ns have a bucket each.
  */
-#ifndef BENCH_CACHE_LAT_HIST_H
-#define BENCH_CACHE_LAT_HIST_H
+#ifndef BENCH_COMMON_LAT_HIST_H
+#define BENCH_COMMON_LAT_HIST_H
 
 #include <stdint.h>
 
@@ -30,6 +30,8 @@ struct lat_hist {
  * lat_hist_add() - count one sample.
  * @h: the histogram.
  * @ns: the sample.
+ *
+ * Context: the thread that owns @h.
  */
 static inline void lat_hist_add(struct lat_hist *h, uint64_t ns)
 {
@@ -53,6 +55,8 @@ static inline void lat_hist_add(struct lat_hist *h, uint64_t ns)
  * lat_hist_merge() - add @src's samples to @dst.
  * @dst: the sum.
  * @src: what to add.
+ *
+ * Context: no thread is adding to either.
  */
 void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);
 
@@ -61,8 +65,9 @@ void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);
  * @h: the histogram.
  * @pct: 0..100.
  *
+ * Context: no thread is adding to @h.
  * Return: the middle of the bucket that holds that sample, or 0 when empty.
  */
 uint64_t lat_hist_percentile(const struct lat_hist *h, double pct);
 
-#endif /* BENCH_CACHE_LAT_HIST_H */
+#endif /* BENCH_COMMON_LAT_HIST_H */
