@@ -4,27 +4,22 @@
  * path with its double-checked publish, read-only to writable upgrades, and
  * waiting for a free range.
  *
+ * The top layer (see cache_internal.h): it calls inline reclaim, admission
+ * control and the pool; no cache file calls it.
+ *
  * Locks: a hit takes none (an RCU lookup, a pin by refcount, an identity
  * check); a miss takes the inode's mutex and, inside the pool functions of
- * cache_reclaim.c, the pool spinlock.  Waiting for a free range sleeps on
- * the cache's wait queue with no lock held.
+ * cache_pool.c, the pool spinlock.  Waiting for a free range sleeps on the
+ * cache's wait queue with no lock held.
  *
  * Callers: the API (<daxcache/cache.h>: dc_map(), dc_map_timeout(),
- * dc_unpin(), dc_wait_free()); cache.c and cache_reclaim.c wake the waiters
- * through dci_cache_wake().
+ * dc_unpin(), dc_wait_free()).
  */
 #include "cache_internal.h"
 #include "itree_internal.h"
 
 #define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
 			 DC_MAP_MAY_BYPASS)
-
-/* Bump the event count and wake everyone waiting for a range. */
-void dci_cache_wake(struct dc_cache *c)
-{
-	dc_atomic64_inc(&c->events);
-	dci_waitq_wake_all(&c->waitq);
-}
 
 /*
  * Drop one pin.  The mapping's own reference keeps the count above zero.
