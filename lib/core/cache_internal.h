@@ -288,6 +288,23 @@ static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 	dc_stat_add(c, s, 1);
 }
 
+/*
+ * Wait for a range: register before looking again, and leave when done.
+ * The barrier orders the registration before that look, against the look
+ * at @waiters that follows each free and unpin (dci_pool_put_free(),
+ * dc_unpin()): either the look finds what they freed, or they wake us.
+ */
+static inline void dc_waiters_enter(struct dc_cache *c)
+{
+	dc_atomic_inc(&c->waiters);
+	dc_smp_mb__after_atomic();
+}
+
+static inline void dc_waiters_leave(struct dc_cache *c)
+{
+	dc_atomic_dec(&c->waiters);
+}
+
 /* What the backend maps in @r (see struct dc_range_backend). */
 static inline struct dc_range_backend *dc_range_backend(struct dc_cache *c,
 							 const struct dc_range *r)

@@ -81,9 +81,16 @@ static const char *const backend_op_name[DC_BE_NR] = {
 	[DC_BE_WRITEBACK] = "writeback",
 };
 
+/* The statistic that counts each op's failures. */
+static const enum dc_stat backend_op_failures[DC_BE_NR] = {
+	[DC_BE_SETUP] = DC_STAT_SETUP_FAILURES,
+	[DC_BE_REMOVE] = DC_STAT_REMOVE_FAILURES,
+	[DC_BE_WRITEBACK] = DC_STAT_WRITEBACK_FAILURES,
+};
+
 /*
- * A backend op of @c answered @ret, not 0.  Count the failure and say
- * whether to log it: *@nth is its number among this op's failures when it
+ * A backend op of @c answered @ret, not 0.  Count the failure (in the
+ * statistics, and per op for the log) and say whether to log it: *@nth is its number among this op's failures when it
  * is the 1st, 2nd, 4th, 8th..., else 0, so that a backend that keeps failing
  * cannot flood the log while one that starts failing is always heard.  A
  * positive answer breaks the contract of struct dc_backend_ops (0 or
@@ -96,6 +103,7 @@ int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
 {
 	unsigned int n;
 
+	dc_stat_inc(c, backend_op_failures[op]);
 	dc_spin_lock(&c->pool_lock);
 	n = ++c->be_failures[op];
 	dc_spin_unlock(&c->pool_lock);

@@ -55,7 +55,6 @@ static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 	dc_stat_inc(c, DC_STAT_REMOVE_BATCHES);
 	dc_stat_add(c, DC_STAT_REMOVES_SENT, n);
 	if (ret) {
-		dc_stat_inc(c, DC_STAT_REMOVE_FAILURES);
 		ret = dci_backend_failed(c, DC_BE_REMOVE, ret, &nth);
 		if (nth)
 			dc_pr_warn("remove of %u mappings failed: %d" DC_BE_FAIL_NOTE,
@@ -135,7 +134,6 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 					r->index << c->cfg.range_shift,
 					c->range_size, r->win_off);
 		if (ret) {
-			dc_stat_inc(c, DC_STAT_WRITEBACK_FAILURES);
 			ret = dci_backend_failed(c, DC_BE_WRITEBACK, ret, &nth);
 			if (nth)
 				dc_pr_warn("writeback of inode %llu range %llu failed: %d%s"
@@ -511,8 +509,7 @@ static int inode_drop_range(struct dc_inode *inode, uint64_t first,
 		 * event since the pass began.
 		 */
 		if (!registered) {
-			dc_atomic_inc(&c->waiters);
-			dc_smp_mb__after_atomic();
+			dc_waiters_enter(c);
 			registered = true;
 			busy_since = dc_now_ns();
 		} else {
@@ -541,7 +538,7 @@ static int inode_drop_range(struct dc_inode *inode, uint64_t first,
 		from = first;
 	}
 	if (registered)
-		dc_atomic_dec(&c->waiters);
+		dc_waiters_leave(c);
 	if (b.ranges != &one_range) {
 		dci_free(b.ranges);
 		dci_free(b.entries);
