@@ -332,6 +332,22 @@ static int guarded_copy(void *dst, const void *src, size_t len, uintptr_t lo,
 	return 0;
 }
 
+/*
+ * Copy @len bytes from @src to @dst, one of which is @win in the window:
+ * guarded over the window pages the copy touches.  0, or -EIO.
+ */
+static int window_copy(const struct dc_mmapbe *be, const unsigned char *win,
+		       void *dst, const void *src, size_t len)
+{
+	uintptr_t lo, hi;
+
+	if (!len)
+		return 0;
+	lo = (uintptr_t)win & ~be->page_mask;
+	hi = ((uintptr_t)win + len + be->page_mask) & ~be->page_mask;
+	return guarded_copy(dst, src, len, lo, hi);
+}
+
 /* The window address of [@off, @off + @len) of @pin, or NULL if outside. */
 static unsigned char *pin_span(const struct dc_mmapbe *be,
 			       const struct dc_pin *pin, uint64_t off,
@@ -349,15 +365,10 @@ int dc_mmapbe_read(const struct dc_mmapbe *be,
 		   size_t len)
 {
 	unsigned char *src = pin_span(be, pin, off, len);
-	uintptr_t lo, hi;
 
 	if (!src || (!buf && len))
 		return -EINVAL;
-	if (!len)
-		return 0;
-	lo = (uintptr_t)src & ~be->page_mask;
-	hi = ((uintptr_t)src + len + be->page_mask) & ~be->page_mask;
-	return guarded_copy(buf, src, len, lo, hi);
+	return window_copy(be, src, buf, src, len);
 }
 DC_EXPORT(dc_mmapbe_read);
 
@@ -366,17 +377,12 @@ int dc_mmapbe_write(const struct dc_mmapbe *be,
 		    const void *buf, size_t len)
 {
 	unsigned char *dst = pin_span(be, pin, off, len);
-	uintptr_t lo, hi;
 
 	if (!dst || (!buf && len))
 		return -EINVAL;
 	if (!pin->writable)
 		return -EPERM;
-	if (!len)
-		return 0;
-	lo = (uintptr_t)dst & ~be->page_mask;
-	hi = ((uintptr_t)dst + len + be->page_mask) & ~be->page_mask;
-	return guarded_copy(dst, buf, len, lo, hi);
+	return window_copy(be, dst, dst, buf, len);
 }
 DC_EXPORT(dc_mmapbe_write);
 

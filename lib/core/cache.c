@@ -4,14 +4,17 @@
  * cache_inode.c).
  *
  * Owns: the cache object (configuration defaults and checks, creation and
- * destruction, which stops the reclaimer and empties the inode table), the
- * per-op count of backend failures, and the statistics, summed on read.
+ * destruction, which stops the reclaimer and empties the inode table) and
+ * the statistics, summed on read.
  *
- * Locks: the pool spinlock, briefly, for the failure counts and the free
- * and mapped counts of dc_cache_stats().
+ * The top layer (see cache_internal.h): it calls admission control, the
+ * reclaimer and eviction, the pool and the inode table; no cache file calls
+ * it.
  *
- * Callers: the API (<daxcache/cache.h>); cache_map.c and cache_reclaim.c
- * count their backend failures here.
+ * Locks: the pool spinlock, briefly, for the free and mapped counts of
+ * dc_cache_stats() and destroy's orphan list.
+ *
+ * Callers: the API (<daxcache/cache.h>).
  */
 #include "cache_internal.h"
 #include "struct_size.h"
@@ -220,40 +223,6 @@ fail_free:
 }
 DC_EXPORT(dc_cache_create);
 
-static const char *const backend_op_name[DC_BE_NR] = {
-	[DC_BE_SETUP] = "setup",
-	[DC_BE_REMOVE] = "remove",
-	[DC_BE_WRITEBACK] = "writeback",
-};
-
-/*
- * A backend op of @c answered @ret, not 0.  Count the failure and say
- * whether to log it: *@nth is its number among this op's failures when it
- * is the 1st, 2nd, 4th, 8th..., else 0, so that a backend that keeps failing
- * cannot flood the log while one that starts failing is always heard.  A
- * positive answer breaks the contract of struct dc_backend_ops (0 or
- * -errno); it is reported (under the same rule) and taken for -EIO, so that
- * it can never pass for another answer (a setup's 1 for DC_MAP_BYPASS).
- * Returns the error to act on.
- */
-int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
-		       unsigned int *nth)
-{
-	unsigned int n;
-
-	dc_spin_lock(&c->pool_lock);
-	n = ++c->be_failures[op];
-	dc_spin_unlock(&c->pool_lock);
-	*nth = n && !(n & (n - 1)) ? n : 0;
-	if (ret > 0) {
-		if (*nth)
-			dc_pr_err("backend %s returned %d, a positive value where 0 or -errno is due; taken as -EIO",
-				  backend_op_name[op], ret);
-		ret = -EIO;
-	}
-	return ret;
-}
-
 /* Count the pins still held on @c's ranges (destroy only: nothing moves). */
 static unsigned int pins_held(struct dc_cache *c)
 {
@@ -268,6 +237,7 @@ static unsigned int pins_held(struct dc_cache *c)
 int dc_cache_destroy(struct dc_cache *c)
 {
 	struct dc_inode *list, *inode;
+	unsigned long bucket = 0;
 
 	if (!c)
 		return 0;
@@ -283,7 +253,9 @@ int dc_cache_destroy(struct dc_cache *c)
 		dci_cache_wake(c);
 		dci_worker_stop(&c->reclaimer);
 		dci_inode_evict_deferred(c);
-		dci_inode_table_drain(c);
+		/* Inodes still referenced: each is reported, then evicted. */
+		while ((inode = dci_inode_table_unhash_next(c, &bucket)))
+			dci_inode_evict(inode);
 	}
 	/*
 	 * Inodes whose eviction gave up on pins, now or at an earlier call:

@@ -80,6 +80,17 @@ static inline uint64_t key_hash(uint64_t ino, uint64_t index)
 	return mix64(mix64(ino + 0x9e3779b97f4a7c15ull) ^ index);
 }
 
+/* Free the sketch and the ghost (NULL: not allocated, or freed). */
+static void admit_free(struct dc_admit *a)
+{
+	dci_free(a->sketch);
+	dci_free(a->ghost);
+	dci_free(a->ghost_pos);
+	a->sketch = NULL;
+	a->ghost = NULL;
+	a->ghost_pos = NULL;
+}
+
 int dci_admit_init(struct dc_cache *c)
 {
 	struct dc_admit *a = &c->adm;
@@ -95,12 +106,7 @@ int dci_admit_init(struct dc_cache *c)
 	a->ghost = dc_zalloc((size_t)ng * sizeof(*a->ghost));
 	a->ghost_pos = dc_zalloc((size_t)ng * sizeof(*a->ghost_pos));
 	if (!a->sketch || !a->ghost || !a->ghost_pos) {
-		dci_free(a->sketch);
-		dci_free(a->ghost);
-		dci_free(a->ghost_pos);
-		a->sketch = NULL;
-		a->ghost = NULL;
-		a->ghost_pos = NULL;
+		admit_free(a);
 		return -ENOMEM;
 	}
 	a->sketch_mask = ns - 1;
@@ -119,12 +125,7 @@ void dci_admit_fini(struct dc_cache *c)
 	if (!a->sketch)
 		return;
 	dc_spin_lock_destroy(&a->lock);
-	dci_free(a->sketch);
-	dci_free(a->ghost);
-	dci_free(a->ghost_pos);
-	a->sketch = NULL;
-	a->ghost = NULL;
-	a->ghost_pos = NULL;
+	admit_free(a);
 }
 
 /* The two counters of a key: the low and the high half of its hash. */

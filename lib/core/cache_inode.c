@@ -3,8 +3,11 @@
  * DOC: cache_inode.c - the cache's inode table
  *
  * Owns: the hash table that finds a struct dc_inode by its id, each inode's
- * reference count and its end (eviction of its mappings, then the free
- * after a grace period).
+ * reference count, its allocation and its free after a grace period (the
+ * eviction of its mappings in between is cache_reclaim.c's).
+ *
+ * A bottom layer of the cache (see cache_internal.h): it calls no other
+ * cache file, only the interval tree.
  *
  * Locks: lookups of an existing inode take no lock: they walk a bucket
  * inside an RCU read-side section and keep what they find only if
@@ -21,9 +24,11 @@
  * because it read the old table or lost the race with a last put, retries
  * under the lock.
  *
- * Callers: dc_inode_get()/dc_inode_put() (the API), the reclaim walks
- * (dci_inode_tryhold(), dci_inode_put_deferred()) and dc_cache_create() /
- * dc_cache_destroy() (cache.c: dci_inode_table_init(), _drain() and _fini()).
+ * Callers: dc_inode_get() (the API), cache_reclaim.c (a reclaim walk's
+ * passing reference: dci_inode_tryhold(); every put, dc_inode_put()
+ * included: dci_inode_put_unhash(); the free after an eviction:
+ * dci_inode_free()) and dc_cache_create() / dc_cache_destroy() (cache.c:
+ * dci_inode_table_init(), _unhash_next() and _fini()).
  */
 #include "cache_internal.h"
 #include "itree_internal.h"
@@ -172,21 +177,12 @@ static void inode_free_rcu(dc_rcu_head_t *head)
 }
 
 /*
- * The last reference is gone and the inode is unhashed: drop everything.
- * If dc_cache_destroy() gave up on pins meanwhile, the inode keeps what is
- * pinned and waits on the cache's orphan list for destroy's next call.
+ * Free an unhashed inode whose mappings are gone (cache_reclaim.c evicted
+ * them): its tree now, the rest after a grace period, since lookups and
+ * reclaim walks may still look at it.
  */
-void dci_inode_evict(struct dc_inode *inode)
+void dci_inode_free(struct dc_inode *inode)
 {
-	struct dc_cache *c = inode->cache;
-
-	if (dci_inode_drop_range(inode, 0, UINT64_MAX, true)) {
-		dc_spin_lock(&c->pool_lock);
-		inode->evict_next = c->orphans;
-		c->orphans = inode;
-		dc_spin_unlock(&c->pool_lock);
-		return;
-	}
 	dc_itree_destroy(inode->tree);
 	dc_call_rcu(&inode->rcu, inode_free_rcu);
 }
@@ -232,7 +228,7 @@ int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
 	dc_mutex_lock(&c->inode_lock);
 	inode = table_find(c, table_locked(c), id);
 	if (inode) {
-		/* Hashed inodes always hold a reference: see inode_put_unhash(). */
+		/* Hashed inodes always hold a reference: see dci_inode_put_unhash(). */
 		dc_refcount_inc(&inode->ref);
 	} else {
 		inode = inode_new(c, id);
@@ -255,7 +251,7 @@ DC_EXPORT(dc_inode_get);
  * The last one is dropped under the table lock, so that a lookup under the
  * lock never finds an inode at zero.
  */
-static bool inode_put_unhash(struct dc_inode *inode)
+bool dci_inode_put_unhash(struct dc_inode *inode)
 {
 	struct dc_cache *c = inode->cache;
 	bool last;
@@ -271,47 +267,6 @@ static bool inode_put_unhash(struct dc_inode *inode)
 	return last;
 }
 
-void dc_inode_put(struct dc_inode *inode)
-{
-	if (inode && inode_put_unhash(inode))
-		dci_inode_evict(inode);
-}
-DC_EXPORT(dc_inode_put);
-
-/*
- * Drop a passing reference that a reclaim walk took while its thread holds
- * another inode's mutex.  If it was the last one, the eviction (writebacks,
- * removes, a wait for pins) must not run under that mutex: the inode, no
- * longer findable, goes to the background reclaimer, which evicts it.
- */
-void dci_inode_put_deferred(struct dc_inode *inode)
-{
-	struct dc_cache *c = inode->cache;
-
-	if (!inode_put_unhash(inode))
-		return;
-	dc_spin_lock(&c->pool_lock);
-	inode->evict_next = c->evict_list;
-	c->evict_list = inode;
-	dc_spin_unlock(&c->pool_lock);
-	dci_reclaimer_kick(c);
-}
-
-/* Evict what dci_inode_put_deferred() left (the reclaimer, and destroy). */
-void dci_inode_evict_deferred(struct dc_cache *c)
-{
-	struct dc_inode *list, *inode;
-
-	dc_spin_lock(&c->pool_lock);
-	list = c->evict_list;
-	c->evict_list = NULL;
-	dc_spin_unlock(&c->pool_lock);
-	while ((inode = list)) {
-		list = inode->evict_next;
-		dci_inode_evict(inode);
-	}
-}
-
 bool dci_inode_tryhold(struct dc_inode *inode)
 {
 	return dc_refcount_inc_not_zero(&inode->ref);
@@ -324,29 +279,30 @@ uint64_t dc_inode_id(const struct dc_inode *inode)
 DC_EXPORT(dc_inode_id);
 
 /*
- * dc_cache_destroy(): evict every inode still in the table, which callers
- * should have put (each is reported).  The reclaimer is stopped.
+ * dc_cache_destroy(), once the reclaimer is stopped: unhash the next inode
+ * still in the table from bucket *@bucket on, which its caller should have
+ * put (it is reported), for destroy to evict.  NULL when the table is empty.
  */
-void dci_inode_table_drain(struct dc_cache *c)
+struct dc_inode *dci_inode_table_unhash_next(struct dc_cache *c,
+					     unsigned long *bucket)
 {
 	struct dc_inode_table *t;
-	struct dc_inode *inode;
-	unsigned long b;
+	struct dc_inode *inode = NULL;
 
 	dc_mutex_lock(&c->inode_lock);
 	t = table_locked(c);
-	for (b = 0; b < (1ul << t->bits); b++) {
-		while ((inode = dc_rcu_dereference_protected(t->bucket[b], table_held(c)))) {
+	for (; *bucket < (1ul << t->bits); ++*bucket) {
+		inode = dc_rcu_dereference_protected(t->bucket[*bucket], table_held(c));
+		if (inode) {
 			dc_pr_warn("dc_cache_destroy: inode %llu still referenced (%d)",
 				   (unsigned long long)inode->id,
 				   dc_refcount_read(&inode->ref));
 			table_unlink(c, inode);
-			dc_mutex_unlock(&c->inode_lock);
-			dci_inode_evict(inode);
-			dc_mutex_lock(&c->inode_lock);
+			break;
 		}
 	}
 	dc_mutex_unlock(&c->inode_lock);
+	return inode;
 }
 
 /* The end of dc_cache_destroy(), after its dc_rcu_barrier(). */

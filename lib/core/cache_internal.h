@@ -1,10 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/*
- * cache_internal.h - the DAX window cache's objects, shared by the core's
- * cache files: cache.c (lifetime, stats), cache_inode.c (the inode table),
- * cache_map.c (the map and pin paths), cache_reclaim.c (claiming ranges,
- * inline and background reclaim, punch and evict), cache_admit.c
- * (admission control).
+/**
+ * DOC: cache_internal.h - the DAX window cache's objects, shared by the
+ * core's cache files, and the layers those files make.
+ *
+ * Layers, top first.  A cache file calls only functions of files in a layer
+ * below its own, never of its own layer or one above (tests/unit/layering-check
+ * reads this list and holds the objects' references to it):
+ *
+ *   1 cache.c, cache_map.c: the API: the cache's lifetime and statistics;
+ *     dc_map() and dc_unpin() (hit, miss, upgrade, waiting for a range)
+ *   2 cache_reclaim.c: every way a mapping ends: inline and background
+ *     reclaim, punch, and the eviction of an inode at its last put
+ *     (dc_inode_put())
+ *   3 cache_admit.c: admission control (the sketch and the ghost)
+ *   4 cache_pool.c, cache_inode.c: the range pool (free stack, busy ring,
+ *     wake-ups of waiters and of the reclaimer, backend failure counts);
+ *     the inode table (dc_inode_get(), references, free)
+ *   5 itree.c: the interval tree
+ *
+ * A public function sits in the layer of the work it does (dc_inode_get()
+ * in the table, dc_inode_put() and dc_inode_punch() in reclaim).  What runs
+ * upward does so only through the reclaimer's worker: the pool kicks it,
+ * and it runs cache_reclaim.c's dci_reclaimer_fn(), which cache.c gave the
+ * worker at dc_cache_create().
  *
  * Locks, outermost first: the inode table mutex (changes of the table only:
  * lookups of existing inodes take no lock); an inode's
@@ -242,7 +260,7 @@ struct dc_cache {
 	struct dc_inode_table __rcu *inodes;
 	dc_atomic_t inode_links_busy;	/* a retired table is still read */
 
-	/* Unhashed inodes the reclaimer is to evict (dci_inode_put_deferred()). */
+	/* Unhashed inodes the reclaimer is to evict (cache_reclaim.c). */
 	struct dc_inode *evict_list;
 	/*
 	 * Evicted inodes that kept pinned mappings when dc_cache_destroy()
@@ -270,6 +288,23 @@ static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 	dc_stat_add(c, s, 1);
 }
 
+/*
+ * Wait for a range: register before looking again, and leave when done.
+ * The barrier orders the registration before that look, against the look
+ * at @waiters that follows each free and unpin (dci_pool_put_free(),
+ * dc_unpin()): either the look finds what they freed, or they wake us.
+ */
+static inline void dc_waiters_enter(struct dc_cache *c)
+{
+	dc_atomic_inc(&c->waiters);
+	dc_smp_mb__after_atomic();
+}
+
+static inline void dc_waiters_leave(struct dc_cache *c)
+{
+	dc_atomic_dec(&c->waiters);
+}
+
 /* What the backend maps in @r (see struct dc_range_backend). */
 static inline struct dc_range_backend *dc_range_backend(struct dc_cache *c,
 							 const struct dc_range *r)
@@ -277,23 +312,21 @@ static inline struct dc_range_backend *dc_range_backend(struct dc_cache *c,
 	return &c->backend_map[r - c->ranges];
 }
 
-/* cache.c */
-int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
-		       unsigned int *nth);
+/*
+ * The functions each file gives the layers above it, by layer (see the
+ * DOC block above), top first.
+ */
 
-/* cache_inode.c */
-int dci_inode_table_init(struct dc_cache *c);
-void dci_inode_table_drain(struct dc_cache *c);
-void dci_inode_table_fini(struct dc_cache *c);
+/* 2: cache_reclaim.c */
+struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
+				    const struct dc_admit_cand *cand,
+				    bool *refused);
+void dci_range_release(struct dc_cache *c, struct dc_range *r);
+void dci_reclaimer_fn(struct dc_worker *w);
 void dci_inode_evict(struct dc_inode *inode);
-bool dci_inode_tryhold(struct dc_inode *inode);
-void dci_inode_put_deferred(struct dc_inode *inode);
 void dci_inode_evict_deferred(struct dc_cache *c);
 
-/* cache_map.c */
-void dci_cache_wake(struct dc_cache *c);
-
-/* cache_admit.c */
+/* 3: cache_admit.c */
 int dci_admit_init(struct dc_cache *c);
 void dci_admit_fini(struct dc_cache *c);
 void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
@@ -309,17 +342,22 @@ static inline bool dc_admit_applies(const struct dc_cache *c, unsigned int flags
 	return (flags & DC_MAP_MAY_BYPASS) && c->cfg.admit == DC_ADMIT_FREQ;
 }
 
-/* cache_reclaim.c */
+/* 4: cache_pool.c */
+void dci_cache_wake(struct dc_cache *c);
+void dci_reclaimer_kick(struct dc_cache *c);
 struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick);
 void dci_pool_put_free(struct dc_cache *c, struct dc_range *r);
-void dci_range_release(struct dc_cache *c, struct dc_range *r);
 void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r);
-struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
-				    const struct dc_admit_cand *cand,
-				    bool *refused);
-void dci_reclaimer_kick(struct dc_cache *c);
-void dci_reclaimer_fn(struct dc_worker *w);
-int dci_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
-			 bool wait_for_pins);
+int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
+		       unsigned int *nth);
+
+/* 4: cache_inode.c */
+int dci_inode_table_init(struct dc_cache *c);
+struct dc_inode *dci_inode_table_unhash_next(struct dc_cache *c,
+					     unsigned long *bucket);
+void dci_inode_table_fini(struct dc_cache *c);
+bool dci_inode_tryhold(struct dc_inode *inode);
+bool dci_inode_put_unhash(struct dc_inode *inode);
+void dci_inode_free(struct dc_inode *inode);
 
 #endif /* DC_CACHE_INTERNAL_H */

@@ -4,27 +4,22 @@
  * path with its double-checked publish, read-only to writable upgrades, and
  * waiting for a free range.
  *
+ * The top layer (see cache_internal.h): it calls inline reclaim, admission
+ * control and the pool; no cache file calls it.
+ *
  * Locks: a hit takes none (an RCU lookup, a pin by refcount, an identity
  * check); a miss takes the inode's mutex and, inside the pool functions of
- * cache_reclaim.c, the pool spinlock.  Waiting for a free range sleeps on
- * the cache's wait queue with no lock held.
+ * cache_pool.c, the pool spinlock.  Waiting for a free range sleeps on the
+ * cache's wait queue with no lock held.
  *
  * Callers: the API (<daxcache/cache.h>: dc_map(), dc_map_timeout(),
- * dc_unpin(), dc_wait_free()); cache.c and cache_reclaim.c wake the waiters
- * through dci_cache_wake().
+ * dc_unpin(), dc_wait_free()).
  */
 #include "cache_internal.h"
 #include "itree_internal.h"
 
 #define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
 			 DC_MAP_MAY_BYPASS)
-
-/* Bump the event count and wake everyone waiting for a range. */
-void dci_cache_wake(struct dc_cache *c)
-{
-	dc_atomic64_inc(&c->events);
-	dci_waitq_wake_all(&c->waitq);
-}
 
 /*
  * Drop one pin.  The mapping's own reference keeps the count above zero.
@@ -113,6 +108,32 @@ static inline uint64_t range_file_off(const struct dc_cache *c, uint64_t index)
 }
 
 /*
+ * Ask the backend to map @index of @inode in @r, writable or not; a failure
+ * is counted and logged (dci_backend_failed()).  Returns 0 or the error.
+ */
+static int range_setup(struct dc_inode *inode, struct dc_range *r,
+		       uint64_t index, bool writable)
+{
+	struct dc_cache *c = inode->cache;
+	unsigned int nth;
+	int ret;
+
+	ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
+			    r->win_off, c->range_size,
+			    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
+	if (!ret)
+		return 0;
+	ret = dci_backend_failed(c, DC_BE_SETUP, ret, &nth);
+	if (nth)
+		dc_pr_warn("setup of inode %llu range %llu%s failed: %d"
+			   DC_BE_FAIL_NOTE,
+			   (unsigned long long)inode->id,
+			   (unsigned long long)index,
+			   writable ? " for writing" : "", ret, nth);
+	return ret;
+}
+
+/*
  * Make the pinned mapping @r writable: one setup with DC_MAP_WRITE, done
  * once however many writers race for it.  Takes the inode mutex.
  */
@@ -120,7 +141,6 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 		       unsigned int flags)
 {
 	struct dc_cache *c = inode->cache;
-	unsigned int nth;
 	int ret = 0;
 
 	if (flags & DC_MAP_NOWAIT) {
@@ -130,18 +150,8 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 		dc_mutex_lock(&inode->mutex);
 	}
 	if (!dc_range_writable(r)) {
-		ret = c->ops->setup(c->priv, inode->id, range_file_off(c, r->index),
-				    r->win_off, c->range_size,
-				    DC_MAP_READ | DC_MAP_WRITE);
-		if (ret) {
-			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
-			ret = dci_backend_failed(c, DC_BE_SETUP, ret, &nth);
-			if (nth)
-				dc_pr_warn("setup of inode %llu range %llu for writing failed: %d"
-					   DC_BE_FAIL_NOTE,
-					   (unsigned long long)inode->id,
-					   (unsigned long long)r->index, ret, nth);
-		} else {
+		ret = range_setup(inode, r, r->index, true);
+		if (!ret) {
 			/* A setup: a new generation, and a writable one. */
 			dc_store_release(&r->gen, dc_range_gen_next(r->gen, true));
 			dc_stat_inc(c, DC_STAT_UPGRADES);
@@ -163,6 +173,20 @@ static inline bool upgrade_bypassed(struct dc_cache *c, struct dc_inode *inode,
 {
 	return dc_admit_applies(c, flags) && !dc_read_once(c->nr_free) &&
 	       !dci_admit_write_hit(c, inode->id, dc_read_once(r->index));
+}
+
+/* The deadline @timeout_ns after @now; saturating: a huge timeout is forever. */
+static uint64_t deadline_after(uint64_t now, uint64_t timeout_ns)
+{
+	return timeout_ns >= DC_WAIT_FOREVER - now ? DC_WAIT_FOREVER :
+	       now + timeout_ns;
+}
+
+/* What is left at @now of a wait until @deadline (0 once it has passed). */
+static uint64_t time_left(uint64_t deadline, uint64_t now)
+{
+	return deadline == DC_WAIT_FOREVER ? DC_WAIT_FOREVER :
+	       deadline > now ? deadline - now : 0;
 }
 
 /*
@@ -202,7 +226,6 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 {
 	struct dc_cache *c = inode->cache;
 	bool writable = flags & DC_MAP_WRITE;
-	unsigned int nth;
 	int ret;
 
 	dc_write_once(r->owner, inode);
@@ -213,19 +236,9 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	/* map_slow() looked under the mutex we hold: nothing maps @index. */
 	ret = dci_itree_insert_new(inode->tree, index, index, r);
 	if (!ret) {
-		ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
-				    r->win_off, c->range_size,
-				    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
-		if (ret) {
-			dc_stat_inc(c, DC_STAT_SETUP_FAILURES);
-			ret = dci_backend_failed(c, DC_BE_SETUP, ret, &nth);
-			if (nth)
-				dc_pr_warn("setup of inode %llu range %llu failed: %d"
-					   DC_BE_FAIL_NOTE,
-					   (unsigned long long)inode->id,
-					   (unsigned long long)index, ret, nth);
+		ret = range_setup(inode, r, index, writable);
+		if (ret)
 			dc_itree_remove(inode->tree, index, NULL);
-		}
 	}
 	if (ret) {
 		dci_range_release(c, r);
@@ -339,13 +352,10 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		}
 		if (!registered) {
 			/* Register, then look once more before sleeping. */
-			dc_atomic_inc(&c->waiters);
-			dc_smp_mb__after_atomic();
+			dc_waiters_enter(c);
 			registered = true;
 			start = dc_now_ns();
-			/* Saturating: a huge timeout means forever. */
-			if (timeout_ns < DC_WAIT_FOREVER - start)
-				deadline = start + timeout_ns;
+			deadline = deadline_after(start, timeout_ns);
 			ev = dc_atomic64_read(&c->events);
 			continue;
 		}
@@ -353,8 +363,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		now = dc_now_ns();
 		ret = dc_waitq_wait_timeout(&c->waitq,
 				dc_atomic64_read(&c->events) != ev,
-				deadline == DC_WAIT_FOREVER ? DC_WAIT_FOREVER :
-				deadline > now ? deadline - now : 0);
+				time_left(deadline, now));
 		if (ret) {
 			/* A miss that may bypass is never failed for want of a range. */
 			if (admit && ret == -ETIMEDOUT) {
@@ -366,7 +375,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		ev = dc_atomic64_read(&c->events);
 	}
 	if (registered) {
-		dc_atomic_dec(&c->waiters);
+		dc_waiters_leave(c);
 		dc_stat_inc(c, DC_STAT_WAITS);
 		dc_stat_add(c, DC_STAT_WAIT_NS, dc_now_ns() - start);
 	}
@@ -539,12 +548,8 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 
 	if (!c)
 		return -EINVAL;
-	now = dc_now_ns();
-	/* Saturating: a huge timeout means forever. */
-	deadline = timeout_ns >= DC_WAIT_FOREVER - now ? DC_WAIT_FOREVER :
-		   now + timeout_ns;
-	dc_atomic_inc(&c->waiters);
-	dc_smp_mb__after_atomic();
+	deadline = deadline_after(dc_now_ns(), timeout_ns);
+	dc_waiters_enter(c);
 	for (;;) {
 		ev = dc_atomic64_read(&c->events);
 		if (dc_read_once(c->nr_free))
@@ -558,12 +563,11 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 		ret = dc_waitq_wait_timeout(&c->waitq,
 				dc_atomic64_read(&c->events) != ev ||
 				dc_read_once(c->nr_free),
-				deadline == DC_WAIT_FOREVER ? DC_WAIT_FOREVER :
-				deadline - now);
+				time_left(deadline, now));
 		if (ret)
 			break;
 	}
-	dc_atomic_dec(&c->waiters);
+	dc_waiters_leave(c);
 	return ret;
 }
 DC_EXPORT(dc_wait_free);

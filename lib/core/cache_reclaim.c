@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /**
- * DOC: cache_reclaim.c - the range pool and every way a mapping ends: inline
- * reclaim by the mapping thread (reused at once, no remove), the background
- * reclaimer (batched removes back to the free pool), punch and evict.
+ * DOC: cache_reclaim.c - every way a mapping ends: inline reclaim by the
+ * mapping thread (reused at once, no remove), the background reclaimer
+ * (batched removes back to the free pool), punch, and the eviction of an
+ * inode whose last reference is put.
  *
  * Claiming: a range is taken from its mapping only under its owner's inode
  * mutex, after checking that it still maps what the owner's tree says, and
@@ -15,57 +16,16 @@
  * a walk that already holds one inode's mutex takes another only with a
  * trylock.
  *
- * Callers: cache_map.c (take a free range, inline reclaim, kick the
- * reclaimer), cache.c (the reclaimer thread's start and stop),
- * cache_inode.c (the eviction of an inode's mappings), and the API's
- * dc_inode_punch().
+ * The layer below the API (see cache_internal.h): it calls admission
+ * control, the pool and the inode table.
+ *
+ * Callers: cache_map.c (inline reclaim, and the release of a range whose
+ * setup failed), cache.c (the reclaimer's function, and destroy's
+ * evictions), and the API's dc_inode_put() and dc_inode_punch().
  */
 #include "cache_internal.h"
 
-/* --- the pool ------------------------------------------------------------ */
-
-/*
- * Take a free range.  Falling below the threshold starts the background
- * reclaimer, unless !@may_kick: a miss under admission control maps into
- * free ranges without having mappings evicted to make more.
- */
-struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
-{
-	struct dc_range *r = NULL;
-	bool kick = false;
-
-	dc_spin_lock(&c->pool_lock);
-	if (!dc_list_empty(&c->free_list)) {
-		r = dc_container_of(c->free_list.next, struct dc_range, link);
-		dc_list_del(&r->link);
-		dc_write_once(c->nr_free, c->nr_free - 1);
-		kick = may_kick && c->nr_free < c->threshold;
-	}
-	dc_spin_unlock(&c->pool_lock);
-	if (kick)
-		dci_reclaimer_kick(c);
-	return r;
-}
-
-void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
-{
-	dc_spin_lock(&c->pool_lock);
-	dc_list_add_before(&r->link, c->free_list.next);
-	dc_write_once(c->nr_free, c->nr_free + 1);
-	dc_spin_unlock(&c->pool_lock);
-	dc_smp_mb();
-	if (dc_atomic_read(&c->waiters))
-		dci_cache_wake(c);
-}
-
-/* Newest mappings go just behind the hand: the last the hand reaches. */
-void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r)
-{
-	dc_spin_lock(&c->pool_lock);
-	dc_list_add_before(&r->link, c->hand);
-	dc_write_once(c->nr_mapped, c->nr_mapped + 1);
-	dc_spin_unlock(&c->pool_lock);
-}
+/* --- the busy ring's hand ------------------------------------------------- */
 
 static void busy_del_locked(struct dc_cache *c, struct dc_range *r)
 {
@@ -95,7 +55,6 @@ static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 	dc_stat_inc(c, DC_STAT_REMOVE_BATCHES);
 	dc_stat_add(c, DC_STAT_REMOVES_SENT, n);
 	if (ret) {
-		dc_stat_inc(c, DC_STAT_REMOVE_FAILURES);
 		ret = dci_backend_failed(c, DC_BE_REMOVE, ret, &nth);
 		if (nth)
 			dc_pr_warn("remove of %u mappings failed: %d" DC_BE_FAIL_NOTE,
@@ -175,7 +134,6 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 					r->index << c->cfg.range_shift,
 					c->range_size, r->win_off);
 		if (ret) {
-			dc_stat_inc(c, DC_STAT_WRITEBACK_FAILURES);
 			ret = dci_backend_failed(c, DC_BE_WRITEBACK, ret, &nth);
 			if (nth)
 				dc_pr_warn("writeback of inode %llu range %llu failed: %d%s"
@@ -291,6 +249,25 @@ static int contest_claim(struct dc_cache *c, struct dc_inode *owner,
 }
 
 /*
+ * Drop a passing reference that a reclaim walk took while its thread holds
+ * another inode's mutex.  If it was the last one, the eviction (writebacks,
+ * removes, a wait for pins) must not run under that mutex: the inode, no
+ * longer findable, goes to the background reclaimer, which evicts it.
+ */
+static void inode_put_deferred(struct dc_inode *inode)
+{
+	struct dc_cache *c = inode->cache;
+
+	if (!dci_inode_put_unhash(inode))
+		return;
+	dc_spin_lock(&c->pool_lock);
+	inode->evict_next = c->evict_list;
+	c->evict_list = inode;
+	dc_spin_unlock(&c->pool_lock);
+	dci_reclaimer_kick(c);
+}
+
+/*
  * Claim a victim found by the hand, taking its owner's mutex by trylock.
  * With @cand, contest the victim first (its identity is stable under its
  * owner's mutex); a lost contest claims nothing and sets *@refused.
@@ -312,7 +289,7 @@ static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
 			dc_mutex_unlock(&owner->mutex);
 		}
 		/* We hold @self's mutex: a last put must not evict here. */
-		dci_inode_put_deferred(owner);
+		inode_put_deferred(owner);
 		if (!ret)
 			return r;
 		if (*refused)
@@ -369,12 +346,6 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 }
 
 /* --- the background reclaimer ---------------------------------------------- */
-
-void dci_reclaimer_kick(struct dc_cache *c)
-{
-	if (!dc_atomic_read(&c->reclaimer_stopping))
-		dci_worker_queue(&c->reclaimer);
-}
 
 static unsigned int nr_free(struct dc_cache *c)
 {
@@ -471,8 +442,8 @@ void dci_reclaimer_fn(struct dc_worker *w)
  * failed writeback (the mapping stays) is what the caller hears, even when
  * some mappings were pinned too: a pin is no data loss.
  */
-int dci_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
-			 bool evict)
+static int inode_drop_range(struct dc_inode *inode, uint64_t first,
+			    uint64_t last, bool evict)
 {
 	struct dc_cache *c = inode->cache;
 	struct dc_range *one_range;
@@ -538,8 +509,7 @@ int dci_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 		 * event since the pass began.
 		 */
 		if (!registered) {
-			dc_atomic_inc(&c->waiters);
-			dc_smp_mb__after_atomic();
+			dc_waiters_enter(c);
 			registered = true;
 			busy_since = dc_now_ns();
 		} else {
@@ -568,7 +538,7 @@ int dci_inode_drop_range(struct dc_inode *inode, uint64_t first, uint64_t last,
 		from = first;
 	}
 	if (registered)
-		dc_atomic_dec(&c->waiters);
+		dc_waiters_leave(c);
 	if (b.ranges != &one_range) {
 		dci_free(b.ranges);
 		dci_free(b.entries);
@@ -588,6 +558,47 @@ int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
 		return ret;
 	shift = inode->cache->cfg.range_shift;
 	last = len - 1 > UINT64_MAX - off ? UINT64_MAX : off + len - 1;
-	return dci_inode_drop_range(inode, off >> shift, last >> shift, false);
+	return inode_drop_range(inode, off >> shift, last >> shift, false);
 }
 DC_EXPORT(dc_inode_punch);
+
+/*
+ * The last reference is gone and the inode is unhashed: drop everything.
+ * If dc_cache_destroy() gave up on pins meanwhile, the inode keeps what is
+ * pinned and waits on the cache's orphan list for destroy's next call.
+ */
+void dci_inode_evict(struct dc_inode *inode)
+{
+	struct dc_cache *c = inode->cache;
+
+	if (inode_drop_range(inode, 0, UINT64_MAX, true)) {
+		dc_spin_lock(&c->pool_lock);
+		inode->evict_next = c->orphans;
+		c->orphans = inode;
+		dc_spin_unlock(&c->pool_lock);
+		return;
+	}
+	dci_inode_free(inode);
+}
+
+void dc_inode_put(struct dc_inode *inode)
+{
+	if (inode && dci_inode_put_unhash(inode))
+		dci_inode_evict(inode);
+}
+DC_EXPORT(dc_inode_put);
+
+/* Evict what inode_put_deferred() left (the reclaimer, and destroy). */
+void dci_inode_evict_deferred(struct dc_cache *c)
+{
+	struct dc_inode *list, *inode;
+
+	dc_spin_lock(&c->pool_lock);
+	list = c->evict_list;
+	c->evict_list = NULL;
+	dc_spin_unlock(&c->pool_lock);
+	while ((inode = list)) {
+		list = inode->evict_next;
+		dci_inode_evict(inode);
+	}
+}

@@ -212,6 +212,14 @@ static void op_end(struct dc_simbe *be, enum dc_simbe_op op, uint64_t start)
 	dc_atomic64_add(&be->total_ns[op], dc_now_ns() - start);
 }
 
+/* End a call the backend refuses: count it as a bad call.  -EINVAL. */
+static int bad_call(struct dc_simbe *be, enum dc_simbe_op op, uint64_t start)
+{
+	st_inc(be, ST_BAD_CALLS);
+	op_end(be, op, start);
+	return -EINVAL;
+}
+
 static void mark_busy(struct dc_simbe *be, uint64_t idx, uint64_t n)
 {
 	uint64_t i;
@@ -237,6 +245,22 @@ static void mark_idle(struct dc_simbe *be, uint64_t idx, uint64_t n)
 		be->ranges[i].busy--;
 		dc_spin_unlock(l);
 	}
+}
+
+/*
+ * The work of a call on the @n window ranges from @idx (a setup or a
+ * writeback): mark them busy, decide its fault, and take its latency.
+ * Returns the injected error, or 0.
+ */
+static int span_enter(struct dc_simbe *be, enum dc_simbe_op op, uint64_t idx,
+		      uint64_t n)
+{
+	int err;
+
+	mark_busy(be, idx, n);
+	err = fault_decide(be, op);
+	dc_delay_ns(dc_atomic64_read(&be->latency_ns[op]));
+	return err;
 }
 
 /* Whether [off, off + len) is range-aligned and inside the window. */
@@ -306,16 +330,11 @@ static int simbe_setup(void *priv, uint64_t ino, uint64_t file_off,
 	start = op_begin(be, DC_SIMBE_SETUP);
 	if (!span_ok(be, win_off, len) || (file_off & (be->range_size - 1)) ||
 	    file_off + (len - 1) < file_off || !(flags & DC_MAP_READ) ||
-	    (flags & ~(DC_MAP_READ | DC_MAP_WRITE))) {
-		st_inc(be, ST_BAD_CALLS);
-		op_end(be, DC_SIMBE_SETUP, start);
-		return -EINVAL;
-	}
+	    (flags & ~(DC_MAP_READ | DC_MAP_WRITE)))
+		return bad_call(be, DC_SIMBE_SETUP, start);
 	idx = range_index(be, win_off);
 	n = len >> be->cfg.range_shift;
-	mark_busy(be, idx, n);
-	err = fault_decide(be, DC_SIMBE_SETUP);
-	dc_delay_ns(dc_atomic64_read(&be->latency_ns[DC_SIMBE_SETUP]));
+	err = span_enter(be, DC_SIMBE_SETUP, idx, n);
 	if (!err) {
 		seq = next_seq(be);
 		for (i = 0; i < n; i++) {
@@ -374,17 +393,11 @@ static int simbe_remove(void *priv, const struct dc_remove_entry *entries,
 
 	start = op_begin(be, DC_SIMBE_REMOVE);
 	if (!n || !entries ||
-	    (be->cfg.remove_batch_max && n > be->cfg.remove_batch_max)) {
-		st_inc(be, ST_BAD_CALLS);
-		op_end(be, DC_SIMBE_REMOVE, start);
-		return -EINVAL;
-	}
+	    (be->cfg.remove_batch_max && n > be->cfg.remove_batch_max))
+		return bad_call(be, DC_SIMBE_REMOVE, start);
 	for (k = 0; k < n; k++) {
-		if (!entry_ok(be, &entries[k])) {
-			st_inc(be, ST_BAD_CALLS);
-			op_end(be, DC_SIMBE_REMOVE, start);
-			return -EINVAL;
-		}
+		if (!entry_ok(be, &entries[k]))
+			return bad_call(be, DC_SIMBE_REMOVE, start);
 	}
 	note_batch(be, n);
 	for (k = 0; k < n; k++)
@@ -425,16 +438,11 @@ static int simbe_writeback(void *priv, uint64_t ino, uint64_t file_off,
 	int err;
 
 	start = op_begin(be, DC_SIMBE_WRITEBACK);
-	if (!span_ok(be, win_off, len) || (file_off & (be->range_size - 1))) {
-		st_inc(be, ST_BAD_CALLS);
-		op_end(be, DC_SIMBE_WRITEBACK, start);
-		return -EINVAL;
-	}
+	if (!span_ok(be, win_off, len) || (file_off & (be->range_size - 1)))
+		return bad_call(be, DC_SIMBE_WRITEBACK, start);
 	idx = range_index(be, win_off);
 	n = len >> be->cfg.range_shift;
-	mark_busy(be, idx, n);
-	err = fault_decide(be, DC_SIMBE_WRITEBACK);
-	dc_delay_ns(dc_atomic64_read(&be->latency_ns[DC_SIMBE_WRITEBACK]));
+	err = span_enter(be, DC_SIMBE_WRITEBACK, idx, n);
 	for (i = 0; i < n; i++) {
 		struct simbe_range *r = &be->ranges[idx + i];
 		dc_spinlock_t *l = range_lock(be, idx + i);

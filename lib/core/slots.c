@@ -59,28 +59,29 @@ struct dc_slot_table {
 	struct dc_slot_table_stats st;		/* table lock */
 };
 
-static void backlog_add_tail(struct dc_slot_table *tbl, struct slot_waiter *w)
+/* Link @w between @prev and @next of the backlog, and count it. */
+static void backlog_insert(struct dc_slot_table *tbl, struct slot_waiter *w,
+			   struct slot_waiter *prev, struct slot_waiter *next)
 {
-	w->next = &tbl->backlog;
-	w->prev = tbl->backlog.prev;
-	tbl->backlog.prev->next = w;
-	tbl->backlog.prev = w;
+	w->prev = prev;
+	w->next = next;
+	prev->next = w;
+	next->prev = w;
 	tbl->nr_waiting++;
-	tbl->st.waits++;
 	if (tbl->nr_waiting > tbl->st.max_backlog)
 		tbl->st.max_backlog = tbl->nr_waiting;
+}
+
+static void backlog_add_tail(struct dc_slot_table *tbl, struct slot_waiter *w)
+{
+	backlog_insert(tbl, w, tbl->backlog.prev, &tbl->backlog);
+	tbl->st.waits++;
 }
 
 /* Back to the front: a waiter whose turn to allocate failed. */
 static void backlog_add_head(struct dc_slot_table *tbl, struct slot_waiter *w)
 {
-	w->prev = &tbl->backlog;
-	w->next = tbl->backlog.next;
-	tbl->backlog.next->prev = w;
-	tbl->backlog.next = w;
-	tbl->nr_waiting++;
-	if (tbl->nr_waiting > tbl->st.max_backlog)
-		tbl->st.max_backlog = tbl->nr_waiting;
+	backlog_insert(tbl, w, &tbl->backlog, tbl->backlog.next);
 }
 
 static void backlog_del(struct dc_slot_table *tbl, struct slot_waiter *w)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * reclaim.pml - a Promela model of libdaxcache's allocation, reclaim and
- * wait protocol, as in lib/core/cache_map.c, lib/core/cache_reclaim.c and
- * the userspace dc_waitq of lib/platform/user/.  tests/model/run checks it
+ * wait protocol, as in lib/core/cache_map.c, lib/core/cache_reclaim.c,
+ * lib/core/cache_pool.c and the userspace dc_waitq of lib/platform/user/.  tests/model/run checks it
  * with spin; docs/design.md ("The model-checked reclaim protocol") says
  * what it abstracts and why.
  *

@@ -42,15 +42,21 @@ void dci_plat_lock_init(pthread_mutex_t *m)
 	pthread_mutex_init(m, NULL);
 }
 
-void dci_waitq_init(struct dc_waitq *wq)
+/* A condition variable whose timed waits run on CLOCK_MONOTONIC. */
+void dci_plat_cond_init(pthread_cond_t *cond)
 {
 	pthread_condattr_t attr;
 
-	pthread_mutex_init(&wq->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&wq->cond, &attr);
+	pthread_cond_init(cond, &attr);
 	pthread_condattr_destroy(&attr);
+}
+
+void dci_waitq_init(struct dc_waitq *wq)
+{
+	pthread_mutex_init(&wq->lock, NULL);
+	dci_plat_cond_init(&wq->cond);
 	wq->waiters = 0;
 }
 

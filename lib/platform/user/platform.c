@@ -309,13 +309,8 @@ static void worker_spawn(struct dc_worker *w)
 
 static void worker_init_sync(struct dc_worker *w)
 {
-	pthread_condattr_t attr;
-
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cond, &attr);
-	pthread_condattr_destroy(&attr);
+	dci_plat_cond_init(&w->cond);
 }
 
 int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),

@@ -205,6 +205,7 @@ typedef pthread_mutex_t dc_spinlock_t;
 typedef pthread_mutex_t dc_mutex_t;
 
 void dci_plat_lock_init(pthread_mutex_t *m);
+void dci_plat_cond_init(pthread_cond_t *cond);
 
 #define dc_spin_lock_init(l)	dci_plat_lock_init(l)
 #define dc_spin_lock(l)		((void)pthread_mutex_lock(l))

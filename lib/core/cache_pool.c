@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/**
+ * DOC: cache_pool.c - the range pool: the free stack, the tail of the busy
+ * ring, the wake-ups of waiters and of the background reclaimer, and the
+ * count of backend failures.
+ *
+ * A bottom layer of the cache (see cache_internal.h): it calls no other
+ * cache file.  The background reclaimer it kicks runs on its own worker,
+ * which dc_cache_create() started with cache_reclaim.c's function.
+ *
+ * Locks: the pool spinlock (free stack, busy ring, counts, failure counts),
+ * never held across a backend call or a sleep.
+ *
+ * Callers: cache_map.c (a miss takes a free range and puts its new mapping
+ * on the busy ring; an unpin wakes waiters), cache_reclaim.c (reclaimed
+ * ranges go back to the free stack), cache.c (destroy wakes everyone); each
+ * caller of a backend op counts its failures here.
+ */
+#include "cache_internal.h"
+
+/* Bump the event count and wake everyone waiting for a range. */
+void dci_cache_wake(struct dc_cache *c)
+{
+	dc_atomic64_inc(&c->events);
+	dci_waitq_wake_all(&c->waitq);
+}
+
+/* Run the background reclaimer (cache_reclaim.c), unless destroy stops it. */
+void dci_reclaimer_kick(struct dc_cache *c)
+{
+	if (!dc_atomic_read(&c->reclaimer_stopping))
+		dci_worker_queue(&c->reclaimer);
+}
+
+/*
+ * Take a free range.  Falling below the threshold starts the background
+ * reclaimer, unless !@may_kick: a miss under admission control maps into
+ * free ranges without having mappings evicted to make more.
+ */
+struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
+{
+	struct dc_range *r = NULL;
+	bool kick = false;
+
+	dc_spin_lock(&c->pool_lock);
+	if (!dc_list_empty(&c->free_list)) {
+		r = dc_container_of(c->free_list.next, struct dc_range, link);
+		dc_list_del(&r->link);
+		dc_write_once(c->nr_free, c->nr_free - 1);
+		kick = may_kick && c->nr_free < c->threshold;
+	}
+	dc_spin_unlock(&c->pool_lock);
+	if (kick)
+		dci_reclaimer_kick(c);
+	return r;
+}
+
+void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
+{
+	dc_spin_lock(&c->pool_lock);
+	dc_list_add_before(&r->link, c->free_list.next);
+	dc_write_once(c->nr_free, c->nr_free + 1);
+	dc_spin_unlock(&c->pool_lock);
+	dc_smp_mb();
+	if (dc_atomic_read(&c->waiters))
+		dci_cache_wake(c);
+}
+
+/* Newest mappings go just behind the hand: the last the hand reaches. */
+void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r)
+{
+	dc_spin_lock(&c->pool_lock);
+	dc_list_add_before(&r->link, c->hand);
+	dc_write_once(c->nr_mapped, c->nr_mapped + 1);
+	dc_spin_unlock(&c->pool_lock);
+}
+
+static const char *const backend_op_name[DC_BE_NR] = {
+	[DC_BE_SETUP] = "setup",
+	[DC_BE_REMOVE] = "remove",
+	[DC_BE_WRITEBACK] = "writeback",
+};
+
+/* The statistic that counts each op's failures. */
+static const enum dc_stat backend_op_failures[DC_BE_NR] = {
+	[DC_BE_SETUP] = DC_STAT_SETUP_FAILURES,
+	[DC_BE_REMOVE] = DC_STAT_REMOVE_FAILURES,
+	[DC_BE_WRITEBACK] = DC_STAT_WRITEBACK_FAILURES,
+};
+
+/*
+ * A backend op of @c answered @ret, not 0.  Count the failure (in the
+ * statistics, and per op for the log) and say whether to log it: *@nth is its number among this op's failures when it
+ * is the 1st, 2nd, 4th, 8th..., else 0, so that a backend that keeps failing
+ * cannot flood the log while one that starts failing is always heard.  A
+ * positive answer breaks the contract of struct dc_backend_ops (0 or
+ * -errno); it is reported (under the same rule) and taken for -EIO, so that
+ * it can never pass for another answer (a setup's 1 for DC_MAP_BYPASS).
+ * Returns the error to act on.
+ */
+int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
+		       unsigned int *nth)
+{
+	unsigned int n;
+
+	dc_stat_inc(c, backend_op_failures[op]);
+	dc_spin_lock(&c->pool_lock);
+	n = ++c->be_failures[op];
+	dc_spin_unlock(&c->pool_lock);
+	*nth = n && !(n & (n - 1)) ? n : 0;
+	if (ret > 0) {
+		if (*nth)
+			dc_pr_err("backend %s returned %d, a positive value where 0 or -errno is due; taken as -EIO",
+				  backend_op_name[op], ret);
+		ret = -EIO;
+	}
+	return ret;
+}
