@@ -2,7 +2,8 @@
 /*
  * bench_itree.c - point-lookup latency of libdaxcache's RCU interval tree
  * next to a rwlock-protected augmented rbtree, liburcu's lock-free hash
- * table and a flat array, with 1 and 2 readers, with and without a writer.
+ * table and a flat array, with 1 and 2 readers: without a writer, with one
+ * paced at 10,000 insert+remove pairs a second, and with one unthrottled.
  *
  * usage: bench_itree [--time SEC] [--quick] [--max-n N] [--json PATH]
  *
@@ -111,7 +112,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 /* Print every failure in @row loudly; return how many there were. */
 static uint64_t check_row(const struct bench_row *row)
 {
-	const char *w = row->writer ? "writer" : "nowriter";
+	const char *w = bench_writer_name(row->writer);
 	uint64_t failures = 0;
 	int t;
 
@@ -132,28 +133,32 @@ static uint64_t check_row(const struct bench_row *row)
 }
 
 /*
- * Measure every index for @seconds under @row's configuration, in SLICES
- * interleaved slices with a rotating order, so a burst of outside load
- * lands on all indexes alike instead of on one column.
+ * Measure every index for @seconds under each of the BENCH_NWRITERS
+ * configurations of @rows (one per writer mode), in SLICES interleaved
+ * slices with a rotating order, so that a burst of outside load lands on
+ * all indexes and modes alike instead of on one column or one row: the
+ * ratios between them are what the bench reports.
  */
-static void measure_row(struct bench_row *row, void *const *index,
-			double seconds)
+static void measure_rows(struct bench_row *rows, void *const *index,
+			 double seconds)
 {
 	struct bench_config cfg = {
-		.n = row->n,
-		.readers = row->readers,
-		.writer = row->writer,
+		.n = rows[0].n,
+		.readers = rows[0].readers,
 		.seconds = seconds / SLICES,
 	};
-	int slice, i, t;
+	int slice, m, i, t;
 
 	for (slice = 0; slice < SLICES; slice++) {
 		cfg.seed = (uint64_t)slice;
-		for (i = 0; i < BENCH_NTARGETS; i++) {
-			t = (slice + i) % BENCH_NTARGETS;
-			cfg.target = bench_targets[t];
-			cfg.index = index[t];
-			bench_run(&cfg, &row->res[t]);
+		for (m = 0; m < BENCH_NWRITERS; m++) {
+			cfg.writer = rows[(slice + m) % BENCH_NWRITERS].writer;
+			for (i = 0; i < BENCH_NTARGETS; i++) {
+				t = (slice + i) % BENCH_NTARGETS;
+				cfg.target = bench_targets[t];
+				cfg.index = index[t];
+				bench_run(&cfg, &rows[cfg.writer].res[t]);
+			}
 		}
 	}
 }
@@ -164,9 +169,9 @@ static uint64_t bench_size(uint64_t n, double seconds, struct bench_row *rows,
 {
 	void *index[BENCH_NTARGETS];
 	uint64_t failures = 0;
-	struct bench_row *row;
+	struct bench_row *group;
 	size_t r;
-	int t, writer;
+	int t, m;
 
 	for (t = 0; t < BENCH_NTARGETS; t++) {
 		index[t] = bench_targets[t]->create(n);
@@ -177,15 +182,19 @@ static uint64_t bench_size(uint64_t n, double seconds, struct bench_row *rows,
 		}
 	}
 	for (r = 0; r < ARRAY_SIZE(reader_counts); r++) {
-		for (writer = 0; writer < 2; writer++) {
-			row = &rows[(*nrows)++];
-			row->n = n;
-			row->readers = reader_counts[r];
-			row->writer = writer;
-			measure_row(row, index, seconds);
-			bench_report_row(row);
-			failures += check_row(row);
+		/* One row per writer mode, indexed by it. */
+		group = &rows[*nrows];
+		for (m = 0; m < BENCH_NWRITERS; m++) {
+			group[m].n = n;
+			group[m].readers = reader_counts[r];
+			group[m].writer = (enum bench_writer)m;
 		}
+		measure_rows(group, index, seconds);
+		for (m = 0; m < BENCH_NWRITERS; m++) {
+			bench_report_row(&group[m]);
+			failures += check_row(&group[m]);
+		}
+		*nrows += BENCH_NWRITERS;
 	}
 	for (t = 0; t < BENCH_NTARGETS; t++)
 		bench_targets[t]->destroy(index[t]);
@@ -202,7 +211,8 @@ int main(int argc, char **argv)
 
 	if (parse_options(argc, argv, &o))
 		return 2;
-	rows = calloc(ARRAY_SIZE(sizes) * ARRAY_SIZE(reader_counts) * 2,
+	rows = calloc(ARRAY_SIZE(sizes) * ARRAY_SIZE(reader_counts) *
+		      BENCH_NWRITERS,
 		      sizeof(*rows));
 	if (!rows) {
 		fprintf(stderr, "bench_itree: out of memory\n");

@@ -10,10 +10,9 @@
 
 #include "bench_report.h"
 
-static const char *writer_name(bool writer)
-{
-	return writer ? "writer" : "nowriter";
-}
+/* The targets of issue 16 item 6. */
+#define TARGET_OVER_LFHT	1.0	/* dcitree ns/op over lfht's, at most */
+#define TARGET_PACED_SLOWDOWN	1.10	/* with writer10k over without, at most */
 
 void bench_report_header(double seconds, int slices)
 {
@@ -21,7 +20,7 @@ void bench_report_header(double seconds, int slices)
 
 	printf("itree point lookup: ns/op per reader thread, %.2f s per cell in %d interleaved slices\n\n",
 	       seconds, slices);
-	printf("%9s %3s %-8s", "n", "rd", "writer");
+	printf("%9s %3s %-9s", "n", "rd", "writer");
 	for (t = 0; t < BENCH_NTARGETS; t++)
 		printf(" %13s", bench_targets[t]->name);
 	printf(" %14s %12s\n", "rbtree/dcitree", "dcitree/flat");
@@ -33,8 +32,8 @@ void bench_report_row(const struct bench_row *row)
 	const struct bench_result *r = row->res;
 	int t;
 
-	printf("%9" PRIu64 " %3u %-8s", row->n, row->readers,
-	       writer_name(row->writer));
+	printf("%9" PRIu64 " %3u %-9s", row->n, row->readers,
+	       bench_writer_name(row->writer));
 	for (t = 0; t < BENCH_NTARGETS; t++)
 		printf(" %13.1f", bench_ns_per_op(&r[t]));
 	printf(" %14.2f %12.2f\n",
@@ -45,25 +44,106 @@ void bench_report_row(const struct bench_row *row)
 	fflush(stdout);
 }
 
+const struct bench_row *bench_report_find(const struct bench_row *rows,
+					  size_t nrows, uint64_t n,
+					  unsigned int readers,
+					  enum bench_writer writer)
+{
+	size_t i;
+
+	for (i = 0; i < nrows; i++)
+		if (rows[i].n == n && rows[i].readers == readers &&
+		    rows[i].writer == writer)
+			return &rows[i];
+	return NULL;
+}
+
+double bench_report_slowdown(const struct bench_row *rows, size_t nrows,
+			     const struct bench_row *row, int t)
+{
+	const struct bench_row *base = bench_report_find(rows, nrows, row->n,
+							 row->readers,
+							 BENCH_NOWRITER);
+	double b = base ? bench_ns_per_op(&base->res[t]) : 0;
+
+	return b > 0 ? bench_ns_per_op(&row->res[t]) / b : 0;
+}
+
 static void print_writer_rates(const struct bench_row *rows, size_t nrows)
 {
 	size_t i;
 	int t;
 
 	printf("\nwriter: insert+remove pairs per second while the readers ran\n\n");
-	printf("%9s %3s %-8s", "n", "rd", "");
+	printf("%9s %3s %-9s", "n", "rd", "writer");
 	for (t = 0; t < BENCH_NTARGETS; t++)
 		printf(" %13s", bench_targets[t]->name);
 	printf("\n");
 	for (i = 0; i < nrows; i++) {
-		if (!rows[i].writer)
+		if (rows[i].writer == BENCH_NOWRITER)
 			continue;
-		printf("%9" PRIu64 " %3u %-8s", rows[i].n, rows[i].readers, "");
+		printf("%9" PRIu64 " %3u %-9s", rows[i].n, rows[i].readers,
+		       bench_writer_name(rows[i].writer));
 		for (t = 0; t < BENCH_NTARGETS; t++)
 			printf(" %13.0f",
 			       bench_updates_per_s(&rows[i].res[t]));
 		printf("\n");
 	}
+}
+
+static const char *verdict(double v, double limit)
+{
+	return v <= 0 ? "-" : v <= limit ? "met" : "NOT met";
+}
+
+/* The item-6 figures of every size and reader count; returns misses. */
+static unsigned int print_targets(const struct bench_row *rows, size_t nrows)
+{
+	const struct bench_row *none, *paced, *full;
+	unsigned int missed = 0;
+	double over, sp, sf;
+	size_t i;
+
+	printf("\ntargets (issue 16 item 6): dcitree's lookup at most lfht's (ns/op ratio\n"
+	       "<= %.2f, no writer); a writer at %d pairs/s slows dcitree's readers by\n"
+	       "at most %.0f%% (ns/op with it over without <= %.2f); the unthrottled\n"
+	       "writer's slowdown is reported, with no target; lfht's for comparison.\n\n",
+	       TARGET_OVER_LFHT, BENCH_PACED_RATE,
+	       (TARGET_PACED_SLOWDOWN - 1) * 100, TARGET_PACED_SLOWDOWN);
+	printf("%9s %3s %14s %-7s %14s %-7s %14s %14s %14s\n", "n", "rd",
+	       "dcitree/lfht", "", "writer10k", "", "writer",
+	       "lfht writer10k", "lfht writer");
+	for (i = 0; i < nrows; i++) {
+		if (rows[i].writer != BENCH_NOWRITER)
+			continue;
+		none = &rows[i];
+		paced = bench_report_find(rows, nrows, none->n, none->readers,
+					  BENCH_WRITER_PACED);
+		full = bench_report_find(rows, nrows, none->n, none->readers,
+					 BENCH_WRITER);
+		over = bench_ns_per_op(&none->res[BENCH_LFHT]) > 0 ?
+		       bench_ns_per_op(&none->res[BENCH_DCITREE]) /
+		       bench_ns_per_op(&none->res[BENCH_LFHT]) : 0;
+		sp = paced ? bench_report_slowdown(rows, nrows, paced,
+						   BENCH_DCITREE) : 0;
+		sf = full ? bench_report_slowdown(rows, nrows, full,
+						  BENCH_DCITREE) : 0;
+		missed += !(over > 0 && over <= TARGET_OVER_LFHT);
+		missed += !(sp > 0 && sp <= TARGET_PACED_SLOWDOWN);
+		printf("%9" PRIu64 " %3u %14.2f %-7s %14.2f %-7s %14.2f %14.2f %14.2f\n",
+		       none->n, none->readers, over,
+		       verdict(over, TARGET_OVER_LFHT), sp,
+		       verdict(sp, TARGET_PACED_SLOWDOWN), sf,
+		       paced ? bench_report_slowdown(rows, nrows, paced,
+						     BENCH_LFHT) : 0,
+		       full ? bench_report_slowdown(rows, nrows, full,
+						    BENCH_LFHT) : 0);
+	}
+	if (missed)
+		printf("\ntargets: %u NOT met (reported, not asserted)\n", missed);
+	else
+		printf("\ntargets: all met\n");
+	return missed;
 }
 
 static void print_notes(const struct bench_row *rows, size_t nrows)
@@ -80,7 +160,7 @@ static void print_notes(const struct bench_row *rows, size_t nrows)
 	       "- rbtree_rwlock uses a default pthread rwlock (glibc: readers first),\n"
 	       "  so busy readers can starve its writer: see the writer rates.\n");
 	for (i = 0; i < nrows; i++) {
-		busy = rows[i].readers + rows[i].writer;
+		busy = rows[i].readers + (rows[i].writer != BENCH_NOWRITER);
 		if (busy > most)
 			most = busy;
 	}
@@ -94,6 +174,7 @@ static void print_notes(const struct bench_row *rows, size_t nrows)
 void bench_report_footer(const struct bench_row *rows, size_t nrows)
 {
 	print_writer_rates(rows, nrows);
+	print_targets(rows, nrows);
 	print_notes(rows, nrows);
 	fflush(stdout);
 }
@@ -112,13 +193,31 @@ int bench_report_json(const char *path, const struct bench_row *rows,
 	}
 	fprintf(f, "{");
 	for (i = 0; i < nrows; i++) {
+		const struct bench_row *r = &rows[i];
+		const char *w = bench_writer_name(r->writer);
+
 		for (t = 0; t < BENCH_NTARGETS; t++) {
+			const char *name = bench_targets[t]->name;
+
 			fprintf(f, "%s  \"%s/%" PRIu64 "/%u/%s\": %.3f", sep,
-				bench_targets[t]->name, rows[i].n,
-				rows[i].readers, writer_name(rows[i].writer),
-				bench_ns_per_op(&rows[i].res[t]));
+				name, r->n, r->readers, w,
+				bench_ns_per_op(&r->res[t]));
 			sep = ",\n";
+			if (r->writer == BENCH_NOWRITER)
+				continue;
+			fprintf(f, ",\n  \"slowdown/%s/%" PRIu64 "/%u/%s\": %.4f",
+				name, r->n, r->readers, w,
+				bench_report_slowdown(rows, nrows, r, t));
+			fprintf(f, ",\n  \"updates_per_s/%s/%" PRIu64 "/%u/%s\": %.0f",
+				name, r->n, r->readers, w,
+				bench_updates_per_s(&r->res[t]));
 		}
+		if (r->writer == BENCH_NOWRITER &&
+		    bench_ns_per_op(&r->res[BENCH_LFHT]) > 0)
+			fprintf(f, ",\n  \"dcitree_over_lfht/%" PRIu64 "/%u\": %.4f",
+				r->n, r->readers,
+				bench_ns_per_op(&r->res[BENCH_DCITREE]) /
+				bench_ns_per_op(&r->res[BENCH_LFHT]));
 	}
 	fprintf(f, "\n}\n");
 	err = ferror(f);
