@@ -6,6 +6,11 @@
  * paced at 10,000 insert+remove pairs a second, and with one unthrottled.
  *
  * usage: bench_itree [--time SEC] [--quick] [--max-n N] [--json PATH]
+ *        bench_itree instr INDEX N OPS
+ *
+ * The second form only builds INDEX (dcitree, lfht, ...) with N intervals
+ * and does OPS lookups in bench_instr_loop(), single-threaded, for
+ * bench/itree/instr to count under callgrind.
  *
  * Exits 1 if any lookup returned a wrong item or any update failed.
  */
@@ -13,9 +18,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <daxcache/thread.h>
 
+#include "../../lib/platform/prng.h"
 #include "bench_report.h"
 #include "bench_run.h"
 #include "bench_target.h"
@@ -201,6 +208,64 @@ static uint64_t bench_size(uint64_t n, double seconds, struct bench_row *rows,
 	return failures;
 }
 
+/*
+ * The loop bench/itree/instr counts: the readers' (one draw, one lookup
+ * through the target, one check a lookup).  Not inlined, not static, so
+ * that callgrind can name it in --toggle-collect.
+ */
+__attribute__((noinline)) uint64_t bench_instr_loop(const struct bench_target *t,
+						    void *index, uint64_t n,
+						    uint64_t ops);
+__attribute__((noinline)) uint64_t bench_instr_loop(const struct bench_target *t,
+						    void *index, uint64_t n,
+						    uint64_t ops)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15ull, bad = 0, s, i;
+
+	for (i = 0; i < ops; i++) {
+		s = (((dc_prng_next(&rng) >> 32) * n) >> 32) * BENCH_STRIDE;
+		bad += t->lookup(index, s) != bench_item(s);
+	}
+	return bad;
+}
+
+static int instr_main(int argc, char **argv)
+{
+	const struct bench_target *t = NULL;
+	uint64_t n, ops, bad;
+	void *index;
+	int i;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: bench_itree instr INDEX N OPS\n");
+		return 2;
+	}
+	for (i = 0; i < BENCH_NTARGETS; i++)
+		if (!strcmp(argv[2], bench_targets[i]->name))
+			t = bench_targets[i];
+	n = strtoull(argv[3], NULL, 10);
+	ops = strtoull(argv[4], NULL, 10);
+	if (!t || n < 1 || n > UINT32_MAX) {
+		fprintf(stderr, "bench_itree instr: bad index or N\n");
+		return 2;
+	}
+	dc_thread_register();
+	index = t->create(n);
+	if (!index) {
+		fprintf(stderr, "bench_itree instr: cannot build %s\n", t->name);
+		return 1;
+	}
+	bad = bench_instr_loop(t, index, n, ops);
+	t->destroy(index);
+	dc_thread_unregister();
+	if (bad) {
+		fprintf(stderr, "bench_itree instr: %" PRIu64 " wrong lookups\n", bad);
+		return 1;
+	}
+	printf("%s n=%" PRIu64 ": %" PRIu64 " lookups\n", t->name, n, ops);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_row *rows;
@@ -209,6 +274,8 @@ int main(int argc, char **argv)
 	size_t s, nrows = 0;
 	int ret = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "instr"))
+		return instr_main(argc, argv);
 	if (parse_options(argc, argv, &o))
 		return 2;
 	rows = calloc(ARRAY_SIZE(sizes) * ARRAY_SIZE(reader_counts) *
