@@ -41,8 +41,8 @@
 #define ITREE_PAD	UINT64_MAX
 /*
  * Lookups prefetch each node's lines in trees whose root is at least this
- * high (over 16^ITREE_PREFETCH_LEVEL intervals, some 100 KiB of nodes),
- * where they no longer stay in the nearer caches.
+ * high (4 levels: with full nodes, over 16^3 intervals in some 100 KiB),
+ * whose nodes no longer all stay in the nearer caches.
  */
 #define ITREE_PREFETCH_LEVEL	3
 
