@@ -60,12 +60,14 @@ const struct bench_row *bench_report_find(const struct bench_row *rows,
  * @nrows: how many.
  * @row: a row with a writer.
  * @t: the index.
+ * @cpu: compare reader CPU time (bench_cpu_ns_per_op()) rather than
+ *	reader thread time (bench_ns_per_op()).
  *
  * Return: ns/op in @row over ns/op in the same configuration without
  * writer, or 0 if that one is missing.
  */
 double bench_report_slowdown(const struct bench_row *rows, size_t nrows,
-			     const struct bench_row *row, int t);
+			     const struct bench_row *row, int t, bool cpu);
 
 /**
  * bench_report_footer() - print the writer rates, the item-6 targets and
@@ -82,9 +84,12 @@ void bench_report_footer(const struct bench_row *rows, size_t nrows);
  * @nrows: how many.
  *
  * Keys are "<index>/<n>/<readers>/<nowriter|writer10k|writer>" (ns/op),
- * "slowdown/<index>/<n>/<readers>/<writer10k|writer>" (bench_report_slowdown()),
+ * "cpu/<index>/<n>/<readers>/<mode>" (CPU ns/op),
+ * "slowdown/<index>/<n>/<readers>/<writer10k|writer>" (bench_report_slowdown()
+ * on CPU time; "wall_slowdown/..." on thread time),
  * "updates_per_s/<index>/<n>/<readers>/<writer10k|writer>" and
- * "dcitree_over_lfht/<n>/<readers>" (ns/op without writer).
+ * "dcitree_over_lfht/<n>/<readers>" (CPU ns/op without writer;
+ * "wall_dcitree_over_lfht/..." on thread time).
  *
  * Return: 0, or -1 with a message printed.
  */

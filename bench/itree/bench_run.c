@@ -36,14 +36,20 @@ struct worker {
 	uint64_t ops;
 	uint64_t failures;
 	uint64_t ns;
+	uint64_t cpu_ns;	/* readers: on a CPU, of those @ns */
 };
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* A draw in [0, @n) for @n <= 2^32: scale the top 32 bits, no division. */
@@ -63,12 +69,13 @@ static void *reader_main(void *arg)
 	const struct bench_config *cfg = w->sh->cfg;
 	void *(*lookup)(void *index, uint64_t point) = cfg->target->lookup;
 	void *index = cfg->index;
-	uint64_t n = cfg->n, rng = w->rng, ops = 0, bad = 0, t0, s;
+	uint64_t n = cfg->n, rng = w->rng, ops = 0, bad = 0, t0, c0, s;
 	int i;
 
 	dc_thread_register();
 	pthread_barrier_wait(&w->sh->start);
 	t0 = now_ns();
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	do {
 		for (i = 0; i < READ_BATCH; i++) {
 			s = draw_below(&rng, n) * BENCH_STRIDE;
@@ -76,6 +83,7 @@ static void *reader_main(void *arg)
 		}
 		ops += READ_BATCH;
 	} while (!stopping(w->sh));
+	w->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 	w->ns = now_ns() - t0;
 	w->ops = ops;
 	w->failures = bad;
@@ -175,6 +183,7 @@ void bench_run(const struct bench_config *cfg, struct bench_result *res)
 
 	for (i = 0; i < cfg->readers; i++) {
 		res->reader_ns += w[i].ns;
+		res->reader_cpu_ns += w[i].cpu_ns;
 		res->lookups += w[i].ops;
 		res->mismatches += w[i].failures;
 	}

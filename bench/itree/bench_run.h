@@ -64,6 +64,7 @@ struct bench_config {
 /**
  * struct bench_result - counters summed over every run of one point.
  * @reader_ns: thread-nanoseconds spent by all readers.
+ * @reader_cpu_ns: of those, the nanoseconds they ran on a CPU.
  * @lookups: lookups done by all readers.
  * @mismatches: lookups that did not return the expected item.
  * @writer_ns: nanoseconds the writer ran (0 without writer).
@@ -72,6 +73,7 @@ struct bench_config {
  */
 struct bench_result {
 	uint64_t reader_ns;
+	uint64_t reader_cpu_ns;
 	uint64_t lookups;
 	uint64_t mismatches;
 	uint64_t writer_ns;
@@ -90,6 +92,20 @@ struct bench_result {
 static inline double bench_ns_per_op(const struct bench_result *res)
 {
 	return res->lookups ? (double)res->reader_ns / (double)res->lookups : 0;
+}
+
+/**
+ * bench_cpu_ns_per_op() - reader CPU nanoseconds per lookup.
+ * @res: the counters.
+ *
+ * The time spent descheduled left out: what a lookup costs the reader's
+ * CPU, which other load on a machine with few CPUs moves much less.
+ *
+ * Return: CPU ns per lookup.
+ */
+static inline double bench_cpu_ns_per_op(const struct bench_result *res)
+{
+	return res->lookups ? (double)res->reader_cpu_ns / (double)res->lookups : 0;
 }
 
 /**
