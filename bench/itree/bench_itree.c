@@ -2,18 +2,31 @@
 /*
  * bench_itree.c - point-lookup latency of libdaxcache's RCU interval tree
  * next to a rwlock-protected augmented rbtree, liburcu's lock-free hash
- * table and a flat array, with 1 and 2 readers, with and without a writer.
+ * table and a flat array, with 1 and 2 readers: without a writer, with one
+ * paced at 10,000 insert+remove pairs a second, and with one unthrottled.
  *
  * usage: bench_itree [--time SEC] [--quick] [--max-n N] [--json PATH]
+ *        bench_itree instr INDEX N OPS
+ *        bench_itree best OPS REPS N...
+ *
+ * The second form only builds INDEX (dcitree, lfht, ...) with N intervals
+ * and does OPS lookups in bench_instr_loop(), single-threaded, for
+ * bench/itree/instr to count under callgrind.  The third times that loop
+ * for dcitree and lfht with each N, REPS times each, alternating, and
+ * prints the best ns per lookup of each and their ratio: on a loaded
+ * machine the fastest of many short runs is the one least disturbed.
  *
  * Exits 1 if any lookup returned a wrong item or any update failed.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include <daxcache/thread.h>
 
+#include "../../lib/platform/prng.h"
 #include "../common/opts.h"
 #include "bench_report.h"
 #include "bench_run.h"
@@ -62,7 +75,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 /* Print every failure in @row loudly; return how many there were. */
 static uint64_t check_row(const struct bench_row *row)
 {
-	const char *w = row->writer ? "writer" : "nowriter";
+	const char *w = bench_writer_name(row->writer);
 	uint64_t failures = 0;
 	int t;
 
@@ -83,28 +96,32 @@ static uint64_t check_row(const struct bench_row *row)
 }
 
 /*
- * Measure every index for @seconds under @row's configuration, in SLICES
- * interleaved slices with a rotating order, so a burst of outside load
- * lands on all indexes alike instead of on one column.
+ * Measure every index for @seconds under each of the BENCH_NWRITERS
+ * configurations of @rows (one per writer mode), in SLICES interleaved
+ * slices with a rotating order, so that a burst of outside load lands on
+ * all indexes and modes alike instead of on one column or one row: the
+ * ratios between them are what the bench reports.
  */
-static void measure_row(struct bench_row *row, void *const *index,
-			double seconds)
+static void measure_rows(struct bench_row *rows, void *const *index,
+			 double seconds)
 {
 	struct bench_config cfg = {
-		.n = row->n,
-		.readers = row->readers,
-		.writer = row->writer,
+		.n = rows[0].n,
+		.readers = rows[0].readers,
 		.seconds = seconds / SLICES,
 	};
-	int slice, i, t;
+	int slice, m, i, t;
 
 	for (slice = 0; slice < SLICES; slice++) {
 		cfg.seed = (uint64_t)slice;
-		for (i = 0; i < BENCH_NTARGETS; i++) {
-			t = (slice + i) % BENCH_NTARGETS;
-			cfg.target = bench_targets[t];
-			cfg.index = index[t];
-			bench_run(&cfg, &row->res[t]);
+		for (m = 0; m < BENCH_NWRITERS; m++) {
+			cfg.writer = rows[(slice + m) % BENCH_NWRITERS].writer;
+			for (i = 0; i < BENCH_NTARGETS; i++) {
+				t = (slice + i) % BENCH_NTARGETS;
+				cfg.target = bench_targets[t];
+				cfg.index = index[t];
+				bench_run(&cfg, &rows[cfg.writer].res[t]);
+			}
 		}
 	}
 }
@@ -115,9 +132,9 @@ static uint64_t bench_size(uint64_t n, double seconds, struct bench_row *rows,
 {
 	void *index[BENCH_NTARGETS];
 	uint64_t failures = 0;
-	struct bench_row *row;
+	struct bench_row *group;
 	size_t r;
-	int t, writer;
+	int t, m;
 
 	for (t = 0; t < BENCH_NTARGETS; t++) {
 		index[t] = bench_targets[t]->create(n);
@@ -128,19 +145,161 @@ static uint64_t bench_size(uint64_t n, double seconds, struct bench_row *rows,
 		}
 	}
 	for (r = 0; r < ARRAY_SIZE(reader_counts); r++) {
-		for (writer = 0; writer < 2; writer++) {
-			row = &rows[(*nrows)++];
-			row->n = n;
-			row->readers = reader_counts[r];
-			row->writer = writer;
-			measure_row(row, index, seconds);
-			bench_report_row(row);
-			failures += check_row(row);
+		/* One row per writer mode, indexed by it. */
+		group = &rows[*nrows];
+		for (m = 0; m < BENCH_NWRITERS; m++) {
+			group[m].n = n;
+			group[m].readers = reader_counts[r];
+			group[m].writer = (enum bench_writer)m;
 		}
+		measure_rows(group, index, seconds);
+		for (m = 0; m < BENCH_NWRITERS; m++) {
+			bench_report_row(&group[m]);
+			failures += check_row(&group[m]);
+		}
+		*nrows += BENCH_NWRITERS;
 	}
 	for (t = 0; t < BENCH_NTARGETS; t++)
 		bench_targets[t]->destroy(index[t]);
 	return failures;
+}
+
+/*
+ * The loop bench/itree/instr counts and `best` times: the readers' (one
+ * draw, one lookup through the target, one check a lookup), with the
+ * queries of @seed (> 0).  Not inlined, not static, so
+ * that callgrind can name it in --toggle-collect.
+ */
+__attribute__((noinline)) uint64_t bench_instr_loop(const struct bench_target *t,
+						    void *index, uint64_t n,
+						    uint64_t ops, uint64_t seed);
+__attribute__((noinline)) uint64_t bench_instr_loop(const struct bench_target *t,
+						    void *index, uint64_t n,
+						    uint64_t ops, uint64_t seed)
+{
+	/* odd times a small nonzero count: never 0 */
+	uint64_t rng = 0x9e3779b97f4a7c15ull * seed, bad = 0, s, i;
+
+	for (i = 0; i < ops; i++) {
+		s = (((dc_prng_next(&rng) >> 32) * n) >> 32) * BENCH_STRIDE;
+		bad += t->lookup(index, s) != bench_item(s);
+	}
+	return bad;
+}
+
+static int instr_main(int argc, char **argv)
+{
+	const struct bench_target *t = NULL;
+	uint64_t n, ops, bad;
+	void *index;
+	int i;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: bench_itree instr INDEX N OPS\n");
+		return 2;
+	}
+	for (i = 0; i < BENCH_NTARGETS; i++)
+		if (!strcmp(argv[2], bench_targets[i]->name))
+			t = bench_targets[i];
+	n = strtoull(argv[3], NULL, 10);
+	ops = strtoull(argv[4], NULL, 10);
+	if (!t || n < 1 || n > UINT32_MAX) {
+		fprintf(stderr, "bench_itree instr: bad index or N\n");
+		return 2;
+	}
+	dc_thread_register();
+	index = t->create(n);
+	if (!index) {
+		fprintf(stderr, "bench_itree instr: cannot build %s\n", t->name);
+		return 1;
+	}
+	bad = bench_instr_loop(t, index, n, ops, 1);
+	t->destroy(index);
+	dc_thread_unregister();
+	if (bad) {
+		fprintf(stderr, "bench_itree instr: %" PRIu64 " wrong lookups\n", bad);
+		return 1;
+	}
+	printf("%s n=%" PRIu64 ": %" PRIu64 " lookups\n", t->name, n, ops);
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One line of `best`: dcitree and lfht with @n intervals. */
+static int best_of(uint64_t n, uint64_t ops, uint64_t reps)
+{
+	static const enum bench_target_id ids[] = { BENCH_DCITREE, BENCH_LFHT };
+	double best[ARRAY_SIZE(ids)], ns;
+	void *index[ARRAY_SIZE(ids)];
+	uint64_t r, t0, bad = 0;
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(ids); k++) {
+		index[k] = bench_targets[ids[k]]->create(n);
+		if (!index[k]) {
+			fprintf(stderr, "bench_itree best: cannot build %s\n",
+				bench_targets[ids[k]]->name);
+			exit(1);
+		}
+		best[k] = 0;
+	}
+	for (r = 0; r < reps; r++) {
+		for (k = 0; k < ARRAY_SIZE(ids); k++) {
+			t0 = mono_ns();
+			/* Fresh queries each round, the same for both. */
+			bad += bench_instr_loop(bench_targets[ids[k]], index[k],
+						n, ops, r + 1);
+			ns = (double)(mono_ns() - t0) / (double)ops;
+			if (!r || ns < best[k])
+				best[k] = ns;
+		}
+	}
+	for (k = 0; k < ARRAY_SIZE(ids); k++)
+		bench_targets[ids[k]]->destroy(index[k]);
+	if (bad) {
+		fprintf(stderr, "bench_itree best: %" PRIu64 " wrong lookups\n", bad);
+		return 1;
+	}
+	printf("n=%" PRIu64 ": best of %" PRIu64 " x %" PRIu64 " lookups: dcitree %.1f ns, lfht %.1f ns, dcitree/lfht %.2f\n",
+	       n, reps, ops, best[0], best[1], best[0] / best[1]);
+	fflush(stdout);
+	return 0;
+}
+
+static int best_main(int argc, char **argv)
+{
+	uint64_t n, ops, reps;
+	int i, ret = 0;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: bench_itree best OPS REPS N...\n");
+		return 2;
+	}
+	ops = strtoull(argv[2], NULL, 10);
+	reps = strtoull(argv[3], NULL, 10);
+	if (!ops || !reps) {
+		fprintf(stderr, "bench_itree best: bad OPS or REPS\n");
+		return 2;
+	}
+	dc_thread_register();
+	for (i = 4; i < argc; i++) {
+		n = strtoull(argv[i], NULL, 10);
+		if (n < 1 || n > UINT32_MAX) {
+			fprintf(stderr, "bench_itree best: bad N %s\n", argv[i]);
+			ret = 2;
+			break;
+		}
+		ret |= best_of(n, ops, reps);
+	}
+	dc_thread_unregister();
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -151,9 +310,14 @@ int main(int argc, char **argv)
 	size_t s, nrows = 0;
 	int ret = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "instr"))
+		return instr_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "best"))
+		return best_main(argc, argv);
 	if (parse_options(argc, argv, &o))
 		return 2;
-	rows = calloc(ARRAY_SIZE(sizes) * ARRAY_SIZE(reader_counts) * 2,
+	rows = calloc(ARRAY_SIZE(sizes) * ARRAY_SIZE(reader_counts) *
+		      BENCH_NWRITERS,
 		      sizeof(*rows));
 	if (!rows) {
 		fprintf(stderr, "bench_itree: out of memory\n");

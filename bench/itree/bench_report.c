@@ -9,10 +9,9 @@
 #include "../common/json.h"
 #include "bench_report.h"
 
-static const char *writer_name(bool writer)
-{
-	return writer ? "writer" : "nowriter";
-}
+/* The targets of issue 16 item 6. */
+#define TARGET_OVER_LFHT	1.0	/* dcitree ns/op over lfht's, at most */
+#define TARGET_PACED_SLOWDOWN	1.10	/* with writer10k over without, at most */
 
 void bench_report_header(double seconds, int slices)
 {
@@ -20,7 +19,7 @@ void bench_report_header(double seconds, int slices)
 
 	printf("itree point lookup: ns/op per reader thread, %.2f s per cell in %d interleaved slices\n\n",
 	       seconds, slices);
-	printf("%9s %3s %-8s", "n", "rd", "writer");
+	printf("%9s %3s %-9s", "n", "rd", "writer");
 	for (t = 0; t < BENCH_NTARGETS; t++)
 		printf(" %13s", bench_targets[t]->name);
 	printf(" %14s %12s\n", "rbtree/dcitree", "dcitree/flat");
@@ -32,8 +31,8 @@ void bench_report_row(const struct bench_row *row)
 	const struct bench_result *r = row->res;
 	int t;
 
-	printf("%9" PRIu64 " %3u %-8s", row->n, row->readers,
-	       writer_name(row->writer));
+	printf("%9" PRIu64 " %3u %-9s", row->n, row->readers,
+	       bench_writer_name(row->writer));
 	for (t = 0; t < BENCH_NTARGETS; t++)
 		printf(" %13.1f", bench_ns_per_op(&r[t]));
 	printf(" %14.2f %12.2f\n",
@@ -44,25 +43,122 @@ void bench_report_row(const struct bench_row *row)
 	fflush(stdout);
 }
 
+const struct bench_row *bench_report_find(const struct bench_row *rows,
+					  size_t nrows, uint64_t n,
+					  unsigned int readers,
+					  enum bench_writer writer)
+{
+	size_t i;
+
+	for (i = 0; i < nrows; i++)
+		if (rows[i].n == n && rows[i].readers == readers &&
+		    rows[i].writer == writer)
+			return &rows[i];
+	return NULL;
+}
+
+double bench_report_slowdown(const struct bench_row *rows, size_t nrows,
+			     const struct bench_row *row, int t, bool cpu)
+{
+	const struct bench_row *base = bench_report_find(rows, nrows, row->n,
+							 row->readers,
+							 BENCH_NOWRITER);
+	double (*per_op)(const struct bench_result *) =
+		cpu ? bench_cpu_ns_per_op : bench_ns_per_op;
+	double b = base ? per_op(&base->res[t]) : 0;
+
+	return b > 0 ? per_op(&row->res[t]) / b : 0;
+}
+
+/* dcitree's ns/op over lfht's in @row, CPU or thread time; 0 if none. */
+static double over_lfht(const struct bench_row *row, bool cpu)
+{
+	double (*per_op)(const struct bench_result *) =
+		cpu ? bench_cpu_ns_per_op : bench_ns_per_op;
+	double l = per_op(&row->res[BENCH_LFHT]);
+
+	return l > 0 ? per_op(&row->res[BENCH_DCITREE]) / l : 0;
+}
+
 static void print_writer_rates(const struct bench_row *rows, size_t nrows)
 {
 	size_t i;
 	int t;
 
 	printf("\nwriter: insert+remove pairs per second while the readers ran\n\n");
-	printf("%9s %3s %-8s", "n", "rd", "");
+	printf("%9s %3s %-9s", "n", "rd", "writer");
 	for (t = 0; t < BENCH_NTARGETS; t++)
 		printf(" %13s", bench_targets[t]->name);
 	printf("\n");
 	for (i = 0; i < nrows; i++) {
-		if (!rows[i].writer)
+		if (rows[i].writer == BENCH_NOWRITER)
 			continue;
-		printf("%9" PRIu64 " %3u %-8s", rows[i].n, rows[i].readers, "");
+		printf("%9" PRIu64 " %3u %-9s", rows[i].n, rows[i].readers,
+		       bench_writer_name(rows[i].writer));
 		for (t = 0; t < BENCH_NTARGETS; t++)
 			printf(" %13.0f",
 			       bench_updates_per_s(&rows[i].res[t]));
 		printf("\n");
 	}
+}
+
+static const char *verdict(double v, double limit)
+{
+	return v <= 0 ? "-" : v <= limit ? "met" : "NOT met";
+}
+
+/* The item-6 figures of every size and reader count; returns misses. */
+static unsigned int print_targets(const struct bench_row *rows, size_t nrows)
+{
+	const struct bench_row *none, *paced, *full;
+	unsigned int missed = 0;
+	double over, sp, sf;
+	size_t i;
+
+	printf("\ntargets (issue 16 item 6), read on reader CPU time (time descheduled\n"
+	       "left out): dcitree's lookup at most lfht's (ns/op ratio <= %.2f, no\n"
+	       "writer); a writer at %d pairs/s slows dcitree's readers by at most\n"
+	       "%.0f%% (ns/op with it over without <= %.2f); the unthrottled writer's\n"
+	       "slowdown is reported, with no target.  \"thread time\": the same\n"
+	       "ratios of the ns/op above; lfht's slowdowns for comparison.\n\n",
+	       TARGET_OVER_LFHT, BENCH_PACED_RATE,
+	       (TARGET_PACED_SLOWDOWN - 1) * 100, TARGET_PACED_SLOWDOWN);
+	printf("%9s %3s | %-55s | %-19s | %s\n", "", "", "CPU time",
+	       "thread time", "lfht, CPU");
+	printf("%9s %3s | %-24s | %-21s | %6s | %5s %5s %6s | %5s %6s\n",
+	       "n", "rd", "dcitree/lfht", "writer10k slowdown", "writer",
+	       "ratio", "w10k", "writer", "w10k", "writer");
+	for (i = 0; i < nrows; i++) {
+		if (rows[i].writer != BENCH_NOWRITER)
+			continue;
+		none = &rows[i];
+		paced = bench_report_find(rows, nrows, none->n, none->readers,
+					  BENCH_WRITER_PACED);
+		full = bench_report_find(rows, nrows, none->n, none->readers,
+					 BENCH_WRITER);
+		if (!paced || !full)
+			continue;
+		over = over_lfht(none, true);
+		sp = bench_report_slowdown(rows, nrows, paced, BENCH_DCITREE, true);
+		sf = bench_report_slowdown(rows, nrows, full, BENCH_DCITREE, true);
+		missed += !(over > 0 && over <= TARGET_OVER_LFHT);
+		missed += !(sp > 0 && sp <= TARGET_PACED_SLOWDOWN);
+		printf("%9" PRIu64 " %3u | %5.2f <= %4.2f %-10s | %5.2f <= %4.2f %-7s | %6.2f | %5.2f %5.2f %6.2f | %5.2f %6.2f\n",
+		       none->n, none->readers,
+		       over, TARGET_OVER_LFHT, verdict(over, TARGET_OVER_LFHT),
+		       sp, TARGET_PACED_SLOWDOWN,
+		       verdict(sp, TARGET_PACED_SLOWDOWN), sf,
+		       over_lfht(none, false),
+		       bench_report_slowdown(rows, nrows, paced, BENCH_DCITREE, false),
+		       bench_report_slowdown(rows, nrows, full, BENCH_DCITREE, false),
+		       bench_report_slowdown(rows, nrows, paced, BENCH_LFHT, true),
+		       bench_report_slowdown(rows, nrows, full, BENCH_LFHT, true));
+	}
+	if (missed)
+		printf("\ntargets: %u NOT met (reported, not asserted)\n", missed);
+	else
+		printf("\ntargets: all met\n");
+	return missed;
 }
 
 static void print_notes(const struct bench_row *rows, size_t nrows)
@@ -79,7 +175,7 @@ static void print_notes(const struct bench_row *rows, size_t nrows)
 	       "- rbtree_rwlock uses a default pthread rwlock (glibc: readers first),\n"
 	       "  so busy readers can starve its writer: see the writer rates.\n");
 	for (i = 0; i < nrows; i++) {
-		busy = rows[i].readers + rows[i].writer;
+		busy = rows[i].readers + (rows[i].writer != BENCH_NOWRITER);
 		if (busy > most)
 			most = busy;
 	}
@@ -93,6 +189,7 @@ static void print_notes(const struct bench_row *rows, size_t nrows)
 void bench_report_footer(const struct bench_row *rows, size_t nrows)
 {
 	print_writer_rates(rows, nrows);
+	print_targets(rows, nrows);
 	print_notes(rows, nrows);
 	fflush(stdout);
 }
@@ -108,14 +205,42 @@ int bench_report_json(const char *path, const struct bench_row *rows,
 		fprintf(stderr, "bench_itree: out of memory\n");
 		return -1;
 	}
-	for (i = 0; i < nrows; i++)
+	for (i = 0; i < nrows; i++) {
+		const struct bench_row *r = &rows[i];
+		const char *w = bench_writer_name(r->writer);
+
 		for (t = 0; t < BENCH_NTARGETS; t++) {
+			const char *name = bench_targets[t]->name;
+
 			bench_json_key(j, "%s/%" PRIu64 "/%u/%s",
-				       bench_targets[t]->name, rows[i].n,
-				       rows[i].readers,
-				       writer_name(rows[i].writer));
-			bench_json_dbl(j, NULL, bench_ns_per_op(&rows[i].res[t]), 3);
+				       name, r->n, r->readers, w);
+			bench_json_dbl(j, NULL, bench_ns_per_op(&r->res[t]), 3);
+			bench_json_key(j, "cpu/%s/%" PRIu64 "/%u/%s",
+				       name, r->n, r->readers, w);
+			bench_json_dbl(j, NULL, bench_cpu_ns_per_op(&r->res[t]), 3);
+			if (r->writer == BENCH_NOWRITER)
+				continue;
+			bench_json_key(j, "slowdown/%s/%" PRIu64 "/%u/%s",
+				       name, r->n, r->readers, w);
+			bench_json_dbl(j, NULL,
+				       bench_report_slowdown(rows, nrows, r, t, true), 4);
+			bench_json_key(j, "wall_slowdown/%s/%" PRIu64 "/%u/%s",
+				       name, r->n, r->readers, w);
+			bench_json_dbl(j, NULL,
+				       bench_report_slowdown(rows, nrows, r, t, false), 4);
+			bench_json_key(j, "updates_per_s/%s/%" PRIu64 "/%u/%s",
+				       name, r->n, r->readers, w);
+			bench_json_dbl(j, NULL, bench_updates_per_s(&r->res[t]), 0);
 		}
+		if (r->writer == BENCH_NOWRITER && over_lfht(r, true) > 0) {
+			bench_json_key(j, "dcitree_over_lfht/%" PRIu64 "/%u",
+				       r->n, r->readers);
+			bench_json_dbl(j, NULL, over_lfht(r, true), 4);
+			bench_json_key(j, "wall_dcitree_over_lfht/%" PRIu64 "/%u",
+				       r->n, r->readers);
+			bench_json_dbl(j, NULL, over_lfht(r, false), 4);
+		}
+	}
 	ret = bench_json_save(j, path, "bench_itree");
 	bench_json_free(j);
 	return ret ? -1 : 0;

@@ -16,13 +16,13 @@
  * struct bench_row - one table row: every index under one configuration.
  * @n: resident intervals.
  * @readers: reader threads.
- * @writer: whether a writer thread ran.
+ * @writer: what updated the index meanwhile.
  * @res: the measurements, indexed by enum bench_target_id.
  */
 struct bench_row {
 	uint64_t n;
 	unsigned int readers;
-	bool writer;
+	enum bench_writer writer;
 	struct bench_result res[BENCH_NTARGETS];
 };
 
@@ -40,7 +40,38 @@ void bench_report_header(double seconds, int slices);
 void bench_report_row(const struct bench_row *row);
 
 /**
- * bench_report_footer() - print the writer rates and the notes.
+ * bench_report_find() - the row of one configuration.
+ * @rows: all rows.
+ * @nrows: how many.
+ * @n: resident intervals.
+ * @readers: reader threads.
+ * @writer: the writer mode.
+ *
+ * Return: the row, or NULL if it was not measured.
+ */
+const struct bench_row *bench_report_find(const struct bench_row *rows,
+					  size_t nrows, uint64_t n,
+					  unsigned int readers,
+					  enum bench_writer writer);
+
+/**
+ * bench_report_slowdown() - how much a writer slows the readers of one index.
+ * @rows: all rows.
+ * @nrows: how many.
+ * @row: a row with a writer.
+ * @t: the index.
+ * @cpu: compare reader CPU time (bench_cpu_ns_per_op()) rather than
+ *	reader thread time (bench_ns_per_op()).
+ *
+ * Return: ns/op in @row over ns/op in the same configuration without
+ * writer, or 0 if that one is missing.
+ */
+double bench_report_slowdown(const struct bench_row *rows, size_t nrows,
+			     const struct bench_row *row, int t, bool cpu);
+
+/**
+ * bench_report_footer() - print the writer rates, the item-6 targets and
+ * the notes.
  * @rows: all rows.
  * @nrows: how many.
  */
@@ -52,7 +83,13 @@ void bench_report_footer(const struct bench_row *rows, size_t nrows);
  * @rows: all rows.
  * @nrows: how many.
  *
- * Keys are "<index>/<n>/<readers>/<writer|nowriter>".
+ * Keys are "<index>/<n>/<readers>/<nowriter|writer10k|writer>" (ns/op),
+ * "cpu/<index>/<n>/<readers>/<mode>" (CPU ns/op),
+ * "slowdown/<index>/<n>/<readers>/<writer10k|writer>" (bench_report_slowdown()
+ * on CPU time; "wall_slowdown/..." on thread time),
+ * "updates_per_s/<index>/<n>/<readers>/<writer10k|writer>" and
+ * "dcitree_over_lfht/<n>/<readers>" (CPU ns/op without writer;
+ * "wall_dcitree_over_lfht/..." on thread time).
  *
  * Return: 0, or -1 with a message printed.
  */

@@ -11,12 +11,43 @@
 #include "bench_target.h"
 
 /**
+ * enum bench_writer - what updates the index while the readers run.
+ * @BENCH_NOWRITER: nothing.
+ * @BENCH_WRITER_PACED: one writer thread doing BENCH_PACED_RATE insert +
+ *	remove pairs a second (the cache's realistic rate of changes to one
+ *	tree), paced by the clock in BENCH_PACED_TICK ticks a second.
+ * @BENCH_WRITER: one writer thread doing them back to back.
+ * @BENCH_NWRITERS: how many modes there are.
+ */
+enum bench_writer {
+	BENCH_NOWRITER,
+	BENCH_WRITER_PACED,
+	BENCH_WRITER,
+	BENCH_NWRITERS
+};
+
+#define BENCH_PACED_RATE	10000	/* pairs per second */
+#define BENCH_PACED_TICK	1000	/* writer wake-ups per second */
+
+/**
+ * bench_writer_name() - the table and JSON name of a writer mode.
+ * @w: the mode.
+ *
+ * Return: "nowriter", "writer10k" or "writer".
+ */
+static inline const char *bench_writer_name(enum bench_writer w)
+{
+	return w == BENCH_NOWRITER ? "nowriter" :
+	       w == BENCH_WRITER_PACED ? "writer10k" : "writer";
+}
+
+/**
  * struct bench_config - one measured point.
  * @target: the index type.
  * @index: an index built by @target with @n resident intervals.
  * @n: resident intervals, at most UINT32_MAX.
  * @readers: reader threads.
- * @writer: whether one writer thread updates the index meanwhile.
+ * @writer: what updates the index meanwhile.
  * @seconds: how long the threads run.
  * @seed: picks the threads' query sequences; equal seeds, equal queries.
  */
@@ -25,7 +56,7 @@ struct bench_config {
 	void *index;
 	uint64_t n;
 	unsigned int readers;
-	bool writer;
+	enum bench_writer writer;
 	double seconds;
 	uint64_t seed;
 };
@@ -33,6 +64,7 @@ struct bench_config {
 /**
  * struct bench_result - counters summed over every run of one point.
  * @reader_ns: thread-nanoseconds spent by all readers.
+ * @reader_cpu_ns: of those, the nanoseconds they ran on a CPU.
  * @lookups: lookups done by all readers.
  * @mismatches: lookups that did not return the expected item.
  * @writer_ns: nanoseconds the writer ran (0 without writer).
@@ -41,6 +73,7 @@ struct bench_config {
  */
 struct bench_result {
 	uint64_t reader_ns;
+	uint64_t reader_cpu_ns;
 	uint64_t lookups;
 	uint64_t mismatches;
 	uint64_t writer_ns;
@@ -59,6 +92,20 @@ struct bench_result {
 static inline double bench_ns_per_op(const struct bench_result *res)
 {
 	return res->lookups ? (double)res->reader_ns / (double)res->lookups : 0;
+}
+
+/**
+ * bench_cpu_ns_per_op() - reader CPU nanoseconds per lookup.
+ * @res: the counters.
+ *
+ * The time spent descheduled left out: what a lookup costs the reader's
+ * CPU, which other load on a machine with few CPUs moves much less.
+ *
+ * Return: CPU ns per lookup.
+ */
+static inline double bench_cpu_ns_per_op(const struct bench_result *res)
+{
+	return res->lookups ? (double)res->reader_cpu_ns / (double)res->lookups : 0;
 }
 
 /**

@@ -21,3 +21,4 @@ bench_runs += bench-itree
 bench-itree: bench/itree/bench-itree
 	@mkdir -p $(top_builddir)/bench/results
 	$(top_builddir)/bench/itree/bench-itree --json $(top_builddir)/bench/results/itree.json $(BENCH_ARGS)
+EXTRA_DIST += bench/itree/instr

@@ -39,6 +39,12 @@
 #define ITREE_FANOUT	16
 #define ITREE_MAX_DEPTH	24	/* 16^16 intervals would not fit in memory */
 #define ITREE_PAD	UINT64_MAX
+/*
+ * Lookups prefetch each node's lines in trees whose root is at least this
+ * high (4 levels: with full nodes, over 16^3 intervals in some 100 KiB),
+ * whose nodes no longer all stay in the nearer caches.
+ */
+#define ITREE_PREFETCH_LEVEL	3
 
 /*
  * key[] comes first: it is what a lookup scans.  Unused key slots hold
@@ -57,6 +63,12 @@ struct itree_node {
 	};
 	unsigned int nr;		/* entries or children, never 0 */
 	bool leaf;
+	/*
+	 * 0 for a leaf, one more than its children's for an inner node.
+	 * Fixed for a node's lifetime, as its parent's is one more, so a
+	 * reader reads the root's alone and then knows where the leaves are.
+	 */
+	unsigned char level;
 	struct itree_node *next_free;	/* on a recycling list; writer only */
 	dc_rcu_head_t rcu;		/* freed alone, past what a tree keeps */
 };
@@ -245,16 +257,6 @@ static void node_retire(struct dc_itree *t, struct itree_node *n)
 	t->nr_retiring++;
 }
 
-/* Fetch every cache line of @n at once rather than one miss at a time. */
-static inline void node_prefetch(const struct itree_node *n)
-{
-	const char *p = (const char *)n;
-	size_t off;
-
-	for (off = 0; off < offsetof(struct itree_node, next_free); off += DC_CACHELINE)
-		dc_prefetch(p + off);
-}
-
 /*
  * How many keys of @n are <= @key (pads count only for UINT64_MAX).  Four
  * partial sums, so that the compares do not wait on one another's carry.
@@ -309,38 +311,124 @@ static inline struct itree_node *reader_root(const struct dc_itree *t)
 }
 
 /*
- * Find the entry with the greatest start <= @key.  Returns its leaf and
- * stores the index in @idx, or returns NULL if every start is above @key.
+ * How many keys of @n are <= @key, for @key below UINT64_MAX (so pads never
+ * count): the keys are sorted, so three compares pick the quarter that
+ * holds the last one <= @key and four more count within it.  Seven loads
+ * in two rounds of independent ones, no branch.
  */
-static const struct itree_node *search_floor(const struct dc_itree *t,
-					     uint64_t key, unsigned int *idx)
+static inline unsigned int count_le_below_max(const struct itree_node *n,
+					      uint64_t key)
+{
+	unsigned int q = (n->key[4] <= key) + (n->key[8] <= key) +
+			 (n->key[12] <= key);
+	const uint64_t *k = &n->key[4 * q];
+
+	return 4 * q + (k[0] <= key) + (k[1] <= key) + (k[2] <= key) +
+	       (k[3] <= key);
+}
+
+dc_static_assert(ITREE_FANOUT == 16, "count_le_below_max() scans 16 keys");
+dc_static_assert(offsetof(struct itree_node, key) == 0 &&
+		 offsetof(struct itree_node, child) == 2 * DC_CACHELINE &&
+		 offsetof(struct itree_node, ent) == 2 * DC_CACHELINE,
+		 "node_prefetch() knows where the searched lines are");
+
+/*
+ * Ask for the lines of @n a lookup reads (nodes are cache-line aligned):
+ * the keys, then the child pointers of an inner node (@leaf false) or the
+ * entries of a leaf, so that the misses overlap instead of queueing.
+ */
+static dc_always_inline void node_prefetch(const struct itree_node *n, bool leaf)
+{
+	const char *p = (const char *)n;
+
+	dc_prefetch(p);
+	dc_prefetch(p + DC_CACHELINE);
+	dc_prefetch(p + 2 * DC_CACHELINE);
+	dc_prefetch(p + 3 * DC_CACHELINE);
+	if (leaf) {
+		dc_prefetch(p + 4 * DC_CACHELINE);
+		dc_prefetch(p + 5 * DC_CACHELINE);
+	}
+}
+
+/* The leaf holding the greatest start of the subtree @n, and its index. */
+static const struct itree_node *rightmost(const struct dc_itree *t,
+					  const struct itree_node *n,
+					  unsigned int *idx)
+{
+	for (; !n->leaf; n = child(t, n, n->nr - 1))
+		;
+	*idx = n->nr - 1;
+	return n;
+}
+
+/*
+ * search_floor() for a leaf that holds no start <= @key, which is rare:
+ * the interval sought, if any, starts below the separator that routed
+ * @key there.  A second walk from the root finds the deepest inner node
+ * where the route did not take child 0; the answer is the rightmost entry
+ * of its child left of the one taken.  Any version of that child holds
+ * the same starts, all below the separator and so below @key.
+ */
+static dc_noinline const struct itree_node *
+search_floor_left(const struct dc_itree *t, uint64_t key, unsigned int *idx)
 {
 	const struct itree_node *n = reader_root(t);
 	const struct itree_node *left = NULL;
-	unsigned int j;
+	unsigned int i;
 
 	if (!n)
 		return NULL;
-	node_prefetch(n);
 	while (!n->leaf) {
-		unsigned int i = route(n, key);
-
+		i = count_le_below_max(n, key) - 1;
 		if (i)
 			left = child(t, n, i - 1);
 		n = child(t, n, i);
-		node_prefetch(n);
 	}
-	j = count_le(n, key);
-	if (j) {
-		*idx = (j <= n->nr ? j : n->nr) - 1;
+	i = count_le_below_max(n, key);
+	if (i) {
+		/* The leaf changed since the first walk. */
+		*idx = i - 1;
 		return n;
 	}
-	if (!left)
+	return left ? rightmost(t, left, idx) : NULL;
+}
+
+/*
+ * Find the entry with the greatest start <= @key.  Returns its leaf and
+ * stores the index in @idx, or returns NULL if every start is above @key.
+ *
+ * The hot path of every lookup.  The root's level says how many inner
+ * nodes lie above the leaves, so no other node's header is read, and the
+ * lines of each node are asked for together when the tree is too big to
+ * stay cached (below that, the prefetches would only cost instructions).
+ */
+static dc_always_inline const struct itree_node *
+search_floor(const struct dc_itree *t, uint64_t key, unsigned int *idx)
+{
+	const struct itree_node *n = reader_root(t);
+	unsigned int level, i;
+	bool big;
+
+	if (!n)
 		return NULL;
-	/* Every start in @left is below the separator, hence below @key. */
-	for (n = left; !n->leaf; n = child(t, n, n->nr - 1))
-		;
-	*idx = n->nr - 1;
+	if (dc_unlikely(key == UINT64_MAX))
+		return rightmost(t, n, idx);	/* pads count: the greatest start */
+	level = n->level;
+	big = level >= ITREE_PREFETCH_LEVEL;
+	for (; level; level--) {
+		/* key[0] of an inner node is 0 and always counts. */
+		i = count_le_below_max(n, key) - 1;
+		n = child(t, n, i);
+		if (big)
+			node_prefetch(n, level == 1);
+	}
+	/* Below UINT64_MAX no pad counts, so @i <= nr. */
+	i = count_le_below_max(n, key);
+	if (dc_unlikely(!i))
+		return search_floor_left(t, key, idx);
+	*idx = i - 1;
 	return n;
 }
 
@@ -620,6 +708,7 @@ static void copy_insert(struct itree_node *dst, const struct itree_node *src,
 			unsigned int pos, const struct wide_entry *ne)
 {
 	dst->leaf = src->leaf;
+	dst->level = src->level;
 	dst->nr = src->nr + 1;
 	entries_copy(dst, 0, src, 0, pos);
 	entries_copy(dst, pos + 1, src, pos, src->nr);
@@ -640,6 +729,7 @@ static void split_insert(struct itree_node *lo, struct itree_node *hi,
 	struct wide_entry e;
 
 	lo->leaf = hi->leaf = src->leaf;
+	lo->level = hi->level = src->level;
 	lo->nr = half;
 	hi->nr = total - half;
 	for (i = 0; i < total; i++) {
@@ -697,6 +787,7 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 	if (!p.depth) {
 		lo = pool_take(&pool);
 		lo->leaf = true;
+		lo->level = 0;
 		lo->nr = 1;
 		node_set(lo, 0, &ne);
 		node_seal(lo);
@@ -746,6 +837,7 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 			struct itree_node *root = pool_take(&pool);
 
 			root->leaf = false;
+			root->level = lo->level + 1;
 			root->nr = 2;
 			dc_rcu_init_pointer(root->child[0], lo);
 			node_set(root, 1, &ne);
@@ -816,6 +908,7 @@ static void copy_delete(struct itree_node *dst, const struct itree_node *src,
 			unsigned int pos)
 {
 	dst->leaf = src->leaf;
+	dst->level = src->level;
 	dst->nr = src->nr - 1;
 	entries_copy(dst, 0, src, 0, pos);
 	entries_copy(dst, pos, src, pos + 1, src->nr);

@@ -110,6 +110,62 @@ DC_TEST(itree_boundaries)
 }
 
 /*
+ * A tree four levels high (the lookups' prefetching path), the greatest
+ * point in a deep tree, and an interval that reaches past the separator of
+ * its leaf: a point beyond the separator routes to the next leaf, which
+ * holds no start at or below it.
+ */
+DC_TEST(itree_deep_lookups)
+{
+	const uint64_t n = 5000, stride = 10;
+	struct dc_itree *tree;
+	struct dc_itree_entry e;
+	uint64_t k, s;
+
+	DC_ASSERT_INT_EQ(t, dc_itree_create(&tree), 0);
+	/* Ascending inserts leave full nodes: 16 starts a leaf. */
+	for (k = 0; k < n; k++)
+		DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, k * stride,
+						    k * stride + 1,
+						    item_of(k * stride)), 0);
+	DC_RETURN_IF_FAILED(t);
+	for (k = 0; k < n; k++) {
+		s = k * stride;
+		DC_ASSERT(t, dc_itree_lookup(tree, s) == item_of(s));
+		DC_ASSERT(t, dc_itree_lookup(tree, s + 1) == item_of(s));
+		DC_ASSERT(t, dc_itree_lookup(tree, s + 2) == NULL);
+		DC_RETURN_IF_FAILED(t);
+	}
+	DC_ASSERT(t, dc_itree_lookup(tree, UINT64_MAX) == NULL);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, n * stride, UINT64_MAX,
+					    item_of(n * stride)), 0);
+	DC_ASSERT(t, dc_itree_lookup(tree, UINT64_MAX) == item_of(n * stride));
+	DC_ASSERT(t, dc_itree_lookup_entry(tree, UINT64_MAX, &e));
+	DC_ASSERT_EQ(t, e.start, n * stride);
+
+	/*
+	 * 160 starts the second leaf and is its separator.  Without it,
+	 * [155, 165] goes into the first leaf and covers points that route
+	 * to the second one.
+	 */
+	DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, 160, NULL), 0);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 155, 165, item_of(155)), 0);
+	for (s = 155; s <= 165; s++)
+		DC_ASSERT(t, dc_itree_lookup(tree, s) == item_of(155));
+	DC_ASSERT(t, dc_itree_lookup(tree, 166) == NULL);
+	DC_ASSERT(t, dc_itree_lookup(tree, 170) == item_of(170));
+	DC_ASSERT(t, dc_itree_first(tree, 162, 200, &e));
+	DC_ASSERT_EQ(t, e.start, 155);
+	/* The same past the separator of an inner node (16 leaves on). */
+	DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, 2560, NULL), 0);
+	DC_ASSERT(t, dc_itree_lookup(tree, 2560) == NULL);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 2555, 2565, item_of(2555)), 0);
+	DC_ASSERT(t, dc_itree_lookup(tree, 2563) == item_of(2555));
+	DC_ASSERT(t, dc_itree_lookup(tree, 2566) == NULL);
+	dc_itree_destroy(tree);
+}
+
+/*
  * Reference model: owner[x] is the start (relative to the window base) of
  * the interval covering base + x, or -1.  Intervals stay inside the window.
  */
@@ -461,6 +517,7 @@ DC_TEST(itree_rcu_readers_vs_writer)
 DC_SUITE(itree,
 	 DC_CASE(itree_api),
 	 DC_CASE(itree_boundaries),
+	 DC_CASE(itree_deep_lookups),
 	 DC_CASE(itree_differential),
 	 DC_CASE(itree_enomem_leaves_tree_intact),
 	 DC_CASE(itree_rcu_readers_vs_writer));
