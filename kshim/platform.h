@@ -401,6 +401,7 @@ struct dci_plat_sleep {
 	struct dc_waitq *wq;
 	struct wait_queue_entry entry;
 	long left;		/* jiffies, or MAX_SCHEDULE_TIMEOUT */
+	uint64_t deadline;	/* dc_now_ns() at which the wait times out */
 	bool killable;
 };
 

@@ -60,10 +60,14 @@ static long dc_ns_to_jiffies(uint64_t ns)
 void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dc_waitq *wq,
 			  uint64_t timeout_ns, bool killable)
 {
+	uint64_t now = dc_now_ns();
+
 	might_sleep();
 	s->wq = wq;
 	s->killable = killable;
 	s->left = dc_ns_to_jiffies(timeout_ns);
+	/* Saturating: a timeout past the clock's range never ends by it. */
+	s->deadline = timeout_ns >= U64_MAX - now ? U64_MAX : now + timeout_ns;
 	init_wait_entry(&s->entry, 0);
 }
 DCI_TEST_EXPORT(dci_plat_sleep_begin);
@@ -87,10 +91,24 @@ DCI_TEST_EXPORT(dci_plat_sleep_prepare);
 /**
  * dci_plat_sleep() - sleep until woken, killed or out of time.
  * @s: the sleeper; @s->left is updated to the time that is left.
+ *
+ * The time is the clock's, dc_now_ns(), not only the jiffies'.  Jiffies
+ * can run ahead of the clock (seen under qemu on a loaded host: a 20 ms
+ * wait that timed out after 17 ms by the clock, although the count was
+ * rounded up plus one), so when they run out before the deadline, the
+ * rest is slept again: a timeout is a lower bound by the clock callers
+ * measure with.
  */
 void dci_plat_sleep(struct dci_plat_sleep *s)
 {
+	uint64_t now;
+
 	s->left = schedule_timeout(s->left);
+	if (s->left || s->deadline == U64_MAX)
+		return;
+	now = dc_now_ns();
+	if (now < s->deadline)
+		s->left = dc_ns_to_jiffies(s->deadline - now);
 }
 DCI_TEST_EXPORT(dci_plat_sleep);
 

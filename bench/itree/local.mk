@@ -21,4 +21,5 @@ bench_runs += bench-itree
 bench-itree: bench/itree/bench-itree
 	@mkdir -p $(top_builddir)/bench/results
 	$(top_builddir)/bench/itree/bench-itree --json $(top_builddir)/bench/results/itree.json $(BENCH_ARGS)
+# bench/itree/instr: the lookups' instructions per op under callgrind.
 EXTRA_DIST += bench/itree/instr
