@@ -14,6 +14,8 @@
 #include <daxcache/cache.h>
 #include <daxcache/simbe.h>
 
+#include "sim_env.h"
+
 #define A_INODES	2u		/* ids A_INO + 0..1 */
 #define A_PINS		8u
 #define A_INO		500u
@@ -31,14 +33,8 @@ struct aenv {
 	uint64_t calls;			/* dc_map() calls that returned >= 0 */
 };
 
-static struct dc_cache_stats ast(const struct aenv *e)
-{
-	struct dc_cache_stats st;
-
-	memset(&st, 0, sizeof(st));
-	dc_cache_stats(e->cache, &st, sizeof(st));
-	return st;
-}
+/* A snapshot of the cache's counters. */
+#define ast(e)	sim_cache_stats((e)->cache)
 
 static void aenv_init(struct aenv *e, unsigned int nr)
 {
@@ -51,19 +47,15 @@ static void aenv_init(struct aenv *e, unsigned int nr)
 static bool aenv_start(struct dc_test *t, struct aenv *e)
 {
 	struct dc_simbe_config bcfg;
+	const char *what;
 	unsigned int i;
 	int ret;
 
 	dc_simbe_config_init(&bcfg, sizeof(bcfg), e->cfg.window_size);
-	ret = dc_simbe_create(&bcfg, sizeof(bcfg), &e->be);
+	ret = sim_env_create(&e->cfg, &bcfg, dc_simbe_ops(), &e->be, &e->cache,
+			     &what);
 	if (ret) {
-		dc_test_fail(t, __FILE__, __LINE__, "dc_simbe_create: %d", ret);
-		return false;
-	}
-	ret = dc_cache_create(&e->cfg, sizeof(e->cfg), dc_simbe_ops(),
-			      sizeof(struct dc_backend_ops), e->be, &e->cache);
-	if (ret) {
-		dc_test_fail(t, __FILE__, __LINE__, "dc_cache_create: %d", ret);
+		dc_test_fail(t, __FILE__, __LINE__, "%s: %d", what, ret);
 		return false;
 	}
 	for (i = 0; i < A_INODES; i++) {
@@ -85,10 +77,8 @@ static void aenv_finish(struct dc_test *t, struct aenv *e)
 		dc_unpin(&e->pin[i]);
 	if (e->cache && !dc_test_failed(t)) {
 		struct dc_cache_stats st = ast(e);
-		struct dc_simbe_stats bs;
+		struct dc_simbe_stats bs = sim_be_stats(e->be);
 
-		memset(&bs, 0, sizeof(bs));
-		dc_simbe_stats(e->be, &bs, sizeof(bs));
 		if (st.hits + st.misses + st.bypasses != e->calls ||
 		    st.bypasses != st.bypass_full + st.bypass_busy + st.bypass_write ||
 		    bs.overlaps || bs.bad_calls || bs.tag_failures ||
@@ -660,8 +650,7 @@ static void write_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st.bypass_full, 0);
 	DC_ASSERT_EQ(t, st.upgrades, 2);
 	DC_ASSERT_EQ(t, st.admits_contested, 1);
-	memset(&bs, 0, sizeof(bs));
-	dc_simbe_stats(e->be, &bs, sizeof(bs));
+	bs = sim_be_stats(e->be);
 	DC_ASSERT_EQ(t, bs.setups_write, 3);
 }
 
@@ -719,8 +708,7 @@ static void write_hot_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT(t, pin.writable);
 	dc_unpin(&pin);
 	DC_ASSERT_EQ(t, ast(e).upgrades, st.upgrades);
-	memset(&bs, 0, sizeof(bs));
-	dc_simbe_stats(e->be, &bs, sizeof(bs));
+	bs = sim_be_stats(e->be);
 	DC_ASSERT_EQ(t, bs.setups_write, 1);
 }
 

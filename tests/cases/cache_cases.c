@@ -17,6 +17,8 @@
 #include <daxcache/fault.h>
 #include <daxcache/simbe.h>
 
+#include "sim_env.h"
+
 #define ENV_INODES	4u		/* ids INO_BASE + 0..3 */
 #define ENV_PINS	16u
 #define ENV_PROBE_IDX	64u		/* indexes the invariant check probes */
@@ -42,23 +44,9 @@ static inline uint64_t ino_id(unsigned int i)
 }
 
 
-static struct dc_cache_stats cst(const struct env *e)
-{
-	struct dc_cache_stats st;
-
-	memset(&st, 0, sizeof(st));
-	dc_cache_stats(e->cache, &st, sizeof(st));
-	return st;
-}
-
-static struct dc_simbe_stats sst(const struct env *e)
-{
-	struct dc_simbe_stats st;
-
-	memset(&st, 0, sizeof(st));
-	dc_simbe_stats(e->be, &st, sizeof(st));
-	return st;
-}
+/* Snapshots of the cache's and the backend's counters. */
+#define cst(e)	sim_cache_stats((e)->cache)
+#define sst(e)	sim_be_stats((e)->be)
 
 /* Defaults for a window of @nr ranges of 2 MiB, with a short range wait. */
 static void env_init(struct env *e, unsigned int nr)
@@ -74,21 +62,14 @@ static void env_init(struct env *e, unsigned int nr)
 /* Create the backend, the cache and the inodes.  Returns false on failure. */
 static bool env_start(struct dc_test *t, struct env *e)
 {
+	const char *what;
 	unsigned int i;
 	int ret;
 
-	e->bcfg.window_size = e->cfg.window_size;
-	e->bcfg.range_shift = e->cfg.range_shift;
-	e->bcfg.remove_batch_max = e->cfg.remove_batch_max;
 	e->rs = 1ull << e->cfg.range_shift;
-	ret = dc_simbe_create(&e->bcfg, sizeof(e->bcfg), &e->be);
+	ret = sim_env_create(&e->cfg, &e->bcfg, &e->ops, &e->be, &e->cache, &what);
 	if (ret) {
-		dc_test_fail(t, __FILE__, __LINE__, "dc_simbe_create: %d", ret);
-		return false;
-	}
-	ret = dc_cache_create(&e->cfg, sizeof(e->cfg), &e->ops, sizeof(e->ops), e->be, &e->cache);
-	if (ret) {
-		dc_test_fail(t, __FILE__, __LINE__, "dc_cache_create: %d", ret);
+		dc_test_fail(t, __FILE__, __LINE__, "%s: %d", what, ret);
 		return false;
 	}
 	for (i = 0; i < ENV_INODES; i++) {
@@ -172,11 +153,8 @@ static void env_settle(struct dc_test *t, struct env *e)
 	while (stable < 3) {
 		struct dc_cache_stats st = cst(e);
 		struct dc_simbe_stats bs = sst(e);
-		bool ok = st.nr_free + st.nr_mapped == st.nr_ranges &&
-			  bs.calls[DC_SIMBE_REMOVE] == st.remove_batches &&
-			  (e->failures || bs.nr_mapped == st.nr_mapped);
 
-		stable = ok ? stable + 1 : 0;
+		stable = sim_env_quiet(&st, &bs, e->failures) ? stable + 1 : 0;
 		if (dc_now_ns() > end) {
 			dc_test_fail(t, __FILE__, __LINE__,
 				     "no quiescence: free %llu + mapped %llu of %llu, backend maps %llu, removes %llu/%llu",
@@ -190,14 +168,6 @@ static void env_settle(struct dc_test *t, struct env *e)
 		}
 		dc_test_sleep_us(1000);
 	}
-}
-
-/* Whether window range @w still holds the record of setup @seq. */
-static bool record_still(struct env *e, uint64_t w, uint64_t seq)
-{
-	struct dc_simbe_mapping m;
-
-	return !dc_simbe_lookup(e->be, w, &m, sizeof(m)) && m.seq == seq;
 }
 
 /*
@@ -234,7 +204,7 @@ static void check_records(struct dc_test *t, struct env *e)
 		if (known || e->failures)
 			continue;
 		/* Unknown to the cache: it must be on its way out. */
-		DC_WAIT_FOR(t, !record_still(e, w, m.seq));
+		DC_WAIT_FOR(t, !sim_record_still(e->be, w, m.seq));
 	}
 }
 
