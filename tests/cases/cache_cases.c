@@ -321,11 +321,8 @@ static void env_finish(struct dc_test *t, struct env *e)
 }
 
 /* Every case runs its body between these two. */
-#define ENV_RUN(t, e, body) do {					\
-	if (env_start((t), (e)))					\
-		body((t), (e));						\
-	env_finish((t), (e));						\
-} while (0)
+#define ENV_RUN(t, e, body)	DC_ENV_RUN(env, t, e, body)
+#define ENV_CASE(name, nr, body)	DC_ENV_CASE(env, name, nr, body)
 
 /* A start line for test threads: all of them go at once. */
 static void start_line(dc_atomic_t *ready, unsigned int n)
@@ -495,13 +492,7 @@ static void inode_body(struct dc_test *t, struct env *e)
 	dc_inode_put(NULL);
 }
 
-DC_TEST(cache_inode_get_put)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, inode_body);
-}
+ENV_CASE(cache_inode_get_put, 8, inode_body)
 
 static void args_body(struct dc_test *t, struct env *e)
 {
@@ -530,13 +521,7 @@ static void args_body(struct dc_test *t, struct env *e)
 	touch(t, e, 2, UINT64_MAX - e->rs, DC_MAP_WRITE);
 }
 
-DC_TEST(cache_arguments)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, args_body);
-}
+ENV_CASE(cache_arguments, 8, args_body)
 
 /* --- hits and misses ----------------------------------------------------- */
 
@@ -598,13 +583,7 @@ static void hit_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_REMOVE], 0);
 }
 
-DC_TEST(cache_hit_after_miss)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, hit_body);
-}
+ENV_CASE(cache_hit_after_miss, 8, hit_body)
 
 /* Small ranges: offsets inside a 4 KiB range, and many ranges. */
 static void small_body(struct dc_test *t, struct env *e)
@@ -644,13 +623,7 @@ static void hint_body(struct dc_test *t, struct env *e)
 	DC_ASSERT(t, cst(e).inline_reclaims > 0);
 }
 
-DC_TEST(cache_hint_collisions)
-{
-	struct env e;
-
-	env_init(&e, 3);
-	ENV_RUN(t, &e, hint_body);
-}
+ENV_CASE(cache_hint_collisions, 3, hint_body)
 
 DC_TEST(cache_small_ranges)
 {
@@ -740,13 +713,7 @@ static void racing_miss_body(struct dc_test *t, struct env *e)
 	}
 }
 
-DC_TEST(cache_racing_misses)
-{
-	struct env e;
-
-	env_init(&e, 32);
-	ENV_RUN(t, &e, racing_miss_body);
-}
+ENV_CASE(cache_racing_misses, 32, racing_miss_body)
 
 static void upgrade_body(struct dc_test *t, struct env *e)
 {
@@ -813,13 +780,7 @@ static void upgrade_body(struct dc_test *t, struct env *e)
 	}
 }
 
-DC_TEST(cache_upgrade)
-{
-	struct env e;
-
-	env_init(&e, 64);
-	ENV_RUN(t, &e, upgrade_body);
-}
+ENV_CASE(cache_upgrade, 64, upgrade_body)
 
 /* --- allocation order ---------------------------------------------------- */
 
@@ -847,13 +808,7 @@ static void pool_first_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_REMOVE], 0);
 }
 
-DC_TEST(cache_alloc_free_pool_first)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, pool_first_body);
-}
+ENV_CASE(cache_alloc_free_pool_first, 8, pool_first_body)
 
 /*
  * Inline reclaim with the background reclaimer frozen in a writeback:
@@ -1077,13 +1032,7 @@ DC_TEST(cache_bg_reclaim_batches)
 }
 
 /* Nobody waits, yet the pool went below the threshold: the reclaimer runs. */
-DC_TEST(cache_bg_reclaim_threshold)
-{
-	struct env e;
-
-	env_init(&e, 20);
-	ENV_RUN(t, &e, bg_self_body);
-}
+ENV_CASE(cache_bg_reclaim_threshold, 20, bg_self_body)
 
 /* --- writeback ----------------------------------------------------------- */
 
@@ -1121,13 +1070,7 @@ static void writeback_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).writebacks, 1);
 }
 
-DC_TEST(cache_writeback_before_reclaim)
-{
-	struct env e;
-
-	env_init(&e, 1);
-	ENV_RUN(t, &e, writeback_body);
-}
+ENV_CASE(cache_writeback_before_reclaim, 1, writeback_body)
 
 /* --- backend failures ----------------------------------------------------- */
 
@@ -1175,13 +1118,7 @@ static void setup_fail_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, st.nr_free, e->nr - 2);
 }
 
-DC_TEST(cache_setup_failure)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, setup_fail_body);
-}
+ENV_CASE(cache_setup_failure, 8, setup_fail_body)
 
 /* A failed setup of a reused range: the range goes back to the pool. */
 static void setup_fail_reuse_body(struct dc_test *t, struct env *e)
@@ -1260,13 +1197,7 @@ static void remove_fail_body(struct dc_test *t, struct env *e)
 		touch(t, e, 2, k * e->rs, 0);
 }
 
-DC_TEST(cache_remove_failure)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, remove_fail_body);
-}
+ENV_CASE(cache_remove_failure, 8, remove_fail_body)
 
 static void writeback_fail_body(struct dc_test *t, struct env *e)
 {
@@ -1312,13 +1243,7 @@ static void writeback_fail_body(struct dc_test *t, struct env *e)
 	DC_ASSERT(t, sst(e).writebacks >= 1);
 }
 
-DC_TEST(cache_writeback_failure)
-{
-	struct env e;
-
-	env_init(&e, 2);
-	ENV_RUN(t, &e, writeback_fail_body);
-}
+ENV_CASE(cache_writeback_failure, 2, writeback_fail_body)
 
 /* --- punch and evict --------------------------------------------------------- */
 
@@ -1387,13 +1312,7 @@ static void punch_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).misses, s0.misses + 1);
 }
 
-DC_TEST(cache_punch)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, punch_body);
-}
+ENV_CASE(cache_punch, 8, punch_body)
 
 static void evict_body(struct dc_test *t, struct env *e)
 {
@@ -1510,13 +1429,7 @@ static void put_pinned_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).nr_inodes, ENV_INODES);
 }
 
-DC_TEST(cache_put_with_pin_waits)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, put_pinned_body);
-}
+ENV_CASE(cache_put_with_pin_waits, 8, put_pinned_body)
 
 /* dc_cache_destroy() with inodes still referenced: evicted anyway. */
 DC_TEST(cache_destroy_live_inodes)
@@ -1600,13 +1513,7 @@ static void nowait_body(struct dc_test *t, struct env *e)
 	DC_WAIT_FOR(t, cst(e).bg_reclaims > s0.bg_reclaims);
 }
 
-DC_TEST(cache_nowait_noreclaim)
-{
-	struct env e;
-
-	env_init(&e, 2);
-	ENV_RUN(t, &e, nowait_body);
-}
+ENV_CASE(cache_nowait_noreclaim, 2, nowait_body)
 
 /* A thread that pins every range and asks for one more gets -ETIMEDOUT. */
 static void self_pin_body(struct dc_test *t, struct env *e)
@@ -1839,13 +1746,7 @@ static void pin_stable_body(struct dc_test *t, struct env *e)
 	DC_WAIT_FOR(t, cst(e).inline_reclaims + cst(e).bg_reclaims >= 49);
 }
 
-DC_TEST(cache_pin_blocks_reclaim)
-{
-	struct env e;
-
-	env_init(&e, 2);
-	ENV_RUN(t, &e, pin_stable_body);
-}
+ENV_CASE(cache_pin_blocks_reclaim, 2, pin_stable_body)
 
 /* --- allocation failures ------------------------------------------------------- */
 
@@ -1891,13 +1792,7 @@ static void enomem_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).nr_free, e->nr);
 }
 
-DC_TEST(cache_alloc_failures)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, enomem_body);
-}
+ENV_CASE(cache_alloc_failures, 8, enomem_body)
 
 /* dc_cache_create() with each of its allocations failing in turn. */
 DC_TEST(cache_create_enomem)
@@ -1956,13 +1851,7 @@ static void stats_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, st.nr_mapped, 1);
 }
 
-DC_TEST(cache_stats_size)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, stats_body);
-}
+ENV_CASE(cache_stats_size, 8, stats_body)
 
 /* --- what the header promises at the edges -------------------------------------- */
 
@@ -2033,13 +1922,7 @@ static void map_error_body(struct dc_test *t, struct env *e)
 	check_empty_pin(t, e, &pin);
 }
 
-DC_TEST(cache_map_error_empty_pin)
-{
-	struct env e;
-
-	env_init(&e, 2);
-	ENV_RUN(t, &e, map_error_body);
-}
+ENV_CASE(cache_map_error_empty_pin, 2, map_error_body)
 
 /*
  * A backend op that answers a positive number has broken its contract (0 or
@@ -2183,13 +2066,7 @@ static void gen_upgrade_body(struct dc_test *t, struct env *e)
 	DC_ASSERT(t, ro->gen != rw->gen);
 }
 
-DC_TEST(cache_gen_changes_on_upgrade)
-{
-	struct env e;
-
-	env_init(&e, 1);
-	ENV_RUN(t, &e, gen_upgrade_body);
-}
+ENV_CASE(cache_gen_changes_on_upgrade, 1, gen_upgrade_body)
 
 /*
  * Punch with a pinned range and a range whose writeback fails: the
@@ -2220,13 +2097,7 @@ static void punch_wb_wins_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
 }
 
-DC_TEST(cache_punch_writeback_error_wins)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, punch_wb_wins_body);
-}
+ENV_CASE(cache_punch_writeback_error_wins, 8, punch_wb_wins_body)
 
 /*
  * Batches of one, and one range of 64 whose writeback always fails: the
@@ -2343,13 +2214,7 @@ static void setup_log_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&setup_lines), 7);
 }
 
-DC_TEST(cache_setup_failure_logged)
-{
-	struct env e;
-
-	env_init(&e, 4);
-	ENV_RUN(t, &e, setup_log_body);
-}
+ENV_CASE(cache_setup_failure_logged, 4, setup_log_body)
 
 /*
  * dc_cache_destroy() with a pin still held: it reports, gives up waiting

@@ -150,6 +150,28 @@ static inline bool dc_test_failed(struct dc_test *t)
 		return;							\
 } while (0)
 
+/*
+ * A suite's environment: `struct ENV` with ENV_init(e, nr) (defaults for
+ * @nr ranges), bool ENV_start(t, e) and ENV_finish(t, e) (checks, then
+ * tears down what start made, whether it succeeded or not).
+ * DC_ENV_RUN() runs @body(t, e) between the two; DC_ENV_CASE() is a case
+ * that does so in a fresh environment with the defaults for @nr.
+ */
+#define DC_ENV_RUN(ENV, t, e, body) do {				\
+	if (ENV##_start((t), (e)))					\
+		body((t), (e));						\
+	ENV##_finish((t), (e));						\
+} while (0)
+
+#define DC_ENV_CASE(ENV, name, nr, body)				\
+DC_TEST(name)								\
+{									\
+	struct ENV e;							\
+									\
+	ENV##_init(&e, (nr));						\
+	DC_ENV_RUN(ENV, t, &e, body);					\
+}
+
 /* --- the tree's small deterministic PRNG (lib/platform/prng.h) ---------- */
 
 struct dc_test_rng {
