@@ -37,6 +37,7 @@
 #include <daxcache/thread.h>
 
 #include "torture.h"
+#include "../cases/sim_env.h"
 
 #define T_SETTLE_NS		(10ull * T_NSEC)
 
@@ -64,21 +65,9 @@ static void step(enum t_op s)
 	t_op_begin(&main_th, s);
 }
 
-static struct dc_cache_stats cstats(struct t_round *rd)
-{
-	struct dc_cache_stats st;
-
-	dc_cache_stats(rd->cache, &st, sizeof(st));
-	return st;
-}
-
-static struct dc_simbe_stats bstats(struct t_round *rd)
-{
-	struct dc_simbe_stats st;
-
-	dc_simbe_stats(rd->be.sim, &st, sizeof(st));
-	return st;
-}
+/* Snapshots of the cache's and the backend's counters. */
+#define cstats(rd)	sim_cache_stats((rd)->cache)
+#define bstats(rd)	sim_be_stats((rd)->be.sim)
 
 static void set_faults(struct t_round *rd, bool on, uint64_t seed)
 {
