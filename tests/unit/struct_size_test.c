@@ -38,21 +38,14 @@
 #include <daxcache/mmap_backend.h>
 #include <daxcache/simbe.h>
 
+#include "ok_check.h"
+
 #define RANGE_SHIFT	16
 #define RS		(1ull << RANGE_SHIFT)
 #define CANARY		0xa5
 #define GUARD		64
 
-static int failures, passes;
 
-static void check(int ok, const char *what, long got)
-{
-	printf("%s %s (got %ld)\n", ok ? "ok" : "not ok", what, got);
-	if (ok)
-		passes++;
-	else
-		failures++;
-}
 
 /* A copy of @len bytes of @src in a heap block of exactly @len bytes. */
 static void *exact(const void *src, size_t len)
@@ -743,6 +736,5 @@ int main(void)
 	attr_cases();
 	backend_cases();
 	dc_thread_unregister();
-	printf("struct-size: %d passed, %d failed\n", passes, failures);
-	return failures ? 1 : 0;
+	return ok_summary("struct-size");
 }
