@@ -87,6 +87,27 @@ static inline bool sim_env_quiet(const struct dc_cache_stats *st,
 	       (stale_ok || bs->nr_mapped == st->nr_mapped);
 }
 
+/*
+ * One use of @cache: get inode @ino, map @off with @flags, unpin, put.
+ * Returns 0 or the -errno of the step that failed.
+ */
+static inline int sim_map_once(struct dc_cache *cache, uint64_t ino,
+			       uint64_t off, unsigned int flags)
+{
+	struct dc_inode *in;
+	struct dc_pin pin;
+	int ret;
+
+	ret = dc_inode_get(cache, ino, &in);
+	if (ret)
+		return ret;
+	ret = dc_map(in, off, flags, &pin);
+	if (!ret)
+		dc_unpin(&pin);
+	dc_inode_put(in);
+	return ret;
+}
+
 /* Whether window range @w of @be still holds the record of setup @seq. */
 static inline bool sim_record_still(struct dc_simbe *be, uint64_t w,
 				    uint64_t seq)

@@ -38,6 +38,7 @@
 #include <daxcache/mmap_backend.h>
 #include <daxcache/simbe.h>
 
+#include "../cases/sim_env.h"
 #include "ok_check.h"
 
 #define RANGE_SHIFT	16
@@ -285,8 +286,6 @@ static void cache_cases(void)
 	{
 		struct short_backend_ops sh = { .setup = t_setup, .remove = t_remove };
 		struct new_backend_ops nops = { .cur = ops };
-		struct dc_inode *in;
-		struct dc_pin pin;
 
 		ret = cache_new(&cur, sizeof(cur), &sh, sizeof(sh), &c);
 		check(ret == -EINVAL, "create with ops below their first layout", ret);
@@ -301,13 +300,7 @@ static void cache_cases(void)
 		if (!ret) {
 			setups = 0;
 			writebacks = 0;
-			ret = dc_inode_get(c, 7, &in);
-			if (!ret) {
-				ret = dc_map(in, 0, DC_MAP_WRITE, &pin);
-				if (!ret)
-					dc_unpin(&pin);
-				dc_inode_put(in);
-			}
+			ret = sim_map_once(c, 7, 0, DC_MAP_WRITE);
 			check(ret == 0 && setups == 1 && writebacks > 0,
 			      "new ops: setup and writeback called", setups);
 			dc_cache_destroy(c);
@@ -324,17 +317,8 @@ static void cache_cases(void)
 	free(heap_ops);
 	check(ret == 0, "create with an ops table freed right after", ret);
 	if (!ret) {
-		struct dc_inode *in;
-		struct dc_pin pin;
-
 		setups = 0;
-		ret = dc_inode_get(c, 9, &in);
-		if (!ret) {
-			ret = dc_map(in, 0, 0, &pin);
-			if (!ret)
-				dc_unpin(&pin);
-			dc_inode_put(in);
-		}
+		ret = sim_map_once(c, 9, 0, 0);
 		check(ret == 0 && setups == 1, "freed ops table: setup still called",
 		      setups);
 		dc_cache_destroy(c);
