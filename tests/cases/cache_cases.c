@@ -917,6 +917,9 @@ static void inline_runs(struct dc_test *t, const struct inline_run *runs, unsign
 		if (env_start(t, &e))
 			inline_scenario(t, &e, runs[i].victim);
 		env_finish(t, &e);
+		if (dc_test_failed(t))
+			dc_test_log(t, "in row %u: flags %#x, victim inode %u", i,
+				    runs[i].flags, runs[i].victim);
 	}
 }
 
@@ -2376,6 +2379,9 @@ DC_TEST(cache_threads_mixed)
 		e.cfg.victim = k & 1 ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK;
 		e.cfg.remove_batch_max = 3;
 		ENV_RUN(t, &e, mix_body);
+		if (dc_test_failed(t))
+			dc_test_log(t, "in row %u: %u ranges, %s victims", k, sizes[k],
+				    k & 1 ? "round-robin" : "clock");
 	}
 }
 
