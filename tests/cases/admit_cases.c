@@ -14,6 +14,8 @@
 #include <daxcache/cache.h>
 #include <daxcache/simbe.h>
 
+#include "sim_env.h"
+
 #define A_INODES	2u		/* ids A_INO + 0..1 */
 #define A_PINS		8u
 #define A_INO		500u
@@ -31,14 +33,8 @@ struct aenv {
 	uint64_t calls;			/* dc_map() calls that returned >= 0 */
 };
 
-static struct dc_cache_stats ast(const struct aenv *e)
-{
-	struct dc_cache_stats st;
-
-	memset(&st, 0, sizeof(st));
-	dc_cache_stats(e->cache, &st, sizeof(st));
-	return st;
-}
+/* A snapshot of the cache's counters. */
+#define ast(e)	sim_cache_stats((e)->cache)
 
 static void aenv_init(struct aenv *e, unsigned int nr)
 {
@@ -51,19 +47,15 @@ static void aenv_init(struct aenv *e, unsigned int nr)
 static bool aenv_start(struct dc_test *t, struct aenv *e)
 {
 	struct dc_simbe_config bcfg;
+	const char *what;
 	unsigned int i;
 	int ret;
 
 	dc_simbe_config_init(&bcfg, sizeof(bcfg), e->cfg.window_size);
-	ret = dc_simbe_create(&bcfg, sizeof(bcfg), &e->be);
+	ret = sim_env_create(&e->cfg, &bcfg, dc_simbe_ops(), &e->be, &e->cache,
+			     &what);
 	if (ret) {
-		dc_test_fail(t, __FILE__, __LINE__, "dc_simbe_create: %d", ret);
-		return false;
-	}
-	ret = dc_cache_create(&e->cfg, sizeof(e->cfg), dc_simbe_ops(),
-			      sizeof(struct dc_backend_ops), e->be, &e->cache);
-	if (ret) {
-		dc_test_fail(t, __FILE__, __LINE__, "dc_cache_create: %d", ret);
+		dc_test_fail(t, __FILE__, __LINE__, "%s: %d", what, ret);
 		return false;
 	}
 	for (i = 0; i < A_INODES; i++) {
@@ -85,10 +77,8 @@ static void aenv_finish(struct dc_test *t, struct aenv *e)
 		dc_unpin(&e->pin[i]);
 	if (e->cache && !dc_test_failed(t)) {
 		struct dc_cache_stats st = ast(e);
-		struct dc_simbe_stats bs;
+		struct dc_simbe_stats bs = sim_be_stats(e->be);
 
-		memset(&bs, 0, sizeof(bs));
-		dc_simbe_stats(e->be, &bs, sizeof(bs));
 		if (st.hits + st.misses + st.bypasses != e->calls ||
 		    st.bypasses != st.bypass_full + st.bypass_busy + st.bypass_write ||
 		    bs.overlaps || bs.bad_calls || bs.tag_failures ||
@@ -112,11 +102,9 @@ static void aenv_finish(struct dc_test *t, struct aenv *e)
 	dc_simbe_destroy(e->be);
 }
 
-#define AENV_RUN(t, e, body) do {					\
-	if (aenv_start((t), (e)))					\
-		body((t), (e));						\
-	aenv_finish((t), (e));						\
-} while (0)
+/* Every case runs its body between aenv_start() and aenv_finish(). */
+#define AENV_RUN(t, e, body)	DC_ENV_RUN(aenv, t, e, body)
+#define AENV_CASE(name, nr, body)	DC_ENV_CASE(aenv, name, nr, body)
 
 /*
  * One access to page @pg (4 KiB) of range @idx of inode @i with @flags.
@@ -226,13 +214,7 @@ static void no_flag_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT(t, ast(e).misses > 1000);
 }
 
-DC_TEST(admit_never_without_flag)
-{
-	struct aenv e;
-
-	aenv_init(&e, 8);
-	AENV_RUN(t, &e, no_flag_body);
-}
+AENV_CASE(admit_never_without_flag, 8, no_flag_body)
 
 /* DC_ADMIT_ALWAYS ignores the flag: the same churn, no bypass. */
 DC_TEST(admit_always_ignores_flag)
@@ -281,13 +263,7 @@ static void free_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st.bg_reclaims, 0);
 }
 
-DC_TEST(admit_free_ranges_always)
-{
-	struct aenv e;
-
-	aenv_init(&e, 16);
-	AENV_RUN(t, &e, free_body);
-}
+AENV_CASE(admit_free_ranges_always, 16, free_body)
 
 /* A working set that fits: after one miss per range, only hits. */
 static void fits_body(struct dc_test *t, struct aenv *e)
@@ -312,13 +288,7 @@ static void fits_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st.hits, 3000 - st.misses);
 }
 
-DC_TEST(admit_fits_all_hits)
-{
-	struct aenv e;
-
-	aenv_init(&e, 16);
-	AENV_RUN(t, &e, fits_body);
-}
+AENV_CASE(admit_fits_all_hits, 16, fits_body)
 
 /* --- what is refused ---------------------------------------------------- */
 
@@ -426,13 +396,7 @@ static void scan_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st.hits - before.hits, hot);
 }
 
-DC_TEST(admit_scan_keeps_hot_set)
-{
-	struct aenv e;
-
-	aenv_init(&e, 16);
-	AENV_RUN(t, &e, scan_body);
-}
+AENV_CASE(admit_scan_keeps_hot_set, 16, scan_body)
 
 /*
  * Sequential 4 KiB reads of one range, in a window full of ranges that
@@ -466,13 +430,7 @@ static void seq_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st.hits - before.hits, 512 - first);
 }
 
-DC_TEST(admit_sequential_admitted)
-{
-	struct aenv e;
-
-	aenv_init(&e, 8);
-	AENV_RUN(t, &e, seq_body);
-}
+AENV_CASE(admit_sequential_admitted, 8, seq_body)
 
 /*
  * A sequential 4 KiB read of @n new ranges of inode 1, in a window full of
@@ -509,13 +467,7 @@ static void stream_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st.hits - before.hits, 512 * n - n - 1);
 }
 
-DC_TEST(admit_stream_across_ranges)
-{
-	struct aenv e;
-
-	aenv_init(&e, 8);
-	AENV_RUN(t, &e, stream_body);
-}
+AENV_CASE(admit_stream_across_ranges, 8, stream_body)
 
 /*
  * What does not look like a stream is decided as before (a first miss in
@@ -553,13 +505,7 @@ static void not_stream_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st.admits_contested - before.admits_contested, 1);
 }
 
-DC_TEST(admit_random_miss_not_stream)
-{
-	struct aenv e;
-
-	aenv_init(&e, 8);
-	AENV_RUN(t, &e, not_stream_body);
-}
+AENV_CASE(admit_random_miss_not_stream, 8, not_stream_body)
 
 /*
  * Zipf-like skew over 4x the window (range r drawn with weight 1/(r+1)),
@@ -613,13 +559,7 @@ static void skew_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT(t, before.admits_contested > 0);
 }
 
-DC_TEST(admit_skew_keeps_hottest)
-{
-	struct aenv e;
-
-	aenv_init(&e, 16);
-	AENV_RUN(t, &e, skew_body);
-}
+AENV_CASE(admit_skew_keeps_hottest, 16, skew_body)
 
 /* --- writes ------------------------------------------------------------------- */
 
@@ -660,18 +600,11 @@ static void write_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st.bypass_full, 0);
 	DC_ASSERT_EQ(t, st.upgrades, 2);
 	DC_ASSERT_EQ(t, st.admits_contested, 1);
-	memset(&bs, 0, sizeof(bs));
-	dc_simbe_stats(e->be, &bs, sizeof(bs));
+	bs = sim_be_stats(e->be);
 	DC_ASSERT_EQ(t, bs.setups_write, 3);
 }
 
-DC_TEST(admit_writes_never_evict)
-{
-	struct aenv e;
-
-	aenv_init(&e, 6);
-	AENV_RUN(t, &e, write_body);
-}
+AENV_CASE(admit_writes_never_evict, 6, write_body)
 
 /*
  * A window that holds every range it is asked for never reclaims, so an
@@ -719,18 +652,11 @@ static void write_hot_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT(t, pin.writable);
 	dc_unpin(&pin);
 	DC_ASSERT_EQ(t, ast(e).upgrades, st.upgrades);
-	memset(&bs, 0, sizeof(bs));
-	dc_simbe_stats(e->be, &bs, sizeof(bs));
+	bs = sim_be_stats(e->be);
 	DC_ASSERT_EQ(t, bs.setups_write, 1);
 }
 
-DC_TEST(admit_write_hot_upgrades)
-{
-	struct aenv e;
-
-	aenv_init(&e, 4);
-	AENV_RUN(t, &e, write_hot_body);
-}
+AENV_CASE(admit_write_hot_upgrades, 4, write_hot_body)
 
 /* --- several files ------------------------------------------------------------ */
 
@@ -780,13 +706,7 @@ static void files_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, other, 2);
 }
 
-DC_TEST(admit_victim_window_wide)
-{
-	struct aenv e;
-
-	aenv_init(&e, 4);
-	AENV_RUN(t, &e, files_body);
-}
+AENV_CASE(admit_victim_window_wide, 4, files_body)
 
 /* --- busy windows --------------------------------------------------------- */
 
@@ -886,21 +806,9 @@ static void inflight_body(struct dc_test *t, struct aenv *e)
 		DC_ASSERT_INT_EQ(t, access1(t, e, 1, 1, 0, BYPASS), 0);
 }
 
-DC_TEST(admit_waits_for_range_in_flight)
-{
-	struct aenv e;
+AENV_CASE(admit_waits_for_range_in_flight, 4, inflight_body)
 
-	aenv_init(&e, 4);
-	AENV_RUN(t, &e, inflight_body);
-}
-
-DC_TEST(admit_busy_bypasses_at_once)
-{
-	struct aenv e;
-
-	aenv_init(&e, 4);
-	AENV_RUN(t, &e, busy_body);
-}
+AENV_CASE(admit_busy_bypasses_at_once, 4, busy_body)
 
 /* --- threads ---------------------------------------------------------------- */
 
@@ -985,13 +893,7 @@ static void mt_body(struct dc_test *t, struct aenv *e)
 	DC_WAIT_FOR(t, ast(e).nr_free + ast(e).nr_mapped == ast(e).nr_ranges);
 }
 
-DC_TEST(admit_threads)
-{
-	struct aenv e;
-
-	aenv_init(&e, 8);
-	AENV_RUN(t, &e, mt_body);
-}
+AENV_CASE(admit_threads, 8, mt_body)
 
 DC_SUITE(admit,
 	DC_CASE(admit_config),

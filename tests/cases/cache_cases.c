@@ -17,6 +17,8 @@
 #include <daxcache/fault.h>
 #include <daxcache/simbe.h>
 
+#include "sim_env.h"
+
 #define ENV_INODES	4u		/* ids INO_BASE + 0..3 */
 #define ENV_PINS	16u
 #define ENV_PROBE_IDX	64u		/* indexes the invariant check probes */
@@ -42,23 +44,9 @@ static inline uint64_t ino_id(unsigned int i)
 }
 
 
-static struct dc_cache_stats cst(const struct env *e)
-{
-	struct dc_cache_stats st;
-
-	memset(&st, 0, sizeof(st));
-	dc_cache_stats(e->cache, &st, sizeof(st));
-	return st;
-}
-
-static struct dc_simbe_stats sst(const struct env *e)
-{
-	struct dc_simbe_stats st;
-
-	memset(&st, 0, sizeof(st));
-	dc_simbe_stats(e->be, &st, sizeof(st));
-	return st;
-}
+/* Snapshots of the cache's and the backend's counters. */
+#define cst(e)	sim_cache_stats((e)->cache)
+#define sst(e)	sim_be_stats((e)->be)
 
 /* Defaults for a window of @nr ranges of 2 MiB, with a short range wait. */
 static void env_init(struct env *e, unsigned int nr)
@@ -74,21 +62,14 @@ static void env_init(struct env *e, unsigned int nr)
 /* Create the backend, the cache and the inodes.  Returns false on failure. */
 static bool env_start(struct dc_test *t, struct env *e)
 {
+	const char *what;
 	unsigned int i;
 	int ret;
 
-	e->bcfg.window_size = e->cfg.window_size;
-	e->bcfg.range_shift = e->cfg.range_shift;
-	e->bcfg.remove_batch_max = e->cfg.remove_batch_max;
 	e->rs = 1ull << e->cfg.range_shift;
-	ret = dc_simbe_create(&e->bcfg, sizeof(e->bcfg), &e->be);
+	ret = sim_env_create(&e->cfg, &e->bcfg, &e->ops, &e->be, &e->cache, &what);
 	if (ret) {
-		dc_test_fail(t, __FILE__, __LINE__, "dc_simbe_create: %d", ret);
-		return false;
-	}
-	ret = dc_cache_create(&e->cfg, sizeof(e->cfg), &e->ops, sizeof(e->ops), e->be, &e->cache);
-	if (ret) {
-		dc_test_fail(t, __FILE__, __LINE__, "dc_cache_create: %d", ret);
+		dc_test_fail(t, __FILE__, __LINE__, "%s: %d", what, ret);
 		return false;
 	}
 	for (i = 0; i < ENV_INODES; i++) {
@@ -172,11 +153,8 @@ static void env_settle(struct dc_test *t, struct env *e)
 	while (stable < 3) {
 		struct dc_cache_stats st = cst(e);
 		struct dc_simbe_stats bs = sst(e);
-		bool ok = st.nr_free + st.nr_mapped == st.nr_ranges &&
-			  bs.calls[DC_SIMBE_REMOVE] == st.remove_batches &&
-			  (e->failures || bs.nr_mapped == st.nr_mapped);
 
-		stable = ok ? stable + 1 : 0;
+		stable = sim_env_quiet(&st, &bs, e->failures) ? stable + 1 : 0;
 		if (dc_now_ns() > end) {
 			dc_test_fail(t, __FILE__, __LINE__,
 				     "no quiescence: free %llu + mapped %llu of %llu, backend maps %llu, removes %llu/%llu",
@@ -190,14 +168,6 @@ static void env_settle(struct dc_test *t, struct env *e)
 		}
 		dc_test_sleep_us(1000);
 	}
-}
-
-/* Whether window range @w still holds the record of setup @seq. */
-static bool record_still(struct env *e, uint64_t w, uint64_t seq)
-{
-	struct dc_simbe_mapping m;
-
-	return !dc_simbe_lookup(e->be, w, &m, sizeof(m)) && m.seq == seq;
 }
 
 /*
@@ -234,7 +204,7 @@ static void check_records(struct dc_test *t, struct env *e)
 		if (known || e->failures)
 			continue;
 		/* Unknown to the cache: it must be on its way out. */
-		DC_WAIT_FOR(t, !record_still(e, w, m.seq));
+		DC_WAIT_FOR(t, !sim_record_still(e->be, w, m.seq));
 	}
 }
 
@@ -351,11 +321,8 @@ static void env_finish(struct dc_test *t, struct env *e)
 }
 
 /* Every case runs its body between these two. */
-#define ENV_RUN(t, e, body) do {					\
-	if (env_start((t), (e)))					\
-		body((t), (e));						\
-	env_finish((t), (e));						\
-} while (0)
+#define ENV_RUN(t, e, body)	DC_ENV_RUN(env, t, e, body)
+#define ENV_CASE(name, nr, body)	DC_ENV_CASE(env, name, nr, body)
 
 /* A start line for test threads: all of them go at once. */
 static void start_line(dc_atomic_t *ready, unsigned int n)
@@ -525,13 +492,7 @@ static void inode_body(struct dc_test *t, struct env *e)
 	dc_inode_put(NULL);
 }
 
-DC_TEST(cache_inode_get_put)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, inode_body);
-}
+ENV_CASE(cache_inode_get_put, 8, inode_body)
 
 static void args_body(struct dc_test *t, struct env *e)
 {
@@ -560,13 +521,7 @@ static void args_body(struct dc_test *t, struct env *e)
 	touch(t, e, 2, UINT64_MAX - e->rs, DC_MAP_WRITE);
 }
 
-DC_TEST(cache_arguments)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, args_body);
-}
+ENV_CASE(cache_arguments, 8, args_body)
 
 /* --- hits and misses ----------------------------------------------------- */
 
@@ -628,13 +583,7 @@ static void hit_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_REMOVE], 0);
 }
 
-DC_TEST(cache_hit_after_miss)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, hit_body);
-}
+ENV_CASE(cache_hit_after_miss, 8, hit_body)
 
 /* Small ranges: offsets inside a 4 KiB range, and many ranges. */
 static void small_body(struct dc_test *t, struct env *e)
@@ -674,13 +623,7 @@ static void hint_body(struct dc_test *t, struct env *e)
 	DC_ASSERT(t, cst(e).inline_reclaims > 0);
 }
 
-DC_TEST(cache_hint_collisions)
-{
-	struct env e;
-
-	env_init(&e, 3);
-	ENV_RUN(t, &e, hint_body);
-}
+ENV_CASE(cache_hint_collisions, 3, hint_body)
 
 DC_TEST(cache_small_ranges)
 {
@@ -770,13 +713,7 @@ static void racing_miss_body(struct dc_test *t, struct env *e)
 	}
 }
 
-DC_TEST(cache_racing_misses)
-{
-	struct env e;
-
-	env_init(&e, 32);
-	ENV_RUN(t, &e, racing_miss_body);
-}
+ENV_CASE(cache_racing_misses, 32, racing_miss_body)
 
 static void upgrade_body(struct dc_test *t, struct env *e)
 {
@@ -843,13 +780,7 @@ static void upgrade_body(struct dc_test *t, struct env *e)
 	}
 }
 
-DC_TEST(cache_upgrade)
-{
-	struct env e;
-
-	env_init(&e, 64);
-	ENV_RUN(t, &e, upgrade_body);
-}
+ENV_CASE(cache_upgrade, 64, upgrade_body)
 
 /* --- allocation order ---------------------------------------------------- */
 
@@ -877,13 +808,7 @@ static void pool_first_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_REMOVE], 0);
 }
 
-DC_TEST(cache_alloc_free_pool_first)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, pool_first_body);
-}
+ENV_CASE(cache_alloc_free_pool_first, 8, pool_first_body)
 
 /*
  * Inline reclaim with the background reclaimer frozen in a writeback:
@@ -992,6 +917,9 @@ static void inline_runs(struct dc_test *t, const struct inline_run *runs, unsign
 		if (env_start(t, &e))
 			inline_scenario(t, &e, runs[i].victim);
 		env_finish(t, &e);
+		if (dc_test_failed(t))
+			dc_test_log(t, "in row %u: flags %#x, victim inode %u", i,
+				    runs[i].flags, runs[i].victim);
 	}
 }
 
@@ -1107,13 +1035,7 @@ DC_TEST(cache_bg_reclaim_batches)
 }
 
 /* Nobody waits, yet the pool went below the threshold: the reclaimer runs. */
-DC_TEST(cache_bg_reclaim_threshold)
-{
-	struct env e;
-
-	env_init(&e, 20);
-	ENV_RUN(t, &e, bg_self_body);
-}
+ENV_CASE(cache_bg_reclaim_threshold, 20, bg_self_body)
 
 /* --- writeback ----------------------------------------------------------- */
 
@@ -1151,13 +1073,7 @@ static void writeback_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).writebacks, 1);
 }
 
-DC_TEST(cache_writeback_before_reclaim)
-{
-	struct env e;
-
-	env_init(&e, 1);
-	ENV_RUN(t, &e, writeback_body);
-}
+ENV_CASE(cache_writeback_before_reclaim, 1, writeback_body)
 
 /* --- backend failures ----------------------------------------------------- */
 
@@ -1205,13 +1121,7 @@ static void setup_fail_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, st.nr_free, e->nr - 2);
 }
 
-DC_TEST(cache_setup_failure)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, setup_fail_body);
-}
+ENV_CASE(cache_setup_failure, 8, setup_fail_body)
 
 /* A failed setup of a reused range: the range goes back to the pool. */
 static void setup_fail_reuse_body(struct dc_test *t, struct env *e)
@@ -1290,13 +1200,7 @@ static void remove_fail_body(struct dc_test *t, struct env *e)
 		touch(t, e, 2, k * e->rs, 0);
 }
 
-DC_TEST(cache_remove_failure)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, remove_fail_body);
-}
+ENV_CASE(cache_remove_failure, 8, remove_fail_body)
 
 static void writeback_fail_body(struct dc_test *t, struct env *e)
 {
@@ -1342,13 +1246,7 @@ static void writeback_fail_body(struct dc_test *t, struct env *e)
 	DC_ASSERT(t, sst(e).writebacks >= 1);
 }
 
-DC_TEST(cache_writeback_failure)
-{
-	struct env e;
-
-	env_init(&e, 2);
-	ENV_RUN(t, &e, writeback_fail_body);
-}
+ENV_CASE(cache_writeback_failure, 2, writeback_fail_body)
 
 /* --- punch and evict --------------------------------------------------------- */
 
@@ -1417,13 +1315,7 @@ static void punch_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).misses, s0.misses + 1);
 }
 
-DC_TEST(cache_punch)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, punch_body);
-}
+ENV_CASE(cache_punch, 8, punch_body)
 
 static void evict_body(struct dc_test *t, struct env *e)
 {
@@ -1540,13 +1432,7 @@ static void put_pinned_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).nr_inodes, ENV_INODES);
 }
 
-DC_TEST(cache_put_with_pin_waits)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, put_pinned_body);
-}
+ENV_CASE(cache_put_with_pin_waits, 8, put_pinned_body)
 
 /* dc_cache_destroy() with inodes still referenced: evicted anyway. */
 DC_TEST(cache_destroy_live_inodes)
@@ -1630,13 +1516,7 @@ static void nowait_body(struct dc_test *t, struct env *e)
 	DC_WAIT_FOR(t, cst(e).bg_reclaims > s0.bg_reclaims);
 }
 
-DC_TEST(cache_nowait_noreclaim)
-{
-	struct env e;
-
-	env_init(&e, 2);
-	ENV_RUN(t, &e, nowait_body);
-}
+ENV_CASE(cache_nowait_noreclaim, 2, nowait_body)
 
 /* A thread that pins every range and asks for one more gets -ETIMEDOUT. */
 static void self_pin_body(struct dc_test *t, struct env *e)
@@ -1869,13 +1749,7 @@ static void pin_stable_body(struct dc_test *t, struct env *e)
 	DC_WAIT_FOR(t, cst(e).inline_reclaims + cst(e).bg_reclaims >= 49);
 }
 
-DC_TEST(cache_pin_blocks_reclaim)
-{
-	struct env e;
-
-	env_init(&e, 2);
-	ENV_RUN(t, &e, pin_stable_body);
-}
+ENV_CASE(cache_pin_blocks_reclaim, 2, pin_stable_body)
 
 /* --- allocation failures ------------------------------------------------------- */
 
@@ -1921,13 +1795,7 @@ static void enomem_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).nr_free, e->nr);
 }
 
-DC_TEST(cache_alloc_failures)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, enomem_body);
-}
+ENV_CASE(cache_alloc_failures, 8, enomem_body)
 
 /* dc_cache_create() with each of its allocations failing in turn. */
 DC_TEST(cache_create_enomem)
@@ -1986,13 +1854,7 @@ static void stats_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, st.nr_mapped, 1);
 }
 
-DC_TEST(cache_stats_size)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, stats_body);
-}
+ENV_CASE(cache_stats_size, 8, stats_body)
 
 /* --- what the header promises at the edges -------------------------------------- */
 
@@ -2063,13 +1925,7 @@ static void map_error_body(struct dc_test *t, struct env *e)
 	check_empty_pin(t, e, &pin);
 }
 
-DC_TEST(cache_map_error_empty_pin)
-{
-	struct env e;
-
-	env_init(&e, 2);
-	ENV_RUN(t, &e, map_error_body);
-}
+ENV_CASE(cache_map_error_empty_pin, 2, map_error_body)
 
 /*
  * A backend op that answers a positive number has broken its contract (0 or
@@ -2213,13 +2069,7 @@ static void gen_upgrade_body(struct dc_test *t, struct env *e)
 	DC_ASSERT(t, ro->gen != rw->gen);
 }
 
-DC_TEST(cache_gen_changes_on_upgrade)
-{
-	struct env e;
-
-	env_init(&e, 1);
-	ENV_RUN(t, &e, gen_upgrade_body);
-}
+ENV_CASE(cache_gen_changes_on_upgrade, 1, gen_upgrade_body)
 
 /*
  * Punch with a pinned range and a range whose writeback fails: the
@@ -2250,13 +2100,7 @@ static void punch_wb_wins_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
 }
 
-DC_TEST(cache_punch_writeback_error_wins)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	ENV_RUN(t, &e, punch_wb_wins_body);
-}
+ENV_CASE(cache_punch_writeback_error_wins, 8, punch_wb_wins_body)
 
 /*
  * Batches of one, and one range of 64 whose writeback always fails: the
@@ -2373,13 +2217,7 @@ static void setup_log_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&setup_lines), 7);
 }
 
-DC_TEST(cache_setup_failure_logged)
-{
-	struct env e;
-
-	env_init(&e, 4);
-	ENV_RUN(t, &e, setup_log_body);
-}
+ENV_CASE(cache_setup_failure_logged, 4, setup_log_body)
 
 /*
  * dc_cache_destroy() with a pin still held: it reports, gives up waiting
@@ -2541,6 +2379,9 @@ DC_TEST(cache_threads_mixed)
 		e.cfg.victim = k & 1 ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK;
 		e.cfg.remove_batch_max = 3;
 		ENV_RUN(t, &e, mix_body);
+		if (dc_test_failed(t))
+			dc_test_log(t, "in row %u: %u ranges, %s victims", k, sizes[k],
+				    k & 1 ? "round-robin" : "clock");
 	}
 }
 

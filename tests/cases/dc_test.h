@@ -125,30 +125,52 @@ static inline bool dc_test_failed(struct dc_test *t)
 	}								\
 } while (0)
 
-#define DC_ASSERT_EQ(t, a, b) do {					\
-	unsigned long long __a = (unsigned long long)(a);		\
-	unsigned long long __b = (unsigned long long)(b);		\
+/*
+ * @a == @b, compared and printed as @type with @fmt, the failure naming
+ * them as written (@as, @bs: the callers' #a and #b, taken before their
+ * macros expand).  The two below.
+ */
+#define DC_ASSERT_EQ_AS(t, type, fmt, a, b, as, bs) do {		\
+	type __a = (type)(a), __b = (type)(b);				\
 	if (dc_unlikely(__a != __b)) {					\
 		dc_test_fail((t), __FILE__, __LINE__,			\
-			     "%s == %s: %llu != %llu", #a, #b, __a, __b); \
+			     "%s == %s: " fmt " != " fmt, as, bs, __a, __b); \
 		return;							\
 	}								\
 } while (0)
 
-#define DC_ASSERT_INT_EQ(t, a, b) do {					\
-	long long __a = (long long)(a), __b = (long long)(b);		\
-	if (dc_unlikely(__a != __b)) {					\
-		dc_test_fail((t), __FILE__, __LINE__,			\
-			     "%s == %s: %lld != %lld", #a, #b, __a, __b); \
-		return;							\
-	}								\
-} while (0)
+#define DC_ASSERT_EQ(t, a, b)						\
+	DC_ASSERT_EQ_AS(t, unsigned long long, "%llu", a, b, #a, #b)
+#define DC_ASSERT_INT_EQ(t, a, b)					\
+	DC_ASSERT_EQ_AS(t, long long, "%lld", a, b, #a, #b)
 
 /* Stop the current function if a helper it called has failed. */
 #define DC_RETURN_IF_FAILED(t) do {					\
 	if (dc_test_failed(t))						\
 		return;							\
 } while (0)
+
+/*
+ * A suite's environment: `struct ENV` with ENV_init(e, nr) (defaults for
+ * @nr ranges), bool ENV_start(t, e) and ENV_finish(t, e) (checks, then
+ * tears down what start made, whether it succeeded or not).
+ * DC_ENV_RUN() runs @body(t, e) between the two; DC_ENV_CASE() is a case
+ * that does so in a fresh environment with the defaults for @nr.
+ */
+#define DC_ENV_RUN(ENV, t, e, body) do {				\
+	if (ENV##_start((t), (e)))					\
+		body((t), (e));						\
+	ENV##_finish((t), (e));						\
+} while (0)
+
+#define DC_ENV_CASE(ENV, name, nr, body)				\
+DC_TEST(name)								\
+{									\
+	struct ENV e;							\
+									\
+	ENV##_init(&e, (nr));						\
+	DC_ENV_RUN(ENV, t, &e, body);					\
+}
 
 /* --- the tree's small deterministic PRNG (lib/platform/prng.h) ---------- */
 

@@ -5,6 +5,8 @@
  */
 #include "dc_test.h"
 
+#include "sim_env.h"
+
 /* More than twice the first table's 1024 buckets: it grows at least twice. */
 #define MANY_INODES	3000u
 #define STABLE_INODES	64u
@@ -44,11 +46,7 @@ static struct dc_cache *cache_new(struct dc_test *t)
 
 static uint64_t nr_inodes(struct dc_cache *c)
 {
-	struct dc_cache_stats st;
-
-	memset(&st, 0, sizeof(st));
-	dc_cache_stats(c, &st, sizeof(st));
-	return st.nr_inodes;
+	return sim_cache_stats(c).nr_inodes;
 }
 
 /* Each id names one inode while it is held, through every growth. */

@@ -4,7 +4,7 @@
 #
 # tests/cases: the shared suites, compiled here as cmocka runners and in the
 # kernel as KTAP (daxcache_test.ko) and KUnit (daxcache_kunit.ko) modules.
-test_case_sources = tests/cases/dc_test.h tests/unit/test_env.c tests/unit/run_suite.c
+test_case_sources = tests/cases/dc_test.h tests/cases/sim_env.h tests/unit/test_env.c tests/unit/run_suite.c
 test_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/tests/cases
 test_ldadd = lib/libdaxcache-core.la $(CMOCKA_LIBS) $(URCU_LIBS) $(PTHREAD_LIBS)
 

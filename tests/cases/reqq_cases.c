@@ -141,6 +141,24 @@ static void treqs_init(struct treq *tr, int n, unsigned int flags)
 	}
 }
 
+/*
+ * A device of two that logs every end in @log, and @n requests, of which
+ * the first @nsub are submitted (and accepted or parked).
+ */
+static void logged_start(struct dc_test *t, struct dev *d, struct endlog *log,
+			 struct treq *tr, int n, int nsub)
+{
+	int i;
+
+	memset(log, 0, sizeof(*log));
+	cur_log = log;
+	dev_init(t, d, 2, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	treqs_init(tr, n, 0);
+	for (i = 0; i < nsub; i++)
+		DC_ASSERT_INT_EQ(t, dc_reqq_submit(d->q, &tr[i].r), 0);
+}
+
 DC_TEST(reqq_create_invalid)
 {
 	struct dc_reqq_ops none = { .submit = NULL };
@@ -171,13 +189,8 @@ DC_TEST(reqq_fifo_parked)
 	struct dev d;
 	int i;
 
-	memset(&log, 0, sizeof(log));
-	cur_log = &log;
-	dev_init(t, &d, 2, 0, 0);
+	logged_start(t, &d, &log, tr, 8, 8);
 	DC_RETURN_IF_FAILED(t);
-	treqs_init(tr, 8, 0);
-	for (i = 0; i < 8; i++)
-		DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[i].r), 0);
 	/* Two on the device, one -ENOSPC, the rest parked behind it. */
 	DC_ASSERT_EQ(t, dev_submits(&d), 3);
 	dc_reqq_stats(d.q, &st, sizeof(st));
@@ -354,14 +367,9 @@ DC_TEST(reqq_shutdown)
 	struct dev d;
 	int i;
 
-	memset(&log, 0, sizeof(log));
-	cur_log = &log;
-	dev_init(t, &d, 2, 0, 0);
+	logged_start(t, &d, &log, tr, 5, 5);
 	DC_RETURN_IF_FAILED(t);
-	treqs_init(tr, 5, 0);
 	treqs_init(&late, 1, 0);
-	for (i = 0; i < 5; i++)
-		DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[i].r), 0);
 	dc_reqq_shutdown(d.q);
 	DC_ASSERT_EQ(t, log.n, 3);
 	for (i = 0; i < 3; i++) {
@@ -395,15 +403,9 @@ DC_TEST(reqq_sync_completion)
 	static struct endlog log;
 	struct treq tr[6];
 	struct dev d;
-	int i;
 
-	memset(&log, 0, sizeof(log));
-	cur_log = &log;
-	dev_init(t, &d, 2, 0, 0);
+	logged_start(t, &d, &log, tr, 6, 5);
 	DC_RETURN_IF_FAILED(t);
-	treqs_init(tr, 6, 0);
-	for (i = 0; i < 5; i++)
-		DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[i].r), 0);
 	d.sync = true;
 	/* The device is refilled before 0 ends: 2, 3 and 4 run through. */
 	DC_ASSERT(t, dev_complete_one(&d, 0));

@@ -11,6 +11,8 @@
 
 #include <daxcache/simbe.h>
 
+#include "sim_env.h"
+
 #define RS		(1ull << 16)
 #define NR		8ull
 #define MS		1000000ull
@@ -29,14 +31,8 @@ static struct dc_simbe *mk(struct dc_test *t)
 	return be;
 }
 
-static struct dc_simbe_stats sst(struct dc_simbe *be)
-{
-	struct dc_simbe_stats st;
-
-	memset(&st, 0, sizeof(st));
-	dc_simbe_stats(be, &st, sizeof(st));
-	return st;
-}
+/* A snapshot of the backend's counters. */
+#define sst(be)	sim_be_stats(be)
 
 DC_TEST(simbe_checks_bad_config)
 {

@@ -462,6 +462,34 @@ static void check_not_stranded(struct dc_test *t, struct dc_slot_table *tbl)
 			     st.backlog, st.allocated, st.out);
 }
 
+/* A gated table of at most @max slots, none preallocated; NULL on failure. */
+static struct gate_ctx *gate_new(struct dc_test *t, unsigned int max)
+{
+	struct gate_ctx *c = dc_test_alloc(sizeof(*c));
+
+	if (!c) {
+		dc_test_fail(t, __FILE__, __LINE__, "no memory");
+		return NULL;
+	}
+	memset(c, 0, sizeof(*c));
+	dc_spin_lock_init(&c->lock);
+	if (table_new(0, max, 0, &gated_ops, c, &c->tbl)) {
+		dc_spin_lock_destroy(&c->lock);
+		dc_test_free(c);
+		dc_test_fail(t, __FILE__, __LINE__, "table_new");
+		return NULL;
+	}
+	return c;
+}
+
+/* The table is idle: it is destroyed, and the context freed. */
+static void gate_free(struct dc_test *t, struct gate_ctx *c)
+{
+	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(c->tbl), 0);
+	dc_spin_lock_destroy(&c->lock);
+	dc_test_free(c);
+}
+
 /*
  * min 0, max 1.  A allocates and is held in its init op; B and C join the
  * backlog (the table is at its maximum, counting A's allocation); A's
@@ -496,20 +524,14 @@ static void strand_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 DC_TEST(slots_failed_alloc_hands_over_to_waiter)
 {
-	struct gate_ctx *c = dc_test_alloc(sizeof(*c));
+	struct gate_ctx *c = gate_new(t, 1);
 	struct dc_slot_table_stats st;
 	struct dc_slot *s;
 
 	DC_ASSERT(t, c != NULL);
-	memset(c, 0, sizeof(*c));
-	dc_spin_lock_init(&c->lock);
 	c->result[1] = -ENOMEM;
 	c->open[1] = true;
 	c->open[2] = true;
-	if (table_new(0, 1, 0, &gated_ops, c, &c->tbl)) {
-		dc_test_free(c);
-		DC_ASSERT(t, false);
-	}
 	dc_test_run_threads(t, 4, strand_thread, c);
 	dc_slot_table_stats(c->tbl, &st, sizeof(st));
 	DC_ASSERT_INT_EQ(t, c->ret[0], -ENOMEM);
@@ -528,9 +550,7 @@ DC_TEST(slots_failed_alloc_hands_over_to_waiter)
 	/* Usable afterwards, with nothing stuck in the backlog. */
 	DC_ASSERT_INT_EQ(t, dc_slot_tryget(c->tbl, &s), 0);
 	dc_slot_put(c->tbl, s);
-	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(c->tbl), 0);
-	dc_spin_lock_destroy(&c->lock);
-	dc_test_free(c);
+	gate_free(t, c);
 }
 
 /*
@@ -582,16 +602,10 @@ static void requeue_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 DC_TEST(slots_failed_retry_waits_again_first_in_line)
 {
-	struct gate_ctx *c = dc_test_alloc(sizeof(*c));
+	struct gate_ctx *c = gate_new(t, 2);
 	struct dc_slot_table_stats st;
 
 	DC_ASSERT(t, c != NULL);
-	memset(c, 0, sizeof(*c));
-	dc_spin_lock_init(&c->lock);
-	if (table_new(0, 2, 0, &gated_ops, c, &c->tbl)) {
-		dc_test_free(c);
-		DC_ASSERT(t, false);
-	}
 	dc_test_run_threads(t, 5, requeue_thread, c);
 	dc_slot_table_stats(c->tbl, &st, sizeof(st));
 	DC_ASSERT_INT_EQ(t, c->ret[0], -ENOMEM);
@@ -611,9 +625,7 @@ DC_TEST(slots_failed_retry_waits_again_first_in_line)
 	DC_ASSERT_EQ(t, st.backlog, 0);
 	DC_ASSERT_EQ(t, st.out, 0);
 	DC_ASSERT_EQ(t, st.allocated, 0);
-	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(c->tbl), 0);
-	dc_spin_lock_destroy(&c->lock);
-	dc_test_free(c);
+	gate_free(t, c);
 }
 
 #define STRESS_THREADS	6

@@ -139,8 +139,6 @@ static int cache_create_op(struct fx *x)
 {
 	struct dc_cache_config cfg;
 	struct dc_cache *c;
-	struct dc_inode *inode;
-	struct dc_pin pin;
 	int ret;
 
 	dc_cache_config_init(&cfg, sizeof(cfg), 16ull << 16);
@@ -150,13 +148,7 @@ static int cache_create_op(struct fx *x)
 	if (ret)
 		return ret;
 	/* A cache that was created works (and these allocate too). */
-	ret = dc_inode_get(c, 1, &inode);
-	if (!ret) {
-		ret = dc_map(inode, 0, 0, &pin);
-		if (!ret)
-			dc_unpin(&pin);
-		dc_inode_put(inode);
-	}
+	ret = sim_map_once(c, 1, 0, 0);
 	dc_cache_destroy(c);
 	return ret;
 }

@@ -32,24 +32,6 @@ void ft_sleep_us(unsigned int us)
 	usleep(us);
 }
 
-struct dc_cache_stats ft_cst(const struct ft_env *e)
-{
-	struct dc_cache_stats st;
-
-	memset(&st, 0, sizeof(st));
-	dc_cache_stats(e->cache, &st, sizeof(st));
-	return st;
-}
-
-struct dc_simbe_stats ft_sst(const struct ft_env *e)
-{
-	struct dc_simbe_stats st;
-
-	memset(&st, 0, sizeof(st));
-	dc_simbe_stats(e->be, &st, sizeof(st));
-	return st;
-}
-
 void ft_env_init(struct ft_env *e, unsigned int nr)
 {
 	memset(e, 0, sizeof(*e));
@@ -64,22 +46,14 @@ void ft_env_init(struct ft_env *e, unsigned int nr)
 
 int ft_env_start(struct ft_env *e, unsigned int nr_inodes)
 {
+	const char *what;
 	unsigned int i;
 	int ret;
 
-	e->bcfg.window_size = e->cfg.window_size;
-	e->bcfg.range_shift = e->cfg.range_shift;
-	e->bcfg.remove_batch_max = e->cfg.remove_batch_max;
 	e->rs = 1ull << e->cfg.range_shift;
-	ret = dc_simbe_create(&e->bcfg, sizeof(e->bcfg), &e->be);
+	ret = sim_env_create(&e->cfg, &e->bcfg, &e->ops, &e->be, &e->cache, &what);
 	if (ret)
 		return ret;
-	ret = dc_cache_create(&e->cfg, sizeof(e->cfg), &e->ops, sizeof(e->ops), e->be, &e->cache);
-	if (ret) {
-		dc_simbe_destroy(e->be);
-		e->be = NULL;
-		return ret;
-	}
 	for (i = 0; i < nr_inodes && i < FT_INODES; i++) {
 		ret = dc_inode_get(e->cache, ft_ino(i), &e->inode[i]);
 		if (ret) {
@@ -98,10 +72,8 @@ void ft_env_settle(struct ft_env *e)
 	while (stable < 3) {
 		struct dc_cache_stats st = ft_cst(e);
 		struct dc_simbe_stats bs = ft_sst(e);
-		bool ok = st.nr_free + st.nr_mapped == st.nr_ranges &&
-			  bs.calls[DC_SIMBE_REMOVE] == st.remove_batches &&
-			  bs.calls[DC_SIMBE_WRITEBACK] == st.writebacks &&
-			  (e->faults || bs.nr_mapped == st.nr_mapped);
+		bool ok = sim_env_quiet(&st, &bs, e->faults) &&
+			  bs.calls[DC_SIMBE_WRITEBACK] == st.writebacks;
 
 		stable = ok ? stable + 1 : 0;
 		if (dc_now_ns() > end) {
@@ -164,14 +136,6 @@ void ft_touch(struct ft_env *e, unsigned int i, uint64_t off, unsigned int flags
 	dc_unpin(&pin);
 }
 
-/* Whether window range @w still holds the record of setup @seq. */
-static bool record_still(struct ft_env *e, uint64_t w, uint64_t seq)
-{
-	struct dc_simbe_mapping m;
-
-	return !dc_simbe_lookup(e->be, w, &m, sizeof(m)) && m.seq == seq;
-}
-
 /*
  * Every record of the backend that names a live inode of ours is a mapping
  * the cache knows: a non-blocking, non-reclaiming map of it is a hit on the
@@ -184,7 +148,7 @@ static void check_record(struct ft_env *e, uint64_t w,
 {
 	uint64_t end = dc_now_ns() + FT_WAIT_NS;
 
-	while (record_still(e, w, m->seq)) {
+	while (sim_record_still(e->be, w, m->seq)) {
 		struct dc_cache_stats before = ft_cst(e);
 		struct dc_pin pin;
 		int ret;

@@ -13,6 +13,8 @@
 #include <daxcache/fault.h>
 #include <daxcache/simbe.h>
 
+#include "../cases/sim_env.h"
+
 #define FT_INODES	3u
 #define FT_INO_BASE	500u
 #define FT_WAIT_NS	(300ull * 1000000000ull)	/* a bound, not a measurement */
@@ -95,8 +97,9 @@ void ft_env_check(struct ft_env *e);
 /* Put the inodes, destroy the cache (checking it left nothing mapped). */
 void ft_env_stop(struct ft_env *e);
 
-struct dc_cache_stats ft_cst(const struct ft_env *e);
-struct dc_simbe_stats ft_sst(const struct ft_env *e);
+/* Snapshots of the cache's and the backend's counters. */
+#define ft_cst(e)	sim_cache_stats((e)->cache)
+#define ft_sst(e)	sim_be_stats((e)->be)
 
 /*
  * dc_map() inode @i at @off; on success check that the backend maps what

@@ -59,31 +59,14 @@ struct ktap_counts {
 /* Diagnostics of a case are indented like its result line. */
 #define KTAP_CASE_INDENT	"    "
 
-void dc_test_log(struct dc_test *t, const char *fmt, ...)
+void dc_ktest_print(struct dc_test *t, const char *file, int line,
+		    struct va_format *vaf)
 {
-	struct va_format vaf;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &ap;
-	pr_info(KTAP_CASE_INDENT "# %s: %pV\n", t->name, &vaf);
-	va_end(ap);
-}
-
-void dc_test_fail(struct dc_test *t, const char *file, int line,
-		  const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list ap;
-
-	dc_atomic_inc(&t->failures);
-	va_start(ap, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &ap;
-	pr_info(KTAP_CASE_INDENT "# %s: FAILED at %s:%d: %pV\n", t->name, file,
-		line, &vaf);
-	va_end(ap);
+	if (file)
+		pr_info(KTAP_CASE_INDENT "# %s: FAILED at %s:%d: %pV\n",
+			t->name, file, line, vaf);
+	else
+		pr_info(KTAP_CASE_INDENT "# %s: %pV\n", t->name, vaf);
 }
 
 unsigned int dc_test_scale(void)

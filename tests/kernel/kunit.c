@@ -41,30 +41,13 @@ static struct kunit *kunit_of(struct dc_test *t)
 	return container_of(t, struct kunit_dc_test, t)->test;
 }
 
-void dc_test_log(struct dc_test *t, const char *fmt, ...)
+void dc_ktest_print(struct dc_test *t, const char *file, int line,
+		    struct va_format *vaf)
 {
-	struct va_format vaf;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &ap;
-	kunit_info(kunit_of(t), "%pV", &vaf);
-	va_end(ap);
-}
-
-void dc_test_fail(struct dc_test *t, const char *file, int line,
-		  const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list ap;
-
-	dc_atomic_inc(&t->failures);
-	va_start(ap, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &ap;
-	kunit_err(kunit_of(t), "FAILED at %s:%d: %pV", file, line, &vaf);
-	va_end(ap);
+	if (file)
+		kunit_err(kunit_of(t), "FAILED at %s:%d: %pV", file, line, vaf);
+	else
+		kunit_info(kunit_of(t), "%pV", vaf);
 }
 
 unsigned int dc_test_scale(void)

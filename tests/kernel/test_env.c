@@ -2,9 +2,10 @@
 /*
  * test_env.c - the kernel environment of the shared test cases
  * (tests/cases/dc_test.h) that both kernel runners share: running a case
- * with its leak check, vmalloc'ed test memory and kthreads.  The runners,
- * ktap.c (daxcache_test.ko) and kunit.c (daxcache_kunit.ko), print the
- * diagnostics and record the failures in their own formats.
+ * with its leak check, failures and diagnostics, vmalloc'ed test memory and
+ * kthreads.  The runners, ktap.c (daxcache_test.ko) and kunit.c
+ * (daxcache_kunit.ko), print the diagnostics in their own formats
+ * (dc_ktest_print()).
  */
 #include "dc_test.h"
 
@@ -18,6 +19,30 @@
 
 #include "kshim.h"
 #include "ktap.h"
+
+void dc_test_log(struct dc_test *t, const char *fmt, ...)
+{
+	struct va_format vaf = { .fmt = fmt };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vaf.va = &ap;
+	dc_ktest_print(t, NULL, 0, &vaf);
+	va_end(ap);
+}
+
+void dc_test_fail(struct dc_test *t, const char *file, int line,
+		  const char *fmt, ...)
+{
+	struct va_format vaf = { .fmt = fmt };
+	va_list ap;
+
+	dc_atomic_inc(&t->failures);
+	va_start(ap, fmt);
+	vaf.va = &ap;
+	dc_ktest_print(t, file, line, &vaf);
+	va_end(ap);
+}
 
 u64 dc_ktest_run_case(struct dc_test *t, dc_test_fn fn)
 {

@@ -42,6 +42,8 @@
 #include <daxcache/simbe.h>
 #include <daxcache/thread.h>
 
+#include "../cases/sim_env.h"
+
 #define NSHARED		6u		/* inode ids 1..NSHARED, held by main */
 #define NPRIV		2u		/* private inodes per thread */
 #define NIDX		16u		/* file ranges used per inode */
@@ -324,21 +326,9 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static struct dc_cache_stats cstats(struct world *w)
-{
-	struct dc_cache_stats st;
-
-	dc_cache_stats(w->cache, &st, sizeof(st));
-	return st;
-}
-
-static struct dc_simbe_stats bstats(struct world *w)
-{
-	struct dc_simbe_stats st;
-
-	dc_simbe_stats(w->be, &st, sizeof(st));
-	return st;
-}
+/* Snapshots of the cache's and the backend's counters. */
+#define cstats(w)	sim_cache_stats((w)->cache)
+#define bstats(w)	sim_be_stats((w)->be)
 
 /* Wait until every range is free or mapped and every remove() returned. */
 static bool settle(struct world *w)

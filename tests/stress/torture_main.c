@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include <daxcache/thread.h>
 
 #include "torture.h"
+#include "../cases/sim_env.h"
 
 #define T_SETTLE_NS		(10ull * T_NSEC)
 
@@ -64,21 +66,9 @@ static void step(enum t_op s)
 	t_op_begin(&main_th, s);
 }
 
-static struct dc_cache_stats cstats(struct t_round *rd)
-{
-	struct dc_cache_stats st;
-
-	dc_cache_stats(rd->cache, &st, sizeof(st));
-	return st;
-}
-
-static struct dc_simbe_stats bstats(struct t_round *rd)
-{
-	struct dc_simbe_stats st;
-
-	dc_simbe_stats(rd->be.sim, &st, sizeof(st));
-	return st;
-}
+/* Snapshots of the cache's and the backend's counters. */
+#define cstats(rd)	sim_cache_stats((rd)->cache)
+#define bstats(rd)	sim_be_stats((rd)->be.sim)
 
 static void set_faults(struct t_round *rd, bool on, uint64_t seed)
 {
@@ -124,29 +114,48 @@ static bool settle(struct t_round *rd)
 	return false;
 }
 
+/*
+ * The backend's protocol-violation counters: what each counts, and whether
+ * it must stay zero even in a round with injected failures.
+ */
+static const struct {
+	size_t off;
+	bool with_faults;
+	const char *what;
+} backend_counters[] = {
+	{ offsetof(struct dc_simbe_stats, overlaps), true,
+	  "backend calls overlapped on a window range" },
+	{ offsetof(struct dc_simbe_stats, bad_calls), true,
+	  "malformed backend calls" },
+	{ offsetof(struct dc_simbe_stats, remove_mismatches), true,
+	  "removes of a range mapping something else" },
+	{ offsetof(struct dc_simbe_stats, writeback_mismatches), true,
+	  "writebacks of a range not mapping that" },
+	{ offsetof(struct dc_simbe_stats, tag_failures), true,
+	  "failed tag checks or writes" },
+	{ offsetof(struct dc_simbe_stats, gate_timeouts), true,
+	  "gate timeouts" },
+	{ offsetof(struct dc_simbe_stats, lost_writes), false,
+	  "writes lost without any failure" },
+	{ offsetof(struct dc_simbe_stats, remove_unmapped), false,
+	  "removes of unmapped ranges without any failure" },
+};
+
 /* The backend's protocol-violation counters, all zero. */
 static void check_backend(struct t_round *rd, const char *when)
 {
 	struct dc_simbe_stats bs = bstats(rd);
+	size_t i;
 
-	t_check(!bs.overlaps, "round %u %s: %" PRIu64 " backend calls overlapped on a window range",
-		rd->number, when, bs.overlaps);
-	t_check(!bs.bad_calls, "round %u %s: %" PRIu64 " malformed backend calls",
-		rd->number, when, bs.bad_calls);
-	t_check(!bs.remove_mismatches, "round %u %s: %" PRIu64 " removes of a range mapping something else",
-		rd->number, when, bs.remove_mismatches);
-	t_check(!bs.writeback_mismatches, "round %u %s: %" PRIu64 " writebacks of a range not mapping that",
-		rd->number, when, bs.writeback_mismatches);
-	t_check(!bs.tag_failures, "round %u %s: %" PRIu64 " failed tag checks or writes",
-		rd->number, when, bs.tag_failures);
-	t_check(!bs.gate_timeouts, "round %u %s: %" PRIu64 " gate timeouts",
-		rd->number, when, bs.gate_timeouts);
-	if (rd->faults)
-		return;
-	t_check(!bs.lost_writes, "round %u %s: %" PRIu64 " writes lost without any failure",
-		rd->number, when, bs.lost_writes);
-	t_check(!bs.remove_unmapped, "round %u %s: %" PRIu64 " removes of unmapped ranges without any failure",
-		rd->number, when, bs.remove_unmapped);
+	for (i = 0; i < sizeof(backend_counters) / sizeof(backend_counters[0]); i++) {
+		uint64_t v;
+
+		if (rd->faults && !backend_counters[i].with_faults)
+			continue;
+		memcpy(&v, (const char *)&bs + backend_counters[i].off, sizeof(v));
+		t_check(!v, "round %u %s: %" PRIu64 " %s", rd->number, when, v,
+			backend_counters[i].what);
+	}
 }
 
 /*

@@ -37,6 +37,7 @@
 #include <daxcache/mmap_backend.h>
 
 #include "mmapbe_create.h"
+#include "tmpfile.h"
 
 #define RANGE_SHIFT	16			/* 64 KiB ranges */
 #define RANGE		(1ull << RANGE_SHIFT)
@@ -72,14 +73,11 @@ static unsigned char pattern(uint64_t off)
 static int env_open(struct env *e, const char *dir)
 {
 	struct dc_cache_config cfg;
-	char path[256];
 	unsigned char buf[4096];
 	uint64_t off, i;
 
-	snprintf(path, sizeof(path), "%s/fork-test.XXXXXX", dir);
-	e->fd = mkstemp(path);
-	CHECK(e->fd >= 0, "mkstemp %s: %s", path, strerror(errno));
-	unlink(path);
+	e->fd = tmpfile_unlinked(dir, "fork-test");
+	CHECK(e->fd >= 0, "temporary file in %s: %s", dir, strerror(errno));
 	for (off = 0; off < NR_FILE * RANGE; off += sizeof(buf)) {
 		for (i = 0; i < sizeof(buf); i++)
 			buf[i] = pattern(off + i);

@@ -13,7 +13,7 @@ tests_unit_mmap_backend_LDADD = $(test_ldadd)
 # Not cmocka: cmocka replaces the SIGBUS handler around each test.
 tests_unit_mmap_trunc_SOURCES = tests/unit/mmap_trunc_test.c
 tests_unit_mmap_trunc_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
-EXTRA_DIST += tests/unit/mmapbe_create.h
+EXTRA_DIST += tests/unit/mmapbe_create.h tests/unit/tmpfile.h tests/unit/ok_check.h
 
 # Public headers and the shared library only: tests/run builds these
 # against the installed library too.

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "mmapbe_create.h"
+#include "tmpfile.h"
 
 #define RSHIFT		16u
 #define RSIZE		(1ull << RSHIFT)
@@ -48,17 +49,12 @@ static unsigned char pattern_byte(uint64_t off)
 /* An unlinked temporary file of @size bytes of pattern, open O_RDWR. */
 static int make_file(uint64_t size)
 {
-	const char *dir = getenv("TMPDIR");
 	unsigned char buf[8192];
-	char path[512];
 	uint64_t off;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/dc-mmapbe-XXXXXX",
-		 dir && *dir ? dir : "/tmp");
-	fd = mkstemp(path);
+	fd = tmpfile_unlinked(NULL, "dc-mmapbe");
 	assert_true(fd >= 0);
-	unlink(path);
 	for (off = 0; off < size; off += sizeof(buf)) {
 		size_t n = size - off < sizeof(buf) ? size - off : sizeof(buf);
 		size_t i;

@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #include "mmapbe_create.h"
+#include "tmpfile.h"
 
 #define RSHIFT		16u
 #define RSIZE		(1ull << RSHIFT)
@@ -168,16 +169,11 @@ static int write_pattern(int fd, unsigned char *scratch, size_t chunk,
 /* An unlinked temporary file of @size bytes of generation 0, O_RDWR. */
 static int make_file(uint64_t size)
 {
-	const char *dir = getenv("TMPDIR");
 	unsigned char buf[16384];
-	char path[512];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/dc-mmaptrunc-XXXXXX",
-		 dir && *dir ? dir : "/tmp");
-	fd = mkstemp(path);
+	fd = tmpfile_unlinked(NULL, "dc-mmaptrunc");
 	REQUIRE(fd >= 0);
-	unlink(path);
 	REQUIRE(!write_pattern(fd, buf, sizeof(buf), 0, 0, size));
 	return fd;
 }

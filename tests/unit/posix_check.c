@@ -129,52 +129,86 @@ static int in_child(int (*fn)(void *), void *arg)
 
 /* --- modes ------------------------------------------------------------- */
 
+/*
+ * One step of a mode check: under umask @umask, make @path (@op: 'f' a new
+ * file, O_EXCL; 'g' a file, maybe there; 'd' a directory; 'p' a FIFO; 'c'
+ * chmod) with @mode; its permission bits are then @want.
+ */
+struct mode_step {
+	mode_t umask;
+	char op;
+	const char *path;
+	mode_t mode;
+	mode_t want;
+};
+
+static int mode_steps(const struct mode_step *st, size_t n)
+{
+	static const char *const what[] = {
+		['f'] = "create", ['g'] = "create", ['d'] = "mkdir",
+		['p'] = "mkfifo", ['c'] = "chmod",
+	};
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct mode_step *s = &st[i];
+		int fd, ret = -1;
+
+		umask(s->umask);
+		switch (s->op) {
+		case 'f':
+		case 'g':
+			fd = open(s->path, O_WRONLY | O_CREAT | (s->op == 'f' ? O_EXCL : 0),
+				  s->mode);
+			ret = fd >= 0 ? 0 : -1;
+			if (fd >= 0)
+				close(fd);
+			break;
+		case 'd':
+			ret = mkdir(s->path, s->mode);
+			break;
+		case 'p':
+			ret = mkfifo(s->path, s->mode);
+			break;
+		case 'c':
+			ret = chmod(s->path, s->mode);
+			break;
+		}
+		CHECK(!ret, "%s %s %o (umask %o)", what[(int)s->op], s->path,
+		      s->mode, s->umask);
+		CHECK((mode_of(s->path) & 07777) == s->want,
+		      "%s mode %o after %s %o (umask %o), want %o", s->path,
+		      mode_of(s->path) & 07777, what[(int)s->op], s->mode, s->umask,
+		      s->want);
+	}
+	return 0;
+}
+
 static int check_mode_umask0(void)
 {
-	int fd;
+	static const struct mode_step steps[] = {
+		{ 0, 'f', "f", 0666, 0666 },
+		{ 0, 'g', "g", 0640, 0640 },
+		{ 0, 'd', "d", 0777, 0777 },
+		{ 0, 'd', "t", 01777, 01777 },
+		{ 0, 'p', "p", 0666, 0666 },
+		{ 0, 'c', "f", 0751, 0751 },
+		{ 0, 'c', "f", 0, 0 },
+	};
 
-	umask(0);
-	fd = open("f", O_WRONLY | O_CREAT | O_EXCL, 0666);
-	CHECK(fd >= 0, "create f");
-	close(fd);
-	CHECK((mode_of("f") & 07777) == 0666, "f mode %o, want 0666", mode_of("f") & 07777);
-	fd = open("g", O_WRONLY | O_CREAT, 0640);
-	CHECK(fd >= 0, "create g");
-	close(fd);
-	CHECK((mode_of("g") & 07777) == 0640, "g mode %o, want 0640", mode_of("g") & 07777);
-	CHECK(!mkdir("d", 0777), "mkdir d");
-	CHECK((mode_of("d") & 07777) == 0777, "d mode %o, want 0777", mode_of("d") & 07777);
-	CHECK(!mkdir("t", 01777), "mkdir t");
-	CHECK((mode_of("t") & 07777) == 01777, "t mode %o, want 01777", mode_of("t") & 07777);
-	CHECK(!mkfifo("p", 0666), "mkfifo p");
-	CHECK((mode_of("p") & 07777) == 0666, "p mode %o, want 0666", mode_of("p") & 07777);
-	CHECK(!chmod("f", 0751), "chmod f");
-	CHECK((mode_of("f") & 07777) == 0751, "f mode %o after chmod, want 0751",
-	      mode_of("f") & 07777);
-	CHECK(!chmod("f", 0), "chmod f 0");
-	CHECK((mode_of("f") & 07777) == 0, "f mode %o after chmod 0", mode_of("f") & 07777);
-	return 0;
+	return mode_steps(steps, sizeof(steps) / sizeof(steps[0]));
 }
 
 static int check_mode_umask022(void)
 {
-	int fd;
+	static const struct mode_step steps[] = {
+		{ 022, 'f', "f", 0666, 0644 },
+		{ 022, 'd', "d", 0777, 0755 },
+		{ 022, 'p', "p", 0666, 0644 },
+		{ 077, 'f', "g", 0666, 0600 },
+	};
 
-	umask(022);
-	fd = open("f", O_WRONLY | O_CREAT | O_EXCL, 0666);
-	CHECK(fd >= 0, "create f");
-	close(fd);
-	CHECK((mode_of("f") & 07777) == 0644, "f mode %o, want 0644", mode_of("f") & 07777);
-	CHECK(!mkdir("d", 0777), "mkdir d");
-	CHECK((mode_of("d") & 07777) == 0755, "d mode %o, want 0755", mode_of("d") & 07777);
-	CHECK(!mkfifo("p", 0666), "mkfifo p");
-	CHECK((mode_of("p") & 07777) == 0644, "p mode %o, want 0644", mode_of("p") & 07777);
-	umask(077);
-	fd = open("g", O_WRONLY | O_CREAT | O_EXCL, 0666);
-	CHECK(fd >= 0, "create g");
-	close(fd);
-	CHECK((mode_of("g") & 07777) == 0600, "g mode %o, want 0600", mode_of("g") & 07777);
-	return 0;
+	return mode_steps(steps, sizeof(steps) / sizeof(steps[0]));
 }
 
 /* --- ownership (root) ----------------------------------------------------- */

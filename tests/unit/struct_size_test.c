@@ -38,21 +38,15 @@
 #include <daxcache/mmap_backend.h>
 #include <daxcache/simbe.h>
 
+#include "../cases/sim_env.h"
+#include "ok_check.h"
+
 #define RANGE_SHIFT	16
 #define RS		(1ull << RANGE_SHIFT)
 #define CANARY		0xa5
 #define GUARD		64
 
-static int failures, passes;
 
-static void check(int ok, const char *what, long got)
-{
-	printf("%s %s (got %ld)\n", ok ? "ok" : "not ok", what, got);
-	if (ok)
-		passes++;
-	else
-		failures++;
-}
 
 /* A copy of @len bytes of @src in a heap block of exactly @len bytes. */
 static void *exact(const void *src, size_t len)
@@ -292,8 +286,6 @@ static void cache_cases(void)
 	{
 		struct short_backend_ops sh = { .setup = t_setup, .remove = t_remove };
 		struct new_backend_ops nops = { .cur = ops };
-		struct dc_inode *in;
-		struct dc_pin pin;
 
 		ret = cache_new(&cur, sizeof(cur), &sh, sizeof(sh), &c);
 		check(ret == -EINVAL, "create with ops below their first layout", ret);
@@ -308,13 +300,7 @@ static void cache_cases(void)
 		if (!ret) {
 			setups = 0;
 			writebacks = 0;
-			ret = dc_inode_get(c, 7, &in);
-			if (!ret) {
-				ret = dc_map(in, 0, DC_MAP_WRITE, &pin);
-				if (!ret)
-					dc_unpin(&pin);
-				dc_inode_put(in);
-			}
+			ret = sim_map_once(c, 7, 0, DC_MAP_WRITE);
 			check(ret == 0 && setups == 1 && writebacks > 0,
 			      "new ops: setup and writeback called", setups);
 			dc_cache_destroy(c);
@@ -331,17 +317,8 @@ static void cache_cases(void)
 	free(heap_ops);
 	check(ret == 0, "create with an ops table freed right after", ret);
 	if (!ret) {
-		struct dc_inode *in;
-		struct dc_pin pin;
-
 		setups = 0;
-		ret = dc_inode_get(c, 9, &in);
-		if (!ret) {
-			ret = dc_map(in, 0, 0, &pin);
-			if (!ret)
-				dc_unpin(&pin);
-			dc_inode_put(in);
-		}
+		ret = sim_map_once(c, 9, 0, 0);
 		check(ret == 0 && setups == 1, "freed ops table: setup still called",
 		      setups);
 		dc_cache_destroy(c);
@@ -743,6 +720,5 @@ int main(void)
 	attr_cases();
 	backend_cases();
 	dc_thread_unregister();
-	printf("struct-size: %d passed, %d failed\n", passes, failures);
-	return failures ? 1 : 0;
+	return ok_summary("struct-size");
 }

@@ -18,13 +18,14 @@
 #include <daxcache/daxcache.h>
 #include <daxcache/simbe.h>
 
+#include "ok_check.h"
+
 #define RANGE_SHIFT	16
 #define NR_RANGES	4
 
 static struct dc_cache *cache;
 static struct dc_inode *inode;
 static atomic_int warnings;
-static int failures, passes;
 
 static void count_log(void *priv, int level, const char *msg)
 {
@@ -34,14 +35,6 @@ static void count_log(void *priv, int level, const char *msg)
 		atomic_fetch_add(&warnings, 1);
 }
 
-static void check(int ok, const char *what, int got)
-{
-	printf("%s %s (got %d)\n", ok ? "ok" : "not ok", what, got);
-	if (ok)
-		passes++;
-	else
-		failures++;
-}
 
 static void *unregistered(void *arg)
 {
@@ -104,6 +97,5 @@ int main(void)
 	dc_cache_destroy(cache);
 	dc_simbe_destroy(be);
 	dc_thread_unregister();
-	printf("unregistered-test: %d passed, %d failed\n", passes, failures);
-	return failures ? 1 : 0;
+	return ok_summary("unregistered-test");
 }

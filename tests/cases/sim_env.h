@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sim_env.h - a cache over the simulation backend, the way the cache's
+ * suites (cache_cases.c, admit_cases.c) and the fault-injection test
+ * (tests/fault/fault_env.c) build one: snapshots of both sides' counters,
+ * the creation of the pair from one cache configuration, and the quiet
+ * state they wait for before checking invariants.
+ *
+ * Each environment keeps its own structure (its own inodes, pins and
+ * failure bookkeeping); what is here is what they would otherwise each
+ * write again.  Kernel-compatible: only the platform header and the public
+ * API, since the cases are compiled into the kernel test modules too.
+ */
+#ifndef DC_SIM_ENV_H
+#define DC_SIM_ENV_H
+
+#include "platform.h"
+
+#include <daxcache/cache.h>
+#include <daxcache/simbe.h>
+
+/* A snapshot of the cache's counters (zero where the cache is NULL). */
+static inline struct dc_cache_stats sim_cache_stats(const struct dc_cache *c)
+{
+	struct dc_cache_stats st;
+
+	memset(&st, 0, sizeof(st));
+	dc_cache_stats(c, &st, sizeof(st));
+	return st;
+}
+
+/* A snapshot of the backend's counters (zero where it is NULL). */
+static inline struct dc_simbe_stats sim_be_stats(const struct dc_simbe *be)
+{
+	struct dc_simbe_stats st;
+
+	memset(&st, 0, sizeof(st));
+	dc_simbe_stats(be, &st, sizeof(st));
+	return st;
+}
+
+/*
+ * Create a simbe shaped like @cfg (its window, range size and remove batch
+ * limit copied into @bcfg) and a cache of @cfg over it with @ops.  On
+ * failure nothing is left: *@be and *@cache are NULL and *@what names the
+ * call that failed.  Returns 0 or that call's -errno.
+ */
+static inline int sim_env_create(const struct dc_cache_config *cfg,
+				 struct dc_simbe_config *bcfg,
+				 const struct dc_backend_ops *ops,
+				 struct dc_simbe **be, struct dc_cache **cache,
+				 const char **what)
+{
+	int ret;
+
+	*cache = NULL;
+	bcfg->window_size = cfg->window_size;
+	bcfg->range_shift = cfg->range_shift;
+	bcfg->remove_batch_max = cfg->remove_batch_max;
+	*what = "dc_simbe_create";
+	ret = dc_simbe_create(bcfg, sizeof(*bcfg), be);
+	if (ret) {
+		*be = NULL;
+		return ret;
+	}
+	*what = "dc_cache_create";
+	ret = dc_cache_create(cfg, sizeof(*cfg), ops, sizeof(*ops), *be, cache);
+	if (ret) {
+		dc_simbe_destroy(*be);
+		*be = NULL;
+		*cache = NULL;
+	}
+	return ret;
+}
+
+/*
+ * Whether the pair is quiet in one sample: every range free or mapped,
+ * every remove() call the cache made returned, and (unless @stale_ok, when
+ * injected failures may leave records the cache dropped) the backend maps
+ * as many ranges as the cache believes mapped.
+ */
+static inline bool sim_env_quiet(const struct dc_cache_stats *st,
+				 const struct dc_simbe_stats *bs, bool stale_ok)
+{
+	return st->nr_free + st->nr_mapped == st->nr_ranges &&
+	       bs->calls[DC_SIMBE_REMOVE] == st->remove_batches &&
+	       (stale_ok || bs->nr_mapped == st->nr_mapped);
+}
+
+/*
+ * One use of @cache: get inode @ino, map @off with @flags, unpin, put.
+ * Returns 0 or the -errno of the step that failed.
+ */
+static inline int sim_map_once(struct dc_cache *cache, uint64_t ino,
+			       uint64_t off, unsigned int flags)
+{
+	struct dc_inode *in;
+	struct dc_pin pin;
+	int ret;
+
+	ret = dc_inode_get(cache, ino, &in);
+	if (ret)
+		return ret;
+	ret = dc_map(in, off, flags, &pin);
+	if (!ret)
+		dc_unpin(&pin);
+	dc_inode_put(in);
+	return ret;
+}
+
+/* Whether window range @w of @be still holds the record of setup @seq. */
+static inline bool sim_record_still(struct dc_simbe *be, uint64_t w,
+				    uint64_t seq)
+{
+	struct dc_simbe_mapping m;
+
+	return !dc_simbe_lookup(be, w, &m, sizeof(m)) && m.seq == seq;
+}
+
+#endif /* DC_SIM_ENV_H */
