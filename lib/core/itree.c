@@ -70,7 +70,7 @@ struct itree_node {
 	 */
 	unsigned char level;
 	struct itree_node *next_free;	/* on a recycling list; writer only */
-	dc_rcu_head_t rcu;		/* freed alone, past what a tree keeps */
+	dc_rcu_head_t rcu;		/* frees a list, past what a tree keeps */
 	void *mem;			/* what node_alloc() allocated */
 };
 
@@ -111,7 +111,7 @@ struct dc_itree {
  */
 #define ITREE_KEEP_MIN	16
 #define ITREE_KEEP_MAX	32
-/* Retired while a batch is in flight: past this many, freed one by one. */
+/* Retired while a batch is in flight: past this many, freed as a list. */
 #define ITREE_RETIRING_MAX	32
 
 /*
@@ -257,26 +257,28 @@ static void node_unused(struct dc_itree *t, struct itree_node *n)
 	t->nr_free++;
 }
 
-static void node_free_rcu(dc_rcu_head_t *head)
+/* Free the list of nodes @head's node starts, a grace period after. */
+static void list_free_rcu(dc_rcu_head_t *head)
 {
-	node_free(dc_container_of(head, struct itree_node, rcu));
+	free_list(dc_container_of(head, struct itree_node, rcu));
 }
 
 /*
  * @n is unlinked; readers may still see it until a grace period passes.
  * It waits for the next batch, unless so many already do (the last batch
- * is still in flight): then it is freed after a grace period of its own,
- * so that a tree never holds more than a few batches' worth.
+ * is still in flight): then those go to be freed after a grace period of
+ * their own, under one call_rcu() (the first node's head) instead of one
+ * each, so that a tree never holds more than a few batches' worth.
  */
 static void node_retire(struct dc_itree *t, struct itree_node *n)
 {
-	if (t->nr_retiring >= ITREE_RETIRING_MAX) {
-		dc_call_rcu(&n->rcu, node_free_rcu);
-		return;
-	}
 	n->next_free = t->retiring;
 	t->retiring = n;
-	t->nr_retiring++;
+	if (++t->nr_retiring > ITREE_RETIRING_MAX) {
+		dc_call_rcu(&n->rcu, list_free_rcu);
+		t->retiring = NULL;
+		t->nr_retiring = 0;
+	}
 }
 
 /*
