@@ -312,27 +312,6 @@ static inline unsigned int count_lt(const struct itree_node *n, uint64_t key)
 	return c0 + c1 + c2 + c3;
 }
 
-/* The child of internal node @n to descend into for @key. */
-static inline unsigned int route(const struct itree_node *n, uint64_t key)
-{
-	unsigned int i = count_le(n, key) - 1;	/* key[0] == 0 always counts */
-
-	return i < n->nr ? i : n->nr - 1;
-}
-
-/* A reader's step down; the writer may look things up too. */
-static inline struct itree_node *child(const struct dc_itree *t,
-				       const struct itree_node *n, unsigned int i)
-{
-	return dc_rcu_dereference_check(((struct itree_node *)n)->child[i],
-					itree_writer(t));
-}
-
-static inline struct itree_node *reader_root(const struct dc_itree *t)
-{
-	return dc_rcu_dereference_check(((struct dc_itree *)t)->root,
-					itree_writer(t));
-}
 
 /*
  * How many keys of @n are <= @key, for @key below UINT64_MAX (so pads never
@@ -349,6 +328,32 @@ static inline unsigned int count_le_below_max(const struct itree_node *n,
 
 	return 4 * q + (k[0] <= key) + (k[1] <= key) + (k[2] <= key) +
 	       (k[3] <= key);
+}
+
+/* The child of internal node @n to descend into for @key. */
+static inline unsigned int route(const struct itree_node *n, uint64_t key)
+{
+	unsigned int i;
+
+	/* key[0] == 0 always counts; below UINT64_MAX no pad does. */
+	if (dc_likely(key != UINT64_MAX))
+		return count_le_below_max(n, key) - 1;
+	i = count_le(n, key) - 1;
+	return i < n->nr ? i : n->nr - 1;
+}
+
+/* A reader's step down; the writer may look things up too. */
+static inline struct itree_node *child(const struct dc_itree *t,
+				       const struct itree_node *n, unsigned int i)
+{
+	return dc_rcu_dereference_check(((struct itree_node *)n)->child[i],
+					itree_writer(t));
+}
+
+static inline struct itree_node *reader_root(const struct dc_itree *t)
+{
+	return dc_rcu_dereference_check(((struct dc_itree *)t)->root,
+					itree_writer(t));
 }
 
 dc_static_assert(ITREE_FANOUT == 16, "count_le_below_max() scans 16 keys");
@@ -767,13 +772,10 @@ static void split_insert(struct itree_node *lo, struct itree_node *hi,
 	}
 }
 
+/* How many starts of @leaf are below @start (pads never are). */
 static unsigned int leaf_pos(const struct itree_node *leaf, uint64_t start)
 {
-	unsigned int j = 0;
-
-	while (j < leaf->nr && leaf->key[j] < start)
-		j++;
-	return j;
+	return start ? count_le_below_max(leaf, start - 1) : 0;
 }
 
 /* Insert [@start, @last] -> @item, which overlaps nothing in @t. */
