@@ -177,6 +177,10 @@ void *dci_plat_alloc(size_t size, bool zero);
 
 #define dc_alloc(size)		dci_plat_alloc((size), false)
 #define dc_zalloc(size)		dci_plat_alloc((size), true)
+/* kmalloc is cheap at any alignment: the same as dc_alloc(). */
+#define dc_alloc_unaligned(size)	dci_plat_alloc((size), false)
+/* ARCH_KMALLOC_MINALIGN (linux/slab.h) is never less. */
+#define DC_ALLOC_MIN_ALIGN		__alignof__(unsigned long long)
 void dci_free(void *p);
 
 /* ------------------------------------------------------------------ */

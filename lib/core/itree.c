@@ -70,7 +70,8 @@ struct itree_node {
 	 */
 	unsigned char level;
 	struct itree_node *next_free;	/* on a recycling list; writer only */
-	dc_rcu_head_t rcu;		/* freed alone, past what a tree keeps */
+	dc_rcu_head_t rcu;		/* frees a list, past what a tree keeps */
+	void *mem;			/* what node_alloc() allocated */
 };
 
 struct dc_itree {
@@ -110,7 +111,7 @@ struct dc_itree {
  */
 #define ITREE_KEEP_MIN	16
 #define ITREE_KEEP_MAX	32
-/* Retired while a batch is in flight: past this many, freed one by one. */
+/* Retired while a batch is in flight: past this many, freed as a list. */
 #define ITREE_RETIRING_MAX	32
 
 /*
@@ -135,9 +136,30 @@ struct itree_path {
 	unsigned int slot[ITREE_MAX_DEPTH];	/* child taken at each level */
 };
 
+/*
+ * A node, cache-line aligned (see node_prefetch()).  Not from dc_alloc():
+ * its aligned allocation costs glibc several hundred instructions, which
+ * made it the largest part of a miss; an allocation DC_CACHELINE -
+ * DC_ALLOC_MIN_ALIGN bytes longer than a node holds an aligned one.
+ */
 static struct itree_node *node_alloc(void)
 {
-	return dc_alloc(sizeof(struct itree_node));
+	void *mem = dc_alloc_unaligned(sizeof(struct itree_node) +
+				       DC_CACHELINE - DC_ALLOC_MIN_ALIGN);
+	struct itree_node *n;
+
+	if (!mem)
+		return NULL;
+	n = (struct itree_node *)(((uintptr_t)mem + DC_CACHELINE - 1) &
+				  ~(uintptr_t)(DC_CACHELINE - 1));
+	n->mem = mem;
+	return n;
+}
+
+static void node_free(struct itree_node *n)
+{
+	if (n)
+		dci_free(n->mem);
 }
 
 static void free_list(struct itree_node *n)
@@ -146,7 +168,7 @@ static void free_list(struct itree_node *n)
 
 	for (; n; n = next) {
 		next = n->next_free;
-		dci_free(n);
+		node_free(n);
 	}
 }
 
@@ -156,8 +178,8 @@ static void tree_free(struct dc_itree *t)
 	free_list(t->free);
 	free_list(t->retiring);
 	free_list(t->inflight);
-	dci_free(t->spare);
-	dci_free(t->retired_spare);
+	node_free(t->spare);
+	node_free(t->retired_spare);
 	dci_free(t);
 }
 
@@ -196,7 +218,7 @@ static void recycle(struct dc_itree *t)
 				t->free = n;
 				t->nr_free++;
 			} else {
-				dci_free(n);
+				node_free(n);
 			}
 		}
 	}
@@ -235,26 +257,28 @@ static void node_unused(struct dc_itree *t, struct itree_node *n)
 	t->nr_free++;
 }
 
-static void node_free_rcu(dc_rcu_head_t *head)
+/* Free the list of nodes @head's node starts, a grace period after. */
+static void list_free_rcu(dc_rcu_head_t *head)
 {
-	dci_free(dc_container_of(head, struct itree_node, rcu));
+	free_list(dc_container_of(head, struct itree_node, rcu));
 }
 
 /*
  * @n is unlinked; readers may still see it until a grace period passes.
  * It waits for the next batch, unless so many already do (the last batch
- * is still in flight): then it is freed after a grace period of its own,
- * so that a tree never holds more than a few batches' worth.
+ * is still in flight): then those go to be freed after a grace period of
+ * their own, under one call_rcu() (the first node's head) instead of one
+ * each, so that a tree never holds more than a few batches' worth.
  */
 static void node_retire(struct dc_itree *t, struct itree_node *n)
 {
-	if (t->nr_retiring >= ITREE_RETIRING_MAX) {
-		dc_call_rcu(&n->rcu, node_free_rcu);
-		return;
-	}
 	n->next_free = t->retiring;
 	t->retiring = n;
-	t->nr_retiring++;
+	if (++t->nr_retiring > ITREE_RETIRING_MAX) {
+		dc_call_rcu(&n->rcu, list_free_rcu);
+		t->retiring = NULL;
+		t->nr_retiring = 0;
+	}
 }
 
 /*
@@ -288,27 +312,6 @@ static inline unsigned int count_lt(const struct itree_node *n, uint64_t key)
 	return c0 + c1 + c2 + c3;
 }
 
-/* The child of internal node @n to descend into for @key. */
-static inline unsigned int route(const struct itree_node *n, uint64_t key)
-{
-	unsigned int i = count_le(n, key) - 1;	/* key[0] == 0 always counts */
-
-	return i < n->nr ? i : n->nr - 1;
-}
-
-/* A reader's step down; the writer may look things up too. */
-static inline struct itree_node *child(const struct dc_itree *t,
-				       const struct itree_node *n, unsigned int i)
-{
-	return dc_rcu_dereference_check(((struct itree_node *)n)->child[i],
-					itree_writer(t));
-}
-
-static inline struct itree_node *reader_root(const struct dc_itree *t)
-{
-	return dc_rcu_dereference_check(((struct dc_itree *)t)->root,
-					itree_writer(t));
-}
 
 /*
  * How many keys of @n are <= @key, for @key below UINT64_MAX (so pads never
@@ -325,6 +328,32 @@ static inline unsigned int count_le_below_max(const struct itree_node *n,
 
 	return 4 * q + (k[0] <= key) + (k[1] <= key) + (k[2] <= key) +
 	       (k[3] <= key);
+}
+
+/* The child of internal node @n to descend into for @key. */
+static inline unsigned int route(const struct itree_node *n, uint64_t key)
+{
+	unsigned int i;
+
+	/* key[0] == 0 always counts; below UINT64_MAX no pad does. */
+	if (dc_likely(key != UINT64_MAX))
+		return count_le_below_max(n, key) - 1;
+	i = count_le(n, key) - 1;
+	return i < n->nr ? i : n->nr - 1;
+}
+
+/* A reader's step down; the writer may look things up too. */
+static inline struct itree_node *child(const struct dc_itree *t,
+				       const struct itree_node *n, unsigned int i)
+{
+	return dc_rcu_dereference_check(((struct itree_node *)n)->child[i],
+					itree_writer(t));
+}
+
+static inline struct itree_node *reader_root(const struct dc_itree *t)
+{
+	return dc_rcu_dereference_check(((struct dc_itree *)t)->root,
+					itree_writer(t));
 }
 
 dc_static_assert(ITREE_FANOUT == 16, "count_le_below_max() scans 16 keys");
@@ -743,13 +772,10 @@ static void split_insert(struct itree_node *lo, struct itree_node *hi,
 	}
 }
 
+/* How many starts of @leaf are below @start (pads never are). */
 static unsigned int leaf_pos(const struct itree_node *leaf, uint64_t start)
 {
-	unsigned int j = 0;
-
-	while (j < leaf->nr && leaf->key[j] < start)
-		j++;
-	return j;
+	return start ? count_le_below_max(leaf, start - 1) : 0;
 }
 
 /* Insert [@start, @last] -> @item, which overlaps nothing in @t. */

@@ -29,6 +29,13 @@ void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero)
 	return p;
 }
 
+void *dci_plat_alloc_unaligned(struct dc_alloc_site *site, size_t size)
+{
+	if (dci_fault_should_fail(site))
+		return NULL;
+	return malloc(size ? size : 1);
+}
+
 void dci_free(void *p)
 {
 	free(p);

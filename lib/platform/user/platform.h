@@ -167,6 +167,14 @@ struct dc_alloc_site {
 
 /* Returns memory aligned to DC_CACHELINE, or NULL. */
 void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
+/* What dci_plat_alloc_unaligned() memory is aligned to, at least. */
+#define DC_ALLOC_MIN_ALIGN	__alignof__(max_align_t)
+/*
+ * Returns memory aligned to DC_ALLOC_MIN_ALIGN (malloc's), or NULL:
+ * cheaper than dci_plat_alloc(), whose posix_memalign() costs glibc
+ * hundreds of instructions.  Freed with dci_free() like the rest.
+ */
+void *dci_plat_alloc_unaligned(struct dc_alloc_site *site, size_t size);
 
 /*
  * Whether the hooks of <daxcache/fault.h> fail this allocation from @site:
@@ -183,7 +191,7 @@ static inline bool dci_fault_should_fail(struct dc_alloc_site *site)
 }
 #endif
 
-#define dc_plat_alloc_here(size, zero) ({				\
+#define dc_plat_site_here(call) ({					\
 	static struct dc_alloc_site __dc_site = {			\
 		.file = __FILE__, .func = __func__, .line = __LINE__,	\
 	};								\
@@ -191,11 +199,16 @@ static inline bool dci_fault_should_fail(struct dc_alloc_site *site)
 		__attribute__((used, section("dc_alloc_sites"))) =	\
 		&__dc_site;						\
 	(void)__dc_site_ref;						\
-	dci_plat_alloc(&__dc_site, (size), (zero));			\
+	call;								\
 })
+#define dc_plat_alloc_here(size, zero)					\
+	dc_plat_site_here(dci_plat_alloc(&__dc_site, (size), (zero)))
 
 #define dc_alloc(size)		dc_plat_alloc_here((size), false)
 #define dc_zalloc(size)		dc_plat_alloc_here((size), true)
+/* Not zeroed, DC_ALLOC_MIN_ALIGN aligned: see dci_plat_alloc_unaligned(). */
+#define dc_alloc_unaligned(size)					\
+	dc_plat_site_here(dci_plat_alloc_unaligned(&__dc_site, (size)))
 void dci_free(void *p);
 
 /* ------------------------------------------------------------------ */
