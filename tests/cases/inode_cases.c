@@ -12,6 +12,14 @@
 #define STABLE_INODES	64u
 #define GROW_ROUNDS	3u
 #define RACE_IDS	4u
+/*
+ * A reader's pace: one round per this many of the grower's gets and puts,
+ * and this many rounds ahead at most.  A scheduler that lets the readers
+ * run while the grower waits (valgrind's, which runs one thread at a time)
+ * would otherwise let them make garbage without bound.
+ */
+#define OPS_PER_ROUND	8u
+#define ROUNDS_AHEAD	16u
 
 static int null_setup(void *priv, uint64_t ino, uint64_t file_off, uint64_t win_off,
 		      uint64_t len, unsigned int flags)
@@ -95,6 +103,7 @@ struct grow_ctx {
 	struct dc_inode *stable[STABLE_INODES];
 	struct dc_inode **grown;
 	dc_atomic_t reader_rounds;
+	dc_atomic_t grower_ops;		/* the grower's gets and puts so far */
 	dc_atomic_t done;
 };
 
@@ -135,16 +144,28 @@ static void wait_for_readers(struct dc_test *t, struct grow_ctx *x)
 	DC_WAIT_FOR(t, dc_atomic_read(&x->reader_rounds) > 0 || dc_test_failed(t));
 }
 
+/* Whether a reader that has done @rounds may do another one now. */
+static bool reader_may_go(struct grow_ctx *x, unsigned int rounds)
+{
+	return rounds < ROUNDS_AHEAD +
+		(unsigned int)dc_atomic_read(&x->grower_ops) / OPS_PER_ROUND ||
+	       dc_atomic_read(&x->done);
+}
+
 static void grow_thread(struct dc_test *t, void *arg, unsigned int idx)
 {
 	struct grow_ctx *x = arg;
-	unsigned int r, i;
+	unsigned int r, i, rounds = 0;
 
 	if (idx) {
 		/* At least one whole round after the grower started. */
 		do {
 			reader_round(t, x, idx);
 			dc_atomic_inc(&x->reader_rounds);
+			rounds++;
+			/* Yield, not sleep: a wait for the grower's progress. */
+			while (!reader_may_go(x, rounds) && !dc_test_failed(t))
+				dc_test_sleep_us(0);
 		} while (!dc_atomic_read(&x->done) && !dc_test_failed(t));
 		reader_round(t, x, idx);
 		return;
@@ -159,9 +180,12 @@ static void grow_thread(struct dc_test *t, void *arg, unsigned int idx)
 					dc_inode_put(x->grown[i]);
 				goto out;
 			}
+			dc_atomic_inc(&x->grower_ops);
 		}
-		for (i = 0; i < MANY_INODES; i++)
+		for (i = 0; i < MANY_INODES; i++) {
 			dc_inode_put(x->grown[i]);
+			dc_atomic_inc(&x->grower_ops);
+		}
 	}
 out:
 	dc_atomic_set(&x->done, 1);
@@ -181,6 +205,7 @@ DC_TEST(inode_lookups_race_growth)
 		DC_ASSERT_INT_EQ(t, dc_inode_get(x.c, STABLE_ID(i), &x.stable[i]), 0);
 	if (!dc_test_failed(t)) {
 		dc_atomic_set(&x.reader_rounds, 0);
+		dc_atomic_set(&x.grower_ops, 0);
 		dc_atomic_set(&x.done, 0);
 		dc_test_run_threads(t, 3, grow_thread, &x);
 	}
