@@ -14,6 +14,6 @@ tests_fault_fault_test_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LI
 EXTRA_DIST += tests/fault/valgrind.supp
 .PHONY: fault-valgrind
 fault-valgrind: tests/fault/fault-test
-	$(LIBTOOL) --mode=execute valgrind --leak-check=full --error-exitcode=1 \
+	$(LIBTOOL) --mode=execute valgrind --fair-sched=yes --leak-check=full --error-exitcode=1 \
 		--suppressions=$(top_srcdir)/tests/fault/valgrind.supp \
 		$(top_builddir)/tests/fault/fault-test
