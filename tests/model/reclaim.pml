@@ -63,6 +63,14 @@
 byte ref[NR];			/* r->ref: 0 free or claimed, 1 idle, 1 + n pinned */
 byte owner[NR];			/* r->owner */
 byte idx[NR];			/* r->index */
+/*
+ * r->gen, which every setup moves (map_new(); upgrades are not modelled,
+ * and only make a pin fail): a 64-bit counter that never wraps, kept as
+ * what try_pin() asks of it.  gload[k] is the range whose generation
+ * thread k loaded (0: none); genmoved[k], whether a setup moved it since.
+ */
+byte gload[NT];
+bool genmoved[NT];
 bool infree[NR] = 1;		/* on c->free_list */
 bool onbusy[NR];		/* on c->busy */
 byte nfree = NR;		/* c->nr_free */
@@ -214,7 +222,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 
 /* Steps of a mapping thread. */
 #define START		1	/* dc_map(): choose (i, x); map_fast's tree lookup */
-#define PIN		2	/* try_pin(): inc_not_zero and the identity check */
+#define PIN		2	/* try_pin(): inc_not_zero and the generation check */
 #define STALE		3	/* try_pin() pinned something else: range_unpin() */
 #define SLOW_LOCK	4	/* map_slow(): lock, lookup, dci_pool_take_free() */
 #define TAKE_KICK	5	/* the take left the pool below threshold: kick */
@@ -241,6 +249,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define WAKE_EVENT	27
 #define SETUP_FREE	30	/* M_WAKE_BEFORE_FREE: the free after the wake */
 #define PRECHECK	31	/* try_pin(): owner and index, before the count */
+#define GEN_LOAD	32	/* try_pin(): load-acquire the generation */
 
 /*
  * range_unpin(r), then go on at @next: dc_refcount_dec(&r->ref); barrier;
@@ -292,49 +301,61 @@ active [NT] proctype mapper()
 		 * reclaimed and reused before the pin; a hint is an older one.
 		 */
 		r = tree[SLOT(i, x)];
-		pc = (r -> PRECHECK : SLOW_LOCK)
+		pc = (r -> GEN_LOAD : SLOW_LOCK)
+	}
+	:: atomic {
+		pc == GEN_LOAD ->
+		/* try_pin(): gen = dc_load_acquire(&r->gen), first of all. */
+		gload[me] = r;
+		genmoved[me] = 0;
+		pc = PRECHECK
 	}
 	:: atomic {
 		pc == PRECHECK ->
 		/*
-		 * try_pin(): look before touching the count.  Owner and index
-		 * are read in one step: a torn pair can only pass where the
-		 * range is being reused, which the check after the increment
-		 * catches, as it catches a reuse right after this look.
+		 * try_pin(): owner and index, before touching the count.  Read
+		 * in one step: a torn pair can only pass where the range is
+		 * being reused, which the generation check catches, as it
+		 * catches a reuse right after this look.  Read after the
+		 * generation (acquire), they are at least as new as it.
 		 */
-#ifdef M_NO_IDCHECK
+#if defined(M_NO_IDCHECK) || defined(M_NO_PRECHECK)
 		pc = PIN
 #else
 		if
 		:: owner[r - 1] == i && idx[r - 1] == x -> pc = PIN
-		:: else -> r = 0; pc = SLOW_LOCK
+		:: else -> r = 0; gload[me] = 0; genmoved[me] = 0; pc = SLOW_LOCK
 		fi
 #endif
 	}
 	:: atomic {
 		pc == PIN ->
 		/*
-		 * try_pin(): inc_not_zero, then owner and index again.  One step:
+		 * try_pin(): inc_not_zero, then the generation again.  One step:
 		 * with the count raised nobody can claim the range, and its
-		 * owner and index change only while it is claimed (MAP_NEW
-		 * asserts so), so reading them now is reading them later.
+		 * generation moves only while it is claimed (MAP_NEW asserts
+		 * so), so reading it now is reading it later.  Unchanged, it
+		 * says no setup came between the first load and the pin: the
+		 * identity read in between is still the range's.
 		 */
 		if
 		:: ref[r - 1] > 0 ->
 			ref[r - 1]++;
-#ifdef M_NO_IDCHECK
+#if defined(M_NO_IDCHECK) || defined(M_NO_GENCHECK)
 			pc = PINNED;
 			GOT_PIN(r)
 #else
 			if
-			:: owner[r - 1] == i && idx[r - 1] == x ->
+			:: !genmoved[me] ->
 				pc = PINNED;
 				GOT_PIN(r)
 			:: else -> pc = STALE
 			fi
 #endif
 		:: else -> r = 0; pc = SLOW_LOCK
-		fi
+		fi;
+		gload[me] = 0;
+		genmoved[me] = 0
 	}
 	:: atomic { pc == STALE -> UNPIN(SLOW_LOCK) }
 	:: atomic {
@@ -487,6 +508,14 @@ active [NT] proctype mapper()
 		       !infree[r - 1] && !onbusy[r - 1] && tree[SLOT(i, x)] == 0);
 		owner[r - 1] = i;
 		idx[r - 1] = x;
+		/* After the identity, the new generation: a stale pin fails. */
+		for (k : 0 .. NT - 1) {
+			if
+			:: gload[k] == r -> genmoved[k] = 1
+			:: else
+			fi
+		};
+		k = 0;
 		tree[SLOT(i, x)] = r;
 #ifdef SETUP_FAIL
 		pc = SETUP
