@@ -34,11 +34,7 @@ int dc_attr_create(const struct dc_attr_config *ucfg, size_t size,
 	struct dc_attr *a;
 	int ret;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, size,
-			    DC_ATTR_CONFIG_SIZE_VER0);
+	ret = sized_create_in(out, &cfg, ucfg, size, DC_ATTR_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
 	if (cfg.rule != DC_ATTR_RULE_TIMEOUT &&

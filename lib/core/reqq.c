@@ -242,11 +242,8 @@ int dc_reqq_create(const struct dc_reqq_config *ucfg,
 	struct dc_reqq *q;
 	int ret;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, cfg_size,
-			    DC_REQQ_CONFIG_SIZE_VER0);
+	ret = sized_create_in(out, &cfg, ucfg, cfg_size,
+			      DC_REQQ_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
 	ret = sized_copy_in(&ops, sizeof(ops), uops, ops_size,
