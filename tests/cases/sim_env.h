@@ -108,6 +108,49 @@ static inline int sim_map_once(struct dc_cache *cache, uint64_t ino,
 	return ret;
 }
 
+/*
+ * The first protocol violation the backend counted in @bs, or NULL: what
+ * the counter counts, and in *@count how many.  Those that a failure
+ * injected into the pair (@faults) may cause are not looked at then: lost
+ * writes and removes of unmapped ranges.
+ */
+static inline const char *sim_be_violation(const struct dc_simbe_stats *bs,
+					   bool faults, uint64_t *count)
+{
+	static const struct {
+		size_t off;
+		bool with_faults;	/* stays zero even with injected failures */
+		const char *what;
+	} counters[] = {
+		{ offsetof(struct dc_simbe_stats, overlaps), true,
+		  "backend calls overlapped on a window range" },
+		{ offsetof(struct dc_simbe_stats, bad_calls), true,
+		  "malformed backend calls" },
+		{ offsetof(struct dc_simbe_stats, remove_mismatches), true,
+		  "removes of a range mapping something else" },
+		{ offsetof(struct dc_simbe_stats, writeback_mismatches), true,
+		  "writebacks of a range not mapping that" },
+		{ offsetof(struct dc_simbe_stats, tag_failures), true,
+		  "failed tag checks or writes" },
+		{ offsetof(struct dc_simbe_stats, gate_timeouts), true,
+		  "gate timeouts" },
+		{ offsetof(struct dc_simbe_stats, lost_writes), false,
+		  "writes lost without any failure" },
+		{ offsetof(struct dc_simbe_stats, remove_unmapped), false,
+		  "removes of unmapped ranges without any failure" },
+	};
+	size_t i;
+
+	for (i = 0; i < DC_ARRAY_SIZE(counters); i++) {
+		if (faults && !counters[i].with_faults)
+			continue;
+		memcpy(count, (const char *)bs + counters[i].off, sizeof(*count));
+		if (*count)
+			return counters[i].what;
+	}
+	return NULL;
+}
+
 /* Whether window range @w of @be still holds the record of setup @seq. */
 static inline bool sim_record_still(struct dc_simbe *be, uint64_t w,
 				    uint64_t seq)
