@@ -178,14 +178,9 @@ DC_EXPORT(dc_attr_get);
 int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st,
 		  size_t size)
 {
-	struct dc_attr_stats snap;
-
 	if (!a)
 		return -EINVAL;
-	dc_spin_lock(&a->lock);
-	snap = a->st;
-	dc_spin_unlock(&a->lock);
-	return sized_copy_out(st, size, &snap, sizeof(snap),
-			      DC_ATTR_STATS_SIZE_VER0);
+	return sized_copy_out_locked(st, size, &a->lock, &a->st, sizeof(a->st),
+				     DC_ATTR_STATS_SIZE_VER0);
 }
 DC_EXPORT(dc_attr_stats);
