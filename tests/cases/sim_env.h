@@ -19,6 +19,35 @@
 #include <daxcache/cache.h>
 #include <daxcache/simbe.h>
 
+/*
+ * A backend that accepts every call and does nothing, where only the
+ * cache's own work counts (the inode table's cases; the in-kernel
+ * benchmark, bench/kernel/bench.c, has tests/cases on its path too).
+ */
+static inline int sim_null_setup(void *priv, uint64_t ino, uint64_t file_off,
+				 uint64_t win_off, uint64_t len,
+				 unsigned int flags)
+{
+	return 0;
+}
+
+static inline int sim_null_remove(void *priv,
+				  const struct dc_remove_entry *entries,
+				  unsigned int n)
+{
+	return 0;
+}
+
+static inline const struct dc_backend_ops *sim_null_ops(void)
+{
+	static const struct dc_backend_ops ops = {
+		.setup = sim_null_setup,
+		.remove = sim_null_remove,
+	};
+
+	return &ops;
+}
+
 /* A snapshot of the cache's counters (zero where the cache is NULL). */
 static inline struct dc_cache_stats sim_cache_stats(const struct dc_cache *c)
 {
