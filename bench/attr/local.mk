@@ -7,8 +7,5 @@
 noinst_PROGRAMS += bench/attr/bench-attr
 bench_attr_bench_attr_SOURCES = bench/attr/bench_attr.c
 bench_attr_bench_attr_LDADD = $(bench_ldadd)
-
-bench_runs += bench-attr
-.PHONY: bench-attr
+bench_json_runs += bench-attr
 bench-attr: bench/attr/bench-attr
-	$(bench_run_json)

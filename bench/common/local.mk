@@ -21,6 +21,7 @@ bench_ldadd = bench/common/libbench-common.la lib/libdaxcache-core.la \
 	$(URCU_LIBS) $(PTHREAD_LIBS)
 # The recipe of run target bench-NAME, a benchmark that writes
 # bench/results/NAME.json: the program (its first prerequisite) with --json
-# and BENCH_ARGS.
+# and BENCH_ARGS.  A fragment adds such a run target to bench_json_runs
+# and names its program; Makefile.am gives them this recipe.
 bench_run_json = mkdir -p $(top_builddir)/bench/results && \
 	$< --json $(top_builddir)/bench/results/$(@:bench-%=%).json $(BENCH_ARGS)

@@ -10,8 +10,5 @@ bench_inode_bench_inode_SOURCES = bench/inode/bench_inode.c \
 	bench/cache/null_backend.c bench/cache/null_backend.h
 bench_inode_bench_inode_CFLAGS = $(AM_CFLAGS)
 bench_inode_bench_inode_LDADD = $(bench_ldadd)
-
-bench_runs += bench-inode
-.PHONY: bench-inode
+bench_json_runs += bench-inode
 bench-inode: bench/inode/bench-inode
-	$(bench_run_json)

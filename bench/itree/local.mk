@@ -15,11 +15,7 @@ bench_itree_bench_itree_SOURCES = \
 	bench/itree/rbtree_rwlock.c bench/itree/rbtree_rwlock.h
 bench_itree_bench_itree_CFLAGS = $(AM_CFLAGS) $(URCU_CDS_CFLAGS)
 bench_itree_bench_itree_LDADD = bench/common/libbench-common.la lib/libdaxcache-core.la $(URCU_CDS_LIBS) $(URCU_LIBS) $(PTHREAD_LIBS)
-
-bench_runs += bench-itree
-.PHONY: bench-itree
+bench_json_runs += bench-itree
 bench-itree: bench/itree/bench-itree
-	@mkdir -p $(top_builddir)/bench/results
-	$(top_builddir)/bench/itree/bench-itree --json $(top_builddir)/bench/results/itree.json $(BENCH_ARGS)
 # bench/itree/instr: the lookups' instructions per op under callgrind.
 EXTRA_DIST += bench/itree/instr

@@ -40,6 +40,8 @@
 #include <daxcache/thread.h>
 
 #include "fuse_replica.h"
+/* sim_null_ops(), the backend of the cells (tests/cases is on the path). */
+#include "sim_env.h"
 
 #define BENCH_SHIFT	21		/* 2 MiB ranges, fuse's FUSE_DAX_SHIFT */
 #define HIT_RANGES	16		/* mapped ranges the hit cells cycle over */
@@ -59,23 +61,6 @@ enum bench_impl { IMPL_DC, IMPL_FUSE, NR_IMPLS };
 enum bench_path { PATH_HIT, PATH_MISS, NR_PATHS };
 
 static const char *const path_name[NR_PATHS] = { "hit", "miss" };
-
-static int bench_null_setup(void *priv, u64 ino, u64 file_off, u64 win_off,
-			 u64 len, unsigned int flags)
-{
-	return 0;
-}
-
-static int bench_null_remove(void *priv, const struct dc_remove_entry *entries,
-			  unsigned int n)
-{
-	return 0;
-}
-
-static const struct dc_backend_ops bench_null_ops = {
-	.setup = bench_null_setup,
-	.remove = bench_null_remove,
-};
 
 /* What the threads of a slice share. */
 struct bench_slice {
@@ -393,8 +378,8 @@ static int bench_cache_new(unsigned int nr_ranges, struct dc_cache **out)
 
 	dc_cache_config_init(&cfg, sizeof(cfg), (u64)nr_ranges << BENCH_SHIFT);
 	cfg.range_shift = BENCH_SHIFT;
-	return dc_cache_create(&cfg, sizeof(cfg), &bench_null_ops,
-			       sizeof(bench_null_ops), NULL, out);
+	return dc_cache_create(&cfg, sizeof(cfg), sim_null_ops(),
+			       sizeof(struct dc_backend_ops), NULL, out);
 }
 
 /* The library's counters must show the cells did what they claim. */

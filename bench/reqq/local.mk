@@ -7,8 +7,5 @@
 noinst_PROGRAMS += bench/reqq/bench-reqq
 bench_reqq_bench_reqq_SOURCES = bench/reqq/bench_reqq.c
 bench_reqq_bench_reqq_LDADD = $(bench_ldadd)
-
-bench_runs += bench-reqq
-.PHONY: bench-reqq
+bench_json_runs += bench-reqq
 bench-reqq: bench/reqq/bench-reqq
-	$(bench_run_json)

@@ -410,10 +410,7 @@ int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
 	void *p;
 	int ret;
 
-	if (!out)
-		return -EINVAL;
-	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, size,
-			    DC_MMAPBE_CONFIG_SIZE_VER0);
+	ret = sized_create_in(out, &cfg, ucfg, size, DC_MMAPBE_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
 	window_size = cfg.window_size;

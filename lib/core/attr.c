@@ -34,11 +34,7 @@ int dc_attr_create(const struct dc_attr_config *ucfg, size_t size,
 	struct dc_attr *a;
 	int ret;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, size,
-			    DC_ATTR_CONFIG_SIZE_VER0);
+	ret = sized_create_in(out, &cfg, ucfg, size, DC_ATTR_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
 	if (cfg.rule != DC_ATTR_RULE_TIMEOUT &&
@@ -182,14 +178,9 @@ DC_EXPORT(dc_attr_get);
 int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st,
 		  size_t size)
 {
-	struct dc_attr_stats snap;
-
 	if (!a)
 		return -EINVAL;
-	dc_spin_lock(&a->lock);
-	snap = a->st;
-	dc_spin_unlock(&a->lock);
-	return sized_copy_out(st, size, &snap, sizeof(snap),
-			      DC_ATTR_STATS_SIZE_VER0);
+	return sized_copy_out_locked(st, size, &a->lock, &a->st, sizeof(a->st),
+				     DC_ATTR_STATS_SIZE_VER0);
 }
 DC_EXPORT(dc_attr_stats);

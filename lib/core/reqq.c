@@ -242,11 +242,8 @@ int dc_reqq_create(const struct dc_reqq_config *ucfg,
 	struct dc_reqq *q;
 	int ret;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, cfg_size,
-			    DC_REQQ_CONFIG_SIZE_VER0);
+	ret = sized_create_in(out, &cfg, ucfg, cfg_size,
+			      DC_REQQ_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
 	ret = sized_copy_in(&ops, sizeof(ops), uops, ops_size,
@@ -451,14 +448,9 @@ DC_EXPORT(dc_reqq_shutdown);
 int dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st,
 		  size_t size)
 {
-	struct dc_reqq_stats snap;
-
 	if (!q)
 		return -EINVAL;
-	dc_spin_lock(&q->lock);
-	snap = q->st;
-	dc_spin_unlock(&q->lock);
-	return sized_copy_out(st, size, &snap, sizeof(snap),
-			      DC_REQQ_STATS_SIZE_VER0);
+	return sized_copy_out_locked(st, size, &q->lock, &q->st, sizeof(q->st),
+				     DC_REQQ_STATS_SIZE_VER0);
 }
 DC_EXPORT(dc_reqq_stats);

@@ -515,10 +515,7 @@ int dc_simbe_create(const struct dc_simbe_config *ucfg, size_t size,
 	uint64_t nr;
 	int ret;
 
-	if (!ucfg || !out)
-		return -EINVAL;
-	ret = sized_copy_in(&kcfg, sizeof(kcfg), ucfg, size,
-			    DC_SIMBE_CONFIG_SIZE_VER0);
+	ret = sized_create_in(out, &kcfg, ucfg, size, DC_SIMBE_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
 	cfg = &kcfg;

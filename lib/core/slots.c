@@ -124,11 +124,8 @@ int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
 	size_t slot_size;
 	int ret;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	ret = sized_copy_in(&cfg, sizeof(cfg), ucfg, cfg_size,
-			    DC_SLOT_TABLE_CONFIG_SIZE_VER0);
+	ret = sized_create_in(out, &cfg, ucfg, cfg_size,
+			      DC_SLOT_TABLE_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
 	memset(&ops, 0, sizeof(ops));

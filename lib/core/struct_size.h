@@ -61,4 +61,32 @@ static inline int sized_copy_out(void *udst, size_t usize, const void *src,
 	return 0;
 }
 
+/*
+ * sized_copy_out() of @src under @lock: a snapshot of counters that change
+ * only under that lock, all of one instant.
+ */
+static inline int sized_copy_out_locked(void *udst, size_t usize,
+					dc_spinlock_t *lock, const void *src,
+					size_t ksize, size_t min)
+{
+	int ret;
+
+	dc_spin_lock(lock);
+	ret = sized_copy_out(udst, usize, src, ksize, min);
+	dc_spin_unlock(lock);
+	return ret;
+}
+
+/*
+ * The start of a create that hands its object back in *@out: -EINVAL
+ * without @out; else *@out is cleared (nothing made yet) and the caller's
+ * @ucfg of @usize bytes is copied into the library's *@cfg as
+ * sized_copy_in() does, which gives the answer.  A macro: @out and @cfg
+ * are of each create's own types.
+ */
+#define sized_create_in(out, cfg, ucfg, usize, min)			\
+	(!(out) ? -EINVAL :						\
+	 (*(out) = NULL,						\
+	  sized_copy_in((cfg), sizeof(*(cfg)), (ucfg), (usize), (min))))
+
 #endif /* DC_STRUCT_SIZE_H */

@@ -141,6 +141,45 @@ static inline uint64_t pin_base(const struct env *e, const struct dc_pin *p)
 }
 
 /*
+ * Make a dirty range: map inode @i at @off for writing (in pin slot 0),
+ * write it there and unpin.  *@base, where not NULL, is its window range.
+ */
+static void dirty_at(struct dc_test *t, struct env *e, unsigned int i,
+		     uint64_t off, uint64_t *base)
+{
+	pin_at(t, e, 0, i, off, DC_MAP_WRITE);
+	DC_RETURN_IF_FAILED(t);
+	if (base)
+		*base = pin_base(e, &e->pin[0]);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off, ino_id(i),
+					   off), 0);
+	dc_unpin(&e->pin[0]);
+}
+
+/* Log the counters of the cache and the backend: a diagnostic, not a check. */
+static void log_counters(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats st = cst(e);
+	struct dc_simbe_stats bs = sst(e);
+
+	dc_test_log(t, "%u ranges, %llu free, %llu mapped (backend: %llu): %llu hits, %llu misses, %llu upgrades, %llu inline, %llu bg, %llu removes in %llu calls (backend: %llu, max %llu), %llu writebacks, %llu waits",
+		    e->nr, (unsigned long long)st.nr_free,
+		    (unsigned long long)st.nr_mapped,
+		    (unsigned long long)bs.nr_mapped,
+		    (unsigned long long)st.hits,
+		    (unsigned long long)st.misses,
+		    (unsigned long long)st.upgrades,
+		    (unsigned long long)st.inline_reclaims,
+		    (unsigned long long)st.bg_reclaims,
+		    (unsigned long long)st.removes_sent,
+		    (unsigned long long)st.remove_batches,
+		    (unsigned long long)bs.calls[DC_SIMBE_REMOVE],
+		    (unsigned long long)bs.max_batch,
+		    (unsigned long long)st.writebacks,
+		    (unsigned long long)st.waits);
+}
+
+/*
  * Wait until background work is over: every range is free or mapped, and
  * (without injected failures) the backend maps as many ranges as the cache
  * believes mapped, and every remove() and writeback() call has returned.
@@ -156,14 +195,8 @@ static void env_settle(struct dc_test *t, struct env *e)
 
 		stable = sim_env_quiet(&st, &bs, e->failures) ? stable + 1 : 0;
 		if (dc_now_ns() > end) {
-			dc_test_fail(t, __FILE__, __LINE__,
-				     "no quiescence: free %llu + mapped %llu of %llu, backend maps %llu, removes %llu/%llu",
-				     (unsigned long long)st.nr_free,
-				     (unsigned long long)st.nr_mapped,
-				     (unsigned long long)st.nr_ranges,
-				     (unsigned long long)bs.nr_mapped,
-				     (unsigned long long)bs.calls[DC_SIMBE_REMOVE],
-				     (unsigned long long)st.remove_batches);
+			log_counters(t, e);
+			dc_test_fail(t, __FILE__, __LINE__, "no quiescence");
 			return;
 		}
 		dc_test_sleep_us(1000);
@@ -242,6 +275,8 @@ static void check_invariants(struct dc_test *t, struct env *e)
 {
 	struct dc_simbe_stats bs;
 	struct dc_cache_stats st;
+	const char *what;
+	uint64_t n;
 
 	/*
 	 * Quiet means free + mapped == all for a while; one sample later the
@@ -253,15 +288,13 @@ static void check_invariants(struct dc_test *t, struct env *e)
 	st = cst(e);
 	DC_ASSERT_EQ(t, st.nr_ranges, e->nr);
 	bs = sst(e);
-	DC_ASSERT_EQ(t, bs.overlaps, 0);
-	DC_ASSERT_EQ(t, bs.bad_calls, 0);
-	DC_ASSERT_EQ(t, bs.tag_failures, 0);
-	DC_ASSERT_EQ(t, bs.writeback_mismatches, 0);
-	DC_ASSERT_EQ(t, bs.gate_timeouts, 0);
+	what = sim_be_violation(&bs, e->failures, &n);
+	if (what) {
+		dc_test_fail(t, __FILE__, __LINE__, "%llu %s",
+			     (unsigned long long)n, what);
+		return;
+	}
 	if (!e->failures) {
-		DC_ASSERT_EQ(t, bs.remove_mismatches, 0);
-		DC_ASSERT_EQ(t, bs.remove_unmapped, 0);
-		DC_ASSERT_EQ(t, bs.lost_writes, 0);
 		/*
 		 * A range the background reclaimer has claimed has left the
 		 * cache's count before its batched remove reaches the backend.
@@ -323,6 +356,26 @@ static void env_finish(struct dc_test *t, struct env *e)
 /* Every case runs its body between these two. */
 #define ENV_RUN(t, e, body)	DC_ENV_RUN(env, t, e, body)
 #define ENV_CASE(name, nr, body)	DC_ENV_CASE(env, name, nr, body)
+
+/*
+ * ENV_RUN_CFG() - run @body in a fresh environment of @nr ranges in a
+ * configuration of its own: the arguments after @body are assignments to
+ * members of e.cfg, made over env_init()'s defaults before the start.
+ * ENV_CASE_CFG() is a case that does only that.
+ */
+#define ENV_RUN_CFG(t, nr, body, ...) do {				\
+	struct env e;							\
+									\
+	env_init(&e, (nr));						\
+	__VA_ARGS__;							\
+	ENV_RUN((t), &e, body);						\
+} while (0)
+
+#define ENV_CASE_CFG(name, nr, body, ...)				\
+DC_TEST(name)								\
+{									\
+	ENV_RUN_CFG(t, nr, body, __VA_ARGS__);				\
+}
 
 /* A start line for test threads: all of them go at once. */
 static void start_line(dc_atomic_t *ready, unsigned int n)
@@ -625,15 +678,8 @@ static void hint_body(struct dc_test *t, struct env *e)
 
 ENV_CASE(cache_hint_collisions, 3, hint_body)
 
-DC_TEST(cache_small_ranges)
-{
-	struct env e;
-
-	env_init(&e, 256);
-	e.cfg.range_shift = 12;
-	e.cfg.window_size = 256 * 4096;
-	ENV_RUN(t, &e, small_body);
-}
+ENV_CASE_CFG(cache_small_ranges, 256, small_body,
+	     e.cfg.range_shift = 12, e.cfg.window_size = 256 * 4096)
 
 /* --- racing misses and upgrades -------------------------------------------- */
 
@@ -831,11 +877,8 @@ static void inline_scenario(struct dc_test *t, struct env *e,
 	int ret;
 
 	DC_ASSERT_EQ(t, e->nr, 3);
-	pin_at(t, e, 0, 1, 0, DC_MAP_WRITE);
+	dirty_at(t, e, 1, 0, &wa);
 	DC_RETURN_IF_FAILED(t);
-	wa = pin_base(e, &e->pin[0]);
-	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off, ino_id(1), 0), 0);
-	dc_unpin(&e->pin[0]);
 	dc_simbe_gate_close(e->be, DC_SIMBE_WRITEBACK);
 	pin_at(t, e, 1, b_inode, 1 * e->rs, 0);
 	pin_at(t, e, 2, 0, 2 * e->rs, 0);
@@ -988,14 +1031,7 @@ static void bg_scenario(struct dc_test *t, struct env *e, bool kick)
 		    cst(e).bg_reclaims == cst(e).removes_sent);
 	st = cst(e);
 	bs = sst(e);
-	dc_test_log(t, "free %llu, bg %llu, inline %llu, removes %llu in %llu calls, max batch %llu, writebacks %llu",
-		    (unsigned long long)st.nr_free,
-		    (unsigned long long)st.bg_reclaims,
-		    (unsigned long long)st.inline_reclaims,
-		    (unsigned long long)st.removes_sent,
-		    (unsigned long long)st.remove_batches,
-		    (unsigned long long)bs.max_batch,
-		    (unsigned long long)st.writebacks);
+	log_counters(t, e);
 	DC_ASSERT(t, st.nr_free >= thr);
 	DC_ASSERT(t, st.nr_free < thr + e->cfg.reclaim_batch);
 	DC_ASSERT(t, st.bg_reclaims >= 1);
@@ -1022,16 +1058,10 @@ static void bg_self_body(struct dc_test *t, struct env *e)
 
 DC_TEST(cache_bg_reclaim_batches)
 {
-	struct env e;
-
-	env_init(&e, 20);
-	e.cfg.remove_batch_max = 2;
-	ENV_RUN(t, &e, bg_kick_body);
+	ENV_RUN_CFG(t, 20, bg_kick_body, e.cfg.remove_batch_max = 2);
 	DC_RETURN_IF_FAILED(t);
 	/* Big batches: one remove() per pass. */
-	env_init(&e, 40);
-	e.cfg.reclaim_threshold_pct = 50;
-	ENV_RUN(t, &e, bg_kick_body);
+	ENV_RUN_CFG(t, 40, bg_kick_body, e.cfg.reclaim_threshold_pct = 50);
 }
 
 /* Nobody waits, yet the pool went below the threshold: the reclaimer runs. */
@@ -1149,13 +1179,9 @@ static void setup_fail_reuse_body(struct dc_test *t, struct env *e)
 
 DC_TEST(cache_setup_failure_on_reuse)
 {
-	struct env e;
-
-	env_init(&e, 1);
-	ENV_RUN(t, &e, setup_fail_reuse_body);
+	ENV_RUN_CFG(t, 1, setup_fail_reuse_body, (void)0);
 	DC_RETURN_IF_FAILED(t);
-	env_init(&e, 2);
-	ENV_RUN(t, &e, setup_fail_reuse_body);
+	ENV_RUN_CFG(t, 2, setup_fail_reuse_body, (void)0);
 }
 
 static void remove_fail_body(struct dc_test *t, struct env *e)
@@ -1212,11 +1238,8 @@ static void writeback_fail_body(struct dc_test *t, struct env *e)
 	int ret;
 
 	DC_ASSERT_EQ(t, e->nr, 2);
-	pin_at(t, e, 0, 0, 0, DC_MAP_WRITE);
+	dirty_at(t, e, 0, 0, &wa);
 	DC_RETURN_IF_FAILED(t);
-	wa = pin_base(e, &e->pin[0]);
-	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off, ino_id(0), 0), 0);
-	dc_unpin(&e->pin[0]);
 	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f, sizeof(f)), 0);
 	pin_at(t, e, 1, 1, 0, 0);
 	DC_RETURN_IF_FAILED(t);
@@ -1366,14 +1389,8 @@ static void evict_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, sst(e).nr_mapped, 0);
 }
 
-DC_TEST(cache_evict_on_last_put)
-{
-	struct env e;
-
-	env_init(&e, 16);
-	e.cfg.remove_batch_max = 4;
-	ENV_RUN(t, &e, evict_body);
-}
+ENV_CASE_CFG(cache_evict_on_last_put, 16, evict_body,
+	     e.cfg.remove_batch_max = 4)
 
 /* The last put while another thread holds a pin: reported, and waits. */
 struct put_ctx {
@@ -1434,11 +1451,29 @@ static void put_pinned_body(struct dc_test *t, struct env *e)
 
 ENV_CASE(cache_put_with_pin_waits, 8, put_pinned_body)
 
-/* dc_cache_destroy() with inodes still referenced: evicted anyway. */
-DC_TEST(cache_destroy_live_inodes)
+/*
+ * A simbe and a default cache of @nr ranges over it, outside an environment
+ * (for the cases of dc_cache_destroy(), which env_finish() would repeat).
+ * Records a failure when they cannot be made.
+ */
+static void bare_create(struct dc_test *t, unsigned int nr,
+			struct dc_simbe **be, struct dc_cache **c)
 {
 	struct dc_simbe_config bcfg;
 	struct dc_cache_config cfg;
+	const char *what;
+	int ret;
+
+	dc_cache_config_init(&cfg, sizeof(cfg), (uint64_t)nr << 21);
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), (uint64_t)nr << 21);
+	ret = sim_env_create(&cfg, &bcfg, dc_simbe_ops(), be, c, &what);
+	if (ret)
+		dc_test_fail(t, __FILE__, __LINE__, "%s: %d", what, ret);
+}
+
+/* dc_cache_destroy() with inodes still referenced: evicted anyway. */
+DC_TEST(cache_destroy_live_inodes)
+{
 	struct dc_simbe_stats bs;
 	struct dc_inode *x, *y;
 	struct dc_simbe *be;
@@ -1447,11 +1482,8 @@ DC_TEST(cache_destroy_live_inodes)
 	unsigned int k;
 	int lines;
 
-	dc_cache_config_init(&cfg, sizeof(cfg), 8ull << 21);
-	dc_simbe_config_init(&bcfg, sizeof(bcfg), 8ull << 21);
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
-					    sizeof(struct dc_backend_ops), be, &c), 0);
+	bare_create(t, 8, &be, &c);
+	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_INT_EQ(t, dc_inode_get(c, 1, &x), 0);
 	DC_ASSERT_INT_EQ(t, dc_inode_get(c, 2, &y), 0);
 	for (k = 0; k < 3; k++) {
@@ -1548,15 +1580,9 @@ static void self_pin_body(struct dc_test *t, struct env *e)
 
 DC_TEST(cache_self_pinned_timeout)
 {
-	struct env e;
-
-	env_init(&e, 1);
-	e.cfg.wait_timeout_ns = 30 * MS;
-	ENV_RUN(t, &e, self_pin_body);
+	ENV_RUN_CFG(t, 1, self_pin_body, e.cfg.wait_timeout_ns = 30 * MS);
 	DC_RETURN_IF_FAILED(t);
-	env_init(&e, 3);
-	e.cfg.wait_timeout_ns = 30 * MS;
-	ENV_RUN(t, &e, self_pin_body);
+	ENV_RUN_CFG(t, 3, self_pin_body, e.cfg.wait_timeout_ns = 30 * MS);
 }
 
 /* --- forward progress ------------------------------------------------------ */
@@ -1603,32 +1629,19 @@ static void fp_body(struct dc_test *t, struct env *e)
 	dc_test_run_threads(t, FP_THREADS, fp_thread, &c);
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_EQ(t, dc_atomic64_read(&c.done), (uint64_t)FP_THREADS * c.iters);
-	dc_test_log(t, "%u ranges: %llu maps, %llu misses, %llu inline, %llu bg, %llu waits",
-		    e->nr, (unsigned long long)dc_atomic64_read(&c.done),
-		    (unsigned long long)cst(e).misses,
-		    (unsigned long long)cst(e).inline_reclaims,
-		    (unsigned long long)cst(e).bg_reclaims,
-		    (unsigned long long)cst(e).waits);
+	log_counters(t, e);
 }
 
+/* (env_init()'s wait_timeout_ns, DC_WAIT_LIMIT_NS: only a hang times out.) */
 DC_TEST(cache_forward_progress_one_range)
 {
-	struct env e;
-
-	env_init(&e, 1);
-	e.cfg.wait_timeout_ns = DC_WAIT_LIMIT_NS;
-	ENV_RUN(t, &e, fp_body);
+	ENV_RUN_CFG(t, 1, fp_body, (void)0);
 	DC_RETURN_IF_FAILED(t);
-	env_init(&e, 2);
-	e.cfg.wait_timeout_ns = DC_WAIT_LIMIT_NS;
-	e.cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE;
-	e.cfg.victim = DC_VICTIM_ROUND_ROBIN;
-	ENV_RUN(t, &e, fp_body);
+	ENV_RUN_CFG(t, 2, fp_body,
+		    e.cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE,
+		    e.cfg.victim = DC_VICTIM_ROUND_ROBIN);
 	DC_RETURN_IF_FAILED(t);
-	env_init(&e, 1);
-	e.cfg.wait_timeout_ns = DC_WAIT_LIMIT_NS;
-	e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
-	ENV_RUN(t, &e, fp_body);
+	ENV_RUN_CFG(t, 1, fp_body, e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY);
 }
 
 /*
@@ -1653,14 +1666,8 @@ static void second_chance_body(struct dc_test *t, struct env *e)
 	}
 }
 
-DC_TEST(cache_bg_reclaim_second_chance)
-{
-	struct env e;
-
-	env_init(&e, 1);
-	e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY;
-	ENV_RUN(t, &e, second_chance_body);
-}
+ENV_CASE_CFG(cache_bg_reclaim_second_chance, 1, second_chance_body,
+	     e.cfg.flags = DC_CACHE_INLINE_OWN_ONLY)
 
 /* --- victim policies ------------------------------------------------------- */
 
@@ -1710,24 +1717,11 @@ static void victim_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).inline_reclaims, 0);
 }
 
-DC_TEST(cache_victim_clock)
-{
-	struct env e;
+ENV_CASE_CFG(cache_victim_clock, 4, victim_body,
+	     e.cfg.reclaim_batch = 1)
 
-	env_init(&e, 4);
-	e.cfg.reclaim_batch = 1;
-	ENV_RUN(t, &e, victim_body);
-}
-
-DC_TEST(cache_victim_round_robin)
-{
-	struct env e;
-
-	env_init(&e, 4);
-	e.cfg.reclaim_batch = 1;
-	e.cfg.victim = DC_VICTIM_ROUND_ROBIN;
-	ENV_RUN(t, &e, victim_body);
-}
+ENV_CASE_CFG(cache_victim_round_robin, 4, victim_body,
+	     e.cfg.reclaim_batch = 1, e.cfg.victim = DC_VICTIM_ROUND_ROBIN)
 
 /* --- pins hold ----------------------------------------------------------------- */
 
@@ -2000,10 +1994,8 @@ static void positive_body(struct dc_test *t, struct env *e)
 	dc_atomic_set(&positive_op, POS_NONE);
 
 	/* A writeback before a punch: the error punch returns. */
-	pin_at(t, e, 0, 1, 0, DC_MAP_WRITE);
+	dirty_at(t, e, 1, 0, NULL);
 	DC_RETURN_IF_FAILED(t);
-	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, e->pin[0].win_off, ino_id(1), 0), 0);
-	dc_unpin(&e->pin[0]);
 	dc_atomic_set(&positive_op, POS_WRITEBACK);
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[1], 0, UINT64_MAX), -EIO);
 	DC_ASSERT_EQ(t, cst(e).writeback_failures, 1);
@@ -2134,16 +2126,9 @@ static void punch_linear_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, sst(e).lost_writes, 0);
 }
 
-DC_TEST(cache_punch_linear)
-{
-	struct env e;
-
-	/* One range stays free: the background reclaimer is never kicked. */
-	env_init(&e, 65);
-	e.cfg.reclaim_threshold_pct = 0;
-	e.cfg.remove_batch_max = 1;
-	ENV_RUN(t, &e, punch_linear_body);
-}
+/* One range stays free: the background reclaimer is never kicked. */
+ENV_CASE_CFG(cache_punch_linear, 65, punch_linear_body,
+	     e.cfg.reclaim_threshold_pct = 0, e.cfg.remove_batch_max = 1)
 
 /*
  * remove_batch_max above the number of ranges is capped, not allocated.
@@ -2171,15 +2156,8 @@ static void batch_cap_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_LIMIT_NS), 0);
 }
 
-DC_TEST(cache_remove_batch_max_capped)
-{
-	struct env e;
-
-	env_init(&e, 8);
-	e.cfg.reclaim_threshold_pct = 0;
-	e.cfg.remove_batch_max = UINT_MAX;
-	ENV_RUN(t, &e, batch_cap_body);
-}
+ENV_CASE_CFG(cache_remove_batch_max_capped, 8, batch_cap_body,
+	     e.cfg.reclaim_threshold_pct = 0, e.cfg.remove_batch_max = UINT_MAX)
 
 /*
  * Failed setups are logged, but a backend that keeps failing does not flood
@@ -2235,8 +2213,6 @@ static void count_destroy(void *priv, int level, const char *msg)
 
 DC_TEST(cache_destroy_with_pin_returns)
 {
-	struct dc_simbe_config bcfg;
-	struct dc_cache_config cfg;
 	struct dc_simbe_stats bs;
 	struct dc_inode *x;
 	struct dc_simbe *be;
@@ -2245,11 +2221,8 @@ DC_TEST(cache_destroy_with_pin_returns)
 	unsigned long warns;
 	int ret;
 
-	dc_cache_config_init(&cfg, sizeof(cfg), 4ull << 21);
-	dc_simbe_config_init(&bcfg, sizeof(bcfg), 4ull << 21);
-	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
-	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
-					    sizeof(struct dc_backend_ops), be, &c), 0);
+	bare_create(t, 4, &be, &c);
+	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_INT_EQ(t, dc_inode_get(c, 1, &x), 0);
 	DC_ASSERT_INT_EQ(t, dc_map(x, 0, DC_MAP_WRITE, &pin), 0);
 	DC_ASSERT_INT_EQ(t, dc_simbe_write(be, pin.win_off, 1, 0), 0);
@@ -2344,23 +2317,13 @@ static void mix_body(struct dc_test *t, struct env *e)
 {
 	struct mix_ctx c = { .e = e,
 			      .ops = 3000 * dc_test_scale() / dc_test_slowdown() };
-	struct dc_cache_stats st;
 
 	dc_simbe_set_latency(e->be, DC_SIMBE_SETUP, 2000, 0);
 	dc_simbe_set_latency(e->be, DC_SIMBE_REMOVE, 2000, 500);
 	dc_atomic_set(&c.ready, 0);
 	dc_test_run_threads(t, MIX_THREADS, mix_thread, &c);
 	DC_RETURN_IF_FAILED(t);
-	st = cst(e);
-	dc_test_log(t, "%u ranges: %llu hits, %llu misses, %llu upgrades, %llu inline, %llu bg, %llu removes in %llu calls, %llu waits",
-		    e->nr, (unsigned long long)st.hits,
-		    (unsigned long long)st.misses,
-		    (unsigned long long)st.upgrades,
-		    (unsigned long long)st.inline_reclaims,
-		    (unsigned long long)st.bg_reclaims,
-		    (unsigned long long)st.removes_sent,
-		    (unsigned long long)st.remove_batches,
-		    (unsigned long long)st.waits);
+	log_counters(t, e);
 	/*
 	 * The private inodes are gone once the reclaimer has dropped any
 	 * passing reference it held when their last put came (then it evicts).
@@ -2372,13 +2335,11 @@ DC_TEST(cache_threads_mixed)
 {
 	static const unsigned int sizes[] = { 1, 2, 4, 16 };
 	unsigned int k;
-	struct env e;
 
 	for (k = 0; k < DC_ARRAY_SIZE(sizes) && !dc_test_failed(t); k++) {
-		env_init(&e, sizes[k]);
-		e.cfg.victim = k & 1 ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK;
-		e.cfg.remove_batch_max = 3;
-		ENV_RUN(t, &e, mix_body);
+		ENV_RUN_CFG(t, sizes[k], mix_body,
+			    e.cfg.victim = k & 1 ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK,
+			    e.cfg.remove_batch_max = 3);
 		if (dc_test_failed(t))
 			dc_test_log(t, "in row %u: %u ranges, %s victims", k, sizes[k],
 				    k & 1 ? "round-robin" : "clock");

@@ -21,23 +21,6 @@
 #define OPS_PER_ROUND	8u
 #define ROUNDS_AHEAD	16u
 
-static int null_setup(void *priv, uint64_t ino, uint64_t file_off, uint64_t win_off,
-		      uint64_t len, unsigned int flags)
-{
-	return 0;
-}
-
-static int null_remove(void *priv, const struct dc_remove_entry *entries,
-		       unsigned int n)
-{
-	return 0;
-}
-
-static const struct dc_backend_ops null_ops = {
-	.setup = null_setup,
-	.remove = null_remove,
-};
-
 static struct dc_cache *cache_new(struct dc_test *t)
 {
 	struct dc_cache_config cfg;
@@ -45,8 +28,8 @@ static struct dc_cache *cache_new(struct dc_test *t)
 	int ret;
 
 	dc_cache_config_init(&cfg, sizeof(cfg), 4ull << 21);
-	ret = dc_cache_create(&cfg, sizeof(cfg), &null_ops, sizeof(null_ops),
-			      NULL, &c);
+	ret = dc_cache_create(&cfg, sizeof(cfg), sim_null_ops(),
+			      sizeof(struct dc_backend_ops), NULL, &c);
 	if (ret)
 		dc_test_fail(t, __FILE__, __LINE__, "dc_cache_create: %d", ret);
 	return c;

@@ -21,7 +21,7 @@ struct dev {
 	int fail_next;			/* error for the next submit, once */
 	bool sync;			/* complete each request at once */
 	struct dc_reqq *q;
-	unsigned int submits;		/* calls of the submit op */
+	dc_atomic_t submits;		/* calls of the submit op */
 	int depth, max_depth;		/* nesting of the submit op */
 };
 
@@ -59,7 +59,7 @@ static int dev_submit(struct dc_reqq_req *r, void *priv)
 	int ret = 0;
 
 	dc_spin_lock(&d->lock);
-	d->submits++;
+	dc_atomic_inc(&d->submits);
 	if (++d->depth > d->max_depth)
 		d->max_depth = d->depth;
 	if (d->fail_next) {
@@ -98,16 +98,6 @@ static bool dev_complete_one(struct dev *d, int status)
 	return r;
 }
 
-static unsigned int dev_submits(struct dev *d)
-{
-	unsigned int n;
-
-	dc_spin_lock(&d->lock);
-	n = d->submits;
-	dc_spin_unlock(&d->lock);
-	return n;
-}
-
 static void dev_init(struct dc_test *t, struct dev *d, unsigned int cap,
 		     unsigned int flags, uint64_t delay_ns)
 {
@@ -116,6 +106,7 @@ static void dev_init(struct dc_test *t, struct dev *d, unsigned int cap,
 	};
 
 	memset(d, 0, sizeof(*d));
+	dc_atomic_set(&d->submits, 0);
 	dc_spin_lock_init(&d->lock);
 	d->cap = cap;
 	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, sizeof(cfg), &dev_ops,
@@ -192,7 +183,7 @@ DC_TEST(reqq_fifo_parked)
 	logged_start(t, &d, &log, tr, 8, 8);
 	DC_RETURN_IF_FAILED(t);
 	/* Two on the device, one -ENOSPC, the rest parked behind it. */
-	DC_ASSERT_EQ(t, dev_submits(&d), 3);
+	DC_ASSERT_EQ(t, dc_atomic_read(&d.submits), 3);
 	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 6);
 	DC_ASSERT_EQ(t, st.in_flight, 2);
@@ -233,15 +224,15 @@ DC_TEST(reqq_enospc_needs_completion)
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[0].r), 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[1].r), 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[2].r), 0);
-	DC_ASSERT_EQ(t, dev_submits(&d), 3);
+	DC_ASSERT_EQ(t, dc_atomic_read(&d.submits), 3);
 	dc_test_sleep_us(20000);	/* a timer would have fired by now */
-	DC_ASSERT_EQ(t, dev_submits(&d), 3);
+	DC_ASSERT_EQ(t, dc_atomic_read(&d.submits), 3);
 	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 1);
 	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 1 * MS), -ETIMEDOUT);
 
 	DC_ASSERT(t, dev_complete_one(&d, 0));
-	DC_ASSERT_EQ(t, dev_submits(&d), 4);	/* resubmitted, synchronously */
+	DC_ASSERT_EQ(t, dc_atomic_read(&d.submits), 4);	/* resubmitted, synchronously */
 	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.in_flight, 2);
@@ -481,7 +472,7 @@ DC_TEST(reqq_timer_no_completion_kick)
 	dc_test_sleep_us(10000);
 	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 1);
-	DC_ASSERT_EQ(t, dev_submits(&d), 2);
+	DC_ASSERT_EQ(t, dc_atomic_read(&d.submits), 2);
 	dc_reqq_shutdown(d.q);
 	DC_ASSERT_INT_EQ(t, tr[1].status, -ENOTCONN);
 	dev_fini(&d);		/* drops the pending timer */

@@ -58,12 +58,13 @@ static void mreq_end(struct dc_reqq_req *r, int status)
 		m->then_ret = dc_reqq_submit(m->q, &m->then->r);
 }
 
-static unsigned int mdev_parked(struct mdev *d)
+/* A snapshot of the queue's counters. */
+static struct dc_reqq_stats mdev_stats(struct mdev *d)
 {
 	struct dc_reqq_stats st;
 
 	dc_reqq_stats(d->q, &st, sizeof(st));
-	return (unsigned int)st.parked;
+	return st;
 }
 
 /*
@@ -77,7 +78,7 @@ static void mdev_gate(struct mdev *d)
 	struct dc_reqq_req *r = NULL;
 	unsigned int i;
 
-	while (!mdev_parked(d)) {
+	while (!mdev_stats(d).parked) {
 		if (dc_now_ns() > end) {
 			d->gate_timed_out = true;
 			break;
@@ -187,14 +188,27 @@ static void mreq_init(struct mreq *m, unsigned int n)
 }
 
 /*
+ * The end of every case: the queue holds nothing (none parked, none in
+ * flight), drains at once and is destroyed.
+ */
+static void mdev_end(struct dc_test *t, struct mdev *d)
+{
+	struct dc_reqq_stats st = mdev_stats(d);
+
+	DC_ASSERT_EQ(t, st.parked, 0);
+	DC_ASSERT_EQ(t, st.in_flight, 0);
+	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d->q, 0), 0);
+	dc_reqq_destroy(d->q);
+}
+
+/*
  * The end of a case where all went through: each of the @n requests ended
  * once, with status 0, no submit op ran nested in another, the queue
- * completed the @n and holds nothing.  Then it is drained and destroyed.
+ * completed the @n; then mdev_end().
  */
 static void mdev_all_done(struct dc_test *t, struct mdev *d, struct mreq *m,
 			  unsigned int n)
 {
-	struct dc_reqq_stats st;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
@@ -202,18 +216,13 @@ static void mdev_all_done(struct dc_test *t, struct mdev *d, struct mreq *m,
 		DC_ASSERT_INT_EQ(t, m[i].status, 0);
 	}
 	DC_ASSERT_EQ(t, d->nested, 0);
-	dc_reqq_stats(d->q, &st, sizeof(st));
-	DC_ASSERT_EQ(t, st.completed, n);
-	DC_ASSERT_EQ(t, st.parked, 0);
-	DC_ASSERT_EQ(t, st.in_flight, 0);
-	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d->q, 0), 0);
-	dc_reqq_destroy(d->q);
+	DC_ASSERT_EQ(t, mdev_stats(d).completed, n);
+	mdev_end(t, d);
 }
 
 /* The device answers -ENOSPC to a first submission after a shutdown. */
 DC_TEST(reqq_reentry_shutdown_during_submit)
 {
-	struct dc_reqq_stats st;
 	struct mdev d = { .cap = 4 };
 	struct mreq m[1];
 
@@ -223,17 +232,12 @@ DC_TEST(reqq_reentry_shutdown_during_submit)
 	/* Not accepted: the caller hears -ENOTCONN, the end callback nothing. */
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[0].r), -ENOTCONN);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[0].ends), 0);
-	dc_reqq_stats(d.q, &st, sizeof(st));
-	DC_ASSERT_EQ(t, st.in_flight, 0);
-	DC_ASSERT_EQ(t, st.parked, 0);
-	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 0), 0);
-	dc_reqq_destroy(d.q);
+	mdev_end(t, &d);
 }
 
 /* A parked request is resubmitted, and the shutdown lands meanwhile. */
 DC_TEST(reqq_reentry_shutdown_during_resubmit)
 {
-	struct dc_reqq_stats st;
 	struct mdev d = { .cap = 1 };
 	struct mreq m[2];
 
@@ -241,20 +245,15 @@ DC_TEST(reqq_reentry_shutdown_during_resubmit)
 	mreq_init(m, 2);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[0].r), 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[1].r), 0);	/* parked */
-	dc_reqq_stats(d.q, &st, sizeof(st));
-	DC_ASSERT_EQ(t, st.parked, 1);
+	DC_ASSERT_EQ(t, mdev_stats(&d).parked, 1);
 	d.shutdown_next = true;
 	dc_reqq_complete(d.q, d.held[0], 0);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[0].ends), 1);
 	DC_ASSERT_INT_EQ(t, m[0].status, 0);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[1].ends), 1);
 	DC_ASSERT_INT_EQ(t, m[1].status, -ENOTCONN);
-	dc_reqq_stats(d.q, &st, sizeof(st));
-	DC_ASSERT_EQ(t, st.shut_down, 1);
-	DC_ASSERT_EQ(t, st.parked, 0);
-	DC_ASSERT_EQ(t, st.in_flight, 0);
-	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 0), 0);
-	dc_reqq_destroy(d.q);
+	DC_ASSERT_EQ(t, mdev_stats(&d).shut_down, 1);
+	mdev_end(t, &d);
 }
 
 /*
@@ -264,7 +263,6 @@ DC_TEST(reqq_reentry_shutdown_during_resubmit)
  */
 DC_TEST(reqq_reentry_sync_completion_while_dispatching)
 {
-	struct dc_reqq_stats st;
 	struct mdev d = { .cap = 1 };
 	struct mreq m[4];
 	unsigned int i;
@@ -273,14 +271,12 @@ DC_TEST(reqq_reentry_sync_completion_while_dispatching)
 	mreq_init(m, 4);
 	for (i = 0; i < 4; i++)
 		DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[i].r), 0);
-	dc_reqq_stats(d.q, &st, sizeof(st));
-	DC_ASSERT_EQ(t, st.parked, 3);
+	DC_ASSERT_EQ(t, mdev_stats(&d).parked, 3);
 	dc_spin_lock(&d.lock);
 	d.sync = true;
 	dc_spin_unlock(&d.lock);
 	dc_reqq_complete(d.q, d.held[0], 0);
-	dc_reqq_stats(d.q, &st, sizeof(st));
-	DC_ASSERT_EQ(t, st.resubmitted, 3);
+	DC_ASSERT_EQ(t, mdev_stats(&d).resubmitted, 3);
 	mdev_all_done(t, &d, m, 4);
 }
 
@@ -316,8 +312,7 @@ DC_TEST(reqq_reentry_timer_retry_still_full)
 	dc_reqq_complete(d.q, d.held[0], 0);
 	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[0].ends), 1);
 	DC_ASSERT_INT_EQ(t, m[0].status, 0);
-	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 0), 0);
-	dc_reqq_destroy(d.q);
+	mdev_end(t, &d);
 }
 
 /*
@@ -390,7 +385,6 @@ DC_TEST(reqq_reentry_complete_inside_direct_submit)
  */
 DC_TEST(reqq_reentry_submit_from_end_inside_submit)
 {
-	struct dc_reqq_stats st;
 	struct mdev d = { .cap = 1, .sync = true };
 	struct mreq m[2];
 
@@ -400,8 +394,7 @@ DC_TEST(reqq_reentry_submit_from_end_inside_submit)
 	m[0].then = &m[1];
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[0].r), 0);
 	DC_ASSERT_INT_EQ(t, m[0].then_ret, 0);
-	dc_reqq_stats(d.q, &st, sizeof(st));
-	DC_ASSERT_EQ(t, st.submitted, 2);
+	DC_ASSERT_EQ(t, mdev_stats(&d).submitted, 2);
 	mdev_all_done(t, &d, m, 2);
 }
 

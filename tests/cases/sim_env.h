@@ -19,6 +19,35 @@
 #include <daxcache/cache.h>
 #include <daxcache/simbe.h>
 
+/*
+ * A backend that accepts every call and does nothing, where only the
+ * cache's own work counts (the inode table's cases; the in-kernel
+ * benchmark, bench/kernel/bench.c, has tests/cases on its path too).
+ */
+static inline int sim_null_setup(void *priv, uint64_t ino, uint64_t file_off,
+				 uint64_t win_off, uint64_t len,
+				 unsigned int flags)
+{
+	return 0;
+}
+
+static inline int sim_null_remove(void *priv,
+				  const struct dc_remove_entry *entries,
+				  unsigned int n)
+{
+	return 0;
+}
+
+static inline const struct dc_backend_ops *sim_null_ops(void)
+{
+	static const struct dc_backend_ops ops = {
+		.setup = sim_null_setup,
+		.remove = sim_null_remove,
+	};
+
+	return &ops;
+}
+
 /* A snapshot of the cache's counters (zero where the cache is NULL). */
 static inline struct dc_cache_stats sim_cache_stats(const struct dc_cache *c)
 {
@@ -106,6 +135,49 @@ static inline int sim_map_once(struct dc_cache *cache, uint64_t ino,
 		dc_unpin(&pin);
 	dc_inode_put(in);
 	return ret;
+}
+
+/*
+ * The first protocol violation the backend counted in @bs, or NULL: what
+ * the counter counts, and in *@count how many.  Those that a failure
+ * injected into the pair (@faults) may cause are not looked at then: lost
+ * writes and removes of unmapped ranges.
+ */
+static inline const char *sim_be_violation(const struct dc_simbe_stats *bs,
+					   bool faults, uint64_t *count)
+{
+	static const struct {
+		size_t off;
+		bool with_faults;	/* stays zero even with injected failures */
+		const char *what;
+	} counters[] = {
+		{ offsetof(struct dc_simbe_stats, overlaps), true,
+		  "backend calls overlapped on a window range" },
+		{ offsetof(struct dc_simbe_stats, bad_calls), true,
+		  "malformed backend calls" },
+		{ offsetof(struct dc_simbe_stats, remove_mismatches), true,
+		  "removes of a range mapping something else" },
+		{ offsetof(struct dc_simbe_stats, writeback_mismatches), true,
+		  "writebacks of a range not mapping that" },
+		{ offsetof(struct dc_simbe_stats, tag_failures), true,
+		  "failed tag checks or writes" },
+		{ offsetof(struct dc_simbe_stats, gate_timeouts), true,
+		  "gate timeouts" },
+		{ offsetof(struct dc_simbe_stats, lost_writes), false,
+		  "writes lost without any failure" },
+		{ offsetof(struct dc_simbe_stats, remove_unmapped), false,
+		  "removes of unmapped ranges without any failure" },
+	};
+	size_t i;
+
+	for (i = 0; i < DC_ARRAY_SIZE(counters); i++) {
+		if (faults && !counters[i].with_faults)
+			continue;
+		memcpy(count, (const char *)bs + counters[i].off, sizeof(*count));
+		if (*count)
+			return counters[i].what;
+	}
+	return NULL;
 }
 
 /* Whether window range @w of @be still holds the record of setup @seq. */

@@ -447,6 +447,44 @@ static void gate_get(struct gate_ctx *c, unsigned int idx)
 		dc_slot_put(c->tbl, s);
 }
 
+/* A waiter that comes once @pred(@c, @n) holds: gate_get() as thread @idx. */
+static void gate_get_when(struct dc_test *t, struct gate_ctx *c, unsigned int idx,
+			  bool (*pred)(struct gate_ctx *c, unsigned int n),
+			  unsigned int n)
+{
+	DC_ASSERT(t, gate_wait(c, pred, n));
+	gate_get(c, idx);
+}
+
+/* Once two wait in the backlog, fail the first allocation (A's). */
+static void gate_fail_first(struct dc_test *t, struct gate_ctx *c)
+{
+	if (!gate_wait(c, gate_backlog_is, 2))
+		dc_test_fail(t, __FILE__, __LINE__, "backlog never reached 2");
+	gate_open(c, 0, -ENOMEM);
+}
+
+/*
+ * The counts @st of a gated case once its threads are done: allocations
+ * that failed, retries on a waiter's behalf, allocations past the minimum,
+ * waits; then the table at rest (no timeout, no waiter, nothing out,
+ * nothing left allocated).
+ */
+static void check_gated_counts(struct dc_test *t,
+			       const struct dc_slot_table_stats *st,
+			       uint64_t failures, uint64_t retries,
+			       uint64_t dynamic, uint64_t waits)
+{
+	DC_ASSERT_EQ(t, st->alloc_failures, failures);
+	DC_ASSERT_EQ(t, st->retries, retries);
+	DC_ASSERT_EQ(t, st->dynamic_allocs, dynamic);
+	DC_ASSERT_EQ(t, st->waits, waits);
+	DC_ASSERT_EQ(t, st->timeouts, 0);
+	DC_ASSERT_EQ(t, st->backlog, 0);
+	DC_ASSERT_EQ(t, st->out, 0);
+	DC_ASSERT_EQ(t, st->allocated, 0);
+}
+
 /*
  * Nothing is out and nobody would ever wake a waiter but a slot the
  * allocation in progress brings: every waiter must have a way out.
@@ -507,17 +545,13 @@ static void strand_thread(struct dc_test *t, void *arg, unsigned int idx)
 		check_not_stranded(t, c->tbl);
 		break;
 	case 1:			/* B, once A is allocating */
-		DC_ASSERT(t, gate_wait(c, gate_calls_at_least, 1));
-		gate_get(c, 1);
+		gate_get_when(t, c, 1, gate_calls_at_least, 1);
 		break;
 	case 2:			/* C, behind B */
-		DC_ASSERT(t, gate_wait(c, gate_backlog_is, 1));
-		gate_get(c, 2);
+		gate_get_when(t, c, 2, gate_backlog_is, 1);
 		break;
 	default:		/* fail A's allocation once both wait */
-		if (!gate_wait(c, gate_backlog_is, 2))
-			dc_test_fail(t, __FILE__, __LINE__, "backlog never reached 2");
-		gate_open(c, 0, -ENOMEM);
+		gate_fail_first(t, c);
 		break;
 	}
 }
@@ -538,15 +572,9 @@ DC_TEST(slots_failed_alloc_hands_over_to_waiter)
 	DC_ASSERT_INT_EQ(t, c->ret[1], -ENOMEM);
 	DC_ASSERT_INT_EQ(t, c->ret[2], 0);
 	DC_ASSERT(t, !c->stuck);
-	DC_ASSERT_EQ(t, st.alloc_failures, 2);
-	DC_ASSERT_EQ(t, st.retries, 2);
-	DC_ASSERT_EQ(t, st.dynamic_allocs, 1);
-	DC_ASSERT_EQ(t, st.waits, 2);
-	DC_ASSERT_EQ(t, st.timeouts, 0);
+	check_gated_counts(t, &st, 2, 2, 1, 2);
+	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_EQ(t, st.releases, 1);
-	DC_ASSERT_EQ(t, st.backlog, 0);
-	DC_ASSERT_EQ(t, st.out, 0);
-	DC_ASSERT_EQ(t, st.allocated, 0);
 	/* Usable afterwards, with nothing stuck in the backlog. */
 	DC_ASSERT_INT_EQ(t, dc_slot_tryget(c->tbl, &s), 0);
 	dc_slot_put(c->tbl, s);
@@ -578,17 +606,13 @@ static void requeue_thread(struct dc_test *t, void *arg, unsigned int idx)
 		dc_slot_put(c->tbl, s);
 		break;
 	case 2:			/* W1, once both allocate */
-		DC_ASSERT(t, gate_wait(c, gate_calls_at_least, 2));
-		gate_get(c, 2);
+		gate_get_when(t, c, 2, gate_calls_at_least, 2);
 		break;
 	case 3:			/* W2, behind W1 */
-		DC_ASSERT(t, gate_wait(c, gate_backlog_is, 1));
-		gate_get(c, 3);
+		gate_get_when(t, c, 3, gate_backlog_is, 1);
 		break;
 	default:
-		if (!gate_wait(c, gate_backlog_is, 2))
-			dc_test_fail(t, __FILE__, __LINE__, "backlog never reached 2");
-		gate_open(c, 0, -ENOMEM);
+		gate_fail_first(t, c);
 		/* W1 now allocates in A's place. */
 		if (!gate_wait(c, gate_calls_at_least, 3))
 			dc_test_fail(t, __FILE__, __LINE__, "no waiter took A's place");
@@ -615,16 +639,10 @@ DC_TEST(slots_failed_retry_waits_again_first_in_line)
 	DC_ASSERT_EQ(t, c->rank[2], 0);
 	DC_ASSERT_EQ(t, c->rank[3], 1);
 	DC_ASSERT(t, !c->stuck);
-	DC_ASSERT_EQ(t, st.alloc_failures, 2);
-	DC_ASSERT_EQ(t, st.retries, 1);
-	DC_ASSERT_EQ(t, st.dynamic_allocs, 1);
-	DC_ASSERT_EQ(t, st.waits, 2);
+	check_gated_counts(t, &st, 2, 1, 1, 2);
+	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_EQ(t, st.handoffs, 2);
 	DC_ASSERT_EQ(t, st.max_backlog, 2);
-	DC_ASSERT_EQ(t, st.timeouts, 0);
-	DC_ASSERT_EQ(t, st.backlog, 0);
-	DC_ASSERT_EQ(t, st.out, 0);
-	DC_ASSERT_EQ(t, st.allocated, 0);
 	gate_free(t, c);
 }
 

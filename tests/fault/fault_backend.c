@@ -182,14 +182,25 @@ static void remove_bg(struct ft_env *e, int err)
 		ft_touch(e, 1, (uint64_t)k * e->rs, 0);
 }
 
+/*
+ * Inode @i maps its first three ranges (the second written), and the next
+ * remove() fails with @err: the three go in one batch, whatever drops them.
+ */
+static void arm_remove_of_three(struct ft_env *e, unsigned int i, int err)
+{
+	unsigned int k;
+
+	for (k = 0; k < 3; k++)
+		ft_touch(e, i, (uint64_t)k * e->rs, k == 1 ? DC_MAP_WRITE : 0);
+	FT_CHECK_INT(dc_simbe_fail_next(e->be, DC_SIMBE_REMOVE, err), 0);
+}
+
 static void remove_punch(struct ft_env *e, int err)
 {
 	struct dc_cache_stats st;
 	unsigned int k;
 
-	for (k = 0; k < 3; k++)
-		ft_touch(e, 0, (uint64_t)k * e->rs, k == 1 ? DC_MAP_WRITE : 0);
-	FT_CHECK_INT(dc_simbe_fail_next(e->be, DC_SIMBE_REMOVE, err), 0);
+	arm_remove_of_three(e, 0, err);
 	FT_CHECK_INT(dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
 	st = ft_cst(e);
 	FT_CHECK_INT(st.remove_failures, 1);
@@ -205,9 +216,7 @@ static void remove_evict(struct ft_env *e, int err)
 	struct dc_cache_stats st;
 	unsigned int k;
 
-	for (k = 0; k < 3; k++)
-		ft_touch(e, 2, (uint64_t)k * e->rs, k == 1 ? DC_MAP_WRITE : 0);
-	FT_CHECK_INT(dc_simbe_fail_next(e->be, DC_SIMBE_REMOVE, err), 0);
+	arm_remove_of_three(e, 2, err);
 	dc_inode_put(e->inode[2]);
 	e->inode[2] = NULL;
 	st = ft_cst(e);
@@ -236,11 +245,7 @@ static void destroy_with_inode(struct ft_env *e)
 
 static void remove_destroy(struct ft_env *e, int err)
 {
-	unsigned int k;
-
-	for (k = 0; k < 3; k++)
-		ft_touch(e, 0, (uint64_t)k * e->rs, k == 1 ? DC_MAP_WRITE : 0);
-	FT_CHECK_INT(dc_simbe_fail_next(e->be, DC_SIMBE_REMOVE, err), 0);
+	arm_remove_of_three(e, 0, err);
 	destroy_with_inode(e);
 	FT_CHECK_INT(ft_sst(e).injected[DC_SIMBE_REMOVE], 1);
 	FT_CHECK_INT(ft_sst(e).calls[DC_SIMBE_WRITEBACK], 1);

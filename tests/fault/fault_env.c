@@ -203,7 +203,9 @@ void ft_env_check(struct ft_env *e)
 	struct dc_simbe_stats bs;
 	struct dc_cache_stats st;
 	unsigned long nr_inodes = 0;
+	const char *what;
 	unsigned int i;
+	uint64_t n;
 
 	ft_env_settle(e);
 	st = ft_cst(e);
@@ -213,17 +215,11 @@ void ft_env_check(struct ft_env *e)
 	for (i = 0; i < FT_INODES; i++)
 		nr_inodes += e->inode[i] != NULL;
 	FT_CHECK(st.nr_inodes >= nr_inodes);
-	FT_CHECK_INT(bs.overlaps, 0);
-	FT_CHECK_INT(bs.bad_calls, 0);
-	FT_CHECK_INT(bs.tag_failures, 0);
-	FT_CHECK_INT(bs.writeback_mismatches, 0);
-	FT_CHECK_INT(bs.gate_timeouts, 0);
-	FT_CHECK_INT(bs.remove_mismatches, 0);
-	if (!e->faults) {
-		FT_CHECK_INT(bs.remove_unmapped, 0);
-		FT_CHECK_INT(bs.lost_writes, 0);
+	what = sim_be_violation(&bs, e->faults, &n);
+	if (what)
+		ft_fail(__FILE__, __LINE__, "%llu %s", (unsigned long long)n, what);
+	if (!e->faults)
 		FT_CHECK_INT(bs.nr_mapped, st.nr_mapped);
-	}
 	check_records(e);
 }
 

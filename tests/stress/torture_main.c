@@ -114,48 +114,16 @@ static bool settle(struct t_round *rd)
 	return false;
 }
 
-/*
- * The backend's protocol-violation counters: what each counts, and whether
- * it must stay zero even in a round with injected failures.
- */
-static const struct {
-	size_t off;
-	bool with_faults;
-	const char *what;
-} backend_counters[] = {
-	{ offsetof(struct dc_simbe_stats, overlaps), true,
-	  "backend calls overlapped on a window range" },
-	{ offsetof(struct dc_simbe_stats, bad_calls), true,
-	  "malformed backend calls" },
-	{ offsetof(struct dc_simbe_stats, remove_mismatches), true,
-	  "removes of a range mapping something else" },
-	{ offsetof(struct dc_simbe_stats, writeback_mismatches), true,
-	  "writebacks of a range not mapping that" },
-	{ offsetof(struct dc_simbe_stats, tag_failures), true,
-	  "failed tag checks or writes" },
-	{ offsetof(struct dc_simbe_stats, gate_timeouts), true,
-	  "gate timeouts" },
-	{ offsetof(struct dc_simbe_stats, lost_writes), false,
-	  "writes lost without any failure" },
-	{ offsetof(struct dc_simbe_stats, remove_unmapped), false,
-	  "removes of unmapped ranges without any failure" },
-};
-
-/* The backend's protocol-violation counters, all zero. */
+/* The backend's protocol-violation counters (sim_be_violation()), all zero. */
 static void check_backend(struct t_round *rd, const char *when)
 {
 	struct dc_simbe_stats bs = bstats(rd);
-	size_t i;
+	const char *what;
+	uint64_t v;
 
-	for (i = 0; i < sizeof(backend_counters) / sizeof(backend_counters[0]); i++) {
-		uint64_t v;
-
-		if (rd->faults && !backend_counters[i].with_faults)
-			continue;
-		memcpy(&v, (const char *)&bs + backend_counters[i].off, sizeof(v));
-		t_check(!v, "round %u %s: %" PRIu64 " %s", rd->number, when, v,
-			backend_counters[i].what);
-	}
+	what = sim_be_violation(&bs, rd->faults, &v);
+	t_check(!what, "round %u %s: %" PRIu64 " %s", rd->number, when, v,
+		what ? what : "");
 }
 
 /*

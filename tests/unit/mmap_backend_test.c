@@ -122,6 +122,24 @@ static void fixture_fini(struct fixture *fx)
 	close(fx->fd);
 }
 
+/* cmocka setup and teardown: a fixture over a file of FILE_SIZE bytes. */
+static int file_setup(void **state)
+{
+	struct fixture *fx = malloc(sizeof(*fx));
+
+	assert_non_null(fx);
+	fixture_init(fx, FILE_SIZE);
+	*state = fx;
+	return 0;
+}
+
+static int file_teardown(void **state)
+{
+	fixture_fini(*state);
+	free(*state);
+	return 0;
+}
+
 static void test_create_errors(void **state)
 {
 	struct dc_mmapbe *be = NULL;
@@ -230,72 +248,68 @@ static void test_random_reads(void **state)
 {
 	unsigned char want[BLOCK], got[BLOCK];
 	struct dc_cache_stats st;
-	struct fixture fx;
+	struct fixture *fx = *state;
 	struct dc_pin pin;
 	unsigned int i;
 
-	fixture_init(&fx, FILE_SIZE);
 	for (i = 0; i < 4000; i++) {
 		uint64_t off = rnd() % FILE_SIZE;
 		size_t n = FILE_SIZE - off < BLOCK ? FILE_SIZE - off : BLOCK;
 
 		if (n > RSIZE - (off & (RSIZE - 1)))
 			n = RSIZE - (off & (RSIZE - 1));
-		assert_int_equal(dc_map(fx.inode, off, 0, &pin), 0);
+		assert_int_equal(dc_map(fx->inode, off, 0, &pin), 0);
 		assert_true(pin.len >= n);
-		memcpy(got, fx.win + pin.win_off, n);
+		memcpy(got, fx->win + pin.win_off, n);
 		dc_unpin(&pin);
-		assert_int_equal(pread(fx.fd, want, n, (off_t)off), (ssize_t)n);
+		assert_int_equal(pread(fx->fd, want, n, (off_t)off), (ssize_t)n);
 		assert_memory_equal(got, want, n);
 	}
-	assert_int_equal(dc_cache_stats(fx.cache, &st, sizeof(st)), 0);
+	assert_int_equal(dc_cache_stats(fx->cache, &st, sizeof(st)), 0);
 	assert_true(st.hits > 0);
 	assert_true(st.misses > NR_RANGES);
 	assert_true(st.inline_reclaims + st.bg_reclaims > 0);
 	assert_int_equal(st.setup_failures, 0);
-	fixture_fini(&fx);
 }
 
 static void test_writes(void **state)
 {
 	unsigned char buf[BLOCK], val[BLOCK];
 	struct dc_cache_stats st;
-	struct fixture fx;
+	struct fixture *fx = *state;
 	struct dc_pin pin;
 	uint64_t r, off;
 
-	fixture_init(&fx, FILE_SIZE);
 	/* Write one block in every full range: more ranges than the window. */
 	for (r = 0; r < 16; r++) {
 		off = r * RSIZE + (r % 8) * BLOCK;
-		assert_int_equal(dc_map(fx.inode, off, DC_MAP_WRITE, &pin), 0);
+		assert_int_equal(dc_map(fx->inode, off, DC_MAP_WRITE, &pin), 0);
 		assert_true(pin.writable);
-		memset(fx.win + pin.win_off, (int)(0xa0 + r), BLOCK);
+		memset(fx->win + pin.win_off, (int)(0xa0 + r), BLOCK);
 		dc_unpin(&pin);
 	}
 	/* Read access then a write upgrade on the same range. */
-	assert_int_equal(dc_map(fx.inode, 3 * RSIZE, 0, &pin), 0);
+	assert_int_equal(dc_map(fx->inode, 3 * RSIZE, 0, &pin), 0);
 	dc_unpin(&pin);
-	assert_int_equal(dc_map(fx.inode, 3 * RSIZE, DC_MAP_WRITE, &pin), 0);
-	fx.win[pin.win_off] = 0x5a;
+	assert_int_equal(dc_map(fx->inode, 3 * RSIZE, DC_MAP_WRITE, &pin), 0);
+	fx->win[pin.win_off] = 0x5a;
 	dc_unpin(&pin);
-	assert_int_equal(dc_inode_punch(fx.inode, 0, UINT64_MAX), 0);
-	assert_int_equal(dc_cache_stats(fx.cache, &st, sizeof(st)), 0);
+	assert_int_equal(dc_inode_punch(fx->inode, 0, UINT64_MAX), 0);
+	assert_int_equal(dc_cache_stats(fx->cache, &st, sizeof(st)), 0);
 	assert_true(st.writebacks >= 16);
 	assert_int_equal(st.writeback_failures, 0);
 	assert_int_equal(st.nr_mapped, 0);
 	for (r = 0; r < 16; r++) {
 		off = r * RSIZE + (r % 8) * BLOCK;
 		memset(val, (int)(0xa0 + r), BLOCK);
-		assert_int_equal(pread(fx.fd, buf, BLOCK, (off_t)off), BLOCK);
+		assert_int_equal(pread(fx->fd, buf, BLOCK, (off_t)off), BLOCK);
 		assert_memory_equal(buf, val, BLOCK);
 	}
-	assert_int_equal(pread(fx.fd, buf, 1, (off_t)(3 * RSIZE)), 1);
+	assert_int_equal(pread(fx->fd, buf, 1, (off_t)(3 * RSIZE)), 1);
 	assert_int_equal(buf[0], 0x5a);
 	/* A byte next to a written block is unchanged. */
-	assert_int_equal(pread(fx.fd, buf, 1, (off_t)(5 * RSIZE + 5 * BLOCK - 1)), 1);
+	assert_int_equal(pread(fx->fd, buf, 1, (off_t)(5 * RSIZE + 5 * BLOCK - 1)), 1);
 	assert_int_equal(buf[0], pattern_byte(5 * RSIZE + 5 * BLOCK - 1));
-	fixture_fini(&fx);
 }
 
 static void test_remove_prot_none(void **state)
@@ -375,12 +389,11 @@ static void test_threads(void **state)
 {
 	struct reader_arg args[3];
 	pthread_t tid[3];
-	struct fixture fx;
+	struct fixture *fx = *state;
 	unsigned int i;
 
-	fixture_init(&fx, FILE_SIZE);
 	for (i = 0; i < 3; i++) {
-		args[i] = (struct reader_arg){ .fx = &fx, .idx = i };
+		args[i] = (struct reader_arg){ .fx = fx, .idx = i };
 		assert_int_equal(pthread_create(&tid[i], NULL, reader, &args[i]), 0);
 	}
 	for (i = 0; i < 3; i++) {
@@ -388,7 +401,6 @@ static void test_threads(void **state)
 		assert_int_equal(args[i].bad, 0);
 		assert_int_equal(args[i].errors, 0);
 	}
-	fixture_fini(&fx);
 }
 
 int main(void)
@@ -398,10 +410,10 @@ int main(void)
 		cmocka_unit_test(test_file_table_errors),
 		cmocka_unit_test(test_setup_errors),
 		cmocka_unit_test(test_map_errors),
-		cmocka_unit_test(test_random_reads),
-		cmocka_unit_test(test_writes),
+		cmocka_unit_test_setup_teardown(test_random_reads, file_setup, file_teardown),
+		cmocka_unit_test_setup_teardown(test_writes, file_setup, file_teardown),
 		cmocka_unit_test(test_remove_prot_none),
-		cmocka_unit_test(test_threads),
+		cmocka_unit_test_setup_teardown(test_threads, file_setup, file_teardown),
 	};
 	const char *env = getenv("DC_TEST_SEED");
 	int ret;

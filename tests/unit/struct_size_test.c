@@ -86,6 +86,55 @@ static int canary_intact(const unsigned char *p, size_t len)
 	return 1;
 }
 
+/*
+ * @what's stats in their first layout, @ver0 bytes, from stats(@obj, buf,
+ * size): in front of a canary, the call succeeds, the canary stays intact
+ * and, once the bytes are copied to *@st, @cond holds; into a heap block
+ * of exactly that size the call succeeds too.  A macro, as below.
+ */
+#define check_stats_ver0(what, stats, obj, ver0, st, cond) do {	\
+	unsigned char *__g = guarded(NULL, (ver0));			\
+	void *__x;							\
+	int __ret;							\
+									\
+	__ret = stats((obj), (void *)__g, (ver0));			\
+	memcpy((st), __g, (ver0));					\
+	check(__ret == 0 && canary_intact(__g, (ver0)) && (cond),	\
+	      what " stats of the first layout: counts, canary intact",	\
+	      __ret);							\
+	free(__g);							\
+	__x = malloc(ver0);						\
+	__ret = __x ? stats((obj), __x, (ver0)) : -ENOMEM;		\
+	check(__ret == 0, what " stats into an exact block", __ret);	\
+	free(__x);							\
+} while (0)
+
+/*
+ * A new caller's config @c (the current one as .cur, one member more as
+ * .future) handed to @create (called as create(cfg, size, @objp)): its
+ * first @short_size bytes are -EINVAL and make nothing; .future set is
+ * -E2BIG; zero, from a heap block of exactly its size, creates *@objp.
+ * @what names the structure in the checks.  A macro: each create has its
+ * own types.
+ */
+#define check_new_config(what, create, c, short_size, objp) do {	\
+	void *__x;							\
+	int __ret;							\
+									\
+	__ret = create(&(c).cur, (short_size), (objp));			\
+	check(__ret == -EINVAL && !*(objp),				\
+	      what " config cut short: -EINVAL", __ret);			\
+	(c).future = 1;							\
+	__ret = create(&(c).cur, sizeof(c), (objp));			\
+	check(__ret == -E2BIG,						\
+	      "new " what " config asking for more: -E2BIG", __ret);	\
+	(c).future = 0;							\
+	__x = exact(&(c), sizeof(c));					\
+	__ret = create(__x, sizeof(c), (objp));				\
+	free(__x);							\
+	check(__ret == 0, "new " what " config, extra member zero", __ret); \
+} while (0)
+
 /* --- a backend that counts its calls --------------------------------------- */
 
 static int setups, removes, writebacks;
@@ -339,18 +388,9 @@ static void cache_cases(void)
 		      "the old stats are DC_CACHE_STATS_SIZE_VER0 bytes",
 		      (long)sizeof(ost));
 		dc_cache_stats(c, &full, sizeof(full));
-		g = guarded(NULL, sizeof(ost));
-		ret = dc_cache_stats(c, (void *)g, sizeof(ost));
-		memcpy(&ost, g, sizeof(ost));
-		check(ret == 0 && canary_intact(g, sizeof(ost)),
-		      "stats into old stats: canary intact", ret);
-		check(ost.v[14] == 2 && ost.v[14] == full.nr_ranges,
-		      "stats into old stats: nr_ranges in its place", (long)ost.v[14]);
-		free(g);
-		x = malloc(sizeof(ost));
-		ret = x ? dc_cache_stats(c, x, sizeof(ost)) : -ENOMEM;
-		check(ret == 0, "stats into exact old stats", ret);
-		free(x);
+		/* nr_ranges in its place. */
+		check_stats_ver0("cache", dc_cache_stats, c, sizeof(ost), &ost,
+				 ost.v[14] == 2 && ost.v[14] == full.nr_ranges);
 		g = guarded(NULL, DC_CACHE_STATS_SIZE_VER0);
 		ret = dc_cache_stats(c, (void *)g, DC_CACHE_STATS_SIZE_VER0 - 1);
 		check(ret == -EINVAL && g[0] == CANARY,
@@ -415,7 +455,6 @@ static void reqq_cases(void)
 	struct new_reqq_stats nst;
 	struct dc_reqq_stats st;
 	struct dc_reqq_req req;
-	unsigned char *g;
 	void *x;
 	int ret;
 
@@ -444,17 +483,8 @@ static void reqq_cases(void)
 	check(ret == 0 && submits == 1 && ends == 1,
 	      "reqq: submit op called, request ended", submits);
 
-	g = guarded(NULL, DC_REQQ_STATS_SIZE_VER0);
-	ret = dc_reqq_stats(the_q, (void *)g, DC_REQQ_STATS_SIZE_VER0);
-	memcpy(&st, g, sizeof(st));
-	check(ret == 0 && canary_intact(g, DC_REQQ_STATS_SIZE_VER0) &&
-	      st.submitted == 1 && st.completed == 1,
-	      "reqq stats of the first layout: counts, canary intact", ret);
-	free(g);
-	x = malloc(DC_REQQ_STATS_SIZE_VER0);
-	ret = x ? dc_reqq_stats(the_q, x, DC_REQQ_STATS_SIZE_VER0) : -ENOMEM;
-	check(ret == 0, "reqq stats into an exact block", ret);
-	free(x);
+	check_stats_ver0("reqq", dc_reqq_stats, the_q, DC_REQQ_STATS_SIZE_VER0, &st,
+			 st.submitted == 1 && st.completed == 1);
 	memset(&sst, CANARY, sizeof(sst));
 	ret = dc_reqq_stats(the_q, (void *)&sst, sizeof(sst));
 	check(ret == -EINVAL && sst.v[0] == 0xa5a5a5a5a5a5a5a5ull,
@@ -508,7 +538,6 @@ static void slot_cases(void)
 	struct dc_slot_table_stats st;
 	struct dc_slot_table *tbl = NULL;
 	struct dc_slot *s;
-	unsigned char *g;
 	void *x;
 	int ret;
 
@@ -537,17 +566,10 @@ static void slot_cases(void)
 		return;
 	if (!dc_slot_get(tbl, &s))
 		dc_slot_put(tbl, s);
-	g = guarded(NULL, DC_SLOT_TABLE_STATS_SIZE_VER0);
-	ret = dc_slot_table_stats(tbl, (void *)g, DC_SLOT_TABLE_STATS_SIZE_VER0);
-	memcpy(&st, g, DC_SLOT_TABLE_STATS_SIZE_VER0);
-	check(ret == 0 && canary_intact(g, DC_SLOT_TABLE_STATS_SIZE_VER0) &&
-	      st.allocated == 1 && st.max_backlog == 0,
-	      "slot stats of the first layout (no tail padding): canary intact", ret);
-	free(g);
-	x = malloc(DC_SLOT_TABLE_STATS_SIZE_VER0);
-	ret = x ? dc_slot_table_stats(tbl, x, DC_SLOT_TABLE_STATS_SIZE_VER0) : -ENOMEM;
-	check(ret == 0, "slot stats into an exact block", ret);
-	free(x);
+	/* (The first layout has no tail padding: the canary starts at its end.) */
+	check_stats_ver0("slot", dc_slot_table_stats, tbl,
+			 DC_SLOT_TABLE_STATS_SIZE_VER0, &st,
+			 st.allocated == 1 && st.max_backlog == 0);
 	ret = dc_slot_table_stats(tbl, &st, DC_SLOT_TABLE_STATS_SIZE_VER0 - 1);
 	check(ret == -EINVAL, "slot stats below the first layout: -EINVAL", ret);
 	ret = dc_slot_table_destroy(tbl);
@@ -572,30 +594,17 @@ static void attr_cases(void)
 	struct short_attr_stats sst;
 	struct dc_attr_stats st;
 	struct dc_attr *a = NULL;
-	unsigned char *g;
 	uint64_t ver;
-	void *x;
 	int ret;
 
-	ret = dc_attr_create(&ncfg.cur, offsetof(struct dc_attr_config, data), &a);
-	check(ret == -EINVAL && !a, "attr config less its last member: -EINVAL", ret);
-	ncfg.future = 1;
-	ret = dc_attr_create(&ncfg.cur, sizeof(ncfg), &a);
-	check(ret == -E2BIG, "new attr config asking for more: -E2BIG", ret);
-	ncfg.future = 0;
-	x = exact(&ncfg, sizeof(ncfg));
-	ret = dc_attr_create(x, sizeof(ncfg), &a);
-	free(x);
-	check(ret == 0, "new attr config, extra member zero", ret);
-	if (ret)
+	/* Cut short: less its last member. */
+	check_new_config("attr", dc_attr_create, ncfg,
+			 offsetof(struct dc_attr_config, data), &a);
+	if (!a)
 		return;
 	check(dc_attr_read_check(a, 0, 1, 0, &ver), "attr: first read asks", 0);
-	g = guarded(NULL, DC_ATTR_STATS_SIZE_VER0);
-	ret = dc_attr_stats(a, (void *)g, DC_ATTR_STATS_SIZE_VER0);
-	memcpy(&st, g, sizeof(st));
-	check(ret == 0 && canary_intact(g, DC_ATTR_STATS_SIZE_VER0) && st.checks == 1,
-	      "attr stats of the first layout: counts, canary intact", ret);
-	free(g);
+	check_stats_ver0("attr", dc_attr_stats, a, DC_ATTR_STATS_SIZE_VER0, &st,
+			 st.checks == 1);
 	memset(&sst, CANARY, sizeof(sst));
 	ret = dc_attr_stats(a, (void *)&sst, sizeof(sst));
 	check(ret == -EINVAL && sst.v[0] == 0xa5a5a5a5a5a5a5a5ull,
@@ -634,14 +643,10 @@ static void backend_cases(void)
 	void *x;
 	int ret;
 
-	ret = dc_mmapbe_create(&mc.cur, offsetof(struct dc_mmapbe_config, range_shift),
-			       &mbe);
-	check(ret == -EINVAL && !mbe, "mmapbe config less its last member: -EINVAL",
-	      ret);
-	mc.future = 1;
-	ret = dc_mmapbe_create(&mc.cur, sizeof(mc), &mbe);
-	check(ret == -E2BIG, "new mmapbe config asking for more: -E2BIG", ret);
-	mc.future = 0;
+	check_new_config("mmapbe", dc_mmapbe_create, mc,
+			 offsetof(struct dc_mmapbe_config, range_shift), &mbe);
+	dc_mmapbe_destroy(mbe);
+	mbe = NULL;
 	x = exact(&mc, DC_MMAPBE_CONFIG_SIZE_VER0);
 	ret = dc_mmapbe_create(x, DC_MMAPBE_CONFIG_SIZE_VER0, &mbe);
 	free(x);
@@ -652,17 +657,10 @@ static void backend_cases(void)
 	ret = dc_simbe_config_init(&sc.cur, sizeof(sc), 4 * RS);
 	check(ret == 0 && sc.future == 0, "simbe config_init of a new config", ret);
 	sc.cur.range_shift = RANGE_SHIFT;
-	ret = dc_simbe_create(&sc.cur, DC_SIMBE_CONFIG_SIZE_VER0 - 1, &sbe);
-	check(ret == -EINVAL, "simbe config below its first layout: -EINVAL", ret);
-	sc.future = 2;
-	ret = dc_simbe_create(&sc.cur, sizeof(sc), &sbe);
-	check(ret == -E2BIG, "new simbe config asking for more: -E2BIG", ret);
-	sc.future = 0;
-	x = exact(&sc, sizeof(sc));
-	ret = dc_simbe_create(x, sizeof(sc), &sbe);
-	free(x);
-	check(ret == 0, "simbe from a new config, extra member zero", ret);
-	if (ret)
+	/* Cut short: below its first layout. */
+	check_new_config("simbe", dc_simbe_create, sc,
+			 DC_SIMBE_CONFIG_SIZE_VER0 - 1, &sbe);
+	if (!sbe)
 		return;
 	ret = dc_simbe_set_fault(sbe, DC_SIMBE_SETUP, &f,
 				 offsetof(struct dc_simbe_fault, seed));
@@ -698,13 +696,8 @@ static void backend_cases(void)
 		dc_inode_put(in);
 	}
 	dc_cache_destroy(c);
-	g = guarded(NULL, DC_SIMBE_STATS_SIZE_VER0);
-	ret = dc_simbe_stats(sbe, (void *)g, DC_SIMBE_STATS_SIZE_VER0);
-	memcpy(&sst, g, sizeof(sst));
-	check(ret == 0 && canary_intact(g, DC_SIMBE_STATS_SIZE_VER0) &&
-	      sst.injected[DC_SIMBE_SETUP] == 1,
-	      "simbe stats of the first layout: counts, canary intact", ret);
-	free(g);
+	check_stats_ver0("simbe", dc_simbe_stats, sbe, DC_SIMBE_STATS_SIZE_VER0,
+			 &sst, sst.injected[DC_SIMBE_SETUP] == 1);
 	ret = dc_simbe_stats(sbe, &sst, DC_SIMBE_STATS_SIZE_VER0 - 1);
 	check(ret == -EINVAL, "simbe stats below the first layout", ret);
 	dc_simbe_destroy(sbe);
