@@ -342,7 +342,7 @@ struct dsim_target {
 	enum dsim_met met;
 };
 
-#define DSIM_MAX_TARGETS	(5 + 2 * DSIM_MAX_RATIOS)
+#define DSIM_MAX_TARGETS	(7 + 2 * DSIM_MAX_RATIOS)
 
 /* Default against the others at every point: IOPS and p99 bounds. */
 #define DSIM_NW_IOPS		0.97	/* of the best other DAX policy, and of nodax */
@@ -417,8 +417,11 @@ const struct dsim_point *dsim_find_point(const struct dsim_point *pts, size_t n,
  * least 1.87x the IOPS of 2019 and at most 0.56x its p99; at ratio 0.25
  * (working set 4x the window) 2019 and upstream fall below nodax; default
  * keeps at least 0.95x nodax's IOPS at every ratio, and 5x from ratio 1 on.
- * The last target covers every point of the run (dsim_nw_eval()): its value
- * is the worst point's margin, at least 1 when every point meets the rule.
+ * The last three cover every point of the run, one bound of dsim_nw_eval()'s
+ * rule each, read at the point where it is worst: the default's IOPS at
+ * least DSIM_NW_IOPS times the best other DAX policy's and nodax's, its p99
+ * at most DSIM_NW_P99 times that best policy's; all three met when every
+ * point meets the rule.
  *
  * Context: any.
  * Return: the number of targets written.

@@ -302,7 +302,17 @@ void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
  * each of those reads.  Otherwise admit only a read that was missed
  * recently (short re-reference distance) and is referenced more than the
  * victim by DC_ADMIT_MARGIN.  Near-ties keep the victim: swapping two ranges
- * of about equal worth costs a setup and gains nothing.  A write never
+ * of about equal worth costs a setup and gains nothing.
+ *
+ * A victim that is contested again (the same one as the last contest: the
+ * own walk stays on a victim that won, while the hand moves on) must be
+ * beaten by twice its estimate plus the margin.  Such a victim meets one
+ * candidate after another, and the estimates are small noisy counts: under
+ * uniform access, where every range is worth the same, the first candidate
+ * whose count happens to lead by the margin would win, so the window would
+ * keep paying setups for nothing (and every setup holds the inode mutex,
+ * which the other threads' misses wait on).  A candidate that is really
+ * hotter still wins: its count grows with each miss.  A write never
  * wins: it would make the new mapping writable, and a writable mapping
  * costs a writeback before its reclaim, while a direct write costs no more
  * than a write through the window.
@@ -315,6 +325,8 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 {
 	struct dc_admit *a = &c->adm;
 	unsigned int vest;
+	bool again;
+	uint64_t h;
 
 	if (cand->write)
 		return false;
@@ -322,9 +334,14 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 		return true;
 	if (!cand->recent)
 		return false;
+	h = key_hash(victim_ino, victim_index);
 	dc_spin_lock(&a->lock);
-	vest = estimate_locked(a, key_hash(victim_ino, victim_index));
+	vest = estimate_locked(a, h);
+	again = h == a->victim_h;
+	a->victim_h = h;
 	dc_spin_unlock(&a->lock);
+	if (again)
+		return cand->est >= 2 * vest + DC_ADMIT_MARGIN;
 	return cand->est >= vest + DC_ADMIT_MARGIN;
 }
 

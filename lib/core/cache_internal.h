@@ -197,6 +197,7 @@ struct dc_admit {
 	uint32_t ghost_mask;
 	uint64_t incs;			/* increments since the last halving */
 	uint64_t sample;		/* halve after this many */
+	uint64_t victim_h;		/* the hash of the last victim contested */
 };
 
 /* A miss under admission control, as dci_admit_note_miss() saw it. */

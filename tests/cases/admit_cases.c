@@ -561,6 +561,39 @@ static void skew_body(struct dc_test *t, struct aenv *e)
 
 AENV_CASE(admit_skew_keeps_hottest, 16, skew_body)
 
+/*
+ * A victim that won a contest and is contested again must be beaten by
+ * twice its estimate plus the margin (2), not by the margin alone: the own
+ * walk stays on it, so it meets candidate after candidate, and the first
+ * whose small count leads by 2 by chance would churn the window.  Four
+ * ranges mapped once fill the window (estimates 1; the walk offers range 0
+ * first); range 10 is then missed at scattered pages (no stream): its first
+ * miss is not recent, its second (estimate 2) loses to the fresh victim
+ * (2 < 1 + 2), its third (3) would beat a fresh victim but not the same one
+ * again (3 < 2 * 1 + 2), its fourth (4) wins.
+ */
+static void again_body(struct dc_test *t, struct aenv *e)
+{
+	static const uint64_t pages[4] = { 300, 200, 100, 400 };
+	static const int want[4] = { DC_MAP_BYPASS, DC_MAP_BYPASS, DC_MAP_BYPASS, 0 };
+	struct dc_cache_stats st;
+	unsigned int k;
+
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
+	for (k = 0; k < 4; k++) {
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 10, pages[k], BYPASS), want[k]);
+		st = ast(e);
+		DC_ASSERT_EQ(t, st.admits_contested, k == 3);
+	}
+	/* Range 0 was the victim: it is gone, the other three stay. */
+	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 10, 7, DC_MAP_NORECLAIM), 0);
+	for (k = 1; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 9, DC_MAP_NORECLAIM), 0);
+}
+
+AENV_CASE(admit_victim_again_higher_bar, 4, again_body)
+
 /* --- writes ------------------------------------------------------------------- */
 
 /*
@@ -907,6 +940,7 @@ DC_SUITE(admit,
 	DC_CASE(admit_stream_across_ranges),
 	DC_CASE(admit_random_miss_not_stream),
 	DC_CASE(admit_skew_keeps_hottest),
+	DC_CASE(admit_victim_again_higher_bar),
 	DC_CASE(admit_writes_never_evict),
 	DC_CASE(admit_write_hot_upgrades),
 	DC_CASE(admit_victim_window_wide),
