@@ -381,6 +381,28 @@ static inline void dc_plat_refcount_dec(dc_refcount_t *r,
 				       "underflow; use-after-free", site);
 }
 
+/*
+ * dc_refcount_dec() for a hot path: drop one reference and say whether the
+ * count stays above zero, as it must; false when it does not (the count was
+ * 1 or less), which the caller reports out of line with
+ * dc_refcount_dec_report().
+ */
+static inline bool dc_refcount_dec_fast(dc_refcount_t *r)
+{
+	return atomic_dec_return_release(&r->refs) > 0;
+}
+
+/* Report a dc_refcount_dec_fast() that answered false: as dc_refcount_dec(). */
+static inline void dc_plat_refcount_dec_report(dc_refcount_t *r,
+					       struct dc_plat_refcount_site *site)
+{
+	/* Read after the fact: a racing misuse may change the wording only. */
+	int now = atomic_read(&r->refs);
+
+	dci_plat_refcount_warn(r, now == 0 ? "decrement hit 0; leaking memory" :
+			       "underflow; use-after-free", site);
+}
+
 /* 1 -> 0 atomically.  Returns true on success. */
 static inline bool dc_refcount_dec_if_one(dc_refcount_t *r)
 {
@@ -482,6 +504,23 @@ void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum);
 /* Add @v to counter @i of @pc for the calling CPU.  Any context. */
 static inline void dc_pcounter_add(struct dc_pcounters *pc, unsigned int i,
 				   uint64_t v)
+{
+	this_cpu_add(pc->p[i], v);
+}
+
+/*
+ * dc_pcounter_ready() - whether the caller may call into the library and
+ * add to @pc with dc_pcounter_add_ready() (the userspace build tests both
+ * in one compare for a hot path): always, in the kernel.
+ */
+static inline bool dc_pcounter_ready(const struct dc_pcounters *pc)
+{
+	return true;
+}
+
+/* Add @v to counter @i of @pc: dc_pcounter_add(). */
+static inline void dc_pcounter_add_ready(struct dc_pcounters *pc, unsigned int i,
+					 uint64_t v)
 {
 	this_cpu_add(pc->p[i], v);
 }

@@ -130,6 +130,13 @@ static inline bool dc_range_writable(const struct dc_range *r)
  */
 #define DC_INODE_HINTS		64
 
+/*
+ * What an empty hint points at (cache_inode.c): a range object that maps
+ * nothing (no owner), so that the hit path follows every hint without a
+ * test for NULL and fails the identity check.  Never pinned, never written.
+ */
+extern struct dc_range dci_range_none;
+
 struct dc_inode {
 	struct dc_range *hint[DC_INODE_HINTS];
 	struct dc_cache *cache;
@@ -143,6 +150,15 @@ struct dc_inode {
 	struct dc_inode *evict_next;	/* evict_list or orphans; pool lock */
 	dc_rcu_head_t rcu;
 };
+
+/* Empty every hint of a new inode (see dci_range_none). */
+static inline void dc_inode_hints_init(struct dc_inode *inode)
+{
+	unsigned int i;
+
+	for (i = 0; i < DC_INODE_HINTS; i++)
+		inode->hint[i] = &dci_range_none;
+}
 
 /* Counters, per thread (per CPU in the kernel): a hit adds without a locked instruction. */
 enum dc_stat {
@@ -286,6 +302,20 @@ static inline void dc_stat_add(struct dc_cache *c, enum dc_stat s, uint64_t n)
 static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 {
 	dc_stat_add(c, s, 1);
+}
+
+/*
+ * For the hit path: whether the calling thread may call in and count with
+ * dc_stat_inc_ready(), in one test (dc_pcounter_ready()).
+ */
+static inline bool dc_stat_ready(const struct dc_cache *c)
+{
+	return dc_pcounter_ready(&c->stats);
+}
+
+static inline void dc_stat_inc_ready(struct dc_cache *c, enum dc_stat s)
+{
+	dc_pcounter_add_ready(&c->stats, s, 1);
 }
 
 /*

@@ -27,16 +27,31 @@
  * an idle range can be reclaimed.  The waiter registers before it looks, and
  * the barrier orders our decrement before our look at the waiter count.
  */
-static inline void range_unpin(struct dc_range *r)
+static inline void range_wake_check(struct dc_range *r)
 {
 	struct dc_cache *c;
 
-	dc_refcount_dec(&r->ref);
 	dc_smp_mb__after_atomic();
 	/* After the decrement is fine: @cache is constant, @r type-stable. */
 	c = r->cache;
 	if (dc_unlikely(dc_atomic_read(&c->waiters)))
 		dci_cache_wake(c);
+}
+
+/* An unpin took the count to zero or below: report it, then go on. */
+static dc_noinline dc_cold void range_unpin_misused(struct dc_range *r)
+{
+	dc_refcount_dec_report(&r->ref);
+	range_wake_check(r);
+}
+
+static inline void range_unpin(struct dc_range *r)
+{
+	if (dc_unlikely(!dc_refcount_dec_fast(&r->ref))) {
+		range_unpin_misused(r);
+		return;
+	}
+	range_wake_check(r);
 }
 
 /*
@@ -65,8 +80,8 @@ static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 	if (!dc_refcount_inc_not_zero(&r->ref))
 		return false;
 	if (dc_likely(dc_read_once(r->gen) == gen)) {
-		if (!dc_read_once(r->accessed))
-			dc_write_once(r->accessed, true);
+		/* Pinned: the line is ours already, a store costs nothing more. */
+		dc_write_once(r->accessed, true);
 		*genp = gen;
 		return true;
 	}
@@ -425,7 +440,7 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		timeout_ns = c->cfg.wait_timeout_ns;
 	index = file_off >> c->cfg.range_shift;
 	r = dc_read_once(*hint_slot(inode, index));
-	if (!r || !try_pin(r, inode, index, &gen))
+	if (!try_pin(r, inode, index, &gen))
 		r = map_tree(inode, index, &gen, &absent_at);
 	if (dc_likely(r)) {
 		if ((flags & DC_MAP_WRITE) && !(gen & 1) &&
@@ -474,10 +489,12 @@ map_raced(struct dc_range *r, struct dc_inode *inode, uint64_t file_off,
 
 /*
  * The hit path: a read of a range whose hint is right (a write, even to a
- * writable mapping, goes the general way).  One load of the hint, the pin
- * (an atomic increment), a per-thread count; no lock, no RCU section
- * (range objects outlive every inode).  Everything else is a tail call, so
- * that this stays a leaf with no stack frame.
+ * writable mapping, goes the general way).  One load of the hint (an empty
+ * one points at dci_range_none, which fails the identity check), the pin
+ * (an atomic increment), a per-thread count whose readiness also says that
+ * the thread may call in; no lock, no RCU section (range objects outlive
+ * every inode).  Everything else is a tail call, so that this stays a leaf
+ * with no stack frame.
  */
 static dc_always_inline int
 map_common(struct dc_inode *inode, uint64_t file_off,
@@ -488,14 +505,14 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 	struct dc_range *r;
 	uint64_t index, gen;
 
-	if (dc_unlikely(!inode || !pin || (flags & ~(DC_MAP_KNOWN & ~DC_MAP_WRITE)) ||
-			!dc_caller_ok()))
+	if (dc_unlikely(!inode || !pin || (flags & ~(DC_MAP_KNOWN & ~DC_MAP_WRITE))))
 		goto general;
 	c = inode->cache;
+	/* Not ready: not a caller (map_general() says why) or another cache's counts. */
+	if (dc_unlikely(!dc_stat_ready(c)))
+		goto general;
 	index = file_off >> c->cfg.range_shift;
 	r = dc_read_once(*hint_slot(inode, index));
-	if (dc_unlikely(!r))
-		goto general;
 	/* try_pin(), spelled out so that a lost race is a tail call. */
 	gen = dc_load_acquire(&r->gen);
 	if (dc_unlikely(dc_read_once(r->owner) != inode ||
@@ -504,10 +521,10 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 		goto general;
 	if (dc_unlikely(dc_read_once(r->gen) != gen))
 		return map_raced(r, inode, file_off, flags, timeout_ns, use_cfg, pin);
-	if (dc_unlikely(!dc_read_once(r->accessed)))
-		dc_write_once(r->accessed, true);
+	/* Pinned: the line is ours already, a store costs nothing more. */
+	dc_write_once(r->accessed, true);
 	pin_fill(c, r, file_off, gen, pin);
-	dc_stat_inc(c, DC_STAT_HITS);
+	dc_stat_inc_ready(c, DC_STAT_HITS);
 	return 0;
 
 general:

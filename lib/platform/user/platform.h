@@ -56,6 +56,26 @@
 #define DC_CACHELINE		64
 #define __dc_cacheline_aligned	__attribute__((aligned(DC_CACHELINE)))
 
+/*
+ * A ThreadSanitizer build: the few hot operations written as x86 assembly
+ * below are C11 atomics there instead, which TSan sees.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define DC_PLAT_TSAN		1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DC_PLAT_TSAN		1
+#endif
+#endif
+#ifndef DC_PLAT_TSAN
+#define DC_PLAT_TSAN		0
+#endif
+#if (defined(__x86_64__) || defined(__i386__)) && !DC_PLAT_TSAN
+#define DC_PLAT_X86_ASM		1
+#else
+#define DC_PLAT_X86_ASM		0
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Plain shared-variable access and ordering (kernel LKMM vocabulary).  */
 
@@ -373,6 +393,37 @@ static inline void dc_plat_refcount_dec(dc_refcount_t *r,
 }
 
 /*
+ * dc_refcount_dec() for a hot path: drop one reference and say whether the
+ * count stays above zero, as it must; false when it does not (the count was
+ * 1 or less), which the caller reports out of line with
+ * dc_refcount_dec_report().  On x86 one locked decrement and its flags.
+ */
+static inline bool dc_refcount_dec_fast(dc_refcount_t *r)
+{
+#if DC_PLAT_X86_ASM
+	bool above;
+
+	/* A locked instruction is a full barrier: release and more. */
+	__asm__ __volatile__("lock decl %0" : "+m"(*(int *)(void *)&r->refs),
+			     "=@ccg"(above) : : "memory");
+	return above;
+#else
+	return atomic_fetch_sub_explicit(&r->refs, 1, memory_order_release) > 1;
+#endif
+}
+
+/* Report a dc_refcount_dec_fast() that answered false: as dc_refcount_dec(). */
+static inline void dc_plat_refcount_dec_report(dc_refcount_t *r,
+					       struct dc_plat_refcount_site *site)
+{
+	/* Read after the fact: a racing misuse may change the wording only. */
+	int now = dc_refcount_read(r);
+
+	dci_plat_refcount_warn(r, now == 0 ? "decrement hit 0; leaking memory"
+				     : "underflow; use-after-free", site);
+}
+
+/*
  * 1 -> 0 atomically.  Returns true on success.  Acquire too: the winner
  * (a claim) goes on to rewrite the object, which must come after what the
  * last unpinner read of it (the kernel gets this from the control
@@ -482,19 +533,52 @@ void dci_pcounters_destroy(struct dc_pcounters *pc);
 /* Add every thread's count of each counter to @sum[0..n). */
 void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum);
 
+/*
+ * Add @v to a counter of the calling thread's block: one writer, so a plain
+ * add; atomic only so that the summing reader may look.  On x86 one add to
+ * memory, as the kernel's this_cpu_add() (an aligned 8-byte store is seen
+ * whole).
+ */
+static inline void dci_plat_pcount_bump(_Atomic uint64_t *p, uint64_t v)
+{
+#if DC_PLAT_X86_ASM && defined(__x86_64__)
+	__asm__("addq %1, %0" : "+m"(*(uint64_t *)(void *)p) : "er"(v));
+#else
+	atomic_store_explicit(p, atomic_load_explicit(p, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+#endif
+}
+
 /* Add @v to counter @i of @pc for the calling thread.  Any context. */
 static inline void dc_pcounter_add(struct dc_pcounters *pc, unsigned int i,
 				   uint64_t v)
 {
 	if (dc_likely(dci_plat_pcount_last.seq == pc->seq)) {
-		_Atomic uint64_t *p = &dci_plat_pcount_last.block[i];
-
-		/* One writer: atomic only so that the summing reader may look. */
-		atomic_store_explicit(p, atomic_load_explicit(p, memory_order_relaxed) + v,
-				      memory_order_relaxed);
+		dci_plat_pcount_bump(&dci_plat_pcount_last.block[i], v);
 		return;
 	}
 	dci_plat_pcounter_add_slow(pc, i, v);
+}
+
+/*
+ * dc_pcounter_ready() - whether the calling thread may call into the
+ * library (dc_caller_ok()) and can add to @pc with dc_pcounter_add_ready(),
+ * both in one compare: for a hot path that takes its slow way otherwise
+ * (there: dc_caller_check(), then dc_pcounter_add()).  Only a thread that
+ * dc_caller_ok() passes is ever ready; it stays so while it adds to no
+ * other set.
+ */
+static inline bool dc_pcounter_ready(const struct dc_pcounters *pc)
+{
+	return dci_plat_pcount_last.seq == pc->seq;
+}
+
+/* Add @v to counter @i of @pc, which dc_pcounter_ready() said the thread is. */
+static inline void dc_pcounter_add_ready(struct dc_pcounters *pc, unsigned int i,
+					 uint64_t v)
+{
+	(void)pc;
+	dci_plat_pcount_bump(&dci_plat_pcount_last.block[i], v);
 }
 
 /* ------------------------------------------------------------------ */
