@@ -202,7 +202,7 @@ static struct dc_inode *inode_new(struct dc_cache *c, uint64_t id)
 	dci_itree_set_writer_lock(inode->tree, &inode->mutex);
 	inode->cache = c;
 	inode->id = id;
-	dc_inode_hints_init(inode);
+	dc_inode_hit_init(inode, c);
 	dc_mutex_init(&inode->mutex);
 	dc_refcount_set(&inode->ref, 1);
 	return inode;

@@ -117,8 +117,8 @@ DC_TEST(misuse_slot_put_unbalanced)
 
 /*
  * dc_refcount_dec_not_one() on a freed (0) count and dc_refcount_dec() (or
- * dc_refcount_dec_fast()) to zero are misuse: reported, and the count saturates so that the object is
- * leaked rather than freed twice.
+ * dc_refcount_dec_fast()) to zero are misuse: reported, and the count
+ * saturates so that the object is leaked rather than freed twice.
  */
 DC_TEST(misuse_refcount)
 {

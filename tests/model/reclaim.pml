@@ -478,15 +478,14 @@ active [NT] proctype mapper()
 	:: atomic {
 		pc == MAP_NEW ->
 		/*
-		 * map_new(): owner, index, and into the tree, at count 0.
-		 * One step: a lock-free reader that finds a range at count 0
-		 * fails to pin it whatever it read.
+		 * map_new(): into the tree, at count 0, still naming what
+		 * the backend maps there (owner and index change at PUBLISH,
+		 * once the setup succeeded).  A lock-free reader that finds
+		 * a range at count 0 fails to pin it whatever it read.
 		 */
 		assert(mtx[i] == _pid + 1);
 		assert(ref[r - 1] == 0 && held[r - 1] && gpins[r - 1] == 0 &&
 		       !infree[r - 1] && !onbusy[r - 1] && tree[SLOT(i, x)] == 0);
-		owner[r - 1] = i;
-		idx[r - 1] = x;
 		tree[SLOT(i, x)] = r;
 #ifdef SETUP_FAIL
 		pc = SETUP
@@ -521,8 +520,14 @@ active [NT] proctype mapper()
 #endif
 	:: atomic {
 		pc == PUBLISH ->
-		/* dc_refcount_set_release(&r->ref, 2) */
+		/*
+		 * Owner and index, then dc_refcount_set_release(&r->ref, 2):
+		 * one step, as they change only at count 0 and the release
+		 * publishes them with the count.
+		 */
 		assert(ref[r - 1] == 0);
+		owner[r - 1] = i;
+		idx[r - 1] = x;
 		ref[r - 1] = 2;
 		held[r - 1] = 0;
 		GOT_PIN(r);

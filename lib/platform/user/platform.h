@@ -53,6 +53,11 @@
 #define dc_noinline		__attribute__((__noinline__))
 #define dc_cold			__attribute__((__cold__))
 #define dc_always_inline	inline __attribute__((__always_inline__))
+/*
+ * A global of the library that no other object uses: addressed directly
+ * (one instruction), not through the global offset table.
+ */
+#define DC_HIDDEN		__attribute__((__visibility__("hidden")))
 #define DC_CACHELINE		64
 #define __dc_cacheline_aligned	__attribute__((aligned(DC_CACHELINE)))
 
@@ -83,6 +88,22 @@
 #define dc_write_once(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define dc_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define dc_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+/*
+ * dc_read_once_ne(x, v) - whether @x, read once, differs from @v (of @x's
+ * type, 1, 2, 4 or 8 bytes): on x86 one compare with @x in memory, which a
+ * compiler never makes of an atomic load and a compare (a hot path's
+ * identity checks).
+ */
+#if DC_PLAT_X86_ASM
+#define dc_read_once_ne(x, v) ({					\
+	bool __dc_ne;							\
+	__asm__ __volatile__("cmp %2, %1" : "=@ccne"(__dc_ne)		\
+			     : "m"(x), "r"((__typeof__(x))(v)));	\
+	__dc_ne;							\
+})
+#else
+#define dc_read_once_ne(x, v)	(dc_read_once(x) != (v))
+#endif
 #define dc_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define dc_smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define dc_smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
@@ -110,6 +131,17 @@ typedef struct { _Atomic int v; } dc_atomic_t;
 #define dc_atomic_set(a, x)	atomic_store_explicit(&(a)->v, (x), memory_order_relaxed)
 #define dc_atomic_inc(a)	((void)atomic_fetch_add_explicit(&(a)->v, 1, memory_order_relaxed))
 #define dc_atomic_dec(a)	((void)atomic_fetch_sub_explicit(&(a)->v, 1, memory_order_relaxed))
+/* Whether @a, read as dc_atomic_read(), is not 0: one compare on x86. */
+#if DC_PLAT_X86_ASM
+#define dc_atomic_nonzero(a) ({						\
+	bool __dc_nz;							\
+	__asm__ __volatile__("cmpl $0, %1" : "=@ccne"(__dc_nz)		\
+			     : "m"(*(const int *)(const void *)&(a)->v));	\
+	__dc_nz;							\
+})
+#else
+#define dc_atomic_nonzero(a)	(dc_atomic_read(a) != 0)
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Logging and one-time warnings                                        */
@@ -345,12 +377,14 @@ static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
  */
 static inline bool dc_refcount_inc_not_zero_fast(dc_refcount_t *r)
 {
-	int old = atomic_load_explicit(&r->refs, memory_order_relaxed);
+	int old = atomic_load_explicit(&r->refs, memory_order_relaxed), new;
 
 	do {
-		if (dc_unlikely(old <= 0 || old == INT_MAX))
+		/* Wrapping: at most 1 for 0, negative counts and INT_MAX alike. */
+		new = (int)((unsigned int)old + 1);
+		if (dc_unlikely(new <= 1))
 			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old + 1,
+	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, new,
 			memory_order_acquire, memory_order_relaxed));
 	return true;
 }
@@ -561,23 +595,31 @@ static inline void dc_pcounter_add(struct dc_pcounters *pc, unsigned int i,
 }
 
 /*
- * dc_pcounter_ready() - whether the calling thread may call into the
- * library (dc_caller_ok()) and can add to @pc with dc_pcounter_add_ready(),
- * both in one compare: for a hot path that takes its slow way otherwise
- * (there: dc_caller_check(), then dc_pcounter_add()).  Only a thread that
- * dc_caller_ok() passes is ever ready; it stays so while it adds to no
- * other set.
+ * For a hot path: a copy of what it needs of a set (dc_pcounter_ref()),
+ * kept where it looks anyway, to ask dc_pcounter_ref_ready() whether the
+ * calling thread may call into the library (dc_caller_ok()) and can add to
+ * the set with dc_pcounter_ref_add(), both in one compare; if not, it
+ * takes its slow way (there: dc_caller_check(), then dc_pcounter_add()).
+ * Only a thread that dc_caller_ok() passes is ever ready; it stays so while
+ * it adds to no other set.
  */
-static inline bool dc_pcounter_ready(const struct dc_pcounters *pc)
+typedef uint64_t dc_pcounter_ref_t;
+
+static inline dc_pcounter_ref_t dc_pcounter_ref(const struct dc_pcounters *pc)
 {
-	return dci_plat_pcount_last.seq == pc->seq;
+	return pc->seq;
 }
 
-/* Add @v to counter @i of @pc, which dc_pcounter_ready() said the thread is. */
-static inline void dc_pcounter_add_ready(struct dc_pcounters *pc, unsigned int i,
-					 uint64_t v)
+static inline bool dc_pcounter_ref_ready(dc_pcounter_ref_t ref)
 {
-	(void)pc;
+	return dci_plat_pcount_last.seq == ref;
+}
+
+/* Add @v to counter @i of the set, which dc_pcounter_ref_ready() said the thread is. */
+static inline void dc_pcounter_ref_add(dc_pcounter_ref_t ref, unsigned int i,
+				       uint64_t v)
+{
+	(void)ref;
 	dci_plat_pcount_bump(&dci_plat_pcount_last.block[i], v);
 }
 
