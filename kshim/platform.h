@@ -71,6 +71,8 @@
 #define dc_prefetch(p)		prefetch(p)
 #define dc_noinline		noinline
 #define dc_cold			__cold
+/* A global of the library that no other object uses (a module's are local). */
+#define DC_HIDDEN
 #define dc_always_inline	__always_inline
 #define DC_CACHELINE		SMP_CACHE_BYTES
 #define __dc_cacheline_aligned	____cacheline_aligned
@@ -80,6 +82,8 @@
 
 #define dc_read_once(x)		READ_ONCE(x)
 #define dc_write_once(x, v)	WRITE_ONCE(x, v)
+/* Whether @x, read once, differs from @v. */
+#define dc_read_once_ne(x, v)	(READ_ONCE(x) != (v))
 /* Later accesses stay after the load. */
 #define dc_load_acquire(p)	smp_load_acquire(p)
 /* Earlier accesses stay before the store. */
@@ -103,6 +107,7 @@ typedef struct { atomic64_t v; } dc_atomic64_t;
 
 typedef struct { atomic_t v; } dc_atomic_t;
 #define dc_atomic_read(a)	atomic_read(&(a)->v)
+#define dc_atomic_nonzero(a)	(atomic_read(&(a)->v) != 0)
 #define dc_atomic_set(a, x)	atomic_set(&(a)->v, (x))
 #define dc_atomic_inc(a)	atomic_inc(&(a)->v)
 #define dc_atomic_dec(a)	atomic_dec(&(a)->v)
@@ -337,12 +342,14 @@ static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
  */
 static inline bool dc_refcount_inc_not_zero_fast(dc_refcount_t *r)
 {
-	int old = atomic_read(&r->refs);
+	int old = atomic_read(&r->refs), new;
 
 	do {
-		if (unlikely(old <= 0 || old == INT_MAX))
+		/* Wrapping: at most 1 for 0, negative counts and INT_MAX alike. */
+		new = (int)((unsigned int)old + 1);
+		if (unlikely(new <= 1))
 			return false;
-	} while (!atomic_try_cmpxchg_acquire(&r->refs, &old, old + 1));
+	} while (!atomic_try_cmpxchg_acquire(&r->refs, &old, new));
 	return true;
 }
 
@@ -379,6 +386,28 @@ static inline void dc_plat_refcount_dec(dc_refcount_t *r,
 	if (unlikely(old <= 1))
 		dci_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory" :
 				       "underflow; use-after-free", site);
+}
+
+/*
+ * dc_refcount_dec() for a hot path: drop one reference and say whether the
+ * count stays above zero, as it must; false when it does not (the count was
+ * 1 or less), which the caller reports out of line with
+ * dc_refcount_dec_report().
+ */
+static inline bool dc_refcount_dec_fast(dc_refcount_t *r)
+{
+	return atomic_dec_return_release(&r->refs) > 0;
+}
+
+/* Report a dc_refcount_dec_fast() that answered false: as dc_refcount_dec(). */
+static inline void dc_plat_refcount_dec_report(dc_refcount_t *r,
+					       struct dc_plat_refcount_site *site)
+{
+	/* Read after the fact: a racing misuse may change the wording only. */
+	int now = atomic_read(&r->refs);
+
+	dci_plat_refcount_warn(r, now == 0 ? "decrement hit 0; leaking memory" :
+			       "underflow; use-after-free", site);
 }
 
 /* 1 -> 0 atomically.  Returns true on success. */
@@ -484,6 +513,31 @@ static inline void dc_pcounter_add(struct dc_pcounters *pc, unsigned int i,
 				   uint64_t v)
 {
 	this_cpu_add(pc->p[i], v);
+}
+
+/*
+ * For a hot path: a copy of what it needs of a set, the per-CPU pointer.
+ * dc_pcounter_ref_ready() says whether the caller may call into the
+ * library and add with dc_pcounter_ref_add() (the userspace build tests
+ * both in one compare): always, in the kernel.
+ */
+typedef u64 __percpu *dc_pcounter_ref_t;
+
+static inline dc_pcounter_ref_t dc_pcounter_ref(const struct dc_pcounters *pc)
+{
+	return pc->p;
+}
+
+static inline bool dc_pcounter_ref_ready(dc_pcounter_ref_t ref)
+{
+	return true;
+}
+
+/* Add @v to counter @i of the set: dc_pcounter_add(). */
+static inline void dc_pcounter_ref_add(dc_pcounter_ref_t ref, unsigned int i,
+				       uint64_t v)
+{
+	this_cpu_add(ref[i], v);
 }
 
 /* ------------------------------------------------------------------ */

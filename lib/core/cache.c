@@ -54,8 +54,7 @@ static void cache_free(struct dc_cache *c)
 	dci_admit_fini(c);
 	dci_free(c->bg_entries);
 	dci_free(c->bg_ranges);
-	dci_free(c->ranges);
-	dci_free(c->backend_map);
+	dci_pool_free(c->ranges);
 	dci_pcounters_destroy(&c->stats);
 	dci_free(c);
 }
@@ -140,7 +139,6 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 	struct dc_cache_config kcfg;
 	struct dc_backend_ops kops;
 	struct dc_cache *c;
-	unsigned int i;
 	int ret;
 
 	if (!ucfg || !out)
@@ -176,11 +174,10 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 				       cfg->reclaim_threshold_pct) / 100);
 	if (!c->threshold)
 		c->threshold = 1;
-	c->ranges = dc_zalloc((size_t)c->nr_ranges * sizeof(*c->ranges));
-	c->backend_map = dc_zalloc((size_t)c->nr_ranges * sizeof(*c->backend_map));
+	c->ranges = dci_pool_alloc(c->nr_ranges);
 	c->bg_ranges = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_ranges));
 	c->bg_entries = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_entries));
-	if (!c->ranges || !c->backend_map || !c->bg_ranges || !c->bg_entries) {
+	if (!c->ranges || !c->bg_ranges || !c->bg_entries) {
 		ret = -ENOMEM;
 		goto fail_free;
 	}
@@ -188,19 +185,7 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 	if (ret)
 		goto fail_free;
 	dc_spin_lock_init(&c->pool_lock);
-	dc_list_init(&c->free_list);
-	dc_list_init(&c->busy);
-	c->hand = &c->busy;
-	/* Lowest window offsets on top of the free stack. */
-	for (i = c->nr_ranges; i-- > 0;) {
-		struct dc_range *r = &c->ranges[i];
-
-		dc_refcount_set(&r->ref, 0);
-		r->win_off = (uint64_t)i << cfg->range_shift;
-		r->cache = c;
-		dc_list_add_before(&r->link, c->free_list.next);
-	}
-	c->nr_free = c->nr_ranges;
+	dci_pool_init(c);
 	dc_atomic64_set(&c->evict_deadline, DC_WAIT_FOREVER);
 	dci_waitq_init(&c->waitq);
 	ret = dci_inode_table_init(c);

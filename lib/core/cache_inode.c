@@ -187,6 +187,8 @@ void dci_inode_free(struct dc_inode *inode)
 	dc_call_rcu(&inode->rcu, inode_free_rcu);
 }
 
+struct dc_range dci_range_none;
+
 static struct dc_inode *inode_new(struct dc_cache *c, uint64_t id)
 {
 	struct dc_inode *inode = dc_zalloc(sizeof(*inode));
@@ -200,6 +202,7 @@ static struct dc_inode *inode_new(struct dc_cache *c, uint64_t id)
 	dci_itree_set_writer_lock(inode->tree, &inode->mutex);
 	inode->cache = c;
 	inode->id = id;
+	dc_inode_hit_init(inode, c);
 	dc_mutex_init(&inode->mutex);
 	dc_refcount_set(&inode->ref, 1);
 	return inode;

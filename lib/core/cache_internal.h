@@ -38,37 +38,6 @@
 #include <daxcache/cache.h>
 #include <daxcache/itree.h>
 
-/* A doubly linked list, circular, as the kernel's list_head. */
-struct dc_list {
-	struct dc_list *next, *prev;
-};
-
-static inline void dc_list_init(struct dc_list *h)
-{
-	h->next = h->prev = h;
-}
-
-static inline bool dc_list_empty(const struct dc_list *h)
-{
-	return h->next == h;
-}
-
-/* Insert @n before @at (at the tail when @at is the head). */
-static inline void dc_list_add_before(struct dc_list *n, struct dc_list *at)
-{
-	n->prev = at->prev;
-	n->next = at;
-	at->prev->next = n;
-	at->prev = n;
-}
-
-static inline void dc_list_del(struct dc_list *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	n->next = n->prev = n;
-}
-
 /*
  * One window range.  Type-stable for the life of the cache: a reader that
  * raced with reclaim may hold a stale pointer, but it always points at a
@@ -80,31 +49,38 @@ static inline void dc_list_del(struct dc_list *n)
  * (dc_range_gen_next()), and its low bit says whether the mapping is
  * writable: one word, so that a pin reads both with one load and a hit that
  * saw the bit set fills its pin with the generation that set it.
+ *
+ * 48 bytes, packed in an array (see docs/design.md, "Memory per range"):
+ * what the hit path reads first, the pool's links last.  Its cache is found
+ * from the range itself (dci_range_cache()).  What the backend maps is the
+ * owner's @index: @owner and @index change only once a setup has succeeded
+ * (map_new()); until then they name the old mapping, and the range is its
+ * claimer's alone.
  */
 struct dc_range {
 	dc_refcount_t ref;
 	bool accessed;			/* CLOCK: set by hits, cleared by the hand */
 	/*
-	 * The backend maps something here (what: c->backend_map[] at this
-	 * range's number), for the remove that tears it down; kept by
-	 * whoever owns the range at count 0.
+	 * The backend maps @index of @owner here, for the remove that tears
+	 * it down; kept by whoever owns the range at count 0.
 	 */
 	bool backend_mapped;
-	uint64_t win_off;		/* constant */
+	uint8_t range_shift;		/* constant: the cache's (dci_range_cache()) */
+	uint64_t gen;			/* moved by each setup; low bit: writable */
 	struct dc_inode *owner;
 	uint64_t index;			/* file range index */
-	uint64_t gen;			/* moved by each setup; low bit: writable */
-	struct dc_cache *cache;		/* constant */
-	struct dc_list link;		/* free list or busy ring; pool lock */
-} __dc_cacheline_aligned;
+	uint64_t win_off;		/* constant */
+	/* Free stack or busy ring, by range number (dc_rlist_*()); pool lock. */
+	uint32_t next, prev;
+};
 
-/* One cache line per range: what the hit path touches, and no more. */
-dc_static_assert(sizeof(struct dc_range) <= DC_CACHELINE,
-		 "struct dc_range outgrew its cache line");
+dc_static_assert(sizeof(struct dc_range) == 48,
+		 "struct dc_range is 48 bytes: see docs/design.md, \"Memory per range\"");
 
 /*
- * What the backend maps in a range as far as we know (cold: read only to
- * build a remove), apart so that the range object fits one cache line.
+ * What the backend maps in a range (its inode number and range index), for
+ * a remove: taken while the owner is known to live, since the remove may be
+ * sent after the owner is gone (dci_reclaim_inline(), dci_range_release()).
  */
 struct dc_range_backend {
 	uint64_t ino;
@@ -130,8 +106,19 @@ static inline bool dc_range_writable(const struct dc_range *r)
  */
 #define DC_INODE_HINTS		64
 
+/*
+ * What an empty hint points at (cache_inode.c): a range object that maps
+ * nothing (no owner), so that the hit path follows every hint without a
+ * test for NULL and fails the identity check.  Never pinned, never written.
+ */
+extern struct dc_range dci_range_none;
+
 struct dc_inode {
-	struct dc_range *hint[DC_INODE_HINTS];
+	struct dc_range *hint[DC_INODE_HINTS];	/* first: no offset to add */
+	/* The cache's, copied for the hit path (dc_inode_hit_init()). */
+	dc_pcounter_ref_t stats;	/* c->stats: dc_pcounter_ref_ready() */
+	uint64_t range_size;
+	unsigned int range_shift;
 	struct dc_cache *cache;
 	uint64_t id;
 	dc_refcount_t ref;
@@ -143,6 +130,7 @@ struct dc_inode {
 	struct dc_inode *evict_next;	/* evict_list or orphans; pool lock */
 	dc_rcu_head_t rcu;
 };
+
 
 /* Counters, per thread (per CPU in the kernel): a hit adds without a locked instruction. */
 enum dc_stat {
@@ -218,14 +206,17 @@ struct dc_cache {
 	uint64_t range_size;
 	unsigned int nr_ranges;
 	unsigned int threshold;		/* background reclaim below this many free */
+	/*
+	 * nr_ranges + 2: the pool's two list heads follow the window's, and
+	 * a struct dc_pool_head precedes them (dci_pool_alloc()).
+	 */
 	struct dc_range *ranges;
-	struct dc_range_backend *backend_map;	/* by range number */
 
 	/* Pool: free stack, busy ring with the victim hand.  Pool lock. */
 	dc_spinlock_t pool_lock;
-	struct dc_list free_list;
-	struct dc_list busy;		/* mapped ranges, oldest setup first */
-	struct dc_list *hand;		/* next victim candidate in @busy */
+	struct dc_range *free_list;	/* head: &ranges[nr_ranges] */
+	struct dc_range *busy;		/* head: &ranges[nr_ranges + 1]; oldest setup first */
+	struct dc_range *hand;		/* next victim candidate in @busy */
 	unsigned int nr_free;
 	unsigned int nr_mapped;
 
@@ -279,6 +270,21 @@ struct dc_cache {
 	struct dc_pcounters stats;	/* enum dc_stat */
 };
 
+/*
+ * The hit path's part of a new inode of @c: copies of the cache's, and
+ * every hint empty (see dci_range_none).
+ */
+static inline void dc_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
+{
+	unsigned int i;
+
+	inode->stats = dc_pcounter_ref(&c->stats);
+	inode->range_size = c->range_size;
+	inode->range_shift = c->cfg.range_shift;
+	for (i = 0; i < DC_INODE_HINTS; i++)
+		inode->hint[i] = &dci_range_none;
+}
+
 static inline void dc_stat_add(struct dc_cache *c, enum dc_stat s, uint64_t n)
 {
 	dc_pcounter_add(&c->stats, s, n);
@@ -290,6 +296,30 @@ static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 }
 
 /*
+ * Waiters of every cache (cache_pool.c), as each cache's @waiters counts
+ * its own: an unpin, which does not know its cache before it looks, looks
+ * here first (see dci_range_cache()).
+ */
+extern dc_atomic_t dci_waiters_any DC_HIDDEN;
+
+/*
+ * The window's range objects (c->ranges) follow one of these, so that a
+ * range finds its cache from its own fields: its number is its window
+ * offset over the range size.
+ */
+struct dc_pool_head {
+	struct dc_cache *cache;
+} __dc_cacheline_aligned;
+
+/* The cache of @r, a range of the window (type-stable: any time, any state). */
+static inline struct dc_cache *dci_range_cache(const struct dc_range *r)
+{
+	const struct dc_range *first = r - (r->win_off >> r->range_shift);
+
+	return ((const struct dc_pool_head *)(const void *)first)[-1].cache;
+}
+
+/*
  * Wait for a range: register before looking again, and leave when done.
  * The barrier orders the registration before that look, against the look
  * at @waiters that follows each free and unpin (dci_pool_put_free(),
@@ -298,19 +328,59 @@ static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
 static inline void dc_waiters_enter(struct dc_cache *c)
 {
 	dc_atomic_inc(&c->waiters);
+	dc_atomic_inc(&dci_waiters_any);
 	dc_smp_mb__after_atomic();
 }
 
 static inline void dc_waiters_leave(struct dc_cache *c)
 {
+	dc_atomic_dec(&dci_waiters_any);
 	dc_atomic_dec(&c->waiters);
 }
 
-/* What the backend maps in @r (see struct dc_range_backend). */
-static inline struct dc_range_backend *dc_range_backend(struct dc_cache *c,
-							 const struct dc_range *r)
+/*
+ * The pool's lists link ranges by number, circular, each through a head: a
+ * range object past the window's, that maps nothing (see dci_pool_init()).
+ * Pool lock.
+ */
+static inline uint32_t dc_range_nr(const struct dc_cache *c, const struct dc_range *r)
 {
-	return &c->backend_map[r - c->ranges];
+	return (uint32_t)(r - c->ranges);
+}
+
+static inline struct dc_range *dc_range_next(const struct dc_cache *c,
+					     const struct dc_range *r)
+{
+	return &c->ranges[r->next];
+}
+
+static inline void dc_rlist_init(const struct dc_cache *c, struct dc_range *h)
+{
+	h->next = h->prev = dc_range_nr(c, h);
+}
+
+static inline bool dc_rlist_empty(const struct dc_cache *c, const struct dc_range *h)
+{
+	return h->next == dc_range_nr(c, h);
+}
+
+/* Insert @r before @at (at the tail when @at is the head). */
+static inline void dc_rlist_add_before(const struct dc_cache *c, struct dc_range *r,
+				       struct dc_range *at)
+{
+	uint32_t n = dc_range_nr(c, r);
+
+	r->prev = at->prev;
+	r->next = dc_range_nr(c, at);
+	c->ranges[at->prev].next = n;
+	at->prev = n;
+}
+
+static inline void dc_rlist_del(const struct dc_cache *c, struct dc_range *r)
+{
+	c->ranges[r->prev].next = r->next;
+	c->ranges[r->next].prev = r->prev;
+	r->next = r->prev = dc_range_nr(c, r);
 }
 
 /*
@@ -321,8 +391,9 @@ static inline struct dc_range_backend *dc_range_backend(struct dc_cache *c,
 /* 2: cache_reclaim.c */
 struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 				    const struct dc_admit_cand *cand,
-				    bool *refused);
-void dci_range_release(struct dc_cache *c, struct dc_range *r);
+				    bool *refused, struct dc_range_backend *was);
+void dci_range_release(struct dc_cache *c, struct dc_range *r,
+		       const struct dc_range_backend *was);
 void dci_reclaimer_fn(struct dc_worker *w);
 void dci_inode_evict(struct dc_inode *inode);
 void dci_inode_evict_deferred(struct dc_cache *c);
@@ -344,6 +415,9 @@ static inline bool dc_admit_applies(const struct dc_cache *c, unsigned int flags
 }
 
 /* 4: cache_pool.c */
+struct dc_range *dci_pool_alloc(unsigned int nr_ranges);
+void dci_pool_free(struct dc_range *ranges);
+void dci_pool_init(struct dc_cache *c);
 void dci_cache_wake(struct dc_cache *c);
 void dci_reclaimer_kick(struct dc_cache *c);
 struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick);

@@ -22,21 +22,45 @@
 			 DC_MAP_MAY_BYPASS)
 
 /*
+ * Someone waits for a range, in some cache (dci_waiters_any): wake this
+ * range's cache if the waiter is its.  A waiter counts itself in its
+ * cache's @waiters before dci_waiters_any, both before it looks again.
+ */
+static dc_noinline void range_unpin_waiters(struct dc_range *r)
+{
+	struct dc_cache *c = dci_range_cache(r);
+
+	if (dc_atomic_read(&c->waiters))
+		dci_cache_wake(c);
+}
+
+/* An unpin took the count to zero or below: report it, then go on. */
+static dc_noinline dc_cold void range_unpin_misused(struct dc_range *r)
+{
+	dc_refcount_dec_report(&r->ref);
+	dc_smp_mb__after_atomic();
+	if (dc_atomic_nonzero(&dci_waiters_any))
+		range_unpin_waiters(r);
+}
+
+/*
  * Drop one pin.  The mapping's own reference keeps the count above zero.
  * When a range may have become idle and someone waits for one, wake them:
  * an idle range can be reclaimed.  The waiter registers before it looks, and
- * the barrier orders our decrement before our look at the waiter count.
+ * the barrier orders our decrement before our look at the waiter counts.
+ * The look is at the count of every cache's waiters, which needs no cache:
+ * the range's own is found only when someone waits (after the decrement is
+ * fine: @r is type-stable, and which cache it belongs to never changes).
  */
 static inline void range_unpin(struct dc_range *r)
 {
-	struct dc_cache *c;
-
-	dc_refcount_dec(&r->ref);
+	if (dc_unlikely(!dc_refcount_dec_fast(&r->ref))) {
+		range_unpin_misused(r);
+		return;
+	}
 	dc_smp_mb__after_atomic();
-	/* After the decrement is fine: @cache is constant, @r type-stable. */
-	c = r->cache;
-	if (dc_unlikely(dc_atomic_read(&c->waiters)))
-		dci_cache_wake(c);
+	if (dc_unlikely(dc_atomic_nonzero(&dci_waiters_any)))
+		range_unpin_waiters(r);
 }
 
 /*
@@ -65,8 +89,8 @@ static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 	if (!dc_refcount_inc_not_zero(&r->ref))
 		return false;
 	if (dc_likely(dc_read_once(r->gen) == gen)) {
-		if (!dc_read_once(r->accessed))
-			dc_write_once(r->accessed, true);
+		/* Pinned: the line is ours already, a store costs nothing more. */
+		dc_write_once(r->accessed, true);
 		*genp = gen;
 		return true;
 	}
@@ -193,11 +217,14 @@ static uint64_t time_left(uint64_t deadline, uint64_t now)
  * Get a range for a new mapping: free pool, then inline reclaim.  With
  * @cand (admission control) the free pool does not start the background
  * reclaimer, and inline reclaim contests its victim: NULL with *@refused
- * means bypass.  *@contested tells a range won over a victim.
+ * means bypass.  *@contested tells a range won over a victim.  *@was: what
+ * the backend still maps in a range reclaimed inline (its backend_mapped
+ * says whether anything).
  */
 static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 				    const struct dc_admit_cand *cand,
-				    bool *refused, bool *contested)
+				    bool *refused, bool *contested,
+				    struct dc_range_backend *was)
 {
 	struct dc_cache *c = inode->cache;
 	struct dc_range *r;
@@ -209,30 +236,29 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 		return r;
 	if (c->cfg.flags & DC_CACHE_KICK_BG_FIRST)
 		dci_reclaimer_kick(c);
-	r = dci_reclaim_inline(c, inode, cand, refused);
+	r = dci_reclaim_inline(c, inode, cand, refused, was);
 	*contested = r && cand;
 	return r;
 }
 
 /*
  * Set up and publish a mapping of @index in the claimed range @r (count 0,
- * in no list and no tree).  The range goes into the tree first, still at
- * count 0, so that a failed insert needs no undo at the backend; lock-free
- * readers that find it fail to pin it and wait on the inode mutex we hold.
- * Returns 0 with the mapping published and pinned once for the caller.
+ * in no list and no tree), in which the backend maps @was if
+ * r->backend_mapped.  The range goes into the tree first, still at count 0,
+ * so that a failed insert needs no undo at the backend; lock-free readers
+ * that find it fail to pin it and wait on the inode mutex we hold.  Its
+ * identity becomes @inode's only once the setup has succeeded: until then
+ * it names what the backend maps (struct dc_range), which a failed setup
+ * removes.  Returns 0 with the mapping published and pinned once for the
+ * caller.
  */
 static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
-		   unsigned int flags)
+		   unsigned int flags, const struct dc_range_backend *was)
 {
 	struct dc_cache *c = inode->cache;
 	bool writable = flags & DC_MAP_WRITE;
 	int ret;
 
-	dc_write_once(r->owner, inode);
-	dc_write_once(r->index, index);
-	dc_write_once(r->accessed, false);
-	/* After the identity: see try_pin(). */
-	dc_store_release(&r->gen, dc_range_gen_next(r->gen, writable));
 	/* map_slow() looked under the mutex we hold: nothing maps @index. */
 	ret = dci_itree_insert_new(inode->tree, index, index, r);
 	if (!ret) {
@@ -241,12 +267,15 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 			dc_itree_remove(inode->tree, index, NULL);
 	}
 	if (ret) {
-		dci_range_release(c, r);
+		dci_range_release(c, r, was);
 		return ret;
 	}
-	dc_range_backend(c, r)->ino = inode->id;
-	dc_range_backend(c, r)->index = index;
 	r->backend_mapped = true;
+	dc_write_once(r->owner, inode);
+	dc_write_once(r->index, index);
+	dc_write_once(r->accessed, false);
+	/* After the identity: see try_pin(). */
+	dc_store_release(&r->gen, dc_range_gen_next(r->gen, writable));
 	/* One reference for the mapping, one for the caller's pin. */
 	dc_refcount_set_release(&r->ref, 2);
 	dci_pool_add_busy(c, r);
@@ -272,6 +301,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 	bool admit = dc_admit_applies(c, flags);
 	bool registered = false, noted = false, refused, contested;
 	struct dc_admit_cand cand;
+	struct dc_range_backend was;
 	struct dc_range *r;
 	int ret;
 
@@ -318,9 +348,9 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			noted = true;
 		}
 		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
-				&contested);
+				&contested, &was);
 		if (r) {
-			ret = map_new(inode, r, index, flags);
+			ret = map_new(inode, r, index, flags, &was);
 			dc_mutex_unlock(&inode->mutex);
 			if (!ret && contested)
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
@@ -385,15 +415,15 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 }
 
 /* Fill @pin for @file_off, in @r pinned at generation @gen. */
-static inline void pin_fill(const struct dc_cache *c, struct dc_range *r,
+static inline void pin_fill(uint64_t range_size, struct dc_range *r,
 			    uint64_t file_off, uint64_t gen, struct dc_pin *pin)
 {
-	uint64_t in = file_off & (c->range_size - 1);
+	uint64_t in = file_off & (range_size - 1);
 
 	pin->range = r;
+	pin->len = range_size - in;
 	/* A range's window offset is a multiple of the range size. */
-	pin->win_off = r->win_off | in;
-	pin->len = c->range_size - in;
+	pin->win_off = in | r->win_off;
 	/* One load: the generation and whether its setup made it writable. */
 	pin->writable = gen & 1;
 	pin->gen = gen;
@@ -425,7 +455,7 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		timeout_ns = c->cfg.wait_timeout_ns;
 	index = file_off >> c->cfg.range_shift;
 	r = dc_read_once(*hint_slot(inode, index));
-	if (!r || !try_pin(r, inode, index, &gen))
+	if (!try_pin(r, inode, index, &gen))
 		r = map_tree(inode, index, &gen, &absent_at);
 	if (dc_likely(r)) {
 		if ((flags & DC_MAP_WRITE) && !(gen & 1) &&
@@ -448,7 +478,7 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		if (ret)
 			goto no_pin;
 	}
-	pin_fill(c, r, file_off, dc_read_once(r->gen), pin);
+	pin_fill(c->range_size, r, file_off, dc_read_once(r->gen), pin);
 	return 0;
 
 no_pin:
@@ -474,40 +504,43 @@ map_raced(struct dc_range *r, struct dc_inode *inode, uint64_t file_off,
 
 /*
  * The hit path: a read of a range whose hint is right (a write, even to a
- * writable mapping, goes the general way).  One load of the hint, the pin
- * (an atomic increment), a per-thread count; no lock, no RCU section
- * (range objects outlive every inode).  Everything else is a tail call, so
- * that this stays a leaf with no stack frame.
+ * writable mapping, goes the general way).  One load of the hint (an empty
+ * one points at dci_range_none, which fails the identity check), the pin
+ * (an atomic increment), a per-thread count whose readiness also says that
+ * the thread may call in; no lock, no RCU section (range objects outlive
+ * every inode).  Everything else is a tail call, so that this stays a leaf
+ * with no stack frame.
  */
 static dc_always_inline int
 map_common(struct dc_inode *inode, uint64_t file_off,
 			     unsigned int flags, uint64_t timeout_ns,
 			     bool use_cfg, struct dc_pin *pin)
 {
-	struct dc_cache *c;
 	struct dc_range *r;
 	uint64_t index, gen;
 
-	if (dc_unlikely(!inode || !pin || (flags & ~(DC_MAP_KNOWN & ~DC_MAP_WRITE)) ||
-			!dc_caller_ok()))
+	if (dc_unlikely(!inode || !pin || (flags & ~(DC_MAP_KNOWN & ~DC_MAP_WRITE))))
 		goto general;
-	c = inode->cache;
-	index = file_off >> c->cfg.range_shift;
+	/*
+	 * Not ready: not a caller (map_general() says why) or counting
+	 * into another cache.  The cache's constants are the inode's copies.
+	 */
+	if (dc_unlikely(!dc_pcounter_ref_ready(inode->stats)))
+		goto general;
+	index = file_off >> inode->range_shift;
 	r = dc_read_once(*hint_slot(inode, index));
-	if (dc_unlikely(!r))
-		goto general;
 	/* try_pin(), spelled out so that a lost race is a tail call. */
 	gen = dc_load_acquire(&r->gen);
-	if (dc_unlikely(dc_read_once(r->owner) != inode ||
-			dc_read_once(r->index) != index ||
+	if (dc_unlikely(dc_read_once_ne(r->owner, inode) ||
+			dc_read_once_ne(r->index, index) ||
 			!dc_refcount_inc_not_zero_fast(&r->ref)))
 		goto general;
-	if (dc_unlikely(dc_read_once(r->gen) != gen))
+	if (dc_unlikely(dc_read_once_ne(r->gen, gen)))
 		return map_raced(r, inode, file_off, flags, timeout_ns, use_cfg, pin);
-	if (dc_unlikely(!dc_read_once(r->accessed)))
-		dc_write_once(r->accessed, true);
-	pin_fill(c, r, file_off, gen, pin);
-	dc_stat_inc(c, DC_STAT_HITS);
+	/* Pinned: the line is ours already, a store costs nothing more. */
+	dc_write_once(r->accessed, true);
+	pin_fill(inode->range_size, r, file_off, gen, pin);
+	dc_pcounter_ref_add(inode->stats, DC_STAT_HITS, 1);
 	return 0;
 
 general:

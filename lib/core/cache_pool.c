@@ -18,6 +18,52 @@
  */
 #include "cache_internal.h"
 
+dc_atomic_t dci_waiters_any;
+
+/*
+ * The window's range objects, zeroed, behind a struct dc_pool_head and with
+ * the heads of the free stack and of the busy ring past them (range objects
+ * that map nothing).  Freed with dci_pool_free().
+ */
+struct dc_range *dci_pool_alloc(unsigned int nr_ranges)
+{
+	struct dc_pool_head *h = dc_zalloc(sizeof(*h) + ((size_t)nr_ranges + 2) *
+					   sizeof(struct dc_range));
+
+	return h ? (struct dc_range *)(void *)(h + 1) : NULL;
+}
+
+void dci_pool_free(struct dc_range *ranges)
+{
+	if (ranges)
+		dci_free((struct dc_pool_head *)(void *)ranges - 1);
+}
+
+/* Every range free, lowest window offsets on top of the free stack. */
+void dci_pool_init(struct dc_cache *c)
+{
+	unsigned int i;
+
+	((struct dc_pool_head *)(void *)c->ranges)[-1].cache = c;
+	/* The heads too find their cache (dci_range_cache()), though none asks. */
+	for (i = 0; i < c->nr_ranges + 2; i++) {
+		c->ranges[i].win_off = (uint64_t)i << c->cfg.range_shift;
+		c->ranges[i].range_shift = (uint8_t)c->cfg.range_shift;
+	}
+	c->free_list = &c->ranges[c->nr_ranges];
+	c->busy = &c->ranges[c->nr_ranges + 1];
+	dc_rlist_init(c, c->free_list);
+	dc_rlist_init(c, c->busy);
+	c->hand = c->busy;
+	for (i = c->nr_ranges; i-- > 0;) {
+		struct dc_range *r = &c->ranges[i];
+
+		dc_refcount_set(&r->ref, 0);
+		dc_rlist_add_before(c, r, dc_range_next(c, c->free_list));
+	}
+	c->nr_free = c->nr_ranges;
+}
+
 /* Bump the event count and wake everyone waiting for a range. */
 void dci_cache_wake(struct dc_cache *c)
 {
@@ -43,9 +89,9 @@ struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
 	bool kick = false;
 
 	dc_spin_lock(&c->pool_lock);
-	if (!dc_list_empty(&c->free_list)) {
-		r = dc_container_of(c->free_list.next, struct dc_range, link);
-		dc_list_del(&r->link);
+	if (!dc_rlist_empty(c, c->free_list)) {
+		r = dc_range_next(c, c->free_list);
+		dc_rlist_del(c, r);
 		dc_write_once(c->nr_free, c->nr_free - 1);
 		kick = may_kick && c->nr_free < c->threshold;
 	}
@@ -58,7 +104,7 @@ struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
 void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
 {
 	dc_spin_lock(&c->pool_lock);
-	dc_list_add_before(&r->link, c->free_list.next);
+	dc_rlist_add_before(c, r, dc_range_next(c, c->free_list));
 	dc_write_once(c->nr_free, c->nr_free + 1);
 	dc_spin_unlock(&c->pool_lock);
 	dc_smp_mb();
@@ -70,7 +116,7 @@ void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
 void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r)
 {
 	dc_spin_lock(&c->pool_lock);
-	dc_list_add_before(&r->link, c->hand);
+	dc_rlist_add_before(c, r, c->hand);
 	dc_write_once(c->nr_mapped, c->nr_mapped + 1);
 	dc_spin_unlock(&c->pool_lock);
 }

@@ -29,9 +29,9 @@
 
 static void busy_del_locked(struct dc_cache *c, struct dc_range *r)
 {
-	if (c->hand == &r->link)
-		c->hand = r->link.next;
-	dc_list_del(&r->link);
+	if (c->hand == r)
+		c->hand = dc_range_next(c, r);
+	dc_rlist_del(c, r);
 	dc_write_once(c->nr_mapped, c->nr_mapped - 1);
 }
 
@@ -62,11 +62,16 @@ static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 	}
 }
 
-static void entry_of(struct dc_cache *c, const struct dc_range *r,
-		     struct dc_remove_entry *e)
+/* What the claimed @r maps, while its owner lives (see struct dc_range). */
+static void range_was(const struct dc_range *r, struct dc_range_backend *was)
 {
-	const struct dc_range_backend *m = dc_range_backend(c, r);
+	was->ino = r->owner->id;
+	was->index = r->index;
+}
 
+static void entry_of(struct dc_cache *c, const struct dc_range *r,
+		     const struct dc_range_backend *m, struct dc_remove_entry *e)
+{
 	e->ino = m->ino;
 	e->file_off = m->index << c->cfg.range_shift;
 	e->win_off = r->win_off;
@@ -87,24 +92,34 @@ static void batch_flush(struct dc_cache *c, struct remove_batch *b)
 	b->n = 0;
 }
 
-/* Queue @r for removal; the caller flushes a full batch. */
+/*
+ * Queue @r, which maps @was (or NULL: what its living owner maps), for
+ * removal; the caller flushes a full batch.
+ */
 static void batch_add(struct dc_cache *c, struct remove_batch *b,
-		      struct dc_range *r)
+		      struct dc_range *r, const struct dc_range_backend *was)
 {
+	struct dc_range_backend m;
+
 	if (!r->backend_mapped) {
 		dci_pool_put_free(c, r);
 		return;
 	}
-	entry_of(c, r, &b->entries[b->n]);
+	if (!was) {
+		range_was(r, &m);
+		was = &m;
+	}
+	entry_of(c, r, was, &b->entries[b->n]);
 	b->ranges[b->n++] = r;
 }
 
-void dci_range_release(struct dc_cache *c, struct dc_range *r)
+void dci_range_release(struct dc_cache *c, struct dc_range *r,
+		       const struct dc_range_backend *was)
 {
 	struct dc_remove_entry e;
 	struct remove_batch b = { .ranges = &r, .entries = &e, .max = 1 };
 
-	batch_add(c, &b, r);
+	batch_add(c, &b, r, was);
 	batch_flush(c, &b);
 }
 
@@ -168,12 +183,12 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 	/* Two sweeps of the ring, its head included. */
 	budget = 2 * (c->nr_mapped + 1);
 	while (c->nr_mapped && budget--) {
-		struct dc_list *pos = c->hand;
+		struct dc_range *pos = c->hand;
 
-		c->hand = pos->next;
-		if (pos == &c->busy)
+		c->hand = dc_range_next(c, pos);
+		if (pos == c->busy)
 			continue;
-		r = dc_container_of(pos, struct dc_range, link);
+		r = pos;
 		if (dc_refcount_read(&r->ref) != 1)
 			goto next;
 		if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
@@ -273,7 +288,8 @@ static void inode_put_deferred(struct dc_inode *inode)
  * owner's mutex); a lost contest claims nothing and sets *@refused.
  */
 static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
-				      const struct dc_admit_cand *cand, bool *refused)
+				      const struct dc_admit_cand *cand, bool *refused,
+				      struct dc_range_backend *was)
 {
 	unsigned int tries = c->nr_ranges;
 	struct dc_inode *owner;
@@ -288,6 +304,9 @@ static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
 			ret = contest_claim(c, owner, r, cand, refused);
 			dc_mutex_unlock(&owner->mutex);
 		}
+		/* What it maps, while @owner is held. */
+		if (!ret)
+			range_was(r, was);
 		/* We hold @self's mutex: a last put must not evict here. */
 		inode_put_deferred(owner);
 		if (!ret)
@@ -318,24 +337,28 @@ static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
  * inode, bench-hitratio).
  */
 struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
-				    const struct dc_admit_cand *cand, bool *refused)
+				    const struct dc_admit_cand *cand, bool *refused,
+				    struct dc_range_backend *was)
 {
 	bool own_only = c->cfg.flags & DC_CACHE_INLINE_OWN_ONLY;
 	struct dc_range *r = NULL;
 
 	*refused = false;
 	if (!cand || own_only ||
-	    2 * dc_itree_count(self->tree) > dc_read_once(c->nr_mapped))
+	    2 * dc_itree_count(self->tree) > dc_read_once(c->nr_mapped)) {
 		r = reclaim_own(c, self, cand, refused);
+		if (r)
+			range_was(r, was);
+	}
 	if (!r && !*refused && !own_only)
-		r = reclaim_other(c, self, cand, refused);
+		r = reclaim_other(c, self, cand, refused, was);
 	if (!r)
 		return NULL;
 	dc_stat_inc(c, DC_STAT_INLINE_RECLAIMS);
 	if (c->cfg.flags & DC_CACHE_REMOVE_ON_INLINE) {
 		struct dc_remove_entry e;
 
-		entry_of(c, r, &e);
+		entry_of(c, r, was, &e);
 		send_remove(c, &e, 1);
 		r->backend_mapped = false;
 	} else {
@@ -406,14 +429,16 @@ void dci_reclaimer_fn(struct dc_worker *w)
 				ret = claim_locked(c, owner, r, false);
 				dc_mutex_unlock(&owner->mutex);
 			}
-			dc_inode_put(owner);
 			if (ret) {
+				dc_inode_put(owner);
 				reclaiming_done(c, 1);
 				continue;
 			}
 			/* Counted before it can be free: whoever sees it free sees it counted. */
 			dc_stat_inc(c, DC_STAT_BG_RECLAIMS);
-			batch_add(c, &b, r);
+			/* While @owner is held: the remove names its inode. */
+			batch_add(c, &b, r, NULL);
+			dc_inode_put(owner);
 			held++;
 			if (b.n == b.max) {
 				batch_flush(c, &b);
@@ -489,7 +514,7 @@ static int inode_drop_range(struct dc_inode *inode, uint64_t first,
 				}
 				ret = claim_locked(c, inode, e.item, evict);
 				if (!ret)
-					batch_add(c, &b, e.item);
+					batch_add(c, &b, e.item, NULL);
 				else if (ret == -EBUSY)
 					busy = true;
 				else if (!wb_err)

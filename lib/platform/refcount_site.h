@@ -41,5 +41,8 @@ void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
 	dc_plat_refcount_dec_and_test((r), dc_plat_refcount_site_here())
 #define dc_refcount_dec(r)						\
 	dc_plat_refcount_dec((r), dc_plat_refcount_site_here())
+/* After dc_refcount_dec_fast() answered false (a hot path's cold end). */
+#define dc_refcount_dec_report(r)					\
+	dc_plat_refcount_dec_report((r), dc_plat_refcount_site_here())
 
 #endif /* DC_PLATFORM_REFCOUNT_SITE_H */

@@ -333,7 +333,7 @@ active [NT] proctype mapper()
 		/*
 		 * try_pin(): inc_not_zero, then the generation again.  One step:
 		 * with the count raised nobody can claim the range, and its
-		 * generation moves only while it is claimed (MAP_NEW asserts
+		 * generation moves only while it is claimed (PUBLISH asserts
 		 * so), so reading it now is reading it later.  Unchanged, it
 		 * says no setup came between the first load and the pin: the
 		 * identity read in between is still the range's.
@@ -499,23 +499,14 @@ active [NT] proctype mapper()
 	:: atomic {
 		pc == MAP_NEW ->
 		/*
-		 * map_new(): owner, index, and into the tree, at count 0.
-		 * One step: a lock-free reader that finds a range at count 0
-		 * fails to pin it whatever it read.
+		 * map_new(): into the tree, at count 0, still naming what
+		 * the backend maps there (owner and index change at PUBLISH,
+		 * once the setup succeeded).  A lock-free reader that finds
+		 * a range at count 0 fails to pin it whatever it read.
 		 */
 		assert(mtx[i] == _pid + 1);
 		assert(ref[r - 1] == 0 && held[r - 1] && gpins[r - 1] == 0 &&
 		       !infree[r - 1] && !onbusy[r - 1] && tree[SLOT(i, x)] == 0);
-		owner[r - 1] = i;
-		idx[r - 1] = x;
-		/* After the identity, the new generation: a stale pin fails. */
-		for (k : 0 .. NT - 1) {
-			if
-			:: gload[k] == r -> genmoved[k] = 1
-			:: else
-			fi
-		};
-		k = 0;
 		tree[SLOT(i, x)] = r;
 #ifdef SETUP_FAIL
 		pc = SETUP
@@ -550,8 +541,23 @@ active [NT] proctype mapper()
 #endif
 	:: atomic {
 		pc == PUBLISH ->
-		/* dc_refcount_set_release(&r->ref, 2) */
+		/*
+		 * Owner and index, the new generation (release), then
+		 * dc_refcount_set_release(&r->ref, 2): one step, as they change
+		 * only at count 0 and the release publishes them with the
+		 * count.  A reader that loaded the old generation fails its
+		 * check; one that loads the new one reads the new identity.
+		 */
 		assert(ref[r - 1] == 0);
+		owner[r - 1] = i;
+		idx[r - 1] = x;
+		for (k : 0 .. NT - 1) {
+			if
+			:: gload[k] == r -> genmoved[k] = 1
+			:: else
+			fi
+		};
+		k = 0;
 		ref[r - 1] = 2;
 		held[r - 1] = 0;
 		GOT_PIN(r);

@@ -249,6 +249,9 @@ static int test_unprepared(const char *dir)
 	if (env_open(&e, dir) || map_all_and_reclaim(&e))
 		return -1;
 	CHECK(dc_inode_get(e.cache, INO, &inode) == 0, "inode_get");
+	/* Mapped just before: the child's map is a hit, refused all the same. */
+	CHECK(dc_map(inode, 0, DC_MAP_READ, &pin) == 0, "map before the fork");
+	dc_unpin(&pin);
 	pid = fork();
 	CHECK(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {

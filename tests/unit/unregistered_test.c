@@ -60,6 +60,10 @@ static void *unregistered(void *arg)
 	if (!ret)
 		dc_unpin(&pin);
 	dc_thread_unregister();
+	/* Unregistered again after a hit: the hit path refuses it too. */
+	ret = dc_map(inode, 0, DC_MAP_READ, &pin);
+	check(ret == -EPERM, "dc_map after unregistering: -EPERM", ret);
+	dc_unpin(&pin);
 	return NULL;
 }
 

@@ -211,10 +211,15 @@ void dci_plat_pcounter_add_slow(struct dc_pcounters *pc, unsigned int i,
 		atomic_fetch_add_explicit(&pc->shared[i], v, memory_order_relaxed);
 		return;
 	}
-	dci_plat_pcount_last.block = b;
-	dci_plat_pcount_last.seq = pc->seq;
-	atomic_store_explicit(&b[i], atomic_load_explicit(&b[i], memory_order_relaxed) + v,
-			      memory_order_relaxed);
+	/*
+	 * Only a thread that may call in is remembered: dc_pcounter_ready()
+	 * stands for dc_caller_ok() too (the flag's clearers forget it).
+	 */
+	if (dci_plat_caller_ok) {
+		dci_plat_pcount_last.block = b;
+		dci_plat_pcount_last.seq = pc->seq;
+	}
+	dci_plat_pcount_bump(&b[i], v);
 }
 
 void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum)
@@ -429,6 +434,7 @@ static void fork_watch_child(void)
 	if (threads) {
 		dc_write_once(dci_plat_fork_broken, true);
 		dci_plat_caller_ok = false;
+		dci_plat_pcount_last.seq = 0;	/* see dc_pcounter_ready() */
 	}
 }
 
@@ -546,6 +552,7 @@ int dc_thread_unregister(void)
 		return -EINVAL;
 	if (!--dci_plat_thread_depth) {
 		dci_plat_caller_ok = false;
+		dci_plat_pcount_last.seq = 0;	/* see dc_pcounter_ready() */
 		urcu_memb_unregister_thread();
 	}
 	return 0;

@@ -53,8 +53,33 @@
 #define dc_noinline		__attribute__((__noinline__))
 #define dc_cold			__attribute__((__cold__))
 #define dc_always_inline	inline __attribute__((__always_inline__))
+/*
+ * A global of the library that no other object uses: addressed directly
+ * (one instruction), not through the global offset table.
+ */
+#define DC_HIDDEN		__attribute__((__visibility__("hidden")))
 #define DC_CACHELINE		64
 #define __dc_cacheline_aligned	__attribute__((aligned(DC_CACHELINE)))
+
+/*
+ * A ThreadSanitizer build: the few hot operations written as x86 assembly
+ * below are C11 atomics there instead, which TSan sees.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define DC_PLAT_TSAN		1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DC_PLAT_TSAN		1
+#endif
+#endif
+#ifndef DC_PLAT_TSAN
+#define DC_PLAT_TSAN		0
+#endif
+#if (defined(__x86_64__) || defined(__i386__)) && !DC_PLAT_TSAN
+#define DC_PLAT_X86_ASM		1
+#else
+#define DC_PLAT_X86_ASM		0
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Plain shared-variable access and ordering (kernel LKMM vocabulary).  */
@@ -63,6 +88,22 @@
 #define dc_write_once(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define dc_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define dc_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+/*
+ * dc_read_once_ne(x, v) - whether @x, read once, differs from @v (of @x's
+ * type, 1, 2, 4 or 8 bytes): on x86 one compare with @x in memory, which a
+ * compiler never makes of an atomic load and a compare (a hot path's
+ * identity checks).
+ */
+#if DC_PLAT_X86_ASM
+#define dc_read_once_ne(x, v) ({					\
+	bool __dc_ne;							\
+	__asm__ __volatile__("cmp %2, %1" : "=@ccne"(__dc_ne)		\
+			     : "m"(x), "r"((__typeof__(x))(v)));	\
+	__dc_ne;							\
+})
+#else
+#define dc_read_once_ne(x, v)	(dc_read_once(x) != (v))
+#endif
 #define dc_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define dc_smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define dc_smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
@@ -90,6 +131,17 @@ typedef struct { _Atomic int v; } dc_atomic_t;
 #define dc_atomic_set(a, x)	atomic_store_explicit(&(a)->v, (x), memory_order_relaxed)
 #define dc_atomic_inc(a)	((void)atomic_fetch_add_explicit(&(a)->v, 1, memory_order_relaxed))
 #define dc_atomic_dec(a)	((void)atomic_fetch_sub_explicit(&(a)->v, 1, memory_order_relaxed))
+/* Whether @a, read as dc_atomic_read(), is not 0: one compare on x86. */
+#if DC_PLAT_X86_ASM
+#define dc_atomic_nonzero(a) ({						\
+	bool __dc_nz;							\
+	__asm__ __volatile__("cmpl $0, %1" : "=@ccne"(__dc_nz)		\
+			     : "m"(*(const int *)(const void *)&(a)->v));	\
+	__dc_nz;							\
+})
+#else
+#define dc_atomic_nonzero(a)	(dc_atomic_read(a) != 0)
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Logging and one-time warnings                                        */
@@ -325,12 +377,14 @@ static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
  */
 static inline bool dc_refcount_inc_not_zero_fast(dc_refcount_t *r)
 {
-	int old = atomic_load_explicit(&r->refs, memory_order_relaxed);
+	int old = atomic_load_explicit(&r->refs, memory_order_relaxed), new;
 
 	do {
-		if (dc_unlikely(old <= 0 || old == INT_MAX))
+		/* Wrapping: at most 1 for 0, negative counts and INT_MAX alike. */
+		new = (int)((unsigned int)old + 1);
+		if (dc_unlikely(new <= 1))
 			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old + 1,
+	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, new,
 			memory_order_acquire, memory_order_relaxed));
 	return true;
 }
@@ -370,6 +424,37 @@ static inline void dc_plat_refcount_dec(dc_refcount_t *r,
 	if (dc_unlikely(old <= 1))
 		dci_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory"
 						  : "underflow; use-after-free", site);
+}
+
+/*
+ * dc_refcount_dec() for a hot path: drop one reference and say whether the
+ * count stays above zero, as it must; false when it does not (the count was
+ * 1 or less), which the caller reports out of line with
+ * dc_refcount_dec_report().  On x86 one locked decrement and its flags.
+ */
+static inline bool dc_refcount_dec_fast(dc_refcount_t *r)
+{
+#if DC_PLAT_X86_ASM
+	bool above;
+
+	/* A locked instruction is a full barrier: release and more. */
+	__asm__ __volatile__("lock decl %0" : "+m"(*(int *)(void *)&r->refs),
+			     "=@ccg"(above) : : "memory");
+	return above;
+#else
+	return atomic_fetch_sub_explicit(&r->refs, 1, memory_order_release) > 1;
+#endif
+}
+
+/* Report a dc_refcount_dec_fast() that answered false: as dc_refcount_dec(). */
+static inline void dc_plat_refcount_dec_report(dc_refcount_t *r,
+					       struct dc_plat_refcount_site *site)
+{
+	/* Read after the fact: a racing misuse may change the wording only. */
+	int now = dc_refcount_read(r);
+
+	dci_plat_refcount_warn(r, now == 0 ? "decrement hit 0; leaking memory"
+				     : "underflow; use-after-free", site);
 }
 
 /*
@@ -482,19 +567,60 @@ void dci_pcounters_destroy(struct dc_pcounters *pc);
 /* Add every thread's count of each counter to @sum[0..n). */
 void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum);
 
+/*
+ * Add @v to a counter of the calling thread's block: one writer, so a plain
+ * add; atomic only so that the summing reader may look.  On x86 one add to
+ * memory, as the kernel's this_cpu_add() (an aligned 8-byte store is seen
+ * whole).
+ */
+static inline void dci_plat_pcount_bump(_Atomic uint64_t *p, uint64_t v)
+{
+#if DC_PLAT_X86_ASM && defined(__x86_64__)
+	__asm__("addq %1, %0" : "+m"(*(uint64_t *)(void *)p) : "er"(v));
+#else
+	atomic_store_explicit(p, atomic_load_explicit(p, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+#endif
+}
+
 /* Add @v to counter @i of @pc for the calling thread.  Any context. */
 static inline void dc_pcounter_add(struct dc_pcounters *pc, unsigned int i,
 				   uint64_t v)
 {
 	if (dc_likely(dci_plat_pcount_last.seq == pc->seq)) {
-		_Atomic uint64_t *p = &dci_plat_pcount_last.block[i];
-
-		/* One writer: atomic only so that the summing reader may look. */
-		atomic_store_explicit(p, atomic_load_explicit(p, memory_order_relaxed) + v,
-				      memory_order_relaxed);
+		dci_plat_pcount_bump(&dci_plat_pcount_last.block[i], v);
 		return;
 	}
 	dci_plat_pcounter_add_slow(pc, i, v);
+}
+
+/*
+ * For a hot path: a copy of what it needs of a set (dc_pcounter_ref()),
+ * kept where it looks anyway, to ask dc_pcounter_ref_ready() whether the
+ * calling thread may call into the library (dc_caller_ok()) and can add to
+ * the set with dc_pcounter_ref_add(), both in one compare; if not, it
+ * takes its slow way (there: dc_caller_check(), then dc_pcounter_add()).
+ * Only a thread that dc_caller_ok() passes is ever ready; it stays so while
+ * it adds to no other set.
+ */
+typedef uint64_t dc_pcounter_ref_t;
+
+static inline dc_pcounter_ref_t dc_pcounter_ref(const struct dc_pcounters *pc)
+{
+	return pc->seq;
+}
+
+static inline bool dc_pcounter_ref_ready(dc_pcounter_ref_t ref)
+{
+	return dci_plat_pcount_last.seq == ref;
+}
+
+/* Add @v to counter @i of the set, which dc_pcounter_ref_ready() said the thread is. */
+static inline void dc_pcounter_ref_add(dc_pcounter_ref_t ref, unsigned int i,
+				       uint64_t v)
+{
+	(void)ref;
+	dci_plat_pcount_bump(&dci_plat_pcount_last.block[i], v);
 }
 
 /* ------------------------------------------------------------------ */
