@@ -75,10 +75,47 @@ static void hit_failed(struct bench_thread *th, const char *what, int ret,
 }
 
 /*
- * dc_thread(), kernel_thread() and noop_thread() are the same loop on
- * purpose, once per implementation: each calls its map and unpin directly,
- * since an indirect call per pin would be part of the ns/op measured.
+ * HIT_LOOP() - one hit thread's timed loop, the same for every
+ * implementation: pin range k with @map (0 or an error; it fills @pin),
+ * check the window offset, unpin with @unpin, until told to stop; then
+ * report bad pins under @name.  A macro, so that each thread calls its map
+ * and unpin directly: an indirect call per pin would be part of the ns/op
+ * measured.
  */
+#define HIT_LOOP(th, name, want, pin, map, unpin) do {			\
+	uint64_t __ops = 0, __bad = 0;					\
+	unsigned int __i, k;						\
+	int __ret, __err = 0;						\
+									\
+	bench_thread_begin(th);						\
+	do {								\
+		for (__i = 0; __i < HIT_BATCH; __i++) {			\
+			k = __i % HIT_PER_THREAD;			\
+			__ret = (map);					\
+			if (__builtin_expect(__ret, 0)) {		\
+				__bad++;				\
+				__err = __err ? __err : __ret;		\
+				continue;				\
+			}						\
+			__bad += (pin).win_off != (want)[k];		\
+			unpin;						\
+		}							\
+		__ops += HIT_BATCH;					\
+	} while (!bench_thread_stopping(th));				\
+	bench_thread_end(th, __ops);					\
+	if (__bad)							\
+		hit_failed(th, name, __err, __bad);			\
+} while (0)
+
+/* The file offsets of a thread's ranges, from its first. */
+static void hit_offsets(uint64_t *off, unsigned int first)
+{
+	unsigned int k;
+
+	for (k = 0; k < HIT_PER_THREAD; k++)
+		off[k] = (uint64_t)(first + k) << BENCH_RANGE_SHIFT;
+}
+
 static void *dc_thread(void *arg)
 {
 	struct bench_thread *th = arg;
@@ -86,31 +123,12 @@ static void *dc_thread(void *arg)
 	unsigned int ino = inode_of(ctx, th->id), first = th->id * HIT_PER_THREAD;
 	struct dc_inode *inode = ctx->dc_inode[ino];
 	const uint64_t *want = &ctx->win[ino][first];
-	uint64_t off[HIT_PER_THREAD], ops = 0, bad = 0;
+	uint64_t off[HIT_PER_THREAD];
 	struct dc_pin pin;
-	unsigned int i, k;
-	int ret, err = 0;
 
-	for (k = 0; k < HIT_PER_THREAD; k++)
-		off[k] = (uint64_t)(first + k) << BENCH_RANGE_SHIFT;
-	bench_thread_begin(th);
-	do {
-		for (i = 0; i < HIT_BATCH; i++) {
-			k = i % HIT_PER_THREAD;
-			ret = dc_map(inode, off[k], 0, &pin);
-			if (__builtin_expect(ret, 0)) {
-				bad++;
-				err = err ? err : ret;
-				continue;
-			}
-			bad += pin.win_off != want[k];
-			dc_unpin(&pin);
-		}
-		ops += HIT_BATCH;
-	} while (!bench_thread_stopping(th));
-	bench_thread_end(th, ops);
-	if (bad)
-		hit_failed(th, "dc", err, bad);
+	hit_offsets(off, first);
+	HIT_LOOP(th, "dc", want, pin, dc_map(inode, off[k], 0, &pin),
+		 dc_unpin(&pin));
 	return NULL;
 }
 
@@ -121,31 +139,12 @@ static void *kernel_thread(void *arg)
 	unsigned int ino = inode_of(ctx, th->id), first = th->id * HIT_PER_THREAD;
 	struct kr_inode *inode = ctx->kr_inode[ino];
 	const uint64_t *want = &ctx->win[ino][first];
-	uint64_t off[HIT_PER_THREAD], ops = 0, bad = 0;
+	uint64_t off[HIT_PER_THREAD];
 	struct kr_pin pin;
-	unsigned int i, k;
-	int ret, err = 0;
 
-	for (k = 0; k < HIT_PER_THREAD; k++)
-		off[k] = (uint64_t)(first + k) << BENCH_RANGE_SHIFT;
-	bench_thread_begin(th);
-	do {
-		for (i = 0; i < HIT_BATCH; i++) {
-			k = i % HIT_PER_THREAD;
-			ret = kr_map(inode, off[k], &pin);
-			if (__builtin_expect(ret, 0)) {
-				bad++;
-				err = err ? err : ret;
-				continue;
-			}
-			bad += pin.win_off != want[k];
-			kr_unpin(&pin);
-		}
-		ops += HIT_BATCH;
-	} while (!bench_thread_stopping(th));
-	bench_thread_end(th, ops);
-	if (bad)
-		hit_failed(th, "kernel_rwlock", err, bad);
+	hit_offsets(off, first);
+	HIT_LOOP(th, "kernel_rwlock", want, pin, kr_map(inode, off[k], &pin),
+		 kr_unpin(&pin));
 	return NULL;
 }
 
@@ -155,29 +154,10 @@ static void *noop_thread(void *arg)
 	struct hit_ctx *ctx = th->ctx;
 	unsigned int ino = inode_of(ctx, th->id), first = th->id * HIT_PER_THREAD;
 	const uint64_t *want = &ctx->win[ino][first];
-	uint64_t ops = 0, bad = 0;
 	struct noop_pin pin;
-	unsigned int i, k;
-	int ret, err = 0;
 
-	bench_thread_begin(th);
-	do {
-		for (i = 0; i < HIT_BATCH; i++) {
-			k = i % HIT_PER_THREAD;
-			ret = noop_map(want, k, &pin);
-			if (__builtin_expect(ret, 0)) {
-				bad++;
-				err = err ? err : ret;
-				continue;
-			}
-			bad += pin.win_off != want[k];
-			noop_unpin(&pin);
-		}
-		ops += HIT_BATCH;
-	} while (!bench_thread_stopping(th));
-	bench_thread_end(th, ops);
-	if (bad)
-		hit_failed(th, "noop", err, bad);
+	HIT_LOOP(th, "noop", want, pin, noop_map(want, k, &pin),
+		 noop_unpin(&pin));
 	return NULL;
 }
 

@@ -80,15 +80,20 @@ static void __attribute__((noinline)) hit_kernel(struct kr_inode *inode,
 	}
 }
 
-/* Map (and unpin) @n new indexes from @first; each must be a miss. */
-static void __attribute__((noinline)) misses(struct dc_inode *inode,
-					     uint64_t first, uint64_t n)
+/*
+ * Map (and unpin) @n new indexes from @first with @flags; each must be a
+ * miss.  Inlined into each caller, so that the instructions stay with the
+ * function the script collects in.
+ */
+static inline __attribute__((always_inline)) void
+map_new_each(struct dc_inode *inode, uint64_t first, uint64_t n,
+	     unsigned int flags)
 {
 	struct dc_pin pin;
 	uint64_t i;
 
 	for (i = 0; i < n; i++) {
-		if (dc_map(inode, (first + i) << BENCH_RANGE_SHIFT, 0, &pin)) {
+		if (dc_map(inode, (first + i) << BENCH_RANGE_SHIFT, flags, &pin)) {
 			bad++;
 			continue;
 		}
@@ -96,47 +101,34 @@ static void __attribute__((noinline)) misses(struct dc_inode *inode,
 	}
 }
 
+static void __attribute__((noinline)) misses(struct dc_inode *inode,
+					     uint64_t first, uint64_t n)
+{
+	map_new_each(inode, first, n, 0);
+}
+
 /*
- * Map @n new indexes from @first with DC_MAP_MAY_BYPASS, into free ranges:
- * a miss under admission control takes a free range without kicking the
- * background reclaimer (each of misses() below the threshold kicks it).
+ * With DC_MAP_MAY_BYPASS, into free ranges: a miss under admission control
+ * takes a free range without kicking the background reclaimer (each of
+ * misses() below the threshold kicks it).
  */
 static void __attribute__((noinline)) misses_quiet(struct dc_inode *inode,
 						   uint64_t first, uint64_t n)
 {
-	struct dc_pin pin;
-	uint64_t i;
-
-	for (i = 0; i < n; i++) {
-		if (dc_map(inode, (first + i) << BENCH_RANGE_SHIFT, DC_MAP_MAY_BYPASS,
-			   &pin)) {
-			bad++;
-			continue;
-		}
-		dc_unpin(&pin);
-	}
+	map_new_each(inode, first, n, DC_MAP_MAY_BYPASS);
 }
 
 /*
- * The same, for the measured misses only: the script collects inside this
- * function (and the RCU callbacks), not in the setup's misses, which may
- * wait for the background reclaimer.
+ * The same as misses(), for the measured misses only: the script collects
+ * inside this function (and the RCU callbacks), not in the setup's misses,
+ * which may wait for the background reclaimer.
  */
 static void __attribute__((noinline)) measured_misses(struct dc_inode *inode,
 						      uint64_t first, uint64_t n)
 {
-	struct dc_pin pin;
-	uint64_t i;
-
 	/* Not the same code as misses(), or the two may be folded into one. */
 	measured += n;
-	for (i = 0; i < n; i++) {
-		if (dc_map(inode, (first + i) << BENCH_RANGE_SHIFT, 0, &pin)) {
-			bad++;
-			continue;
-		}
-		dc_unpin(&pin);
-	}
+	map_new_each(inode, first, n, 0);
 }
 
 static void run_hits(uint64_t n, bool kernel)
