@@ -231,7 +231,7 @@ static unsigned int map_flags;
  * --evict-interval.
  */
 static const struct dc_backend_ops *be_ops;
-static uint32_t *gate_slot;
+static _Atomic uint32_t *gate_slot;
 static _Atomic uint32_t *gate_count;
 static uint64_t gate_mask, gate_nslots;
 static atomic_uint_fast64_t gate_mapped;
@@ -1280,7 +1280,7 @@ static uint32_t gate_bucket(uint64_t ino, uint64_t index)
 /* Window range @s now maps bucket @nb - 1 (0: nothing). */
 static void gate_note(uint64_t s, uint32_t nb)
 {
-	uint32_t old = gate_slot[s];
+	uint32_t old = atomic_load_explicit(&gate_slot[s], memory_order_relaxed);
 
 	if (old == nb)
 		return;		/* the same range (an upgrade), or nothing still */
@@ -1298,7 +1298,7 @@ static void gate_note(uint64_t s, uint32_t nb)
 					  memory_order_relaxed);
 		atomic_fetch_add_explicit(&n_gate_evictions, 1, memory_order_relaxed);
 	}
-	gate_slot[s] = nb;
+	atomic_store_explicit(&gate_slot[s], nb, memory_order_relaxed);
 }
 
 /* The backend's setup, noted. */
@@ -1372,7 +1372,7 @@ static int gate_init(uint64_t nslots)
 	gate_slot = calloc(nslots, sizeof(*gate_slot));
 	gate_count = calloc(nb, sizeof(*gate_count));
 	if (!gate_slot || !gate_count) {
-		free(gate_slot);
+		free((void *)gate_slot);
 		free((void *)gate_count);
 		gate_slot = NULL;
 		gate_count = NULL;
@@ -2993,7 +2993,7 @@ out_session:
 out_window:
 	if (cache)
 		dc_cache_destroy(cache);
-	free(gate_slot);
+	free((void *)gate_slot);
 	free((void *)gate_count);
 	dc_mmapbe_destroy(be);
 	dc_thread_unregister();
