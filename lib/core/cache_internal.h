@@ -131,7 +131,6 @@ struct dc_inode {
 	dc_rcu_head_t rcu;
 };
 
-
 /* Counters, per thread (per CPU in the kernel): a hit adds without a locked instruction. */
 enum dc_stat {
 	DC_STAT_HITS,

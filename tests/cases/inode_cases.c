@@ -146,9 +146,7 @@ static void grow_thread(struct dc_test *t, void *arg, unsigned int idx)
 			reader_round(t, x, idx);
 			dc_atomic_inc(&x->reader_rounds);
 			rounds++;
-			/* Yield, not sleep: a wait for the grower's progress. */
-			while (!reader_may_go(x, rounds) && !dc_test_failed(t))
-				dc_test_sleep_us(0);
+			DC_WAIT_FOR(t, reader_may_go(x, rounds) || dc_test_failed(t));
 		} while (!dc_atomic_read(&x->done) && !dc_test_failed(t));
 		reader_round(t, x, idx);
 		return;
