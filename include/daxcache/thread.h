@@ -43,11 +43,16 @@ extern "C" {
  * dc_thread_register() - make the calling thread known to the library.
  *
  * Call once per thread before its first call into libdaxcache.  Calling it
- * again from a registered thread only counts a nesting level.
+ * again from a registered thread only counts a nesting level.  A thread
+ * should call dc_thread_unregister() before it exits; one that exits
+ * registered is unregistered at its exit (a read-side section it left open
+ * ends then, with a warning), so that it never stalls the grace periods of
+ * the threads that stay.
  *
  * Context: any thread; not from a signal handler.
- * Return: 0, or -ECHILD in a child forked without dc_before_fork() while
- * the library's threads ran (see above).
+ * Return: 0; -ECHILD in a child forked without dc_before_fork() while the
+ * library's threads ran (see above); -ENOMEM if the thread's exit hook
+ * cannot be set.
  */
 int dc_thread_register(void);
 

@@ -3,8 +3,10 @@
  * unregistered_test.c - a thread that never called dc_thread_register()
  * gets -EPERM from the entry points that need RCU (and one warning for the
  * thread, however often it calls), instead of walking the tree unprotected;
- * a registered thread of the same process is unaffected.  Public headers
- * and the shared library only.
+ * a registered thread of the same process is unaffected.  A thread that
+ * exits registered is unregistered at its exit: the next thread, which
+ * gets its stack and TLS, registers, and a grace period still ends.
+ * Public headers and the shared library only.
  *
  * Prints "unregistered-test: N passed, N failed"; exits 1 on a failure.
  */
@@ -14,6 +16,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <daxcache/daxcache.h>
 #include <daxcache/simbe.h>
@@ -67,6 +71,59 @@ static void *unregistered(void *arg)
 	return NULL;
 }
 
+/* Registers, maps and exits without dc_thread_unregister(). */
+static void *exits_registered(void *arg)
+{
+	struct dc_pin pin;
+	int ret;
+
+	(void)arg;
+	dc_thread_register();
+	ret = dc_map(inode, 0, DC_MAP_READ, &pin);
+	check(ret == 0, "dc_map from a thread that will exit registered", ret);
+	if (!ret)
+		dc_unpin(&pin);
+	return NULL;
+}
+
+/* Registers and unregisters, then waits for a grace period. */
+static atomic_int grace_done;
+
+static void *waits_for_grace(void *arg)
+{
+	(void)arg;
+	dc_thread_register();
+	dc_thread_unregister();
+	dc_synchronize();
+	atomic_store(&grace_done, 1);
+	return NULL;
+}
+
+/*
+ * A thread exits registered; the next one (on its stack, as glibc reuses
+ * it) registers and waits for a grace period, which must end.  Waited for
+ * with a generous bound: a grace period that never ends is the failure.
+ */
+static void exit_registered_check(void)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	pthread_t th;
+	int i;
+
+	pthread_create(&th, NULL, exits_registered, NULL);
+	pthread_join(th, NULL);
+	pthread_create(&th, NULL, waits_for_grace, NULL);
+	for (i = 0; i < 12000 && !atomic_load(&grace_done); i++)
+		nanosleep(&tick, NULL);
+	check(atomic_load(&grace_done), "a grace period ends after a thread exited registered",
+	      atomic_load(&grace_done));
+	if (!atomic_load(&grace_done)) {
+		ok_summary("unregistered-test");
+		_exit(1);
+	}
+	pthread_join(th, NULL);
+}
+
 int main(void)
 {
 	struct dc_simbe_config bcfg;
@@ -97,6 +154,7 @@ int main(void)
 	pthread_join(th, NULL);
 	check(atomic_load(&warnings) == 1, "one warning for the unregistered thread",
 	      atomic_load(&warnings));
+	exit_registered_check();
 	dc_inode_put(inode);
 	dc_cache_destroy(cache);
 	dc_simbe_destroy(be);

@@ -532,11 +532,47 @@ int dci_plat_caller_refuse(const char *fn)
 	return 0;
 }
 
+/*
+ * A thread that exits registered would stay in liburcu's registry, and its
+ * reader state with it, in memory the next thread's TLS reuses: that
+ * thread's registration then links the same node twice and the next grace
+ * period (a dc_synchronize(), the frees behind call_rcu(),
+ * dc_cache_destroy()) loops forever.  So a registration sets this key, and
+ * its destructor unregisters a thread that exits registered.
+ */
+static pthread_key_t reg_key;
+static bool reg_key_ok;
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+
+static void reg_exit(void *arg)
+{
+	(void)arg;
+	if (!dci_plat_thread_depth)
+		return;
+	if (urcu_memb_read_ongoing()) {
+		dc_pr_warn("a thread exited inside dc_read_lock(): its read-side section ends at its exit");
+		while (urcu_memb_read_ongoing())
+			urcu_memb_read_unlock();
+	}
+	dci_plat_thread_depth = 1;
+	dc_thread_unregister();
+}
+
+static void reg_key_init(void)
+{
+	reg_key_ok = !pthread_key_create(&reg_key, reg_exit);
+}
+
 int dc_thread_register(void)
 {
 	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
 		return dci_plat_fork_refuse(__func__);
 	if (!dci_plat_thread_depth) {
+		pthread_once(&reg_once, reg_key_init);
+		if (!reg_key_ok || pthread_setspecific(reg_key, &reg_key)) {
+			dc_pr_err("dc_thread_register: no thread-exit hook: -ENOMEM");
+			return -ENOMEM;
+		}
 		fork_watch();
 		urcu_memb_register_thread();
 	}
@@ -554,6 +590,8 @@ int dc_thread_unregister(void)
 		dci_plat_caller_ok = false;
 		dci_plat_pcount_last.seq = 0;	/* see dc_pcounter_ready() */
 		urcu_memb_unregister_thread();
+		if (reg_key_ok)
+			pthread_setspecific(reg_key, NULL);
 	}
 	return 0;
 }
