@@ -229,6 +229,8 @@ struct dc_cache_stats {
 	uint64_t bypass_busy;		/* ... because no idle range could be reclaimed */
 	uint64_t admits_contested;	/* misses mapped over a victim they beat */
 	uint64_t bypass_write;		/* bypassed writes that would upgrade or evict */
+	uint64_t bg_passes;		/* passes of the background reclaimer */
+	uint64_t nr_waiting;		/* gauge: dc_map() and dc_wait_free() calls asleep for a range */
 };
 
 /* The first layout of struct dc_cache_stats: up to @nr_inodes. */

@@ -317,6 +317,8 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	full.bypass_write = sum[DC_STAT_BYPASS_WRITE];
 	full.bypasses = full.bypass_full + full.bypass_busy + full.bypass_write;
 	full.admits_contested = sum[DC_STAT_ADMITS_CONTESTED];
+	full.bg_passes = sum[DC_STAT_BG_PASSES];
+	full.nr_waiting = (uint64_t)dc_atomic_read(&c->sleeping);
 	full.nr_ranges = c->nr_ranges;
 	dc_spin_lock(&c->pool_lock);
 	full.nr_free = c->nr_free;

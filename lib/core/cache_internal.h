@@ -151,6 +151,7 @@ enum dc_stat {
 	DC_STAT_BYPASS_BUSY,
 	DC_STAT_BYPASS_WRITE,
 	DC_STAT_ADMITS_CONTESTED,
+	DC_STAT_BG_PASSES,
 	DC_STAT_NR
 };
 
@@ -226,6 +227,8 @@ struct dc_cache {
 	struct dc_waitq waitq;
 	dc_atomic_t waiters;
 	dc_atomic64_t events;
+	/* Of the waiters, those asleep for a free range now (a gauge). */
+	dc_atomic_t sleeping;
 
 	struct dc_worker reclaimer;
 	dc_atomic_t reclaimer_stopping;
@@ -233,7 +236,8 @@ struct dc_cache {
 	 * Ranges the reclaimer is taking to the free pool (counted from
 	 * before it looks for a victim until the range is free): a miss
 	 * under admission control that finds nothing idle waits for them
-	 * rather than bypass.  Each decrement wakes the waiters.
+	 * rather than bypass.  Each decrement wakes the waiters, but moves
+	 * no event: only such a miss waits for this count to fall.
 	 */
 	dc_atomic_t reclaiming;
 	/*

@@ -389,11 +389,19 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			ev = dc_atomic64_read(&c->events);
 			continue;
 		}
-		/* One clock read: two could make deadline - now wrap. */
+		/*
+		 * Sleep until an event (a range freed or unpinned), or, for a
+		 * miss that waits only because the reclaimer was at work, until
+		 * the reclaimer is done (see reclaiming_done()).  One clock
+		 * read: two could make deadline - now wrap.
+		 */
 		now = dc_now_ns();
+		dc_atomic_inc(&c->sleeping);
 		ret = dc_waitq_wait_timeout(&c->waitq,
-				dc_atomic64_read(&c->events) != ev,
+				dc_atomic64_read(&c->events) != ev ||
+				(admit && !dc_atomic_read(&c->reclaiming)),
 				time_left(deadline, now));
+		dc_atomic_dec(&c->sleeping);
 		if (ret) {
 			/* A miss that may bypass is never failed for want of a range. */
 			if (admit && ret == -ETIMEDOUT) {
@@ -593,10 +601,12 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 			ret = -ETIMEDOUT;
 			break;
 		}
+		dc_atomic_inc(&c->sleeping);
 		ret = dc_waitq_wait_timeout(&c->waitq,
 				dc_atomic64_read(&c->events) != ev ||
 				dc_read_once(c->nr_free),
 				time_left(deadline, now));
+		dc_atomic_dec(&c->sleeping);
 		if (ret)
 			break;
 	}

@@ -380,7 +380,15 @@ static unsigned int nr_free(struct dc_cache *c)
 	return n;
 }
 
-/* @n ranges the reclaimer counted in c->reclaiming are free, or not taken. */
+/*
+ * @n ranges the reclaimer counted in c->reclaiming are free, or not taken.
+ * A range it freed moved an event already (dci_pool_put_free()); the wake
+ * here moves none, so that only a miss that waits for the count to fall
+ * looks again.  Waiters that wait for an event sleep on: a range they can
+ * take is freed or unpinned later, and that wakes them.  (Moving an event
+ * here made a waiter and the reclaimer it kicks wake each other for as
+ * long as every range stayed pinned.)
+ */
 static void reclaiming_done(struct dc_cache *c, unsigned int n)
 {
 	if (!n)
@@ -389,7 +397,7 @@ static void reclaiming_done(struct dc_cache *c, unsigned int n)
 		dc_atomic_dec(&c->reclaiming);
 	dc_smp_mb__after_atomic();
 	if (dc_atomic_read(&c->waiters))
-		dci_cache_wake(c);
+		dci_waitq_wake_all(&c->waitq);
 }
 
 /*
@@ -414,6 +422,7 @@ void dci_reclaimer_fn(struct dc_worker *w)
 		struct dc_inode *owner;
 		struct dc_range *r;
 
+		dc_stat_inc(c, DC_STAT_BG_PASSES);
 		while (got < c->cfg.reclaim_batch && tries--) {
 			int ret = -EBUSY;
 

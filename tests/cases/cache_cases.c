@@ -1550,6 +1550,91 @@ static void nowait_body(struct dc_test *t, struct env *e)
 
 ENV_CASE(cache_nowait_noreclaim, 2, nowait_body)
 
+/*
+ * Every range pinned: a waiter sleeps until it times out, and the
+ * reclaimer it kicks does not wake it to kick again (they once woke each
+ * other for the whole wait, a busy loop).  Its passes are bounded by the
+ * waiter's kicks and one pass still pending from the pins, whatever the
+ * machine's speed; hundreds of milliseconds of ping-pong would be far more.
+ */
+static void all_pinned_sleep_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats s0, s1;
+	struct dc_pin pin;
+	unsigned int k;
+
+	for (k = 0; k < e->nr; k++)
+		pin_at(t, e, k, 0, k * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	s0 = cst(e);
+	DC_ASSERT_INT_EQ(t, dc_map_timeout(e->inode[1], 0, 0, 200 * MS, &pin),
+			 -ETIMEDOUT);
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, 200 * MS), -ETIMEDOUT);
+	s1 = cst(e);
+	dc_test_log(t, "reclaimer passes during 400 ms of waits: %llu",
+		    (unsigned long long)(s1.bg_passes - s0.bg_passes));
+	DC_ASSERT_EQ(t, s1.waits, s0.waits + 1);
+	DC_ASSERT(t, s1.bg_passes - s0.bg_passes <= 8);
+	DC_ASSERT_EQ(t, s1.bg_reclaims, s0.bg_reclaims);
+	DC_ASSERT_EQ(t, s1.nr_waiting, 0);
+	for (k = 0; k < e->nr; k++)
+		dc_unpin(&e->pin[k]);
+}
+
+ENV_CASE(cache_all_pinned_waiter_sleeps, 2, all_pinned_sleep_body)
+
+/*
+ * The one range is pinned and a miss waits for it, asleep; the unpin must
+ * wake it: nothing else will (the reclaimer has found nothing and stopped,
+ * and there is no free range to come).  Unpinned only once the waiter
+ * sleeps (nr_waiting counts it after its last look), so no look of its own
+ * can find the range idle: without the unpin's wake-up it would sleep
+ * until its bound and fail.
+ */
+struct unpin_wake_ctx {
+	struct env *e;
+	dc_atomic_t done;
+	int ret;
+};
+
+static void unpin_wake_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct unpin_wake_ctx *u = arg;
+	struct env *e = u->e;
+	struct dc_pin pin;
+
+	if (idx == 0) {
+		u->ret = dc_map(e->inode[1], 0, 0, &pin);
+		if (!u->ret) {
+			check_pin(t, e, 1, 0, &pin);
+			dc_unpin(&pin);
+		}
+		dc_atomic_set(&u->done, 1);
+		return;
+	}
+	DC_WAIT_FOR(t, cst(e).nr_waiting == 1);
+	/* Still asleep: nothing but the unpin can end its wait. */
+	DC_ASSERT(t, !dc_atomic_read(&u->done));
+	dc_unpin(&e->pin[0]);
+}
+
+static void unpin_wakes_body(struct dc_test *t, struct env *e)
+{
+	struct unpin_wake_ctx u = { .e = e };
+	struct dc_cache_stats s0;
+
+	dc_atomic_set(&u.done, 0);
+	pin_at(t, e, 0, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	s0 = cst(e);
+	dc_test_run_threads(t, 2, unpin_wake_thread, &u);
+	DC_ASSERT_INT_EQ(t, u.ret, 0);
+	DC_ASSERT_EQ(t, cst(e).waits, s0.waits + 1);
+	DC_ASSERT_EQ(t, cst(e).nr_waiting, 0);
+}
+
+ENV_CASE(cache_unpin_wakes_waiter, 1, unpin_wakes_body)
+
 /* A thread that pins every range and asks for one more gets -ETIMEDOUT. */
 static void self_pin_body(struct dc_test *t, struct env *e)
 {
@@ -2560,6 +2645,8 @@ DC_SUITE(cache,
 	 DC_CASE(cache_put_with_pin_waits),
 	 DC_CASE(cache_destroy_live_inodes),
 	 DC_CASE(cache_nowait_noreclaim),
+	 DC_CASE(cache_all_pinned_waiter_sleeps),
+	 DC_CASE(cache_unpin_wakes_waiter),
 	 DC_CASE(cache_self_pinned_timeout),
 	 DC_CASE(cache_forward_progress_one_range),
 	 DC_CASE(cache_bg_reclaim_second_chance),
