@@ -91,6 +91,7 @@ daxcacheinclude_HEADERS = \
 	include/daxcache/mmap_backend.h \
 	include/daxcache/reqq.h \
 	include/daxcache/simbe.h \
+	include/daxcache/sized.h \
 	include/daxcache/slots.h \
 	include/daxcache/thread.h
 

@@ -45,6 +45,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <daxcache/sized.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -112,8 +114,7 @@ struct dc_attr_config {
 };
 
 /* The first layout of struct dc_attr_config: up to @data. */
-#define DC_ATTR_CONFIG_SIZE_VER0 \
-	(offsetof(struct dc_attr_config, data) + sizeof(void *))
+#define DC_ATTR_CONFIG_SIZE_VER0 DC_OFFSETOFEND(struct dc_attr_config, data)
 
 /**
  * struct dc_attr_stats - counters of one object.
@@ -139,8 +140,7 @@ struct dc_attr_stats {
 };
 
 /* The first layout of struct dc_attr_stats: up to @writes. */
-#define DC_ATTR_STATS_SIZE_VER0 \
-	(offsetof(struct dc_attr_stats, writes) + sizeof(uint64_t))
+#define DC_ATTR_STATS_SIZE_VER0 DC_OFFSETOFEND(struct dc_attr_stats, writes)
 
 /**
  * dc_attr_create() - allocate an object with no attributes yet.

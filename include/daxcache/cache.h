@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <daxcache/sized.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -120,7 +122,7 @@ struct dc_cache_config {
 
 /* The first layout of struct dc_cache_config: up to @wait_timeout_ns. */
 #define DC_CACHE_CONFIG_SIZE_VER0 \
-	(offsetof(struct dc_cache_config, wait_timeout_ns) + sizeof(uint64_t))
+	DC_OFFSETOFEND(struct dc_cache_config, wait_timeout_ns)
 
 #define DC_WAIT_FOREVER		UINT64_MAX
 
@@ -177,7 +179,7 @@ struct dc_backend_ops {
 
 /* The first layout of struct dc_backend_ops: setup, remove, writeback. */
 #define DC_BACKEND_OPS_SIZE_VER0 \
-	(offsetof(struct dc_backend_ops, writeback) + sizeof(void (*)(void)))
+	DC_OFFSETOFEND(struct dc_backend_ops, writeback)
 
 /**
  * struct dc_pin - a held mapping, filled by dc_map().
@@ -235,7 +237,7 @@ struct dc_cache_stats {
 
 /* The first layout of struct dc_cache_stats: up to @nr_inodes. */
 #define DC_CACHE_STATS_SIZE_VER0 \
-	(offsetof(struct dc_cache_stats, nr_inodes) + sizeof(uint64_t))
+	DC_OFFSETOFEND(struct dc_cache_stats, nr_inodes)
 
 /**
  * dc_cache_config_init() - fill @cfg with the defaults.

@@ -57,6 +57,7 @@
 #include <stdint.h>
 
 #include <daxcache/cache.h>
+#include <daxcache/sized.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,7 +81,7 @@ struct dc_mmapbe_config {
 
 /* The first layout of struct dc_mmapbe_config: up to @range_shift. */
 #define DC_MMAPBE_CONFIG_SIZE_VER0 \
-	(offsetof(struct dc_mmapbe_config, range_shift) + sizeof(unsigned int))
+	DC_OFFSETOFEND(struct dc_mmapbe_config, range_shift)
 
 /**
  * dc_mmapbe_create() - reserve a window of address space.

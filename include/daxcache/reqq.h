@@ -67,6 +67,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <daxcache/sized.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -115,8 +117,7 @@ struct dc_reqq_ops {
 };
 
 /* The first layout of struct dc_reqq_ops: submit. */
-#define DC_REQQ_OPS_SIZE_VER0 \
-	(offsetof(struct dc_reqq_ops, submit) + sizeof(void (*)(void)))
+#define DC_REQQ_OPS_SIZE_VER0 DC_OFFSETOFEND(struct dc_reqq_ops, submit)
 
 /* Queue flags. */
 #define DC_REQQ_TIMER_RETRY	0x1u	/* retry parked requests from a timer, not on completion */
@@ -137,7 +138,7 @@ struct dc_reqq_config {
 
 /* The first layout of struct dc_reqq_config: flags, retry_delay_ns. */
 #define DC_REQQ_CONFIG_SIZE_VER0 \
-	(offsetof(struct dc_reqq_config, retry_delay_ns) + sizeof(uint64_t))
+	DC_OFFSETOFEND(struct dc_reqq_config, retry_delay_ns)
 
 /**
  * struct dc_reqq_stats - counters of a queue.
@@ -167,8 +168,7 @@ struct dc_reqq_stats {
 };
 
 /* The first layout of struct dc_reqq_stats: up to @parked. */
-#define DC_REQQ_STATS_SIZE_VER0 \
-	(offsetof(struct dc_reqq_stats, parked) + sizeof(uint64_t))
+#define DC_REQQ_STATS_SIZE_VER0 DC_OFFSETOFEND(struct dc_reqq_stats, parked)
 
 /**
  * dc_reqq_create() - create a queue.

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include <daxcache/cache.h>
+#include <daxcache/sized.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,7 +85,7 @@ struct dc_simbe_config {
 
 /* The first layout of struct dc_simbe_config: up to @gate_timeout_ns. */
 #define DC_SIMBE_CONFIG_SIZE_VER0 \
-	(offsetof(struct dc_simbe_config, gate_timeout_ns) + sizeof(uint64_t))
+	DC_OFFSETOFEND(struct dc_simbe_config, gate_timeout_ns)
 
 /**
  * struct dc_simbe_fault - when an op fails (any armed rule may fire).
@@ -107,8 +108,7 @@ struct dc_simbe_fault {
 };
 
 /* The first layout of struct dc_simbe_fault: up to @seed. */
-#define DC_SIMBE_FAULT_SIZE_VER0 \
-	(offsetof(struct dc_simbe_fault, seed) + sizeof(uint64_t))
+#define DC_SIMBE_FAULT_SIZE_VER0 DC_OFFSETOFEND(struct dc_simbe_fault, seed)
 
 /**
  * struct dc_simbe_mapping - what a window range maps, from dc_simbe_lookup().
@@ -140,7 +140,7 @@ struct dc_simbe_mapping {
 
 /* The first layout of struct dc_simbe_mapping: up to @setup_seq. */
 #define DC_SIMBE_MAPPING_SIZE_VER0 \
-	(offsetof(struct dc_simbe_mapping, setup_seq) + sizeof(uint64_t))
+	DC_OFFSETOFEND(struct dc_simbe_mapping, setup_seq)
 
 /**
  * struct dc_simbe_stats - counters since creation (or the last reset).
@@ -176,7 +176,7 @@ struct dc_simbe_stats {
 
 /* The first layout of struct dc_simbe_stats: up to @nr_mapped. */
 #define DC_SIMBE_STATS_SIZE_VER0 \
-	(offsetof(struct dc_simbe_stats, nr_mapped) + sizeof(uint64_t))
+	DC_OFFSETOFEND(struct dc_simbe_stats, nr_mapped)
 
 /**
  * dc_simbe_avg_ns() - average time of one call of @op.

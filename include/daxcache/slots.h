@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <daxcache/sized.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -75,7 +77,7 @@ struct dc_slot_table_ops {
 
 /* The first layout of struct dc_slot_table_ops: init, fini. */
 #define DC_SLOT_TABLE_OPS_SIZE_VER0 \
-	(offsetof(struct dc_slot_table_ops, fini) + sizeof(void (*)(void)))
+	DC_OFFSETOFEND(struct dc_slot_table_ops, fini)
 
 /**
  * struct dc_slot_table_config - the limits of a slot table.
@@ -96,7 +98,7 @@ struct dc_slot_table_config {
 
 /* The first layout of struct dc_slot_table_config: up to @slot_size. */
 #define DC_SLOT_TABLE_CONFIG_SIZE_VER0 \
-	(offsetof(struct dc_slot_table_config, slot_size) + sizeof(size_t))
+	DC_OFFSETOFEND(struct dc_slot_table_config, slot_size)
 
 /**
  * struct dc_slot_table_stats - counters of a slot table.
@@ -131,7 +133,7 @@ struct dc_slot_table_stats {
 
 /* The first layout of struct dc_slot_table_stats: up to @max_backlog. */
 #define DC_SLOT_TABLE_STATS_SIZE_VER0 \
-	(offsetof(struct dc_slot_table_stats, max_backlog) + sizeof(unsigned int))
+	DC_OFFSETOFEND(struct dc_slot_table_stats, max_backlog)
 
 /**
  * dc_slot_table_create() - create a table and preallocate its minimum.

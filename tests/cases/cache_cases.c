@@ -338,16 +338,18 @@ static void env_finish(struct dc_test *t, struct env *e)
 		dc_cache_destroy(e->cache);
 		if (passed && !dc_test_failed(t) && !e->failures) {
 			struct dc_simbe_stats bs = sst(e);
+			const char *what;
+			uint64_t n;
 
-			if (bs.nr_mapped || bs.lost_writes || bs.overlaps ||
-			    bs.remove_mismatches || bs.remove_unmapped)
+			if (bs.nr_mapped)
 				dc_test_fail(t, __FILE__, __LINE__,
-					     "after destroy: %llu still mapped, %llu lost writes, %llu overlaps, %llu+%llu bad removes",
-					     (unsigned long long)bs.nr_mapped,
-					     (unsigned long long)bs.lost_writes,
-					     (unsigned long long)bs.overlaps,
-					     (unsigned long long)bs.remove_mismatches,
-					     (unsigned long long)bs.remove_unmapped);
+					     "after destroy: %llu ranges still mapped",
+					     (unsigned long long)bs.nr_mapped);
+			what = sim_be_violation(&bs, false, &n);
+			if (what)
+				dc_test_fail(t, __FILE__, __LINE__,
+					     "after destroy: %llu %s",
+					     (unsigned long long)n, what);
 		}
 	}
 	dc_simbe_destroy(e->be);

@@ -69,14 +69,19 @@ void dc_test_fail(struct dc_test *t, const char *file, int line,
 void *dc_test_alloc(size_t size);
 void dc_test_free(void *p);
 
-/*
- * Run @fn in @n threads at once and wait for all of them.  Each thread is
- * registered with the library's RCU.  Returns 0 or -errno if the threads
- * could not be started (which also records a failure).
- */
 typedef void (*dc_test_thread_fn)(struct dc_test *t, void *arg, unsigned int idx);
-int dc_test_run_threads(struct dc_test *t, unsigned int n,
-			dc_test_thread_fn fn, void *arg);
+
+/*
+ * The environment's threads (pthreads, kthreads), for dc_test_run_threads():
+ * dc_test_thread_start() starts @fn(@t, @arg, @idx) on a new thread
+ * registered with the library's RCU and sets *@out, or records in @t why it
+ * could not and returns -errno; dc_test_thread_join() waits for a started
+ * thread to return and frees it.
+ */
+struct dc_test_thread;
+int dc_test_thread_start(struct dc_test *t, dc_test_thread_fn fn, void *arg,
+			 unsigned int idx, struct dc_test_thread **out);
+void dc_test_thread_join(struct dc_test_thread *th);
 
 /* Sleep or yield for about @us microseconds. */
 void dc_test_sleep_us(unsigned int us);
@@ -90,6 +95,34 @@ unsigned int dc_test_scale(void);
  * their work by it.
  */
 unsigned int dc_test_slowdown(void);
+
+/*
+ * Run @fn in @n threads at once and wait for all of them.  Each thread is
+ * registered with the library's RCU.  Returns 0 or -errno if the threads
+ * could not be started (which also records a failure); those that were
+ * started are joined either way.
+ */
+static inline int dc_test_run_threads(struct dc_test *t, unsigned int n,
+				      dc_test_thread_fn fn, void *arg)
+{
+	struct dc_test_thread **th = dc_test_alloc(n * sizeof(*th));
+	unsigned int i, started;
+	int ret = 0;
+
+	if (!th) {
+		dc_test_fail(t, __FILE__, __LINE__, "no memory for threads");
+		return -ENOMEM;
+	}
+	for (started = 0; started < n; started++) {
+		ret = dc_test_thread_start(t, fn, arg, started, &th[started]);
+		if (ret)
+			break;
+	}
+	for (i = 0; i < started; i++)
+		dc_test_thread_join(th[i]);
+	dc_test_free(th);
+	return ret;
+}
 
 /* --- checks ------------------------------------------------------------ */
 

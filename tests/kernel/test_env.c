@@ -78,7 +78,7 @@ void dc_test_free(void *p)
 	vfree(p);
 }
 
-struct ktest_thread {
+struct dc_test_thread {
 	struct dc_test *t;
 	dc_test_thread_fn fn;
 	void *arg;
@@ -88,13 +88,38 @@ struct ktest_thread {
 
 static int ktest_thread_main(void *p)
 {
-	struct ktest_thread *kt = p;
+	struct dc_test_thread *th = p;
 
 	dc_thread_register();
-	kt->fn(kt->t, kt->arg, kt->idx);
+	th->fn(th->t, th->arg, th->idx);
 	dc_thread_unregister();
 	/* Signals the joiner and exits without returning into module text. */
-	kthread_complete_and_exit(&kt->done, 0);
+	kthread_complete_and_exit(&th->done, 0);
+}
+
+int dc_test_thread_start(struct dc_test *t, dc_test_thread_fn fn, void *arg,
+			 unsigned int idx, struct dc_test_thread **out)
+{
+	struct dc_test_thread *th = kmalloc(sizeof(*th), GFP_KERNEL);
+	struct task_struct *task;
+
+	if (!th) {
+		dc_test_fail(t, __FILE__, __LINE__, "no memory for a thread");
+		return -ENOMEM;
+	}
+	*th = (struct dc_test_thread){
+		.t = t, .fn = fn, .arg = arg, .idx = idx,
+	};
+	init_completion(&th->done);
+	task = kthread_run(ktest_thread_main, th, "dc_test/%u", idx);
+	if (IS_ERR(task)) {
+		dc_test_fail(t, __FILE__, __LINE__, "kthread_run: %ld",
+			     PTR_ERR(task));
+		kfree(th);
+		return PTR_ERR(task);
+	}
+	*out = th;
+	return 0;
 }
 
 /*
@@ -102,42 +127,11 @@ static int ktest_thread_main(void *p)
  * now and then so that the hung-task detector does not take the joiner for
  * a stuck task.
  */
-static void ktest_join(struct ktest_thread *kt)
+void dc_test_thread_join(struct dc_test_thread *th)
 {
-	while (!wait_for_completion_timeout(&kt->done, 10 * HZ))
+	while (!wait_for_completion_timeout(&th->done, 10 * HZ))
 		;
-}
-
-int dc_test_run_threads(struct dc_test *t, unsigned int n,
-			dc_test_thread_fn fn, void *arg)
-{
-	struct ktest_thread *kt = kcalloc(n, sizeof(*kt), GFP_KERNEL);
-	unsigned int i, started = 0;
-	int ret = 0;
-
-	if (!kt) {
-		dc_test_fail(t, __FILE__, __LINE__, "no memory for threads");
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		struct task_struct *task;
-
-		kt[i] = (struct ktest_thread){
-			.t = t, .fn = fn, .arg = arg, .idx = i,
-		};
-		init_completion(&kt[i].done);
-		task = kthread_run(ktest_thread_main, &kt[i], "dc_test/%u", i);
-		if (IS_ERR(task)) {
-			ret = PTR_ERR(task);
-			dc_test_fail(t, __FILE__, __LINE__, "kthread_run: %d", ret);
-			break;
-		}
-		started++;
-	}
-	for (i = 0; i < started; i++)
-		ktest_join(&kt[i]);
-	kfree(kt);
-	return ret;
+	kfree(th);
 }
 
 /*

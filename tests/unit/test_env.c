@@ -45,7 +45,7 @@ void dc_test_free(void *p)
 	free(p);
 }
 
-struct test_thread {
+struct dc_test_thread {
 	pthread_t tid;
 	struct dc_test *t;
 	dc_test_thread_fn fn;
@@ -55,39 +55,39 @@ struct test_thread {
 
 static void *thread_main(void *p)
 {
-	struct test_thread *tt = p;
+	struct dc_test_thread *th = p;
 
 	dc_thread_register();
-	tt->fn(tt->t, tt->arg, tt->idx);
+	th->fn(th->t, th->arg, th->idx);
 	dc_thread_unregister();
 	return NULL;
 }
 
-int dc_test_run_threads(struct dc_test *t, unsigned int n,
-			dc_test_thread_fn fn, void *arg)
+int dc_test_thread_start(struct dc_test *t, dc_test_thread_fn fn, void *arg,
+			 unsigned int idx, struct dc_test_thread **out)
 {
-	struct test_thread *tt = calloc(n, sizeof(*tt));
-	unsigned int i, started = 0;
-	int ret = 0;
+	struct dc_test_thread *th = malloc(sizeof(*th));
+	int ret;
 
-	if (!tt) {
-		dc_test_fail(t, __FILE__, __LINE__, "no memory for threads");
+	if (!th) {
+		dc_test_fail(t, __FILE__, __LINE__, "no memory for a thread");
 		return -ENOMEM;
 	}
-	for (i = 0; i < n; i++) {
-		tt[i] = (struct test_thread){ .t = t, .fn = fn, .arg = arg, .idx = i };
-		ret = -pthread_create(&tt[i].tid, NULL, thread_main, &tt[i]);
-		if (ret) {
-			dc_test_fail(t, __FILE__, __LINE__,
-				     "pthread_create: %d", ret);
-			break;
-		}
-		started++;
+	*th = (struct dc_test_thread){ .t = t, .fn = fn, .arg = arg, .idx = idx };
+	ret = -pthread_create(&th->tid, NULL, thread_main, th);
+	if (ret) {
+		dc_test_fail(t, __FILE__, __LINE__, "pthread_create: %d", ret);
+		free(th);
+		return ret;
 	}
-	for (i = 0; i < started; i++)
-		pthread_join(tt[i].tid, NULL);
-	free(tt);
-	return ret;
+	*out = th;
+	return 0;
+}
+
+void dc_test_thread_join(struct dc_test_thread *th)
+{
+	pthread_join(th->tid, NULL);
+	free(th);
 }
 
 void dc_test_sleep_us(unsigned int us)
