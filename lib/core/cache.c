@@ -221,7 +221,7 @@ static unsigned int pins_held(struct dc_cache *c)
 
 int dc_cache_destroy(struct dc_cache *c)
 {
-	struct dc_inode *list, *inode;
+	struct dc_inode *inode;
 	unsigned long bucket = 0;
 
 	if (!c)
@@ -237,7 +237,7 @@ int dc_cache_destroy(struct dc_cache *c)
 		dc_atomic_set(&c->reclaimer_stopping, 1);
 		dci_cache_wake(c);
 		dci_worker_stop(&c->reclaimer);
-		dci_inode_evict_deferred(c);
+		dci_inode_evict_list(c, &c->evict_list);
 		/* Inodes still referenced: each is reported, then evicted. */
 		while ((inode = dci_inode_table_unhash_next(c, &bucket)))
 			dci_inode_evict(inode);
@@ -247,14 +247,7 @@ int dc_cache_destroy(struct dc_cache *c)
 	 * once more (the deadline has passed for those of this call, so they
 	 * get one pass; pins dropped meanwhile let them go).
 	 */
-	dc_spin_lock(&c->pool_lock);
-	list = c->orphans;
-	c->orphans = NULL;
-	dc_spin_unlock(&c->pool_lock);
-	while ((inode = list)) {
-		list = inode->evict_next;
-		dci_inode_evict(inode);
-	}
+	dci_inode_evict_list(c, &c->orphans);
 	if (c->orphans) {
 		/*
 		 * The orphans keep their pinned mappings, and the cache stays

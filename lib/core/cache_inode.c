@@ -213,9 +213,7 @@ int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
 	struct dc_inode *inode;
 	int ret;
 
-	if (!c || !out)
-		return -EINVAL;
-	ret = dc_caller_check(__func__);
+	ret = dci_entry_check(c && out, __func__);
 	if (ret)
 		return ret;
 	/* An inode in use: no lock, one atomic. */

@@ -288,6 +288,18 @@ static inline void dc_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
 		inode->hint[i] = &dci_range_none;
 }
 
+/*
+ * The first checks of a public entry point that needs a registered caller:
+ * -EINVAL unless @args_ok (its pointer and flag arguments are valid), else
+ * dc_caller_check(@fn).
+ */
+static inline int dci_entry_check(bool args_ok, const char *fn)
+{
+	if (dc_unlikely(!args_ok))
+		return -EINVAL;
+	return dc_caller_check(fn);
+}
+
 static inline void dc_stat_add(struct dc_cache *c, enum dc_stat s, uint64_t n)
 {
 	dc_pcounter_add(&c->stats, s, n);
@@ -399,7 +411,7 @@ void dci_range_release(struct dc_cache *c, struct dc_range *r,
 		       const struct dc_range_backend *was);
 void dci_reclaimer_fn(struct dc_worker *w);
 void dci_inode_evict(struct dc_inode *inode);
-void dci_inode_evict_deferred(struct dc_cache *c);
+void dci_inode_evict_list(struct dc_cache *c, struct dc_inode **list);
 
 /* 3: cache_admit.c */
 int dci_admit_init(struct dc_cache *c);

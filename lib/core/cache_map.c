@@ -451,11 +451,8 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	uint64_t index, gen = 0, absent_at = ~0ull;
 	int ret;
 
-	if (dc_unlikely(!inode || !pin || (flags & ~DC_MAP_KNOWN))) {
-		ret = -EINVAL;
-		goto no_pin;
-	}
-	ret = dc_caller_check(use_cfg ? "dc_map" : "dc_map_timeout");
+	ret = dci_entry_check(inode && pin && !(flags & ~DC_MAP_KNOWN),
+			      use_cfg ? "dc_map" : "dc_map_timeout");
 	if (dc_unlikely(ret))
 		goto no_pin;
 	c = inode->cache;

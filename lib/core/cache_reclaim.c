@@ -416,7 +416,7 @@ void dci_reclaimer_fn(struct dc_worker *w)
 		.max = c->cfg.remove_batch_max,
 	};
 
-	dci_inode_evict_deferred(c);
+	dci_inode_evict_list(c, &c->evict_list);
 	while (!dc_atomic_read(&c->reclaimer_stopping) && nr_free(c) < c->threshold) {
 		unsigned int got = 0, held = 0, tries = c->nr_ranges;
 		struct dc_inode *owner;
@@ -585,9 +585,7 @@ int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
 	uint64_t shift, last;
 	int ret;
 
-	if (!inode || !len)
-		return -EINVAL;
-	ret = dc_caller_check(__func__);
+	ret = dci_entry_check(inode && len, __func__);
 	if (ret)
 		return ret;
 	shift = inode->cache->cfg.range_shift;
@@ -622,17 +620,21 @@ void dc_inode_put(struct dc_inode *inode)
 }
 DC_EXPORT(dc_inode_put);
 
-/* Evict what inode_put_deferred() left (the reclaimer, and destroy). */
-void dci_inode_evict_deferred(struct dc_cache *c)
+/*
+ * Evict the inodes of *@list, taken whole under the pool lock: c->evict_list
+ * (what inode_put_deferred() left: the reclaimer, and destroy) or
+ * c->orphans (what an eviction left to destroy's next pass).
+ */
+void dci_inode_evict_list(struct dc_cache *c, struct dc_inode **list)
 {
-	struct dc_inode *list, *inode;
+	struct dc_inode *head, *inode;
 
 	dc_spin_lock(&c->pool_lock);
-	list = c->evict_list;
-	c->evict_list = NULL;
+	head = *list;
+	*list = NULL;
 	dc_spin_unlock(&c->pool_lock);
-	while ((inode = list)) {
-		list = inode->evict_next;
+	while ((inode = head)) {
+		head = inode->evict_next;
 		dci_inode_evict(inode);
 	}
 }
