@@ -54,8 +54,12 @@ lib_libdaxcache_la_SOURCES = $(core_sources)
 # binds locally (so calls inside the library need no interposition).
 lib_libdaxcache_la_CFLAGS = $(AM_CFLAGS) -fno-semantic-interposition
 lib_libdaxcache_la_LIBADD = $(URCU_LIBS) $(PTHREAD_LIBS)
+# -z nodelete: the library leaves code behind in every thread that used it
+# (pthread key destructors for its per-thread counters and registration,
+# liburcu's reader state), which runs when the thread exits; a dlclose()
+# must not unmap it first.
 lib_libdaxcache_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(DC_LT_VERSION) -no-undefined \
-	-Wl,-Bsymbolic-functions
+	-Wl,-Bsymbolic-functions -Wl,-z,nodelete
 # libdaxcache-sim: the simulation backend, with its own copy of the
 # stateless platform part (it cannot reach libdaxcache's internals).
 lib_libdaxcache_sim_la_SOURCES = $(sim_sources) lib/platform/user/memwait.c \

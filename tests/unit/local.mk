@@ -22,6 +22,11 @@ tests_unit_fork_test_SOURCES = tests/unit/fork_test.c
 tests_unit_fork_test_LDADD = lib/libdaxcache.la
 tests_unit_unregistered_test_SOURCES = tests/unit/unregistered_test.c
 tests_unit_unregistered_test_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la $(PTHREAD_LIBS)
+# libdaxcache as a plugin: dlopen(), threads that outlive dlclose().  Links
+# nothing of it; AM_TESTS_ENVIRONMENT names the shared object.
+check_PROGRAMS += tests/unit/dlopen-test
+tests_unit_dlopen_test_SOURCES = tests/unit/dlopen_test.c
+tests_unit_dlopen_test_LDADD = $(PTHREAD_LIBS) -ldl
 # Old and new callers' copies of the sized structures.
 check_PROGRAMS += tests/unit/struct-size
 tests_unit_struct_size_SOURCES = tests/unit/struct_size_test.c
