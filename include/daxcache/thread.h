@@ -47,7 +47,10 @@ extern "C" {
  * should call dc_thread_unregister() before it exits; one that exits
  * registered is unregistered at its exit (a read-side section it left open
  * ends then, with a warning), so that it never stalls the grace periods of
- * the threads that stay.
+ * the threads that stay.  An application that uses liburcu's memb flavour
+ * itself registers its threads with liburcu first: the library's
+ * registration of such a thread then only counts, and its unregister
+ * leaves liburcu's registration to the application.
  *
  * Context: any thread; not from a signal handler.
  * Return: 0; -ECHILD in a child forked without dc_before_fork() while the

@@ -27,6 +27,10 @@ tests_unit_unregistered_test_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la $
 check_PROGRAMS += tests/unit/dlopen-test
 tests_unit_dlopen_test_SOURCES = tests/unit/dlopen_test.c
 tests_unit_dlopen_test_LDADD = $(PTHREAD_LIBS) -ldl
+# An application that uses liburcu-memb itself, and the library.
+check_PROGRAMS += tests/unit/urcu-app-test
+tests_unit_urcu_app_test_SOURCES = tests/unit/urcu_app_test.c
+tests_unit_urcu_app_test_LDADD = lib/libdaxcache.la $(URCU_LIBS) $(PTHREAD_LIBS)
 # Old and new callers' copies of the sized structures.
 check_PROGRAMS += tests/unit/struct-size
 tests_unit_struct_size_SOURCES = tests/unit/struct_size_test.c

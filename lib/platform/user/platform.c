@@ -543,11 +543,19 @@ int dci_plat_caller_refuse(const char *fn)
 static pthread_key_t reg_key;
 static bool reg_key_ok;
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+/*
+ * Whether the calling thread's liburcu registration is the library's.  An
+ * application that uses liburcu's memb flavour itself may have registered
+ * the thread already: registering again would trip liburcu's assertion,
+ * so the library's registration then only counts, and leaves liburcu's to
+ * the application (register with liburcu first, unregister from it last).
+ */
+static __thread bool reg_own;
 
 static void reg_exit(void *arg)
 {
 	(void)arg;
-	if (!dci_plat_thread_depth)
+	if (!dci_plat_thread_depth || !reg_own)
 		return;
 	if (urcu_memb_read_ongoing()) {
 		dc_pr_warn("a thread exited inside dc_read_lock(): its read-side section ends at its exit");
@@ -568,13 +576,15 @@ int dc_thread_register(void)
 	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
 		return dci_plat_fork_refuse(__func__);
 	if (!dci_plat_thread_depth) {
+		reg_own = !URCU_TLS(urcu_memb_reader).registered;
 		pthread_once(&reg_once, reg_key_init);
-		if (!reg_key_ok || pthread_setspecific(reg_key, &reg_key)) {
+		if (reg_own && (!reg_key_ok || pthread_setspecific(reg_key, &reg_key))) {
 			dc_pr_err("dc_thread_register: no thread-exit hook: -ENOMEM");
 			return -ENOMEM;
 		}
 		fork_watch();
-		urcu_memb_register_thread();
+		if (reg_own)
+			urcu_memb_register_thread();
 	}
 	dci_plat_thread_depth++;
 	dci_plat_caller_ok = true;
@@ -589,9 +599,11 @@ int dc_thread_unregister(void)
 	if (!--dci_plat_thread_depth) {
 		dci_plat_caller_ok = false;
 		dci_plat_pcount_last.seq = 0;	/* see dc_pcounter_ready() */
-		urcu_memb_unregister_thread();
-		if (reg_key_ok)
+		if (reg_own) {
+			urcu_memb_unregister_thread();
 			pthread_setspecific(reg_key, NULL);
+			reg_own = false;
+		}
 	}
 	return 0;
 }
