@@ -20,6 +20,7 @@
 #define _GNU_SOURCE	/* RUSAGE_THREAD */
 #endif
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,8 +337,10 @@ static void run_cell(struct cell *cl, bool warming, double secs)
 			if (cl->rd[i].ns - ns0[i] > ns)
 				ns = cl->rd[i].ns - ns0[i];
 		}
-		if (cl->slice_iops && ns)
-			cl->slice_iops[cl->nr_slices++] = (double)ops * 1e9 / (double)ns;
+		/* In round order (0: no time measured), for the paired ratios. */
+		if (cl->slice_iops)
+			cl->slice_iops[cl->nr_slices++] = ns ? (double)ops * 1e9 / (double)ns :
+							       0.0;
 	}
 }
 
@@ -499,6 +502,73 @@ static double median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+/* The median of the slices' IOPS > 0 of @cl, in a copy (the order stays). */
+static double slices_median(const struct cell *cl)
+{
+	double *v = calloc(cl->nr_slices ? cl->nr_slices : 1, sizeof(*v));
+	unsigned int i, k = 0;
+	double m;
+
+	if (!v)
+		return 0.0;
+	for (i = 0; i < cl->nr_slices; i++)
+		if (cl->slice_iops[i] > 0)
+			v[k++] = cl->slice_iops[i];
+	m = median(v, k);
+	free(v);
+	return m;
+}
+
+/*
+ * The rank (1-based) of the lower end of a confidence interval of at least
+ * 95% for the median of @n values: the largest j with P(X < j) <= 2.5%
+ * for X ~ Binomial(@n, 1/2), at least 1; the upper end is rank @n + 1 - j.
+ */
+static unsigned int median_ci_rank(unsigned int n)
+{
+	double p = ldexp(1.0, -(int)n), cdf = 0.0;
+	unsigned int j = 0;
+
+	/* p = P(X = j); cdf = P(X <= j - 1) before the test. */
+	while (j < n / 2 && cdf + p <= 0.025) {
+		cdf += p;
+		j++;
+		p = p * (double)(n - j + 1) / (double)j;
+	}
+	return j ? j : 1;
+}
+
+/*
+ * @a's IOPS against @b's, paired by round: in *@m the median over the
+ * rounds of @a's slice over @b's slice of the same round, in *@lo and *@hi
+ * the ends of its 95% confidence interval (order statistics; all 0 when no
+ * round has both).  The two slices of a round run back to back, so the
+ * load of the machine at that moment weighs on both alike, where a median
+ * of each policy's slices alone compares quiet rounds of one with busy
+ * rounds of the other.
+ */
+static void paired_median(const struct cell *a, const struct cell *b,
+			  double *m, double *lo, double *hi)
+{
+	unsigned int n = a->nr_slices < b->nr_slices ? a->nr_slices : b->nr_slices;
+	double *v = calloc(n ? n : 1, sizeof(*v));
+	unsigned int i, k = 0, j;
+
+	*m = *lo = *hi = 0.0;
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		if (a->slice_iops[i] > 0 && b->slice_iops[i] > 0)
+			v[k++] = a->slice_iops[i] / b->slice_iops[i];
+	if (k) {
+		*m = median(v, k);	/* sorts v */
+		j = median_ci_rank(k);
+		*lo = v[j - 1];
+		*hi = v[k - j];
+	}
+	free(v);
+}
+
 /* Fill the cell's point from its readers and summed counters. */
 static void collect(struct cell *cl)
 {
@@ -531,7 +601,7 @@ static void collect(struct cell *cl)
 	pt->elapsed_s = (double)ns / 1e9;
 	pt->cpu_pct = wall ? 100.0 * (double)cpu / (double)wall : 0.0;
 	pt->iops = ns ? (double)pt->ops / pt->elapsed_s : 0.0;
-	pt->iops_med = median(cl->slice_iops, cl->nr_slices);
+	pt->iops_med = slices_median(cl);
 	pt->slices = cl->nr_slices;
 	if (h) {
 		pt->p50_us = (double)lat_hist_percentile(h, 50.0) / 1000.0;
@@ -629,6 +699,11 @@ int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
 		}
 		for (i = 0; i < n; i++)
 			collect(&cells[i]);
+		for (i = 0; i < n; i++)
+			for (k = 0; k < n; k++)
+				paired_median(&cells[i], &cells[k], &pts[i].vs[pts[k].policy],
+					      &pts[i].vs_lo[pts[k].policy],
+					      &pts[i].vs_hi[pts[k].policy]);
 	}
 	for (i = 0; i < n; i++)
 		if (cells[i].pt)
