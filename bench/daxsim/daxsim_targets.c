@@ -314,13 +314,46 @@ static const char *nw_verdict(const struct dsim_nw *w)
 	return w->hi < 1.0 ? "NOT met, beyond noise" : "NOT met, within noise";
 }
 
+/* Whether an achieved round trip of @pt is more than DSIM_DRIFT_PCT off. */
+static bool pt_drifted(const struct dsim_params *p, const struct dsim_point *pt)
+{
+	const double ns[3] = { pt->setup_ns, pt->remove_ns, pt->read_rt_ns };
+	const uint64_t calls[3] = { pt->setup_calls, pt->remove_calls, pt->read_rts };
+	double lim = (double)p->rt_ns * DSIM_DRIFT_PCT / 100.0;
+	unsigned int k;
+
+	for (k = 0; k < 3; k++)
+		if (calls[k] && fabs(ns[k] - (double)p->rt_ns) > lim)
+			return true;
+	return false;
+}
+
+/*
+ * After a verdict: the round trips of the default's or the best's point
+ * that were off their target (a busy machine stretches a spin that was
+ * preempted, more for some policies than for others, so that the costs
+ * compared are not the simulated ones), and the CPU share the readers got.
+ */
+static void print_nw_load(const struct dsim_params *p, const struct dsim_nw *w)
+{
+	bool dd = pt_drifted(p, w->d), bd = w->best && pt_drifted(p, w->best);
+
+	if (dd || bd)
+		printf(" [achieved round trips off target: %s%s%s]", dd ? "default" : "",
+		       dd && bd ? ", " : "", bd ? dsim_policy_name(w->best->policy) : "");
+	printf(" [readers' CPU %.0f%%", w->d->cpu_pct);
+	if (w->best)
+		printf(", %s's %.0f%%", dsim_policy_name(w->best->policy), w->best->cpu_pct);
+	printf("]");
+}
+
 /*
  * The every-point rule in full: how many points meet it, the worst one, and
  * each point that does not, with how many of those miss an IOPS bound by
  * more than the run can tell (the whole 95% confidence interval of the
  * paired ratio below the bound).
  */
-static void print_nw(const struct dsim_point *pts, size_t n)
+static void print_nw(const struct dsim_params *p, const struct dsim_point *pts, size_t n)
 {
 	struct dsim_nw worst, w;
 	unsigned int compared, met, below = 0, beyond = 0;
@@ -334,7 +367,9 @@ static void print_nw(const struct dsim_point *pts, size_t n)
 	       "best's): %u of %u points met\n", worst.d->slices, DSIM_NW_IOPS, DSIM_NW_IOPS,
 	       DSIM_NW_P99, met, compared);
 	print_nw_point("  worst point ", &worst);
-	printf(": %s\n", nw_verdict(&worst));
+	printf(": %s", nw_verdict(&worst));
+	print_nw_load(p, &worst);
+	printf("\n");
 	for (i = 0; i < n; i++) {
 		if (pts[i].policy != DSIM_DEFAULT || !pts[i].ops ||
 		    !nw_point(pts, n, &pts[i], &w) || w.margin >= 1.0)
@@ -343,7 +378,9 @@ static void print_nw(const struct dsim_point *pts, size_t n)
 			printf("  points not met:\n");
 		beyond += w.hi < 1.0;
 		print_nw_point("    ", &w);
-		printf(": %s\n", nw_verdict(&w));
+		printf(": %s", nw_verdict(&w));
+		print_nw_load(p, &w);
+		printf("\n");
 	}
 	if (below)
 		printf("  of the %u points not met, %u miss an IOPS bound beyond noise (the 95%% "
@@ -378,6 +415,6 @@ void dsim_print_targets(const struct dsim_params *p,
 		met += t[i].met == DSIM_MET;
 	}
 	printf("targets: %u of %u met (%u not measured)\n", met, measured, k - measured);
-	print_nw(pts, n);
+	print_nw(p, pts, n);
 	print_default_elsewhere(pts, n);
 }
