@@ -121,6 +121,10 @@ struct dsim_params {
  * @vs_lo: the lower end of a 95% confidence interval of @vs (the order
  *	statistics of the rounds' ratios around their median).
  * @vs_hi: its upper end.
+ * @p99_vs: likewise for the p99 latency of each slice: the median over the
+ *	rounds of this point's slice p99 over k's.
+ * @p99_vs_lo: the lower end of its 95% confidence interval.
+ * @p99_vs_hi: its upper end.
  * @p50_us: median read latency.
  * @p99_us: 99th percentile.
  * @p999_us: 99.9th percentile.
@@ -170,6 +174,9 @@ struct dsim_point {
 	double vs[DSIM_NR_POLICIES];
 	double vs_lo[DSIM_NR_POLICIES];
 	double vs_hi[DSIM_NR_POLICIES];
+	double p99_vs[DSIM_NR_POLICIES];
+	double p99_vs_lo[DSIM_NR_POLICIES];
+	double p99_vs_hi[DSIM_NR_POLICIES];
 	double p50_us;
 	double p99_us;
 	double p999_us;
@@ -340,8 +347,9 @@ enum dsim_met { DSIM_NOT_MEASURED = -1, DSIM_NOT_MET = 0, DSIM_MET = 1 };
  * @limit: the bound.
  * @cmp: how @value must relate to @limit.
  * @met: the verdict.
- * @ci_lo: where @value is an IOPS ratio paired by round, the lower end of
- *	its 95% confidence interval (else 0).
+ * @ci_lo: for the every-point targets, the lower end of the 95% confidence
+ *	interval of the ratio paired by round (of IOPS: @value's own; of p99:
+ *	the median over the rounds of the slices' p99 ratio), else 0.
  * @ci_hi: its upper end (else 0).
  */
 struct dsim_target {
@@ -377,11 +385,15 @@ struct dsim_target {
  * @nd_lo: the lower end of the 95% confidence interval of @v_nd.
  * @nd_hi: its upper end.
  * @v_p99: @d's p99 over @best's (0 without @best).
+ * @p99_lo: the lower end of the 95% confidence interval of the median over
+ *	the rounds of @d's slice p99 over @best's (@d->p99_vs).
+ * @p99_hi: its upper end.
  * @margin: the smallest of @v_best / DSIM_NW_IOPS, @v_nd / DSIM_NW_IOPS and
  *	DSIM_NW_P99 / @v_p99 (those measured): at least 1 when the point
  *	meets the rule.
  * @hi: the smallest of @best_hi / DSIM_NW_IOPS and @nd_hi / DSIM_NW_IOPS:
- *	below 1, an IOPS bound is missed beyond the noise of the run.
+ *	below 1, an IOPS bound is missed beyond the noise of the run (as the
+ *	p99 bound is when @p99_lo is above DSIM_NW_P99).
  */
 struct dsim_nw {
 	const struct dsim_point *d;
@@ -394,6 +406,8 @@ struct dsim_nw {
 	double nd_lo;
 	double nd_hi;
 	double v_p99;
+	double p99_lo;
+	double p99_hi;
 	double margin;
 	double hi;
 };

@@ -180,6 +180,22 @@ static void write_point(struct bench_json *j, const struct dsim_point *pt)
 		if (pt->vs[k] > 0)
 			bench_json_dbl(j, dsim_policy_name(k), pt->vs_hi[k], 4);
 	bench_json_end(j);
+	/* The p99 of its slices over each other's, paired by round. */
+	bench_json_obj(j, "p99_vs");
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (pt->p99_vs[k] > 0)
+			bench_json_dbl(j, dsim_policy_name(k), pt->p99_vs[k], 4);
+	bench_json_end(j);
+	bench_json_obj(j, "p99_vs_lo");
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (pt->p99_vs[k] > 0)
+			bench_json_dbl(j, dsim_policy_name(k), pt->p99_vs_lo[k], 4);
+	bench_json_end(j);
+	bench_json_obj(j, "p99_vs_hi");
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (pt->p99_vs[k] > 0)
+			bench_json_dbl(j, dsim_policy_name(k), pt->p99_vs_hi[k], 4);
+	bench_json_end(j);
 	bench_json_end(j);
 }
 

@@ -87,6 +87,9 @@ struct cell {
 	struct reader *rd;
 	struct counts sum;
 	double *slice_iops;		/* each measured slice's IOPS */
+	double *slice_p99;		/* and its p99 latency, in ns */
+	struct lat_hist *hsum;		/* all readers' latencies so far */
+	struct lat_hist *hprev;		/* hsum at the end of the last slice */
 	unsigned int nr_slices;
 	struct dc_backend_ops ops;	/* simbe's, timed call by call */
 	uint64_t over_ns;		/* a round trip longer than this overran */
@@ -295,6 +298,29 @@ static void sleep_s(double s)
 		;
 }
 
+/*
+ * The p99 latency of the slice that just ended: the readers' histograms
+ * now, less what they held at the end of the last slice (0: no reads).
+ */
+static double slice_p99(struct cell *cl)
+{
+	struct lat_hist *now = cl->hsum, *prev = cl->hprev;
+	unsigned int i, b;
+	double v;
+
+	memset(now, 0, sizeof(*now));
+	for (i = 0; i < cl->pt->threads; i++)
+		lat_hist_merge(now, &cl->rd[i].hist);
+	/* prev becomes the slice's own counts (its max: the run's so far). */
+	for (b = 0; b < LAT_HIST_BUCKETS; b++)
+		prev->count[b] = now->count[b] - prev->count[b];
+	prev->n = now->n - prev->n;
+	prev->max = now->max;
+	v = (double)lat_hist_percentile(prev, 99.0);
+	*prev = *now;
+	return v;
+}
+
 /* Run the cell's readers once: a warm-up, or a measured slice of @secs. */
 static void run_cell(struct cell *cl, bool warming, double secs)
 {
@@ -338,9 +364,11 @@ static void run_cell(struct cell *cl, bool warming, double secs)
 				ns = cl->rd[i].ns - ns0[i];
 		}
 		/* In round order (0: no time measured), for the paired ratios. */
-		if (cl->slice_iops)
+		if (cl->slice_iops) {
+			cl->slice_p99[cl->nr_slices] = slice_p99(cl);
 			cl->slice_iops[cl->nr_slices++] = ns ? (double)ops * 1e9 / (double)ns :
 							       0.0;
+		}
 	}
 }
 
@@ -467,6 +495,9 @@ static void cell_destroy(struct cell *cl)
 	}
 	free(cl->rd);
 	free(cl->slice_iops);
+	free(cl->slice_p99);
+	free(cl->hsum);
+	free(cl->hprev);
 	memset(cl, 0, sizeof(*cl));
 }
 
@@ -539,18 +570,17 @@ static unsigned int median_ci_rank(unsigned int n)
 }
 
 /*
- * @a's IOPS against @b's, paired by round: in *@m the median over the
- * rounds of @a's slice over @b's slice of the same round, in *@lo and *@hi
- * the ends of its 95% confidence interval (order statistics; all 0 when no
- * round has both).  The two slices of a round run back to back, so the
- * load of the machine at that moment weighs on both alike, where a median
- * of each policy's slices alone compares quiet rounds of one with busy
- * rounds of the other.
+ * A figure of two cells paired by round (@a and @b: each one's slices, in
+ * round order, @n of them): in *@m the median over the rounds of @a's
+ * figure over @b's in the same round, in *@lo and *@hi the ends of its 95%
+ * confidence interval (order statistics; all 0 when no round has both).
+ * The two slices of a round run back to back, so the load of the machine
+ * at that moment weighs on both alike, where a median of each policy's
+ * slices alone compares quiet rounds of one with busy rounds of the other.
  */
-static void paired_median(const struct cell *a, const struct cell *b,
+static void paired_median(const double *a, const double *b, unsigned int n,
 			  double *m, double *lo, double *hi)
 {
-	unsigned int n = a->nr_slices < b->nr_slices ? a->nr_slices : b->nr_slices;
 	double *v = calloc(n ? n : 1, sizeof(*v));
 	unsigned int i, k = 0, j;
 
@@ -558,8 +588,8 @@ static void paired_median(const struct cell *a, const struct cell *b,
 	if (!v)
 		return;
 	for (i = 0; i < n; i++)
-		if (a->slice_iops[i] > 0 && b->slice_iops[i] > 0)
-			v[k++] = a->slice_iops[i] / b->slice_iops[i];
+		if (a[i] > 0 && b[i] > 0)
+			v[k++] = a[i] / b[i];
 	if (k) {
 		*m = median(v, k);	/* sorts v */
 		j = median_ci_rank(k);
@@ -567,6 +597,19 @@ static void paired_median(const struct cell *a, const struct cell *b,
 		*hi = v[k - j];
 	}
 	free(v);
+}
+
+/* @a's point against @b's: IOPS and p99 paired by round. */
+static void pair_cells(const struct cell *a, const struct cell *b)
+{
+	unsigned int n = a->nr_slices < b->nr_slices ? a->nr_slices : b->nr_slices;
+	struct dsim_point *pt = a->pt;
+	enum dsim_policy k = b->pt->policy;
+
+	paired_median(a->slice_iops, b->slice_iops, n, &pt->vs[k], &pt->vs_lo[k],
+		      &pt->vs_hi[k]);
+	paired_median(a->slice_p99, b->slice_p99, n, &pt->p99_vs[k], &pt->p99_vs_lo[k],
+		      &pt->p99_vs_hi[k]);
 }
 
 /* Fill the cell's point from its readers and summed counters. */
@@ -680,7 +723,11 @@ int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
 		ret = cell_create(p, &pts[i], mem, &cells[i]);
 		if (!ret) {
 			cells[i].slice_iops = calloc(slices, sizeof(double));
-			if (!cells[i].slice_iops)
+			cells[i].slice_p99 = calloc(slices, sizeof(double));
+			cells[i].hsum = calloc(1, sizeof(*cells[i].hsum));
+			cells[i].hprev = calloc(1, sizeof(*cells[i].hprev));
+			if (!cells[i].slice_iops || !cells[i].slice_p99 || !cells[i].hsum ||
+			    !cells[i].hprev)
 				ret = -ENOMEM;
 		}
 	}
@@ -701,9 +748,7 @@ int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
 			collect(&cells[i]);
 		for (i = 0; i < n; i++)
 			for (k = 0; k < n; k++)
-				paired_median(&cells[i], &cells[k], &pts[i].vs[pts[k].policy],
-					      &pts[i].vs_lo[pts[k].policy],
-					      &pts[i].vs_hi[pts[k].policy]);
+				pair_cells(&cells[i], &cells[k]);
 	}
 	for (i = 0; i < n; i++)
 		if (cells[i].pt)
