@@ -8,8 +8,11 @@
  * DSIM_SLICES), and slice s runs the cells in the order s, s+1, ... so that
  * a burst of outside load lands on every policy alike: the shorter the
  * slices, the more evenly a busy machine's load is shared.  Each slice's
- * IOPS is kept, for a median that a few slices under a burst cannot move.
- * Each access is timed into a latency histogram.  A write (rw75) through
+ * IOPS and p99 are kept in round order: for a median that a few slices
+ * under a burst cannot move, and for each pair of policies the median
+ * over the rounds of the ratio of their two slices of a round, with a 95%
+ * confidence interval (struct dsim_point @vs, @p99_vs).  Each access is
+ * timed into a latency histogram.  A write (rw75) through
  * the window maps with DC_MAP_WRITE and dirties the range (the backend
  * then owes a writeback, a round trip, before the range is reclaimed); a
  * write without the window costs a round trip, as a read does.  The pages
