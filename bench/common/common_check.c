@@ -273,9 +273,9 @@ static void check_hist(void)
 	lat_hist_merge(&a, &b);
 	CHECK(a.n == 1000 && a.max == 1000000);
 	p = lat_hist_percentile(&a, 50);
-	CHECK(p >= 500000 * 15 / 16 && p <= 500000 * 17 / 16);
+	CHECK(p >= 500000 * 63 / 64 && p <= 500000 * 65 / 64);
 	p = lat_hist_percentile(&a, 99);
-	CHECK(p >= 990000 * 15 / 16 && p <= 990000 * 17 / 16);
+	CHECK(p >= 990000 * 63 / 64 && p <= 990000 * 65 / 64);
 	memset(&b, 0, sizeof(b));
 	CHECK(lat_hist_percentile(&b, 50) == 0);
 	lat_hist_add(&b, 5);

@@ -114,6 +114,17 @@ struct dsim_params {
  * @iops_med: the median over the measured slices of each slice's reads per
  *	second: what a burst of outside load during a few slices moves least.
  * @slices: measured slices.
+ * @vs: for each policy k of the group, the median over the rounds of
+ *	slices (each round runs every policy of the group once, back to back)
+ *	of this point's IOPS over k's in the same round; 0 where k was not
+ *	measured.
+ * @vs_lo: the lower end of a 95% confidence interval of @vs (the order
+ *	statistics of the rounds' ratios around their median).
+ * @vs_hi: its upper end.
+ * @p99_vs: likewise for the p99 latency of each slice: the median over the
+ *	rounds of this point's slice p99 over k's.
+ * @p99_vs_lo: the lower end of its 95% confidence interval.
+ * @p99_vs_hi: its upper end.
  * @p50_us: median read latency.
  * @p99_us: 99th percentile.
  * @p999_us: 99.9th percentile.
@@ -160,6 +171,12 @@ struct dsim_point {
 	double iops;
 	double iops_med;
 	unsigned int slices;
+	double vs[DSIM_NR_POLICIES];
+	double vs_lo[DSIM_NR_POLICIES];
+	double vs_hi[DSIM_NR_POLICIES];
+	double p99_vs[DSIM_NR_POLICIES];
+	double p99_vs_lo[DSIM_NR_POLICIES];
+	double p99_vs_hi[DSIM_NR_POLICIES];
 	double p50_us;
 	double p99_us;
 	double p999_us;
@@ -330,6 +347,10 @@ enum dsim_met { DSIM_NOT_MEASURED = -1, DSIM_NOT_MET = 0, DSIM_MET = 1 };
  * @limit: the bound.
  * @cmp: how @value must relate to @limit.
  * @met: the verdict.
+ * @ci_lo: for the every-point targets, the lower end of the 95% confidence
+ *	interval of the ratio paired by round (of IOPS: @value's own; of p99:
+ *	the median over the rounds of the slices' p99 ratio), else 0.
+ * @ci_hi: its upper end (else 0).
  */
 struct dsim_target {
 	char what[64];
@@ -338,6 +359,8 @@ struct dsim_target {
 	double ratio;
 	double value;
 	double limit;
+	double ci_lo;
+	double ci_hi;
 	enum dsim_cmp cmp;
 	enum dsim_met met;
 };
@@ -351,33 +374,51 @@ struct dsim_target {
 /**
  * struct dsim_nw - the default policy at one point against the others.
  * @d: the default's point.
- * @best: the other DAX policy (2019, seed000, upstream) with the most IOPS
- *	there, or NULL.
+ * @best: the other DAX policy (2019, seed000, upstream) that @d trails most
+ *	there (the smallest @d->vs), or NULL.
  * @nd: the nodax point, or NULL.
- * @v_best: @d's IOPS over @best's (0 without @best), each the median of
- *	its slices (struct dsim_point @iops_med).
- * @v_nd: @d's IOPS over @nd's (0 without @nd), likewise.
+ * @v_best: @d's IOPS over @best's, paired by round (@d->vs; 0 without
+ *	@best).
+ * @best_lo: the lower end of the 95% confidence interval of @v_best.
+ * @best_hi: its upper end.
+ * @v_nd: @d's IOPS over @nd's, likewise (0 without @nd).
+ * @nd_lo: the lower end of the 95% confidence interval of @v_nd.
+ * @nd_hi: its upper end.
  * @v_p99: @d's p99 over @best's (0 without @best).
+ * @p99_lo: the lower end of the 95% confidence interval of the median over
+ *	the rounds of @d's slice p99 over @best's (@d->p99_vs).
+ * @p99_hi: its upper end.
  * @margin: the smallest of @v_best / DSIM_NW_IOPS, @v_nd / DSIM_NW_IOPS and
  *	DSIM_NW_P99 / @v_p99 (those measured): at least 1 when the point
  *	meets the rule.
+ * @hi: the smallest of @best_hi / DSIM_NW_IOPS and @nd_hi / DSIM_NW_IOPS:
+ *	below 1, an IOPS bound is missed beyond the noise of the run (as the
+ *	p99 bound is when @p99_lo is above DSIM_NW_P99).
  */
 struct dsim_nw {
 	const struct dsim_point *d;
 	const struct dsim_point *best;
 	const struct dsim_point *nd;
 	double v_best;
+	double best_lo;
+	double best_hi;
 	double v_nd;
+	double nd_lo;
+	double nd_hi;
 	double v_p99;
+	double p99_lo;
+	double p99_hi;
 	double margin;
+	double hi;
 };
 
 /**
  * dsim_nw_eval() - the default policy against the others at every point:
  * at least DSIM_NW_IOPS of the IOPS of the best other DAX policy and of
- * nodax, and a p99 at most DSIM_NW_P99 times the best other's.  IOPS here
- * are medians of the slices (the policies of a point run in interleaved
- * slices, so a median compares them over the same quiet stretches).
+ * nodax, and a p99 at most DSIM_NW_P99 times the best other's.  IOPS are
+ * compared round by round (struct dsim_point @vs): the policies of a point
+ * run in rounds of slices, one slice each back to back, so a round's load
+ * weighs on all of them alike.
  * @pts: the points.
  * @n: entries of @pts.
  * @worst: receives the point of the smallest margin (zeroed when none).

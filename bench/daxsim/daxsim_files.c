@@ -149,6 +149,8 @@ static void write_achieved(struct bench_json *j, const struct dsim_params *p,
 
 static void write_point(struct bench_json *j, const struct dsim_point *pt)
 {
+	unsigned int k;
+
 	bench_json_obj(j, NULL);
 	bench_json_str(j, "workload", dsim_wl_name(pt->wl));
 	bench_json_u64(j, "threads", pt->threads);
@@ -161,6 +163,39 @@ static void write_point(struct bench_json *j, const struct dsim_point *pt)
 	bench_json_u64(j, "ops", pt->ops);
 	bench_json_u64(j, "warm_ops", pt->warm_ops);
 	bench_json_u64(j, "preempted", pt->preempted);
+	/* Its IOPS over each other policy's, paired by round (dsim_point @vs). */
+	bench_json_obj(j, "vs");
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (pt->vs[k] > 0)
+			bench_json_dbl(j, dsim_policy_name(k), pt->vs[k], 4);
+	bench_json_end(j);
+	/* The ends of their 95% confidence intervals. */
+	bench_json_obj(j, "vs_lo");
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (pt->vs[k] > 0)
+			bench_json_dbl(j, dsim_policy_name(k), pt->vs_lo[k], 4);
+	bench_json_end(j);
+	bench_json_obj(j, "vs_hi");
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (pt->vs[k] > 0)
+			bench_json_dbl(j, dsim_policy_name(k), pt->vs_hi[k], 4);
+	bench_json_end(j);
+	/* The p99 of its slices over each other's, paired by round. */
+	bench_json_obj(j, "p99_vs");
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (pt->p99_vs[k] > 0)
+			bench_json_dbl(j, dsim_policy_name(k), pt->p99_vs[k], 4);
+	bench_json_end(j);
+	bench_json_obj(j, "p99_vs_lo");
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (pt->p99_vs[k] > 0)
+			bench_json_dbl(j, dsim_policy_name(k), pt->p99_vs_lo[k], 4);
+	bench_json_end(j);
+	bench_json_obj(j, "p99_vs_hi");
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (pt->p99_vs[k] > 0)
+			bench_json_dbl(j, dsim_policy_name(k), pt->p99_vs_hi[k], 4);
+	bench_json_end(j);
 	bench_json_end(j);
 }
 
@@ -182,6 +217,10 @@ static void write_targets(struct bench_json *j, const struct dsim_params *p,
 		bench_json_dbl(j, "value", t[i].value, 4);
 		bench_json_str(j, "cmp", cmp[t[i].cmp]);
 		bench_json_dbl(j, "limit", t[i].limit, BENCH_JSON_G);
+		if (t[i].ci_hi > 0) {
+			bench_json_dbl(j, "ci_lo", t[i].ci_lo, 4);
+			bench_json_dbl(j, "ci_hi", t[i].ci_hi, 4);
+		}
 		if (t[i].met == DSIM_MET || t[i].met == DSIM_NOT_MET)
 			bench_json_bool(j, "met", t[i].met == DSIM_MET);
 		else

@@ -8,8 +8,11 @@
  * DSIM_SLICES), and slice s runs the cells in the order s, s+1, ... so that
  * a burst of outside load lands on every policy alike: the shorter the
  * slices, the more evenly a busy machine's load is shared.  Each slice's
- * IOPS is kept, for a median that a few slices under a burst cannot move.
- * Each access is timed into a latency histogram.  A write (rw75) through
+ * IOPS and p99 are kept in round order: for a median that a few slices
+ * under a burst cannot move, and for each pair of policies the median
+ * over the rounds of the ratio of their two slices of a round, with a 95%
+ * confidence interval (struct dsim_point @vs, @p99_vs).  Each access is
+ * timed into a latency histogram.  A write (rw75) through
  * the window maps with DC_MAP_WRITE and dirties the range (the backend
  * then owes a writeback, a round trip, before the range is reclaimed); a
  * write without the window costs a round trip, as a read does.  The pages
@@ -20,6 +23,7 @@
 #define _GNU_SOURCE	/* RUSAGE_THREAD */
 #endif
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +90,9 @@ struct cell {
 	struct reader *rd;
 	struct counts sum;
 	double *slice_iops;		/* each measured slice's IOPS */
+	double *slice_p99;		/* and its p99 latency, in ns */
+	struct lat_hist *hsum;		/* all readers' latencies so far */
+	struct lat_hist *hprev;		/* hsum at the end of the last slice */
 	unsigned int nr_slices;
 	struct dc_backend_ops ops;	/* simbe's, timed call by call */
 	uint64_t over_ns;		/* a round trip longer than this overran */
@@ -294,6 +301,29 @@ static void sleep_s(double s)
 		;
 }
 
+/*
+ * The p99 latency of the slice that just ended: the readers' histograms
+ * now, less what they held at the end of the last slice (0: no reads).
+ */
+static double slice_p99(struct cell *cl)
+{
+	struct lat_hist *now = cl->hsum, *prev = cl->hprev;
+	unsigned int i, b;
+	double v;
+
+	memset(now, 0, sizeof(*now));
+	for (i = 0; i < cl->pt->threads; i++)
+		lat_hist_merge(now, &cl->rd[i].hist);
+	/* prev becomes the slice's own counts (its max: the run's so far). */
+	for (b = 0; b < LAT_HIST_BUCKETS; b++)
+		prev->count[b] = now->count[b] - prev->count[b];
+	prev->n = now->n - prev->n;
+	prev->max = now->max;
+	v = (double)lat_hist_percentile(prev, 99.0);
+	*prev = *now;
+	return v;
+}
+
 /* Run the cell's readers once: a warm-up, or a measured slice of @secs. */
 static void run_cell(struct cell *cl, bool warming, double secs)
 {
@@ -336,8 +366,12 @@ static void run_cell(struct cell *cl, bool warming, double secs)
 			if (cl->rd[i].ns - ns0[i] > ns)
 				ns = cl->rd[i].ns - ns0[i];
 		}
-		if (cl->slice_iops && ns)
-			cl->slice_iops[cl->nr_slices++] = (double)ops * 1e9 / (double)ns;
+		/* In round order (0: no time measured), for the paired ratios. */
+		if (cl->slice_iops) {
+			cl->slice_p99[cl->nr_slices] = slice_p99(cl);
+			cl->slice_iops[cl->nr_slices++] = ns ? (double)ops * 1e9 / (double)ns :
+							       0.0;
+		}
 	}
 }
 
@@ -464,6 +498,9 @@ static void cell_destroy(struct cell *cl)
 	}
 	free(cl->rd);
 	free(cl->slice_iops);
+	free(cl->slice_p99);
+	free(cl->hsum);
+	free(cl->hprev);
 	memset(cl, 0, sizeof(*cl));
 }
 
@@ -499,6 +536,85 @@ static double median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+/* The median of the slices' IOPS > 0 of @cl, in a copy (the order stays). */
+static double slices_median(const struct cell *cl)
+{
+	double *v = calloc(cl->nr_slices ? cl->nr_slices : 1, sizeof(*v));
+	unsigned int i, k = 0;
+	double m;
+
+	if (!v)
+		return 0.0;
+	for (i = 0; i < cl->nr_slices; i++)
+		if (cl->slice_iops[i] > 0)
+			v[k++] = cl->slice_iops[i];
+	m = median(v, k);
+	free(v);
+	return m;
+}
+
+/*
+ * The rank (1-based) of the lower end of a confidence interval of at least
+ * 95% for the median of @n values: the largest j with P(X < j) <= 2.5%
+ * for X ~ Binomial(@n, 1/2), at least 1; the upper end is rank @n + 1 - j.
+ */
+static unsigned int median_ci_rank(unsigned int n)
+{
+	double p = ldexp(1.0, -(int)n), cdf = 0.0;
+	unsigned int j = 0;
+
+	/* p = P(X = j); cdf = P(X <= j - 1) before the test. */
+	while (j < n / 2 && cdf + p <= 0.025) {
+		cdf += p;
+		j++;
+		p = p * (double)(n - j + 1) / (double)j;
+	}
+	return j ? j : 1;
+}
+
+/*
+ * A figure of two cells paired by round (@a and @b: each one's slices, in
+ * round order, @n of them): in *@m the median over the rounds of @a's
+ * figure over @b's in the same round, in *@lo and *@hi the ends of its 95%
+ * confidence interval (order statistics; all 0 when no round has both).
+ * The two slices of a round run back to back, so the load of the machine
+ * at that moment weighs on both alike, where a median of each policy's
+ * slices alone compares quiet rounds of one with busy rounds of the other.
+ */
+static void paired_median(const double *a, const double *b, unsigned int n,
+			  double *m, double *lo, double *hi)
+{
+	double *v = calloc(n ? n : 1, sizeof(*v));
+	unsigned int i, k = 0, j;
+
+	*m = *lo = *hi = 0.0;
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		if (a[i] > 0 && b[i] > 0)
+			v[k++] = a[i] / b[i];
+	if (k) {
+		*m = median(v, k);	/* sorts v */
+		j = median_ci_rank(k);
+		*lo = v[j - 1];
+		*hi = v[k - j];
+	}
+	free(v);
+}
+
+/* @a's point against @b's: IOPS and p99 paired by round. */
+static void pair_cells(const struct cell *a, const struct cell *b)
+{
+	unsigned int n = a->nr_slices < b->nr_slices ? a->nr_slices : b->nr_slices;
+	struct dsim_point *pt = a->pt;
+	enum dsim_policy k = b->pt->policy;
+
+	paired_median(a->slice_iops, b->slice_iops, n, &pt->vs[k], &pt->vs_lo[k],
+		      &pt->vs_hi[k]);
+	paired_median(a->slice_p99, b->slice_p99, n, &pt->p99_vs[k], &pt->p99_vs_lo[k],
+		      &pt->p99_vs_hi[k]);
+}
+
 /* Fill the cell's point from its readers and summed counters. */
 static void collect(struct cell *cl)
 {
@@ -531,7 +647,7 @@ static void collect(struct cell *cl)
 	pt->elapsed_s = (double)ns / 1e9;
 	pt->cpu_pct = wall ? 100.0 * (double)cpu / (double)wall : 0.0;
 	pt->iops = ns ? (double)pt->ops / pt->elapsed_s : 0.0;
-	pt->iops_med = median(cl->slice_iops, cl->nr_slices);
+	pt->iops_med = slices_median(cl);
 	pt->slices = cl->nr_slices;
 	if (h) {
 		pt->p50_us = (double)lat_hist_percentile(h, 50.0) / 1000.0;
@@ -610,7 +726,11 @@ int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
 		ret = cell_create(p, &pts[i], mem, &cells[i]);
 		if (!ret) {
 			cells[i].slice_iops = calloc(slices, sizeof(double));
-			if (!cells[i].slice_iops)
+			cells[i].slice_p99 = calloc(slices, sizeof(double));
+			cells[i].hsum = calloc(1, sizeof(*cells[i].hsum));
+			cells[i].hprev = calloc(1, sizeof(*cells[i].hprev));
+			if (!cells[i].slice_iops || !cells[i].slice_p99 || !cells[i].hsum ||
+			    !cells[i].hprev)
 				ret = -ENOMEM;
 		}
 	}
@@ -629,6 +749,9 @@ int dsim_run_group(const struct dsim_params *p, struct dsim_point *pts,
 		}
 		for (i = 0; i < n; i++)
 			collect(&cells[i]);
+		for (i = 0; i < n; i++)
+			for (k = 0; k < n; k++)
+				pair_cells(&cells[i], &cells[k]);
 	}
 	for (i = 0; i < n; i++)
 		if (cells[i].pt)

@@ -34,7 +34,11 @@ static const struct dsim_point *find(const struct dsim_point *pts, size_t n,
 	return dsim_find_point(pts, n, DSIM_UNIFORM, 1, pol, ratio);
 }
 
-/* @d against the other policies of its point; false if none was measured. */
+/*
+ * @d against the other policies of its point, from @d's IOPS over each
+ * one's paired by round (struct dsim_point @vs): the best other is the one
+ * @d trails most.  False if none was measured.
+ */
 static bool nw_point(const struct dsim_point *pts, size_t n,
 		     const struct dsim_point *d, struct dsim_nw *w)
 {
@@ -47,31 +51,41 @@ static bool nw_point(const struct dsim_point *pts, size_t n,
 	w->d = d;
 	for (k = 0; k < sizeof(others) / sizeof(others[0]); k++) {
 		o = dsim_find_point(pts, n, d->wl, d->threads, others[k], d->ratio);
-		if (o && o->iops_med > 0 &&
-		    (!w->best || o->iops_med > w->best->iops_med))
+		if (o && d->vs[others[k]] > 0 &&
+		    (!w->best || d->vs[others[k]] < d->vs[w->best->policy]))
 			w->best = o;
 	}
 	w->nd = dsim_find_point(pts, n, d->wl, d->threads, DSIM_NODAX, d->ratio);
-	if (w->nd && w->nd->iops_med <= 0)
+	if (w->nd && d->vs[DSIM_NODAX] <= 0)
 		w->nd = NULL;
 	if (!w->best && !w->nd)
 		return false;
 	w->margin = INFINITY;
+	w->hi = INFINITY;
 	if (w->best) {
-		w->v_best = d->iops_med / w->best->iops_med;
+		w->v_best = d->vs[w->best->policy];
+		w->best_lo = d->vs_lo[w->best->policy];
+		w->best_hi = d->vs_hi[w->best->policy];
 		w->margin = w->v_best / DSIM_NW_IOPS;
+		w->hi = w->best_hi / DSIM_NW_IOPS;
 		if (w->best->p99_us > 0) {
 			w->v_p99 = d->p99_us / w->best->p99_us;
+			w->p99_lo = d->p99_vs_lo[w->best->policy];
+			w->p99_hi = d->p99_vs_hi[w->best->policy];
 			m = w->v_p99 > 0 ? DSIM_NW_P99 / w->v_p99 : INFINITY;
 			if (m < w->margin)
 				w->margin = m;
 		}
 	}
 	if (w->nd) {
-		w->v_nd = d->iops_med / w->nd->iops_med;
+		w->v_nd = d->vs[DSIM_NODAX];
+		w->nd_lo = d->vs_lo[DSIM_NODAX];
+		w->nd_hi = d->vs_hi[DSIM_NODAX];
 		m = w->v_nd / DSIM_NW_IOPS;
 		if (m < w->margin)
 			w->margin = m;
+		if (w->nd_hi / DSIM_NW_IOPS < w->hi)
+			w->hi = w->nd_hi / DSIM_NW_IOPS;
 	}
 	return true;
 }
@@ -151,6 +165,7 @@ static void nw_targets(struct dsim_target *t, const struct dsim_point *pts, size
 	};
 	const struct dsim_point *at[3] = { NULL, NULL, NULL };
 	double worst[3] = { INFINITY, INFINITY, 0.0 }, v;
+	double lo[3] = { 0.0, 0.0, 0.0 }, hi[3] = { 0.0, 0.0, 0.0 };
 	bool have;
 	struct dsim_nw w;
 	unsigned int k;
@@ -170,6 +185,8 @@ static void nw_targets(struct dsim_target *t, const struct dsim_point *pts, size
 			if (!at[k] || (k == 2 ? v > worst[k] : v < worst[k])) {
 				worst[k] = v;
 				at[k] = &pts[i];
+				lo[k] = k == 0 ? w.best_lo : k == 1 ? w.nd_lo : w.p99_lo;
+				hi[k] = k == 0 ? w.best_hi : k == 1 ? w.nd_hi : w.p99_hi;
 			}
 		}
 	}
@@ -186,6 +203,8 @@ static void nw_targets(struct dsim_target *t, const struct dsim_point *pts, size
 		t[k].threads = at[k]->threads;
 		t[k].ratio = at[k]->ratio;
 		t[k].value = worst[k];
+		t[k].ci_lo = lo[k];
+		t[k].ci_hi = hi[k];
 		t[k].met = (k == 2 ? worst[k] <= t[k].limit : worst[k] >= t[k].limit) ?
 			   DSIM_MET : DSIM_NOT_MET;
 	}
@@ -277,43 +296,100 @@ static void print_default_elsewhere(const struct dsim_point *pts, size_t n)
 
 static void print_nw_point(const char *lead, const struct dsim_nw *w)
 {
-	printf("%s%s/%uthr/%g: IOPS %.2fx %s", lead, dsim_wl_name(w->d->wl),
-	       w->d->threads, w->d->ratio, w->v_best,
-	       w->best ? dsim_policy_name(w->best->policy) : "-");
-	printf(", %.2fx nodax, p99 %.2f us = %.2fx %s's; hit ratio %.3f (%.3f), bypass %.3f "
-	       "(margin %.3f)", w->v_nd, w->d->p99_us, w->v_p99,
-	       w->best ? dsim_policy_name(w->best->policy) : "-", w->d->hit_ratio,
-	       w->best ? w->best->hit_ratio : 0.0, w->d->bypass_ratio, w->margin);
+	const char *bn = w->best ? dsim_policy_name(w->best->policy) : "-";
+
+	printf("%s%s/%uthr/%g: IOPS %.2fx %s (95%% CI %.2f-%.2f)", lead,
+	       dsim_wl_name(w->d->wl), w->d->threads, w->d->ratio, w->v_best, bn,
+	       w->best_lo, w->best_hi);
+	printf(", %.2fx nodax (%.2f-%.2f), p99 %.2f us = %.2fx %s's (by round %.2f-%.2f); "
+	       "hit ratio %.3f (%.3f), setups/kop %.2f (%.2f), bypass %.3f (margin %.3f)",
+	       w->v_nd, w->nd_lo, w->nd_hi, w->d->p99_us, w->v_p99, bn, w->p99_lo,
+	       w->p99_hi, w->d->hit_ratio,
+	       w->best ? w->best->hit_ratio : 0.0, w->d->setups_per_kop,
+	       w->best ? w->best->setups_per_kop : 0.0, w->d->bypass_ratio, w->margin);
+}
+
+/* Whether a point that misses the rule misses an IOPS bound beyond noise. */
+static const char *nw_verdict(const struct dsim_nw *w)
+{
+	if (w->margin >= 1.0)
+		return "met";
+	return w->hi < 1.0 || (w->v_p99 > DSIM_NW_P99 && w->p99_lo > DSIM_NW_P99) ?
+	       "NOT met, beyond noise" : "NOT met, within noise";
+}
+
+/* Whether an achieved round trip of @pt is more than DSIM_DRIFT_PCT off. */
+static bool pt_drifted(const struct dsim_params *p, const struct dsim_point *pt)
+{
+	const double ns[3] = { pt->setup_ns, pt->remove_ns, pt->read_rt_ns };
+	const uint64_t calls[3] = { pt->setup_calls, pt->remove_calls, pt->read_rts };
+	double lim = (double)p->rt_ns * DSIM_DRIFT_PCT / 100.0;
+	unsigned int k;
+
+	for (k = 0; k < 3; k++)
+		if (calls[k] && fabs(ns[k] - (double)p->rt_ns) > lim)
+			return true;
+	return false;
+}
+
+/*
+ * After a verdict: the round trips of the default's or the best's point
+ * that were off their target (a busy machine stretches a spin that was
+ * preempted, more for some policies than for others, so that the costs
+ * compared are not the simulated ones), and the CPU share the readers got.
+ */
+static void print_nw_load(const struct dsim_params *p, const struct dsim_nw *w)
+{
+	bool dd = pt_drifted(p, w->d), bd = w->best && pt_drifted(p, w->best);
+
+	if (dd || bd)
+		printf(" [achieved round trips off target: %s%s%s]", dd ? "default" : "",
+		       dd && bd ? ", " : "", bd ? dsim_policy_name(w->best->policy) : "");
+	printf(" [readers' CPU %.0f%%", w->d->cpu_pct);
+	if (w->best)
+		printf(", %s's %.0f%%", dsim_policy_name(w->best->policy), w->best->cpu_pct);
+	printf("]");
 }
 
 /*
  * The every-point rule in full: how many points meet it, the worst one, and
- * each point that does not.
+ * each point that does not, with how many of those miss an IOPS bound by
+ * more than the run can tell (the whole 95% confidence interval of the
+ * paired ratio below the bound).
  */
-static void print_nw(const struct dsim_point *pts, size_t n)
+static void print_nw(const struct dsim_params *p, const struct dsim_point *pts, size_t n)
 {
 	struct dsim_nw worst, w;
-	unsigned int compared, met, below = 0;
+	unsigned int compared, met, below = 0, beyond = 0;
 	size_t i;
 
 	compared = dsim_nw_eval(pts, n, &worst, &met);
 	if (!compared)
 		return;
-	printf("default never worse (every point: IOPS, the median of %u slices, >= %.2fx the "
-	       "best of 2019/seed000/upstream and >= %.2fx nodax; p99 <= %.2fx the best's): "
-	       "%u of %u points met\n", worst.d->slices, DSIM_NW_IOPS, DSIM_NW_IOPS,
+	printf("default never worse (every point: IOPS, paired by round over %u rounds, >= "
+	       "%.2fx the best of 2019/seed000/upstream and >= %.2fx nodax; p99 <= %.2fx the "
+	       "best's): %u of %u points met\n", worst.d->slices, DSIM_NW_IOPS, DSIM_NW_IOPS,
 	       DSIM_NW_P99, met, compared);
 	print_nw_point("  worst point ", &worst);
-	printf(": %s\n", worst.margin >= 1.0 ? "met" : "NOT met");
+	printf(": %s", nw_verdict(&worst));
+	print_nw_load(p, &worst);
+	printf("\n");
 	for (i = 0; i < n; i++) {
 		if (pts[i].policy != DSIM_DEFAULT || !pts[i].ops ||
 		    !nw_point(pts, n, &pts[i], &w) || w.margin >= 1.0)
 			continue;
 		if (!below++)
 			printf("  points not met:\n");
+		beyond += !strcmp(nw_verdict(&w), "NOT met, beyond noise");
 		print_nw_point("    ", &w);
+		printf(": %s", nw_verdict(&w));
+		print_nw_load(p, &w);
 		printf("\n");
 	}
+	if (below)
+		printf("  of the %u points not met, %u miss a bound beyond noise (the 95%% CI of "
+		       "the ratio paired by round entirely on the wrong side of it)\n", below,
+		       beyond);
 }
 
 void dsim_print_targets(const struct dsim_params *p,
@@ -333,6 +409,10 @@ void dsim_print_targets(const struct dsim_params *p,
 		if (t[i].met == DSIM_NOT_MEASURED)
 			printf("%9s %2s%6.2fx  %s\n", "-", cmp_name(t[i].cmp), t[i].limit,
 			       met_name(t[i].met));
+		else if (t[i].ci_hi > 0)
+			printf("%8.2fx %2s%6.2fx  %s (95%% CI %.2f-%.2f)\n", t[i].value,
+			       cmp_name(t[i].cmp), t[i].limit, met_name(t[i].met),
+			       t[i].ci_lo, t[i].ci_hi);
 		else
 			printf("%8.2fx %2s%6.2fx  %s\n", t[i].value, cmp_name(t[i].cmp),
 			       t[i].limit, met_name(t[i].met));
@@ -340,6 +420,6 @@ void dsim_print_targets(const struct dsim_params *p,
 		met += t[i].met == DSIM_MET;
 	}
 	printf("targets: %u of %u met (%u not measured)\n", met, measured, k - measured);
-	print_nw(pts, n);
+	print_nw(p, pts, n);
 	print_default_elsewhere(pts, n);
 }
