@@ -227,7 +227,7 @@ struct dc_cache_stats {
 	uint64_t nr_inodes;		/* gauge: inodes with references */
 	/* Admission control (DC_MAP_MAY_BYPASS calls under DC_ADMIT_FREQ): */
 	uint64_t bypasses;		/* dc_map() that answered DC_MAP_BYPASS */
-	uint64_t bypass_full;		/* ... because the read miss lost to the victim */
+	uint64_t bypass_full;		/* ... because the read miss lost to the victim (or would to any) */
 	uint64_t bypass_busy;		/* ... because no idle range could be reclaimed */
 	uint64_t admits_contested;	/* misses mapped over a victim they beat */
 	uint64_t bypass_write;		/* bypassed writes that would upgrade or evict */

@@ -235,7 +235,10 @@ static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
  *	it fell), whether the miss continues a sequential stream, and its
  *	estimate with this miss counted.
  *
- * Context: @inode's mutex held; takes the admission lock.
+ * Context: @inode's mutex held, or inside an RCU read-side section (the
+ * mapping before is looked up; under the mutex it is stable, under RCU it
+ * may be changing, and the stream test reads it all the same); takes the
+ * admission lock.
  */
 void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 			 uint64_t file_off, struct dc_admit_cand *cand)
@@ -328,12 +331,10 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 	bool again;
 	uint64_t h;
 
-	if (cand->write)
+	if (dc_admit_cand_hopeless(cand))
 		return false;
 	if (cand->stream)
 		return true;
-	if (!cand->recent)
-		return false;
 	h = key_hash(victim_ino, victim_index);
 	dc_spin_lock(&a->lock);
 	vest = estimate_locked(a, h);

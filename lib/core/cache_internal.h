@@ -198,6 +198,15 @@ struct dc_admit_cand {
 	bool write;			/* a write: never worth a victim */
 };
 
+/*
+ * Whether @cand loses a contest against any victim (dci_admit_contest()):
+ * a write, or a read that is neither recent nor a stream's next read.
+ */
+static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
+{
+	return cand->write || (!cand->stream && !cand->recent);
+}
+
 struct dc_cache {
 	struct dc_cache_config cfg;
 	const struct dc_backend_ops *ops;	/* &ops_copy */

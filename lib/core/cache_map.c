@@ -305,6 +305,26 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 	struct dc_range *r;
 	int ret;
 
+	/*
+	 * A flagged miss with no range free and none on its way, that would
+	 * lose to any victim (see dc_admit_cand_hopeless()), is bypassed
+	 * whatever happens under the mutex: count it and bypass it without
+	 * the mutex, so that it does not wait behind another thread's setup
+	 * of this inode (a round trip).  The looks are racy: a range freed
+	 * meanwhile only means one bypass that could have been a mapping.
+	 */
+	if (admit && !dc_read_once(c->nr_free) && !dc_atomic_read(&c->reclaiming)) {
+		dc_rcu_read_lock();
+		dci_admit_note_miss(c, inode, file_off, &cand);
+		dc_rcu_read_unlock();
+		cand.write = flags & DC_MAP_WRITE;
+		noted = true;
+		if (dc_admit_cand_hopeless(&cand)) {
+			dc_stat_inc(c, cand.write ? DC_STAT_BYPASS_WRITE :
+					DC_STAT_BYPASS_FULL);
+			return DC_MAP_BYPASS;
+		}
+	}
 	for (;;) {
 		if (flags & DC_MAP_NOWAIT) {
 			if (!dc_mutex_trylock(&inode->mutex)) {
