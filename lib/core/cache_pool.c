@@ -81,13 +81,23 @@ void dci_reclaimer_kick(struct dc_cache *c)
 /*
  * Take a free range.  Falling below the threshold starts the background
  * reclaimer, unless !@may_kick: a miss under admission control maps into
- * free ranges without having mappings evicted to make more.
+ * free ranges without having mappings evicted to make more.  An empty pool
+ * is seen without the lock (a full window's every miss asks): a range
+ * freed meanwhile is one the caller might have had a moment later anyway,
+ * and it reclaims or waits instead, as it does when it loses that range to
+ * another miss.  That wait stays safe: dci_pool_put_free() bumps the event
+ * count after its full barrier, and the read barrier here orders this look
+ * after the waiter's read of that count (map_slow()), so a waiter that saw
+ * the bump sees the free range, and one that did not will wake for it.
  */
 struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
 {
 	struct dc_range *r = NULL;
 	bool kick = false;
 
+	dc_smp_rmb();
+	if (!dc_read_once(c->nr_free))
+		return NULL;
 	dc_spin_lock(&c->pool_lock);
 	if (!dc_rlist_empty(c, c->free_list)) {
 		r = dc_range_next(c, c->free_list);

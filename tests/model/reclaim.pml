@@ -110,7 +110,11 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 
 /*
  * The pool-locked half of dci_pool_take_free(): pop the free stack's top;
- * below the threshold, kick the reclaimer (after the unlock).
+ * below the threshold, kick the reclaimer (after the unlock).  The code
+ * first reads c->nr_free without the lock and returns at 0: nr_free
+ * changes only with the free list, in pool-locked sections, so that read
+ * answers as this section would at that moment (an empty stack), and a
+ * nonzero one just leads here.  One step either way.
  */
 #if NR > 1
 #define FREE_TOP	(infree[0] -> 1 : (infree[1] -> 2 : 0))
