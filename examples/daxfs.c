@@ -277,6 +277,12 @@ static atomic_uint_fast64_t gate_mapped;
 static atomic_int_fast64_t gate_credit;
 /* Reads the budget served with pread() without asking the cache; evictions it charged. */
 static atomic_uint_fast64_t n_gate_bypasses, n_gate_evictions;
+/*
+ * Of the reads the budget declined, those dfs_read() declined before
+ * anything else (one counter for both gate_bypasses and bypassed_ios: one
+ * atomic add on a shared line per such read, not two).
+ */
+static atomic_uint_fast64_t n_gate_early;
 /* The largest read zc_read() replies to: zc_init(), 0 without splice. */
 static size_t zc_max;
 
@@ -427,6 +433,8 @@ static size_t stats_text(char *buf, size_t size)
 	uint64_t refreshes = (uint64_t)atomic_load(&n_attr_refreshes);
 	uint64_t commits = (uint64_t)atomic_load(&n_commits);
 	uint64_t wbs = (uint64_t)atomic_load(&n_commit_wbs);
+	uint64_t early = (uint64_t)atomic_load(&n_gate_early);
+	uint64_t bypassed = (uint64_t)atomic_load(&n_bypassed) + early;
 	int len;
 
 	memset(&st, 0, sizeof(st));
@@ -498,9 +506,9 @@ static size_t stats_text(char *buf, size_t size)
 		       (uint64_t)atomic_load(&n_ext_writes),
 		       (uint64_t)atomic_load(&n_direct_writes),
 		       (uint64_t)atomic_load(&n_fallbacks),
-		       (uint64_t)atomic_load(&n_bypassed),
+		       bypassed,
 		       gate_count ? opt.evict_interval : 0,
-		       (uint64_t)atomic_load(&n_gate_bypasses),
+		       (uint64_t)atomic_load(&n_gate_bypasses) + early,
 		       (uint64_t)atomic_load(&n_gate_evictions),
 		       st.hits, st.misses, st.bypasses, st.bypass_full,
 		       st.bypass_busy, st.bypass_write, st.admits_contested, st.upgrades, st.inline_reclaims,
@@ -509,7 +517,7 @@ static size_t stats_text(char *buf, size_t size)
 		       st.writebacks, st.nr_free, st.nr_mapped,
 		       reads ? st.hits * 10000 / reads : 0,
 		       reads ? st.misses * 10000 / reads : 0,
-		       reads ? (uint64_t)atomic_load(&n_bypassed) * 10000 / reads : 0,
+		       reads ? bypassed * 10000 / reads : 0,
 		       opt.attr_timeout_ns, refreshes,
 		       reads ? refreshes * 10000 / reads : 0,
 		       (uint64_t)atomic_load(&n_attr_shrinks),
@@ -2130,8 +2138,7 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		asked = gate_allows(n, (uint64_t)off);
 		if (!asked) {
 			direct = true;
-			atomic_fetch_add_explicit(&n_gate_bypasses, 1, memory_order_relaxed);
-			atomic_fetch_add_explicit(&n_bypassed, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&n_gate_early, 1, memory_order_relaxed);
 		}
 	}
 	if (n->dci)
