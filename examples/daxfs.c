@@ -25,8 +25,10 @@
  * would only churn the window) is read with pread(); and writes are all
  * pwrite()s, which never make a mapping writable (see dfs_write()).  Once
  * the window is full, a read miss may replace a mapping at most once per
- * --evict-interval reads (sequential streams excepted): the others are
- * read with pread() without asking the cache (see gated_map()).
+ * --evict-interval reads (sequential streams excepted), and asking the
+ * cache about a miss it then bypasses costs a quarter of that: the others
+ * are read with pread() without asking the cache or the cached attributes
+ * (see gate_allows()).
  * With --no-dax every read and write is a plain pread()/pwrite().
  * With --io-engine=uring those direct reads and writes (--no-dax, the
  * extending and appending writes, and what the cache bypasses whole) go
@@ -110,6 +112,7 @@ struct dnode {
 	uint64_t nlookup;		/* kernel references */
 	unsigned int nopen;		/* open files (dax mode bookkeeping) */
 	pthread_rwlock_t io_lock;	/* read/write shared, truncate exclusive */
+	_Atomic uint64_t last_end;	/* where the last read ended (see gate_allows()) */
 	int map_fd;			/* registered with the backend while nopen */
 	struct dc_inode *dci;
 	struct dc_attr *attr;		/* cached size and mtime, from the first open on */
@@ -152,7 +155,7 @@ static struct daxfs_opts {
 	char *retry_arg;
 	uint64_t attr_timeout_ns;
 	char *attr_timeout_arg;
-	uint64_t evict_interval;	/* --evict-interval: see gated_map() */
+	uint64_t evict_interval;	/* --evict-interval: see gate_allows() */
 	char *evict_arg;
 	char *window_arg;
 	char *shift_arg;
@@ -199,6 +202,42 @@ static int daemon_ngroups;
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct dc_mmapbe *be;
+
+/*
+ * Built with -DDAXFS_TIMING (x86-64): the time from the start of every read
+ * of a file to its reply call (lfence; rdtsc), summed and shown in
+ * .daxfs-stats as read_handler_ns per read, the TSC calibrated against
+ * CLOCK_MONOTONIC since the start.  The reply itself is left out: it wakes
+ * the reader, who may run on this CPU before writev() returns.  This is
+ * how the per-read figures in the comments on read_size() and the
+ * eviction budget were measured (with more marks between, for the parts).
+ */
+#if defined(DAXFS_TIMING) && defined(__x86_64__)
+#include <x86intrin.h>
+static atomic_uint_fast64_t t_cycles, t_reads;
+static uint64_t t_tsc0, t_ns0;
+static __thread uint64_t tl_start, tl_reply;
+
+static uint64_t timing_tsc(void)
+{
+	_mm_lfence();
+	return __rdtsc();
+}
+
+#define T_START()	(tl_start = timing_tsc(), tl_reply = 0)
+#define T_REPLY()	(tl_reply = timing_tsc())
+#define T_END()								\
+	do {								\
+		if (tl_reply) {						\
+			atomic_fetch_add(&t_cycles, tl_reply - tl_start); \
+			atomic_fetch_add(&t_reads, 1);			\
+		}							\
+	} while (0)
+#else
+#define T_START()	do { } while (0)
+#define T_REPLY()	do { } while (0)
+#define T_END()		do { } while (0)
+#endif
 static struct dc_cache *cache;
 
 static atomic_uint_fast64_t n_reads, n_writes, n_ext_writes, n_fallbacks, n_bypassed;
@@ -220,7 +259,7 @@ static void uring_stats(struct dc_reqq_stats *st);
 static unsigned int map_flags;
 
 /*
- * The eviction budget of the default policy (see gated_map()): which file
+ * The eviction budget of the default policy (see gate_allows()): which file
  * ranges the window maps, as the backend's setup and remove calls saw them.
  * gate_slot[s] is the bucket (+ 1, 0: none) of window range s's mapping;
  * gate_count[b] counts the mapped (inode, range) pairs that hash to bucket
@@ -228,7 +267,7 @@ static unsigned int map_flags;
  * backend op that the cache runs on a window range at a time writes its
  * slot.  gate_credit (0 at the start): reads earn 1 each (up to
  * --evict-interval), a setup that replaces a live mapping costs
- * --evict-interval.
+ * --evict-interval, a miss the cache bypasses a GATE_ASK_SHARE-th of it.
  */
 static const struct dc_backend_ops *be_ops;
 static _Atomic uint32_t *gate_slot;
@@ -238,6 +277,12 @@ static atomic_uint_fast64_t gate_mapped;
 static atomic_int_fast64_t gate_credit;
 /* Reads the budget served with pread() without asking the cache; evictions it charged. */
 static atomic_uint_fast64_t n_gate_bypasses, n_gate_evictions;
+/*
+ * Of the reads the budget declined, those dfs_read() declined before
+ * anything else (one counter for both gate_bypasses and bypassed_ios: one
+ * atomic add on a shared line per such read, not two).
+ */
+static atomic_uint_fast64_t n_gate_early;
 /* The largest read zc_read() replies to: zc_init(), 0 without splice. */
 static size_t zc_max;
 
@@ -388,6 +433,8 @@ static size_t stats_text(char *buf, size_t size)
 	uint64_t refreshes = (uint64_t)atomic_load(&n_attr_refreshes);
 	uint64_t commits = (uint64_t)atomic_load(&n_commits);
 	uint64_t wbs = (uint64_t)atomic_load(&n_commit_wbs);
+	uint64_t early = (uint64_t)atomic_load(&n_gate_early);
+	uint64_t bypassed = (uint64_t)atomic_load(&n_bypassed) + early;
 	int len;
 
 	memset(&st, 0, sizeof(st));
@@ -459,9 +506,9 @@ static size_t stats_text(char *buf, size_t size)
 		       (uint64_t)atomic_load(&n_ext_writes),
 		       (uint64_t)atomic_load(&n_direct_writes),
 		       (uint64_t)atomic_load(&n_fallbacks),
-		       (uint64_t)atomic_load(&n_bypassed),
+		       bypassed,
 		       gate_count ? opt.evict_interval : 0,
-		       (uint64_t)atomic_load(&n_gate_bypasses),
+		       (uint64_t)atomic_load(&n_gate_bypasses) + early,
 		       (uint64_t)atomic_load(&n_gate_evictions),
 		       st.hits, st.misses, st.bypasses, st.bypass_full,
 		       st.bypass_busy, st.bypass_write, st.admits_contested, st.upgrades, st.inline_reclaims,
@@ -470,7 +517,7 @@ static size_t stats_text(char *buf, size_t size)
 		       st.writebacks, st.nr_free, st.nr_mapped,
 		       reads ? st.hits * 10000 / reads : 0,
 		       reads ? st.misses * 10000 / reads : 0,
-		       reads ? (uint64_t)atomic_load(&n_bypassed) * 10000 / reads : 0,
+		       reads ? bypassed * 10000 / reads : 0,
 		       opt.attr_timeout_ns, refreshes,
 		       reads ? refreshes * 10000 / reads : 0,
 		       (uint64_t)atomic_load(&n_attr_shrinks),
@@ -486,6 +533,20 @@ static size_t stats_text(char *buf, size_t size)
 		       rq.enospc, (uint64_t)atomic_load(&n_u_parks), rq.resubmitted,
 		       (uint64_t)atomic_load(&n_u_timer_retries),
 		       (uint64_t)atomic_load(&n_u_errors), rq.parked, rq.in_flight);
+#if defined(DAXFS_TIMING) && defined(__x86_64__)
+	if (len > 0 && (size_t)len < size) {
+		struct timespec ts;
+		uint64_t nr = (uint64_t)atomic_load(&t_reads), ns;
+		double cyc_per_ns;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - t_ns0;
+		cyc_per_ns = ns ? (double)(timing_tsc() - t_tsc0) / (double)ns : 1;
+		len += snprintf(buf + len, size - (size_t)len,
+				"timed_reads: %" PRIu64 "\nread_handler_ns: %.1f\n", nr,
+				nr ? (double)atomic_load(&t_cycles) / cyc_per_ns / (double)nr : 0);
+	}
+#endif
 	if (len < 0)
 		return 0;
 	return (size_t)len < size ? (size_t)len : size - 1;
@@ -633,12 +694,20 @@ static int reopen(struct dnode *n, int flags)
 	return open(path, flags & ~(O_NOFOLLOW | O_DIRECT));
 }
 
-/* CLOCK_MONOTONIC in ns: the clock of the attribute cache. */
+/*
+ * The clock of the attribute cache, in ns: CLOCK_MONOTONIC_COARSE, read on
+ * every read of a file.  It advances once a scheduler tick (1-10 ms, far
+ * below any useful --attr-timeout; --attr-timeout=0 still refreshes on
+ * every read, the attributes being valid only while now < deadline), and
+ * costs a fraction of the fine clock: timed in a loop of 5 million calls
+ * on a 2-CPU virtual machine (a paravirtual clock), CLOCK_MONOTONIC took
+ * 84-93 ns a call, CLOCK_MONOTONIC_COARSE 18-20 ns.
+ */
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -1253,17 +1322,39 @@ static int direct_copy(int fd, char *buf, size_t len, uint64_t off, bool write)
  * is mapped, a read of a range that is not mapped goes to the cache only
  * while the budget has credit (every read earns 1, up to N; a setup that
  * replaces a live mapping costs N: at most one eviction per N reads in the
- * long run), or when it starts a range right after a mapped one (a
- * sequential stream, which the cache's admission maps); else it is read
- * with pread(), counted in gate_bypasses, exactly as --no-dax reads it.
+ * long run; and a miss that the cache's admission then bypasses costs
+ * N / GATE_ASK_SHARE, as asking is not free either), or when it starts a
+ * range right after a mapped one where the file's previous read ended
+ * close by (a sequential stream, which the cache's admission maps); else
+ * it is read with pread(), counted in gate_bypasses, exactly as --no-dax
+ * reads it, before anything else is asked: not the cache, nor the cached
+ * attributes (pread() finds the end of the file itself).
  * Hits, and misses while a window range is free, always go to the cache.
- * What is mapped is learnt from the backend's setup and remove calls,
- * through a counting hash (gate_count): a false "maybe mapped" only asks
- * the cache, and a race that misses a mapping only reads a mapped range
- * with pread(), which the window (MAP_SHARED) agrees with.
+ *
+ * Measured under fio's random 4 KiB reads of a 1 GiB file through a 256
+ * MiB window (daxfs built with -DDAXFS_TIMING: read_handler_ns in
+ * .daxfs-stats), before the refusals were charged and before the
+ * stream rule looked at where the last read ended: per 10k reads, 37-38
+ * evictions, 40-50 setups and 1250-1700 misses that asked the cache and
+ * were bypassed by its admission (about 40 refusals for each admission);
+ * and a random read that started in the first 128 KiB of a range next to
+ * a mapped one passed for a stream (1 read in 64), so that evictions went
+ * on past the budget (21-24 per 10k reads with --evict-interval=8192).
+ * Asking (the cache's inode mutex and the admission) and evicting (an
+ * mmap() over a live range, then a page fault per 16 pages read) made
+ * the handler 1.8-2.4 us a read against 1.4-1.7 us with --no-dax in the
+ * same runs, where a hit saves only about 500 ns (a pread() of 4 KiB,
+ * 1.5-1.7 us, against 1.05-1.1 us for the copy from the window, timed
+ * with more marks between).  Now: 1-2 evictions, 4-7 setups and about 150
+ * refused asks per 10k reads, 1.4-2.0 us a read.
  */
-/* A read that starts this close after a range boundary may continue a stream. */
+/*
+ * A read that starts this close after a range boundary, this close to
+ * where the file's last read ended, may continue a stream.
+ */
 #define GATE_SEQ_SPAN	(128u << 10)
+/* A miss the cache is asked about and bypasses costs N / this much credit. */
+#define GATE_ASK_SHARE	4
 
 static uint32_t gate_bucket(uint64_t ino, uint64_t index)
 {
@@ -1336,29 +1427,59 @@ static bool gate_maybe_mapped(uint64_t ino, uint64_t index)
 }
 
 /*
- * dc_map() of a read of @n at @off, under the budget: DC_MAP_BYPASS (no
- * pin) when the budget declines it (see above), else dc_map()'s answer.
+ * May a read of @n at @off ask the cache (see above)?  Earns the read its
+ * credit.  Called once per range a read touches, before the read notes
+ * where it ends (note_read_end()).
  */
-static int gated_map(struct dnode *n, uint64_t off, struct dc_pin *pin)
+static bool gate_allows(struct dnode *n, uint64_t off)
 {
 	uint64_t rs = (uint64_t)1 << opt.range_shift;
-	uint64_t index = off >> opt.range_shift;
+	uint64_t index = off >> opt.range_shift, end;
 	int_fast64_t credit;
 
-	if (!gate_count)
-		return dc_map(n->dci, off, map_flags, pin);
 	credit = atomic_load_explicit(&gate_credit, memory_order_relaxed);
 	if (credit < (int_fast64_t)opt.evict_interval)
 		atomic_fetch_add_explicit(&gate_credit, 1, memory_order_relaxed);
 	if (credit > 0 ||
 	    atomic_load_explicit(&gate_mapped, memory_order_relaxed) < gate_nslots ||
-	    gate_maybe_mapped(n->fino, index) ||
-	    ((off & (rs - 1)) < GATE_SEQ_SPAN && index &&
-	     gate_maybe_mapped(n->fino, index - 1)))
+	    gate_maybe_mapped(n->fino, index))
+		return true;
+	if ((off & (rs - 1)) >= GATE_SEQ_SPAN || !index ||
+	    !gate_maybe_mapped(n->fino, index - 1))
+		return false;
+	end = atomic_load_explicit(&n->last_end, memory_order_relaxed);
+	return end <= off + GATE_SEQ_SPAN && end + GATE_SEQ_SPAN >= off;
+}
+
+/* The stream rule's record: a read of @n ended at @end. */
+static void note_read_end(struct dnode *n, uint64_t end)
+{
+	if (gate_count)
+		atomic_store_explicit(&n->last_end, end, memory_order_relaxed);
+}
+
+/*
+ * dc_map() of a read of @n at @off, under the budget: DC_MAP_BYPASS (no
+ * pin) when the budget declines it (see above), else dc_map()'s answer.
+ * @asked: the read's first range, which gate_allows() let through already.
+ */
+static int gated_map(struct dnode *n, uint64_t off, struct dc_pin *pin, bool asked)
+{
+	int err;
+
+	if (!gate_count)
 		return dc_map(n->dci, off, map_flags, pin);
-	memset(pin, 0, sizeof(*pin));
-	atomic_fetch_add_explicit(&n_gate_bypasses, 1, memory_order_relaxed);
-	return DC_MAP_BYPASS;
+	if (!asked && !gate_allows(n, off)) {
+		memset(pin, 0, sizeof(*pin));
+		atomic_fetch_add_explicit(&n_gate_bypasses, 1, memory_order_relaxed);
+		return DC_MAP_BYPASS;
+	}
+	err = dc_map(n->dci, off, map_flags, pin);
+	if (err == DC_MAP_BYPASS)
+		atomic_fetch_sub_explicit(&gate_credit,
+					  (int_fast64_t)(opt.evict_interval / GATE_ASK_SHARE),
+					  memory_order_relaxed);
+	return err;
 }
 
 /* The budget's tables, for a window of @nslots ranges; 0 or -ENOMEM. */
@@ -1427,7 +1548,7 @@ out:
  * through the ring.
  */
 static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
-		       uint64_t off, bool write)
+		       uint64_t off, bool write, bool asked)
 {
 	uint64_t rs = (uint64_t)1 << opt.range_shift;
 	struct dc_pin pin;
@@ -1439,7 +1560,7 @@ static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 		size_t chunk;
 
 		err = write ? dc_map(n->dci, off, map_flags | DC_MAP_WRITE, &pin) :
-			      gated_map(n, off, &pin);
+			      gated_map(n, off, &pin, first && asked);
 		if (err == DC_MAP_BYPASS) {
 			chunk = rs - (off & (rs - 1)) < len ?
 				(size_t)(rs - (off & (rs - 1))) : len;
@@ -1483,21 +1604,22 @@ static int64_t ts_ns(const struct timespec *ts)
 
 /*
  * The size of @n's source that a read of [@off, @off + @size) goes by, in
- * *@sizep (seed 001): the cached one while it is valid and the read stays
- * within it; else the source is fstat()ed and the attributes refreshed
- * (the hook punches the window past a new, smaller end).  0 or -errno.
+ * *@sizep (seed 001): while the cached attributes are valid and the read
+ * stays within the cached size, @off + @size (the read needs no clipping:
+ * one call into the attribute cache, one lock, per read); else the source
+ * is fstat()ed and the attributes refreshed (the hook punches the window
+ * past a new, smaller end).  0 or -errno.
  */
 static int read_size(struct dnode *n, uint64_t off, uint64_t size, uint64_t *sizep)
 {
 	struct dc_attr_values v;
-	uint64_t now = mono_ns(), version;
+	uint64_t version;
 	struct stat st;
 	int err;
 
-	if (!dc_attr_read_check(n->attr, off, size, now, &version)) {
+	if (!dc_attr_read_check(n->attr, off, size, mono_ns(), &version)) {
 		/* Valid a moment ago: a read racing the timeout goes by it. */
-		dc_attr_get(n->attr, &v, now);
-		*sizep = v.size;
+		*sizep = off + size;
 		return 0;
 	}
 	err = stat_fd(n->map_fd, &st);
@@ -1604,7 +1726,8 @@ static void zc_init(void)
  * or the error of dc_map(); BYPASS_WHOLE (--io-engine=uring) not replied:
  * the cache bypasses all of it, the caller serves it through the ring.
  */
-static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t off)
+static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t off,
+		   bool asked)
 {
 	uint64_t rs = (uint64_t)1 << opt.range_shift;
 	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
@@ -1622,7 +1745,7 @@ static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t
 	while (done < len) {
 		if (nseg == ZC_MAX_SEGS)
 			goto out;	/* 0: copy */
-		err = gated_map(n, off + done, &pins[npins]);
+		err = gated_map(n, off + done, &pins[npins], !done && asked);
 		if (err == DC_MAP_BYPASS) {
 			uint64_t o = off + done;
 
@@ -1687,6 +1810,7 @@ static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t
 	 * An error is answered to the request by fuse_reply_data() itself;
 	 * it may leave bytes in the pipe, which is then made anew.
 	 */
+	T_REPLY();
 	if (fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE))
 		zc_pipe_close();
 	atomic_fetch_add_explicit(&n_zc_reads, 1, memory_order_relaxed);
@@ -1977,6 +2101,7 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	struct dnode *n = get_node(ino);
 	char small[ZC_MIN], *buf = small;
+	bool direct = !n->dci, asked = false;
 	uint64_t fsize;
 	ssize_t got = 0;
 	int err = 0;
@@ -2000,9 +2125,25 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_buf(req, text, len);
 		return;
 	}
+	T_START();
 	atomic_fetch_add_explicit(&n_reads, 1, memory_order_relaxed);
 	pthread_rwlock_rdlock(&n->io_lock);
-	if (n->dci) {
+	/*
+	 * A read within one range that the budget declines is read as
+	 * --no-dax reads it, before the cached attributes or the cache are
+	 * asked anything (see gate_allows()).
+	 */
+	if (n->dci && gate_count && size &&
+	    !(((uint64_t)off ^ ((uint64_t)off + size - 1)) >> opt.range_shift)) {
+		asked = gate_allows(n, (uint64_t)off);
+		if (!asked) {
+			direct = true;
+			atomic_fetch_add_explicit(&n_gate_early, 1, memory_order_relaxed);
+		}
+	}
+	if (n->dci)
+		note_read_end(n, (uint64_t)off + size);
+	if (!direct) {
 		err = read_size(n, (uint64_t)off, size, &fsize);
 		if (err)
 			goto out;
@@ -2011,29 +2152,30 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		if ((uint64_t)size > fsize - (uint64_t)off)
 			size = (size_t)(fsize - (uint64_t)off);
 		err = size >= ZC_MIN && size <= zc_max ?
-		      zc_read(req, n, (int)fi->fh, size, (uint64_t)off) : 0;
+		      zc_read(req, n, (int)fi->fh, size, (uint64_t)off, asked) : 0;
 		if (err == 1) {
 			pthread_rwlock_unlock(&n->io_lock);
+			T_END();
 			return;
 		}
 		if (err == BYPASS_WHOLE)
 			goto ring;
 	}
-	if (!n->dci && opt.uring)
+	if (direct && opt.uring)
 		goto ring;
-	/* --no-dax; or above zc_max, no pipe, too many ranges. */
+	/* --no-dax, declined; or above zc_max, no pipe, too many ranges. */
 	if (size > sizeof(small) && !(buf = malloc(size))) {
 		err = -ENOMEM;
 		goto out;
 	}
-	if (!n->dci) {
+	if (direct) {
 		got = pread((int)fi->fh, buf, size, off);
 		err = got < 0 ? -errno : 0;
 		goto out;
 	}
 	got = (ssize_t)size;
 	if (!err)
-		err = window_copy(n, (int)fi->fh, buf, size, (uint64_t)off, false);
+		err = window_copy(n, (int)fi->fh, buf, size, (uint64_t)off, false, asked);
 	if (err == BYPASS_WHOLE) {
 		if (buf != small)
 			free(buf);
@@ -2054,10 +2196,13 @@ out:
 	pthread_rwlock_unlock(&n->io_lock);
 	if (err)
 		fuse_reply_err(req, -err);
-	else
+	else {
+		T_REPLY();
 		fuse_reply_buf(req, buf, (size_t)got);
+	}
 	if (buf != small)
 		free(buf);
+	T_END();
 	return;
 ring:
 	/* Served, and replied to, by the completion thread. */
@@ -2111,7 +2256,7 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 		atomic_fetch_add_explicit(&n_ext_writes, 1, memory_order_relaxed);
 		goto plain;
 	}
-	err = window_copy(n, (int)fi->fh, (char *)buf, size, (uint64_t)off, true);
+	err = window_copy(n, (int)fi->fh, (char *)buf, size, (uint64_t)off, true, false);
 	if (!err)
 		goto out;
 	if (err == BYPASS_WHOLE)
@@ -2598,8 +2743,9 @@ static void usage(FILE *f, const char *prog)
 		"    --evict-interval=N            [evict_interval=N]\n"
 		"           default policy: once every window range is mapped, a read\n"
 		"           miss may replace a mapping at most once per N reads (a\n"
-		"           sequential stream excepted); the other misses are pread()\n"
-		"           without asking the cache (default 256; 0: all ask it)\n"
+		"           sequential stream excepted), a miss the cache bypasses\n"
+		"           costs N/4; the other misses are pread() without asking\n"
+		"           the cache (default 256; 0: all ask it)\n"
 		"    --direct-io                   [direct_io]\n"
 		"           open files with direct_io (no page cache)\n"
 		"    --io-engine=sync|uring        [io_engine=ENGINE]\n"
@@ -2949,6 +3095,15 @@ int main(int argc, char **argv)
 	pthread_key_create(&reg_key, reg_destructor);
 	pthread_key_create(&zc_key, zc_destructor);
 	zc_init();
+#if defined(DAXFS_TIMING) && defined(__x86_64__)
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t_ns0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		t_tsc0 = timing_tsc();
+	}
+#endif
 	ensure_registered();
 	if (!root.fino || (!opt.no_dax && window_reserve()))
 		goto out_args;
