@@ -287,20 +287,17 @@ static atomic_uint_fast64_t n_gate_early;
 static size_t zc_max;
 
 static __thread bool thread_registered;
-static pthread_key_t reg_key;
 
-static void reg_destructor(void *arg)
-{
-	dc_thread_unregister();
-}
-
-/* Register the calling thread before its first call into libdaxcache. */
+/*
+ * Register the calling thread before its first call into libdaxcache.
+ * libfuse starts and ends its worker threads itself; one that exits
+ * registered is unregistered by the library at its exit.
+ */
 static void ensure_registered(void)
 {
 	if (thread_registered)
 		return;
 	dc_thread_register();
-	pthread_setspecific(reg_key, (void *)1);
 	thread_registered = true;
 }
 
@@ -3092,7 +3089,6 @@ int main(int argc, char **argv)
 	root.map_fd = -1;
 	pthread_rwlock_init(&root.io_lock, NULL);
 	pthread_mutex_init(&root.dirty_lock, NULL);
-	pthread_key_create(&reg_key, reg_destructor);
 	pthread_key_create(&zc_key, zc_destructor);
 	zc_init();
 #if defined(DAXFS_TIMING) && defined(__x86_64__)
