@@ -117,6 +117,8 @@ static void judge(struct dsim_target *t, const char *what, double ratio,
 	double va, vb;
 	bool ok;
 
+	/* No confidence interval here (ci_hi 0): only the every-point rule has one. */
+	memset(t, 0, sizeof(*t));
 	snprintf(t->what, sizeof(t->what), "%s", what);
 	t->wl = DSIM_UNIFORM;
 	t->threads = 1;
