@@ -147,10 +147,21 @@ static void write_achieved(struct bench_json *j, const struct dsim_params *p,
 	X("read_rt_ok_pct", (pt)->read_rt_ok_pct, 2) \
 	X("cpu_pct", (pt)->cpu_pct, 1)
 
-static void write_point(struct bench_json *j, const struct dsim_point *pt)
+/* Object @name: @v of each policy whose @has is positive, by policy name. */
+static void json_per_policy(struct bench_json *j, const char *name,
+			    const double *v, const double *has)
 {
 	unsigned int k;
 
+	bench_json_obj(j, name);
+	for (k = 0; k < DSIM_NR_POLICIES; k++)
+		if (has[k] > 0)
+			bench_json_dbl(j, dsim_policy_name(k), v[k], 4);
+	bench_json_end(j);
+}
+
+static void write_point(struct bench_json *j, const struct dsim_point *pt)
+{
 	bench_json_obj(j, NULL);
 	bench_json_str(j, "workload", dsim_wl_name(pt->wl));
 	bench_json_u64(j, "threads", pt->threads);
@@ -163,39 +174,17 @@ static void write_point(struct bench_json *j, const struct dsim_point *pt)
 	bench_json_u64(j, "ops", pt->ops);
 	bench_json_u64(j, "warm_ops", pt->warm_ops);
 	bench_json_u64(j, "preempted", pt->preempted);
-	/* Its IOPS over each other policy's, paired by round (dsim_point @vs). */
-	bench_json_obj(j, "vs");
-	for (k = 0; k < DSIM_NR_POLICIES; k++)
-		if (pt->vs[k] > 0)
-			bench_json_dbl(j, dsim_policy_name(k), pt->vs[k], 4);
-	bench_json_end(j);
-	/* The ends of their 95% confidence intervals. */
-	bench_json_obj(j, "vs_lo");
-	for (k = 0; k < DSIM_NR_POLICIES; k++)
-		if (pt->vs[k] > 0)
-			bench_json_dbl(j, dsim_policy_name(k), pt->vs_lo[k], 4);
-	bench_json_end(j);
-	bench_json_obj(j, "vs_hi");
-	for (k = 0; k < DSIM_NR_POLICIES; k++)
-		if (pt->vs[k] > 0)
-			bench_json_dbl(j, dsim_policy_name(k), pt->vs_hi[k], 4);
-	bench_json_end(j);
-	/* The p99 of its slices over each other's, paired by round. */
-	bench_json_obj(j, "p99_vs");
-	for (k = 0; k < DSIM_NR_POLICIES; k++)
-		if (pt->p99_vs[k] > 0)
-			bench_json_dbl(j, dsim_policy_name(k), pt->p99_vs[k], 4);
-	bench_json_end(j);
-	bench_json_obj(j, "p99_vs_lo");
-	for (k = 0; k < DSIM_NR_POLICIES; k++)
-		if (pt->p99_vs[k] > 0)
-			bench_json_dbl(j, dsim_policy_name(k), pt->p99_vs_lo[k], 4);
-	bench_json_end(j);
-	bench_json_obj(j, "p99_vs_hi");
-	for (k = 0; k < DSIM_NR_POLICIES; k++)
-		if (pt->p99_vs[k] > 0)
-			bench_json_dbl(j, dsim_policy_name(k), pt->p99_vs_hi[k], 4);
-	bench_json_end(j);
+	/*
+	 * Its IOPS over each other policy's, paired by round (dsim_point
+	 * @vs), with the ends of their 95% confidence intervals; then the
+	 * same for the p99 of its slices.
+	 */
+	json_per_policy(j, "vs", pt->vs, pt->vs);
+	json_per_policy(j, "vs_lo", pt->vs_lo, pt->vs);
+	json_per_policy(j, "vs_hi", pt->vs_hi, pt->vs);
+	json_per_policy(j, "p99_vs", pt->p99_vs, pt->p99_vs);
+	json_per_policy(j, "p99_vs_lo", pt->p99_vs_lo, pt->p99_vs);
+	json_per_policy(j, "p99_vs_hi", pt->p99_vs_hi, pt->p99_vs);
 	bench_json_end(j);
 }
 
