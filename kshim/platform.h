@@ -84,6 +84,8 @@
 #define dc_write_once(x, v)	WRITE_ONCE(x, v)
 /* Whether @x, read once, differs from @v. */
 #define dc_read_once_ne(x, v)	(READ_ONCE(x) != (v))
+/* A read whose race with a writer's WRITE_ONCE() the caller copes with. */
+#define dc_read_racy(x)		data_race(x)
 /* Later accesses stay after the load. */
 #define dc_load_acquire(p)	smp_load_acquire(p)
 /* Earlier accesses stay before the store. */

@@ -8,6 +8,10 @@
  *   hit-kernel      N x (kr_map + kr_unpin), the kernel-style baseline
  *   miss            N misses of new indexes, a window that never reclaims
  *   miss-reclaim    N misses into a full window: each reclaims inline
+ *   miss-scattered  N misses of new indexes in a scattered order, a window
+ *                   that never reclaims: each lands inside a leaf of the
+ *                   tree (a copy), where the ascending ones of "miss" are
+ *                   appended in place
  *
  * The loop runs once as a warm-up and then N times; the script runs each
  * twice (N and 2N) and divides the difference of the collected counts by
@@ -131,6 +135,30 @@ static void __attribute__((noinline)) measured_misses(struct dc_inode *inode,
 	map_new_each(inode, first, n, 0);
 }
 
+/*
+ * measured_misses() in a scattered order: the n new indexes from @first,
+ * index first + (i * MISS_STRIDE) % n for i < n, each between two mapped
+ * earlier (for n prime to MISS_STRIDE, a permutation).
+ */
+#define MISS_STRIDE	7919u	/* a prime: no divisor of the N the script uses */
+
+static void __attribute__((noinline)) measured_scattered(struct dc_inode *inode,
+							 uint64_t first, uint64_t n)
+{
+	struct dc_pin pin;
+	uint64_t i;
+
+	measured += n;
+	for (i = 0; i < n; i++) {
+		if (dc_map(inode, (first + (i * MISS_STRIDE) % n) << BENCH_RANGE_SHIFT, 0,
+			   &pin)) {
+			bad++;
+			continue;
+		}
+		dc_unpin(&pin);
+	}
+}
+
 static void run_hits(uint64_t n, bool kernel)
 {
 	struct dc_cache *c = bench_cache_new(4 * HIT_RANGES, 0, &null_backend_ops,
@@ -176,7 +204,7 @@ static void run_hits(uint64_t n, bool kernel)
 	bench_cache_done(c, "hit cache");
 }
 
-static void run_misses(uint64_t n, bool reclaim)
+static void run_misses(uint64_t n, bool reclaim, bool scattered)
 {
 	unsigned int window = reclaim ? MISS_FULL : (unsigned int)(2 * n + 64);
 	struct dc_cache *c = bench_cache_new(window, 0, &null_backend_ops, NULL);
@@ -205,7 +233,12 @@ static void run_misses(uint64_t n, bool reclaim)
 	misses(inode, next, 32);
 	next += 32;
 	bench_stats(c, &s0);
-	measured_misses(inode, next, n);
+	if (scattered && n % MISS_STRIDE == 0)
+		bench_fail("miss-scattered: N %" PRIu64 " is a multiple of %u", n, MISS_STRIDE);
+	if (scattered)
+		measured_scattered(inode, next, n);
+	else
+		measured_misses(inode, next, n);
 	dc_barrier();
 	bench_stats(c, &s1);
 	if (reclaim && s1.misses - s0.misses == n && s1.hits == s0.hits &&
@@ -224,7 +257,7 @@ static void run_misses(uint64_t n, bool reclaim)
 	    (reclaim && s1.inline_reclaims - s0.inline_reclaims != n) ||
 	    (!reclaim && s1.inline_reclaims + s1.bg_reclaims))
 		bench_fail("%s: %" PRIu64 " misses, %" PRIu64 " hits, %" PRIu64 " inline reclaims counted for %" PRIu64 " misses",
-			   reclaim ? "miss-reclaim" : "miss",
+			   reclaim ? "miss-reclaim" : scattered ? "miss-scattered" : "miss",
 			   s1.misses - s0.misses, s1.hits - s0.hits,
 			   s1.inline_reclaims - s0.inline_reclaims, n);
 	dc_inode_put(inode);
@@ -237,7 +270,7 @@ int main(int argc, char **argv)
 	char *end;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: bench-instr hit-dc|hit-kernel|miss|miss-reclaim N\n");
+		fprintf(stderr, "usage: bench-instr hit-dc|hit-kernel|miss|miss-reclaim|miss-scattered N\n");
 		return 2;
 	}
 	n = strtoull(argv[2], &end, 10);
@@ -251,9 +284,11 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "hit-kernel"))
 		run_hits(n, true);
 	else if (!strcmp(argv[1], "miss"))
-		run_misses(n, false);
+		run_misses(n, false, false);
 	else if (!strcmp(argv[1], "miss-reclaim"))
-		run_misses(n, true);
+		run_misses(n, true, false);
+	else if (!strcmp(argv[1], "miss-scattered"))
+		run_misses(n, false, true);
 	else {
 		fprintf(stderr, "bench-instr: unknown %s\n", argv[1]);
 		return 2;

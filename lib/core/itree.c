@@ -4,11 +4,20 @@
  *
  * A B+tree of non-overlapping closed intervals ordered by start.  Nodes are
  * immutable once published, except for the child pointers of internal
- * nodes: a writer changes a node by building a copy and publishing it with
- * one pointer store into the parent's child slot (or the root).  A reader
- * therefore always walks a consistent set of nodes: each one it reaches is
- * either the old or the new version, and both route every key correctly.
- * Replaced nodes are freed after a grace period.
+ * nodes and the unused slots of leaves: a writer changes a node by building
+ * a copy and publishing it with one pointer store into the parent's child
+ * slot (or the root).  A reader therefore always walks a consistent set of
+ * nodes: each one it reaches is either the old or the new version, and both
+ * route every key correctly.  Replaced nodes are freed after a grace period.
+ *
+ * The one change made in place: an entry whose start is above every start
+ * of its leaf, in a leaf with room (ascending insertion, as a file read in
+ * order maps its ranges), is written into the leaf's first unused slot,
+ * which no reader has ever seen used (slots are never reused in place:
+ * removal copies), and then counted in with a release store of @nr.  A
+ * reader loads a leaf's @nr with acquire before anything else of it and
+ * takes no entry at or past it (see leaf_nr()), so it sees the leaf as it
+ * was before the append or after it, whole.
  *
  * Internal node: children child[0..nr-1]; child i holds the starts in
  * [key[i], key[i+1]) (key[0] is not used: child 0 takes everything below
@@ -298,21 +307,6 @@ static inline unsigned int count_le(const struct itree_node *n, uint64_t key)
 	return c0 + c1 + c2 + c3;
 }
 
-/* How many keys of @n are < @key (pads never count). */
-static inline unsigned int count_lt(const struct itree_node *n, uint64_t key)
-{
-	unsigned int i, c0 = 0, c1 = 0, c2 = 0, c3 = 0;
-
-	for (i = 0; i < ITREE_FANOUT; i += 4) {
-		c0 += n->key[i] < key;
-		c1 += n->key[i + 1] < key;
-		c2 += n->key[i + 2] < key;
-		c3 += n->key[i + 3] < key;
-	}
-	return c0 + c1 + c2 + c3;
-}
-
-
 /*
  * How many keys of @n are <= @key, for @key below UINT64_MAX (so pads never
  * count): the keys are sorted, so three compares pick the quarter that
@@ -328,6 +322,57 @@ static inline unsigned int count_le_below_max(const struct itree_node *n,
 
 	return 4 * q + (k[0] <= key) + (k[1] <= key) + (k[2] <= key) +
 	       (k[3] <= key);
+}
+
+/*
+ * The entries of leaf @n a reader may take, read first: the entries below
+ * it were all written before the release store that set it (see
+ * leaf_append()), so they are complete.  Keys at or past it may be filled
+ * in meanwhile, and are read with dc_read_racy() (leaf_count_le() and
+ * leaf_count_lt()): each one is a pad or a key above every key below @nr,
+ * so whichever a reader sees, a count that reaches @nr means that every
+ * entry the reader may take counts.
+ */
+static inline unsigned int leaf_nr(const struct itree_node *n)
+{
+	return dc_load_acquire(&n->nr);
+}
+
+/*
+ * count_le_below_max() of a leaf whose count @nr the caller read with
+ * leaf_nr(), capped at @nr.  The keys are sorted at every moment (a slot
+ * gains a key above all before it), so only keys at or past @nr may be
+ * stale; where one of them decides a quarter or counts, the answer is
+ * @nr or more, which the cap makes right.
+ */
+static inline unsigned int leaf_count_le(const struct itree_node *n,
+					 unsigned int nr, uint64_t key)
+{
+	unsigned int q = (dc_read_racy(n->key[4]) <= key) +
+			 (dc_read_racy(n->key[8]) <= key) +
+			 (dc_read_racy(n->key[12]) <= key);
+	const uint64_t *k = &n->key[4 * q];
+	unsigned int c = 4 * q + (dc_read_racy(k[0]) <= key) +
+			 (dc_read_racy(k[1]) <= key) + (dc_read_racy(k[2]) <= key) +
+			 (dc_read_racy(k[3]) <= key);
+
+	return c < nr ? c : nr;
+}
+
+/* count_lt() of a leaf, capped at @nr as leaf_count_le() is. */
+static inline unsigned int leaf_count_lt(const struct itree_node *n,
+					 unsigned int nr, uint64_t key)
+{
+	unsigned int i, c, c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+
+	for (i = 0; i < ITREE_FANOUT; i += 4) {
+		c0 += dc_read_racy(n->key[i]) < key;
+		c1 += dc_read_racy(n->key[i + 1]) < key;
+		c2 += dc_read_racy(n->key[i + 2]) < key;
+		c3 += dc_read_racy(n->key[i + 3]) < key;
+	}
+	c = c0 + c1 + c2 + c3;
+	return c < nr ? c : nr;
 }
 
 /* The child of internal node @n to descend into for @key. */
@@ -388,7 +433,7 @@ static const struct itree_node *rightmost(const struct dc_itree *t,
 {
 	for (; !n->leaf; n = child(t, n, n->nr - 1))
 		;
-	*idx = n->nr - 1;
+	*idx = leaf_nr(n) - 1;
 	return n;
 }
 
@@ -415,7 +460,7 @@ search_floor_left(const struct dc_itree *t, uint64_t key, unsigned int *idx)
 			left = child(t, n, i - 1);
 		n = child(t, n, i);
 	}
-	i = count_le_below_max(n, key);
+	i = leaf_count_le(n, leaf_nr(n), key);
 	if (i) {
 		/* The leaf changed since the first walk. */
 		*idx = i - 1;
@@ -453,8 +498,7 @@ search_floor(const struct dc_itree *t, uint64_t key, unsigned int *idx)
 		if (big)
 			node_prefetch(n, level == 1);
 	}
-	/* Below UINT64_MAX no pad counts, so @i <= nr. */
-	i = count_le_below_max(n, key);
+	i = leaf_count_le(n, leaf_nr(n), key);
 	if (dc_unlikely(!i))
 		return search_floor_left(t, key, idx);
 	*idx = i - 1;
@@ -467,7 +511,7 @@ static const struct itree_node *search_ceil(const struct dc_itree *t,
 {
 	const struct itree_node *n = reader_root(t);
 	const struct itree_node *right = NULL;
-	unsigned int j;
+	unsigned int j, nr;
 
 	if (!n)
 		return NULL;
@@ -478,8 +522,9 @@ static const struct itree_node *search_ceil(const struct dc_itree *t,
 			right = child(t, n, i + 1);
 		n = child(t, n, i);
 	}
-	j = count_lt(n, key);
-	if (j < n->nr) {
+	nr = leaf_nr(n);
+	j = leaf_count_lt(n, nr, key);
+	if (j < nr) {
 		*idx = j;
 		return n;
 	}
@@ -778,6 +823,34 @@ static unsigned int leaf_pos(const struct itree_node *leaf, uint64_t start)
 	return start ? count_le_below_max(leaf, start - 1) : 0;
 }
 
+/* Restock removal's reserve so that it need not wait for readers. */
+static void spare_restock(struct dc_itree *t)
+{
+	if (t->spare)
+		return;
+	t->spare = node_new(t);
+	if (t->spare && t->retired_spare) {
+		node_retire(t, t->retired_spare);
+		t->retired_spare = NULL;
+	}
+}
+
+/*
+ * Add @ne to published leaf @leaf, in place, past all its entries (it has
+ * room, and @ne's start is above all of theirs).  The slot has held a pad
+ * since @leaf was published; readers may read its key at any time, and
+ * take its entry once @nr counts it (leaf_nr()).
+ */
+static void leaf_append(struct itree_node *leaf, const struct wide_entry *ne)
+{
+	unsigned int pos = leaf->nr;
+
+	leaf->ent[pos].last = ne->last;
+	leaf->ent[pos].item = ne->p;
+	dc_write_once(leaf->key[pos], ne->key);
+	dc_store_release(&leaf->nr, pos + 1);
+}
+
 /* Insert [@start, @last] -> @item, which overlaps nothing in @t. */
 static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		      void *item)
@@ -790,6 +863,15 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 	struct itree_path p;
 
 	walk(t, start, &p);
+	if (p.depth) {
+		lo = p.node[p.depth - 1];
+		pos = leaf_pos(lo, start);
+		if (pos == lo->nr && pos < ITREE_FANOUT) {
+			spare_restock(t);
+			leaf_append(lo, &ne);
+			goto done;
+		}
+	}
 	/*
 	 * Allocate every node first, so that failure changes nothing: two per
 	 * full node on the path (it splits), one for the first node with room
@@ -800,15 +882,7 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		want += 2;
 	if (pool_fill(t, &pool, want))
 		return -ENOMEM;
-
-	/* Restock removal's reserve so that it need not wait for readers. */
-	if (!t->spare) {
-		t->spare = node_new(t);
-		if (t->spare && t->retired_spare) {
-			node_retire(t, t->retired_spare);
-			t->retired_spare = NULL;
-		}
-	}
+	spare_restock(t);
 
 	if (!p.depth) {
 		lo = pool_take(&pool);

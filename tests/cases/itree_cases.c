@@ -514,10 +514,135 @@ DC_TEST(itree_rcu_readers_vs_writer)
 	dc_itree_destroy(c.tree);
 }
 
+/*
+ * Ascending insertion fills leaves in place (the one change readers see
+ * made to a published node): the writer appends [4i, 4i + 2] for ever
+ * larger i, each counted in @hi once inserted, and removes the one APPEND_KEEP
+ * behind, so that leaves are appended to, split and copied by removals
+ * alike.  Readers check every entry they find whole (its last and item
+ * are the ones written with its start), find every appended one that is
+ * not yet removed, and never find the gaps.
+ */
+#define APPEND_KEEP	64u
+
+struct append_ctx {
+	struct dc_itree *tree;
+	dc_atomic_t stop;
+	dc_atomic64_t hi;	/* intervals appended so far */
+	dc_atomic64_t checks;
+	unsigned int writer_ops;
+};
+
+static void append_writer(struct dc_test *t, struct append_ctx *c)
+{
+	uint64_t i;
+
+	/* [0, 2] is in place already. */
+	for (i = 1; i <= c->writer_ops && !dc_test_failed(t); i++) {
+		DC_ASSERT_INT_EQ(t, dc_itree_insert(c->tree, 4 * i, 4 * i + 2,
+						    item_of(4 * i)), 0);
+		dc_atomic64_set(&c->hi, i + 1);
+		if (i >= APPEND_KEEP)
+			DC_ASSERT_INT_EQ(t, dc_itree_remove(c->tree, 4 * (i - APPEND_KEEP),
+							    NULL), 0);
+		/* Let the readers in where preemption is voluntary (kernel). */
+		if (!(i % 256))
+			dc_test_sleep_us(0);
+	}
+}
+
+/* Entry @e is [4i, 4i + 2] -> item_of(4i) for some i. */
+static bool append_whole(const struct dc_itree_entry *e)
+{
+	return !(e->start & 3) && e->last == e->start + 2 &&
+	       e->item == item_of(e->start);
+}
+
+static void append_reader(struct dc_test *t, struct append_ctx *c, unsigned int idx)
+{
+	struct dc_test_rng rng;
+	uint64_t n = 0;
+
+	dc_test_rng_init(&rng, t->seed + 200 + idx);
+	while (!dc_atomic_read(&c->stop) && !dc_test_failed(t)) {
+		uint64_t hi = dc_atomic64_read(&c->hi), i, prev;
+		struct dc_itree_entry e;
+		bool found, gap, whole = true, backwards = false;
+
+		if (!hi)
+			continue;
+		/* The newest, or one of the last few. */
+		i = hi - 1 - dc_test_below(&rng, hi < 8 ? hi : 8);
+		dc_rcu_read_lock();
+		found = dc_itree_lookup_entry(c->tree, 4 * i + 1, &e);
+		gap = dc_itree_lookup(c->tree, 4 * i + 3) != NULL;
+		dc_rcu_read_unlock();
+		if (found)
+			DC_ASSERT(t, append_whole(&e) && e.start == 4 * i);
+		else
+			DC_ASSERT(t, dc_atomic64_read(&c->hi) > i + APPEND_KEEP);
+		DC_ASSERT(t, !gap);
+
+		/* Iterate the newest few: ascending, each whole. */
+		prev = 0;
+		dc_rcu_read_lock();
+		if (dc_itree_first(c->tree, 4 * (hi > 16 ? hi - 16 : 0), UINT64_MAX, &e)) {
+			do {
+				whole &= append_whole(&e);
+				backwards |= e.start < prev;
+				prev = e.start;
+			} while (dc_itree_next(c->tree, &e, UINT64_MAX));
+		}
+		dc_rcu_read_unlock();
+		DC_ASSERT(t, whole && !backwards);
+		/* Iteration reached at least the newest seen before it began. */
+		DC_ASSERT(t, prev >= 4 * (hi - 1));
+		dc_atomic64_inc(&c->checks);
+		if (!(++n % 256))
+			dc_test_sleep_us(0);
+	}
+}
+
+static void append_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct append_ctx *c = arg;
+
+	if (idx == 0) {
+		/* Some reader rounds overlap the appends, by construction. */
+		DC_WAIT_FOR(t, dc_atomic64_read(&c->checks) > 0 || dc_test_failed(t));
+		dc_atomic64_set(&c->checks, 0);
+		append_writer(t, c);
+		DC_WAIT_FOR(t, dc_atomic64_read(&c->checks) > 0 || dc_test_failed(t));
+		dc_atomic_set(&c->stop, 1);
+	} else {
+		append_reader(t, c, idx);
+	}
+}
+
+DC_TEST(itree_rcu_readers_vs_appender)
+{
+	struct append_ctx c = {
+		.writer_ops = 100000 * dc_test_scale() / dc_test_slowdown()
+	};
+
+	DC_ASSERT_INT_EQ(t, dc_itree_create(&c.tree), 0);
+	/* Readers start with something to find. */
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(c.tree, 0, 2, item_of(0)), 0);
+	dc_atomic64_set(&c.hi, 1);
+	dc_atomic_set(&c.stop, 0);
+	dc_atomic64_set(&c.checks, 0);
+	dc_test_run_threads(t, 3, append_thread, &c);
+	DC_RETURN_IF_FAILED(t);
+	dc_test_log(t, "appends %u, reader checks during and after them %llu", c.writer_ops,
+		    (unsigned long long)dc_atomic64_read(&c.checks));
+	dc_itree_destroy(c.tree);
+}
+
 DC_SUITE(itree,
 	 DC_CASE(itree_api),
 	 DC_CASE(itree_boundaries),
 	 DC_CASE(itree_deep_lookups),
 	 DC_CASE(itree_differential),
 	 DC_CASE(itree_enomem_leaves_tree_intact),
-	 DC_CASE(itree_rcu_readers_vs_writer));
+	 DC_CASE(itree_rcu_readers_vs_writer),
+	 DC_CASE(itree_rcu_readers_vs_appender));

@@ -104,6 +104,19 @@
 #else
 #define dc_read_once_ne(x, v)	(dc_read_once(x) != (v))
 #endif
+/*
+ * dc_read_racy(x) - read @x (an aligned word) that a writer may be storing
+ * with dc_write_once() meanwhile, where the caller copes with either value
+ * (the kernel's data_race()).  A plain load, so that the compiler may fold
+ * it into the instruction that uses it (a compare with memory), which it
+ * never does with an atomic load; under ThreadSanitizer a relaxed atomic
+ * load, so that the tool knows the race is meant.
+ */
+#if DC_PLAT_TSAN
+#define dc_read_racy(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#else
+#define dc_read_racy(x)		(x)
+#endif
 #define dc_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define dc_smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define dc_smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
