@@ -230,10 +230,11 @@ static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
  * @c: the cache (admit policy DC_ADMIT_FREQ).
  * @inode: the inode that missed.
  * @file_off: the file offset that missed.
- * @cand: receives what the decision needs: whether the range was missed
- *	recently (in the ghost, which now records it and where in the range
- *	it fell), whether the miss continues a sequential stream, and its
- *	estimate with this miss counted.
+ * @write: whether the miss is a write's.
+ * @cand: receives what the decision needs: @write, whether the range was
+ *	missed recently (in the ghost, which now records it and where in the
+ *	range it fell), whether the miss continues a sequential stream, and
+ *	its estimate with this miss counted.
  *
  * Context: @inode's mutex held, or inside an RCU read-side section (the
  * mapping before is looked up; under the mutex it is stable, under RCU it
@@ -241,7 +242,7 @@ static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
  * admission lock.
  */
 void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
-			 uint64_t file_off, struct dc_admit_cand *cand)
+			 uint64_t file_off, bool write, struct dc_admit_cand *cand)
 {
 	struct dc_admit *a = &c->adm;
 	uint64_t index = file_off >> c->cfg.range_shift;
@@ -254,6 +255,7 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 
 	cand->ino = inode->id;
 	cand->index = index;
+	cand->write = write;
 	/*
 	 * The mapping before, outside the admission lock; stable, since a
 	 * mapping of @inode is claimed only under its mutex.

@@ -426,7 +426,7 @@ void dci_inode_evict_list(struct dc_cache *c, struct dc_inode **list);
 int dci_admit_init(struct dc_cache *c);
 void dci_admit_fini(struct dc_cache *c);
 void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
-			 uint64_t file_off, struct dc_admit_cand *cand);
+			 uint64_t file_off, bool write, struct dc_admit_cand *cand);
 void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index);
 bool dci_admit_write_hit(struct dc_cache *c, uint64_t ino, uint64_t index);
 bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,

@@ -315,9 +315,8 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 	 */
 	if (admit && !dc_read_once(c->nr_free) && !dc_atomic_read(&c->reclaiming)) {
 		dc_rcu_read_lock();
-		dci_admit_note_miss(c, inode, file_off, &cand);
+		dci_admit_note_miss(c, inode, file_off, flags & DC_MAP_WRITE, &cand);
 		dc_rcu_read_unlock();
-		cand.write = flags & DC_MAP_WRITE;
 		noted = true;
 		if (dc_admit_cand_hopeless(&cand)) {
 			dc_stat_inc(c, cand.write ? DC_STAT_BYPASS_WRITE :
@@ -363,8 +362,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			break;
 		}
 		if (admit && !noted) {
-			dci_admit_note_miss(c, inode, file_off, &cand);
-			cand.write = flags & DC_MAP_WRITE;
+			dci_admit_note_miss(c, inode, file_off, flags & DC_MAP_WRITE, &cand);
 			noted = true;
 		}
 		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
