@@ -316,12 +316,13 @@ static inline unsigned int count_le(const struct itree_node *n, uint64_t key)
 static inline unsigned int count_le_below_max(const struct itree_node *n,
 					      uint64_t key)
 {
-	unsigned int q = (n->key[4] <= key) + (n->key[8] <= key) +
-			 (n->key[12] <= key);
+	unsigned int q = (dc_read_racy(n->key[4]) <= key) +
+			 (dc_read_racy(n->key[8]) <= key) +
+			 (dc_read_racy(n->key[12]) <= key);
 	const uint64_t *k = &n->key[4 * q];
 
-	return 4 * q + (k[0] <= key) + (k[1] <= key) + (k[2] <= key) +
-	       (k[3] <= key);
+	return 4 * q + (dc_read_racy(k[0]) <= key) + (dc_read_racy(k[1]) <= key) +
+	       (dc_read_racy(k[2]) <= key) + (dc_read_racy(k[3]) <= key);
 }
 
 /*
@@ -343,36 +344,23 @@ static inline unsigned int leaf_nr(const struct itree_node *n)
  * leaf_nr(), capped at @nr.  The keys are sorted at every moment (a slot
  * gains a key above all before it), so only keys at or past @nr may be
  * stale; where one of them decides a quarter or counts, the answer is
- * @nr or more, which the cap makes right.
+ * @nr or more, which the cap makes right.  (count_le_below_max() reads
+ * every key with dc_read_racy() for this: in an internal node, never
+ * written once published, that is an ordinary load.)
  */
 static inline unsigned int leaf_count_le(const struct itree_node *n,
 					 unsigned int nr, uint64_t key)
 {
-	unsigned int q = (dc_read_racy(n->key[4]) <= key) +
-			 (dc_read_racy(n->key[8]) <= key) +
-			 (dc_read_racy(n->key[12]) <= key);
-	const uint64_t *k = &n->key[4 * q];
-	unsigned int c = 4 * q + (dc_read_racy(k[0]) <= key) +
-			 (dc_read_racy(k[1]) <= key) + (dc_read_racy(k[2]) <= key) +
-			 (dc_read_racy(k[3]) <= key);
+	unsigned int c = count_le_below_max(n, key);
 
 	return c < nr ? c : nr;
 }
 
-/* count_lt() of a leaf, capped at @nr as leaf_count_le() is. */
+/* How many keys of leaf @n are below @key, capped at @nr as above. */
 static inline unsigned int leaf_count_lt(const struct itree_node *n,
 					 unsigned int nr, uint64_t key)
 {
-	unsigned int i, c, c0 = 0, c1 = 0, c2 = 0, c3 = 0;
-
-	for (i = 0; i < ITREE_FANOUT; i += 4) {
-		c0 += dc_read_racy(n->key[i]) < key;
-		c1 += dc_read_racy(n->key[i + 1]) < key;
-		c2 += dc_read_racy(n->key[i + 2]) < key;
-		c3 += dc_read_racy(n->key[i + 3]) < key;
-	}
-	c = c0 + c1 + c2 + c3;
-	return c < nr ? c : nr;
+	return key ? leaf_count_le(n, nr, key - 1) : 0;
 }
 
 /* The child of internal node @n to descend into for @key. */
