@@ -15,6 +15,7 @@
 #include "json.h"
 #include "lat_hist.h"
 #include "opts.h"
+#include "stats.h"
 
 static int failures;
 
@@ -282,6 +283,34 @@ static void check_hist(void)
 	CHECK(lat_hist_percentile(&b, 100) == 5);
 }
 
+/*
+ * The median and its interval: ranks against the binomial table (95%: 1
+ * of 6, 2 of 10, 6 of 20, 7 of 23), and a pairing that skips rounds with
+ * a value not above 0 and keeps each round's own ratio.
+ */
+static void check_stats(void)
+{
+	double v[] = { 3, 1, 2, 5, 4, 6 };
+	double a[] = { 4, 9, 0, 8, 6, 20 }, b[] = { 2, 3, 5, 2, 1, 4 };
+	double m, lo, hi;
+
+	CHECK(bench_median(v, 0) == 0.0);
+	CHECK(bench_median(v, 5) == 3.0);
+	CHECK(v[0] == 1 && v[4] == 5);
+	CHECK(bench_median(v, 6) == 3.5);
+	CHECK(bench_median_ci_rank(1) == 1);
+	CHECK(bench_median_ci_rank(5) == 1);
+	CHECK(bench_median_ci_rank(6) == 1);
+	CHECK(bench_median_ci_rank(10) == 2);
+	CHECK(bench_median_ci_rank(20) == 6);
+	CHECK(bench_median_ci_rank(23) == 7);
+	/* Ratios 2, 3, (skipped), 4, 6, 5: median 4, whole range under 6. */
+	CHECK(bench_paired_median(a, b, 6, &m, &lo, &hi) == 5);
+	CHECK(m == 4.0 && lo == 2.0 && hi == 6.0);
+	CHECK(bench_paired_median(a, b, 0, &m, &lo, &hi) == 0);
+	CHECK(m == 0.0 && lo == 0.0 && hi == 0.0);
+}
+
 int main(void)
 {
 	const char *dir = getenv("TMPDIR");
@@ -290,6 +319,7 @@ int main(void)
 	check_size();
 	check_opts();
 	check_hist();
+	check_stats();
 	check_names();
 	printf("common-check: %d checks failed\n", failures);
 	return failures ? 1 : 0;

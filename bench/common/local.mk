@@ -3,14 +3,16 @@
 # relative to the top of the tree.
 #
 # bench/common: what every benchmark shares: the option parser and usage
-# text (opts), the JSON writer (json) and the latency histogram (lat_hist);
+# text (opts), the JSON writer (json), the latency histogram (lat_hist), the
+# clocks (clock) and the order statistics (stats);
 # common-check checks their logic.
 noinst_LTLIBRARIES += bench/common/libbench-common.la
 bench_common_libbench_common_la_SOURCES = \
 	bench/common/opts.c bench/common/opts.h \
 	bench/common/json.c bench/common/json.h \
 	bench/common/lat_hist.c bench/common/lat_hist.h \
-	bench/common/clock.c bench/common/clock.h
+	bench/common/clock.c bench/common/clock.h \
+	bench/common/stats.c bench/common/stats.h
 
 check_PROGRAMS += bench/common/common-check
 bench_common_common_check_SOURCES = bench/common/common_check.c

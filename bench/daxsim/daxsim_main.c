@@ -13,6 +13,7 @@
 #include <daxcache/thread.h>
 
 #include "../common/opts.h"
+#include "../common/stats.h"
 #include "daxsim.h"
 
 #define DEFAULT_FILE_MIB	512
@@ -46,13 +47,6 @@ static int parse_double(const char *s, double *out)
 		return -EINVAL;
 	*out = num;
 	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* Parse a comma list, calling @one on each item; 0 or -EINVAL. */
@@ -222,7 +216,7 @@ static void parse_args(int argc, char **argv, struct dsim_params *p,
 		memcpy(p->ratios, r, n * sizeof(*r));
 		p->nr_ratios = n;
 	}
-	qsort(p->ratios, p->nr_ratios, sizeof(p->ratios[0]), cmp_double);
+	bench_sort_doubles(p->ratios, p->nr_ratios);
 	p->time_s = time_s;
 	p->warm_s = bench_opt_seen(opts, "warm") ? warm_s :
 		    p->quick ? QUICK_WARM_S : p->time_s / 2;

@@ -35,6 +35,7 @@
 #include <daxcache/thread.h>
 
 #include "../common/lat_hist.h"
+#include "../common/stats.h"
 #include "daxsim.h"
 
 #define DSIM_INO	1
@@ -520,22 +521,6 @@ static double mean_ns(uint64_t total, uint64_t n)
 	return n ? (double)total / (double)n : 0.0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median of @n values (sorted in place); 0 for none. */
-static double median(double *v, unsigned int n)
-{
-	if (!n)
-		return 0.0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 /* The median of the slices' IOPS > 0 of @cl, in a copy (the order stays). */
 static double slices_median(const struct cell *cl)
 {
@@ -548,58 +533,9 @@ static double slices_median(const struct cell *cl)
 	for (i = 0; i < cl->nr_slices; i++)
 		if (cl->slice_iops[i] > 0)
 			v[k++] = cl->slice_iops[i];
-	m = median(v, k);
+	m = bench_median(v, k);
 	free(v);
 	return m;
-}
-
-/*
- * The rank (1-based) of the lower end of a confidence interval of at least
- * 95% for the median of @n values: the largest j with P(X < j) <= 2.5%
- * for X ~ Binomial(@n, 1/2), at least 1; the upper end is rank @n + 1 - j.
- */
-static unsigned int median_ci_rank(unsigned int n)
-{
-	double p = ldexp(1.0, -(int)n), cdf = 0.0;
-	unsigned int j = 0;
-
-	/* p = P(X = j); cdf = P(X <= j - 1) before the test. */
-	while (j < n / 2 && cdf + p <= 0.025) {
-		cdf += p;
-		j++;
-		p = p * (double)(n - j + 1) / (double)j;
-	}
-	return j ? j : 1;
-}
-
-/*
- * A figure of two cells paired by round (@a and @b: each one's slices, in
- * round order, @n of them): in *@m the median over the rounds of @a's
- * figure over @b's in the same round, in *@lo and *@hi the ends of its 95%
- * confidence interval (order statistics; all 0 when no round has both).
- * The two slices of a round run back to back, so the load of the machine
- * at that moment weighs on both alike, where a median of each policy's
- * slices alone compares quiet rounds of one with busy rounds of the other.
- */
-static void paired_median(const double *a, const double *b, unsigned int n,
-			  double *m, double *lo, double *hi)
-{
-	double *v = calloc(n ? n : 1, sizeof(*v));
-	unsigned int i, k = 0, j;
-
-	*m = *lo = *hi = 0.0;
-	if (!v)
-		return;
-	for (i = 0; i < n; i++)
-		if (a[i] > 0 && b[i] > 0)
-			v[k++] = a[i] / b[i];
-	if (k) {
-		*m = median(v, k);	/* sorts v */
-		j = median_ci_rank(k);
-		*lo = v[j - 1];
-		*hi = v[k - j];
-	}
-	free(v);
 }
 
 /* @a's point against @b's: IOPS and p99 paired by round. */
@@ -609,9 +545,9 @@ static void pair_cells(const struct cell *a, const struct cell *b)
 	struct dsim_point *pt = a->pt;
 	enum dsim_policy k = b->pt->policy;
 
-	paired_median(a->slice_iops, b->slice_iops, n, &pt->vs[k], &pt->vs_lo[k],
+	bench_paired_median(a->slice_iops, b->slice_iops, n, &pt->vs[k], &pt->vs_lo[k],
 		      &pt->vs_hi[k]);
-	paired_median(a->slice_p99, b->slice_p99, n, &pt->p99_vs[k], &pt->p99_vs_lo[k],
+	bench_paired_median(a->slice_p99, b->slice_p99, n, &pt->p99_vs[k], &pt->p99_vs_lo[k],
 		      &pt->p99_vs_hi[k]);
 }
 
