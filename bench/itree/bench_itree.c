@@ -5,7 +5,7 @@
  * table and a flat array, with 1 and 2 readers: without a writer, with one
  * paced at 10,000 insert+remove pairs a second, and with one unthrottled.
  *
- * usage: bench_itree [--time SEC] [--quick] [--max-n N] [--json PATH]
+ * usage: bench_itree [--time SEC] [--slices N] [--quick] [--max-n N] [--json PATH]
  *        bench_itree instr INDEX N OPS
  *        bench_itree best OPS REPS N...
  *
@@ -35,7 +35,8 @@
 #define DEFAULT_SECONDS	0.3
 #define QUICK_SECONDS	0.02
 #define QUICK_MAX_N	100000
-#define SLICES		5	/* per cell, interleaved across the indexes */
+#define DEFAULT_SLICES	15	/* per cell, interleaved across the indexes */
+#define QUICK_SLICES	5
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const uint64_t sizes[] = { 1000, 100000, 1000000 };
@@ -43,6 +44,7 @@ static const unsigned int reader_counts[] = { 1, 2 };
 
 struct options {
 	double seconds;
+	unsigned int slices;
 	uint64_t max_n;
 	const char *json;
 };
@@ -55,7 +57,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 	struct bench_opt opts[] = {
 		BENCH_OPT_TIME(&o->seconds, QUICK_SECONDS, "measuring time per cell (default "
 			       XSTR(DEFAULT_SECONDS) ")"),
+		{ .name = "slices", .arg = "N", .type = BENCH_OPT_UINT,
+		  .dst = &o->slices, .min = 1, .max = BENCH_SLICES_MAX,
+		  .on_quick = true, .quick = QUICK_SLICES,
+		  .help = "interleaved slices per cell, each one a round\nof the"
+			  " paired slowdowns (default " XSTR(DEFAULT_SLICES) ")" },
 		BENCH_OPT_QUICK(NULL, "tiny run: --time " XSTR(QUICK_SECONDS)
+				" --slices " XSTR(QUICK_SLICES)
 				" --max-n " XSTR(QUICK_MAX_N) " unless given"),
 		{ .name = "max-n", .arg = "N", .type = BENCH_OPT_U64,
 		  .dst = &o->max_n, .min = 1000, .max = 1e19,
@@ -66,6 +74,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 
 	o->seconds = DEFAULT_SECONDS;
+	o->slices = DEFAULT_SLICES;
 	o->max_n = UINT64_MAX;
 	o->json = "bench/results/itree.json";
 	bench_opts_main("bench_itree", opts, argc, argv);
@@ -97,38 +106,47 @@ static uint64_t check_row(const struct bench_row *row)
 
 /*
  * Measure every index for @seconds under each of the BENCH_NWRITERS
- * configurations of @rows (one per writer mode), in SLICES interleaved
+ * configurations of @rows (one per writer mode), in @slices interleaved
  * slices with a rotating order, so that a burst of outside load lands on
  * all indexes and modes alike instead of on one column or one row: the
- * ratios between them are what the bench reports.
+ * ratios between them are what the bench reports.  Each slice's CPU ns per
+ * lookup is kept too, for the ratios paired by slice.
  */
 static void measure_rows(struct bench_row *rows, void *const *index,
-			 double seconds)
+			 double seconds, unsigned int slices)
 {
 	struct bench_config cfg = {
 		.n = rows[0].n,
 		.readers = rows[0].readers,
-		.seconds = seconds / SLICES,
+		.seconds = seconds / slices,
 	};
-	int slice, m, i, t;
+	unsigned int slice;
+	int m, i, t;
 
-	for (slice = 0; slice < SLICES; slice++) {
+	for (slice = 0; slice < slices; slice++) {
 		cfg.seed = (uint64_t)slice;
 		for (m = 0; m < BENCH_NWRITERS; m++) {
 			cfg.writer = rows[(slice + m) % BENCH_NWRITERS].writer;
 			for (i = 0; i < BENCH_NTARGETS; i++) {
-				t = (slice + i) % BENCH_NTARGETS;
+				struct bench_row *row = &rows[cfg.writer];
+				struct bench_result one = { 0 };
+
+				t = (int)((slice + (unsigned int)i) % BENCH_NTARGETS);
 				cfg.target = bench_targets[t];
 				cfg.index = index[t];
-				bench_run(&cfg, &rows[cfg.writer].res[t]);
+				bench_run(&cfg, &one);
+				row->slice_cpu[t][slice] = bench_cpu_ns_per_op(&one);
+				bench_result_add(&row->res[t], &one);
 			}
 		}
 	}
+	for (m = 0; m < BENCH_NWRITERS; m++)
+		rows[m].nr_slices = slices;
 }
 
 /* Measure every configuration of size @n; rows go to @rows[*nrows...]. */
-static uint64_t bench_size(uint64_t n, double seconds, struct bench_row *rows,
-			   size_t *nrows)
+static uint64_t bench_size(uint64_t n, double seconds, unsigned int slices,
+			   struct bench_row *rows, size_t *nrows)
 {
 	void *index[BENCH_NTARGETS];
 	uint64_t failures = 0;
@@ -152,7 +170,7 @@ static uint64_t bench_size(uint64_t n, double seconds, struct bench_row *rows,
 			group[m].readers = reader_counts[r];
 			group[m].writer = (enum bench_writer)m;
 		}
-		measure_rows(group, index, seconds);
+		measure_rows(group, index, seconds, slices);
 		for (m = 0; m < BENCH_NWRITERS; m++) {
 			bench_report_row(&group[m]);
 			failures += check_row(&group[m]);
@@ -324,9 +342,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dc_thread_register();
-	bench_report_header(o.seconds, SLICES);
+	bench_report_header(o.seconds, (int)o.slices);
 	for (s = 0; s < ARRAY_SIZE(sizes) && sizes[s] <= o.max_n; s++)
-		failures += bench_size(sizes[s], o.seconds, rows, &nrows);
+		failures += bench_size(sizes[s], o.seconds, o.slices, rows, &nrows);
 	dc_barrier();
 	bench_report_footer(rows, nrows);
 	if (failures) {

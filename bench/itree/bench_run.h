@@ -82,6 +82,23 @@ struct bench_result {
 };
 
 /**
+ * bench_result_add() - add the counters of @more to @res.
+ * @res: the sums.
+ * @more: one run's counters.
+ */
+static inline void bench_result_add(struct bench_result *res,
+				    const struct bench_result *more)
+{
+	res->reader_ns += more->reader_ns;
+	res->reader_cpu_ns += more->reader_cpu_ns;
+	res->lookups += more->lookups;
+	res->mismatches += more->mismatches;
+	res->writer_ns += more->writer_ns;
+	res->updates += more->updates;
+	res->update_errors += more->update_errors;
+}
+
+/**
  * bench_ns_per_op() - reader thread-nanoseconds per lookup.
  * @res: the counters.
  *
