@@ -114,6 +114,7 @@ struct dnode {
 	pthread_rwlock_t io_lock;	/* read/write shared, truncate exclusive */
 	_Atomic uint64_t last_end;	/* where the last read ended (see gate_allows()) */
 	int map_fd;			/* registered with the backend while nopen */
+	struct dnode *fd_next;		/* fd_table chain, while map_fd is open */
 	struct dc_inode *dci;
 	struct dc_attr *attr;		/* cached size and mtime, from the first open on */
 	pthread_mutex_t dirty_lock;
@@ -201,6 +202,15 @@ static gid_t *daemon_groups;
 static int daemon_ngroups;
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * The nodes whose map_fd is open, by cache inode id (fino), for the pool's
+ * writebacks at reclaim (pool_writeback()), which the library calls with
+ * only an id.  fd_lock nests inside open_lock and inside the library's
+ * inode mutexes; nothing that holds it calls into the library.
+ */
+static struct dnode *fd_table[NR_BUCKETS];
+static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static struct dc_mmapbe *be;
 
 /*
@@ -249,6 +259,12 @@ static atomic_uint_fast64_t n_attr_refreshes, n_attr_shrinks, n_attr_punch_busy;
 static atomic_uint_fast64_t n_zc_reads, n_zc_faults;
 /* Seed 004: fsync COMMITs, the writebacks they waited for, and their errors. */
 static atomic_uint_fast64_t n_commits, n_commit_wbs, n_wb_errors;
+/*
+ * Seed 004 at reclaim: writebacks of reclaimed (or evicted, or punched)
+ * writable ranges done on the pool, their errors, and those done inline
+ * with the backend's msync() because the pool or a descriptor was missing.
+ */
+static atomic_uint_fast64_t n_rc_wbs, n_rc_wb_errors, n_rc_wb_inline;
 /*
  * The io_uring engine: CQEs reaped, submit op calls by the retry timer,
  * requests parked, requests failed back to FUSE.
@@ -311,6 +327,47 @@ static struct dnode *get_node(fuse_ino_t ino)
 static unsigned int bucket(dev_t dev, ino_t ino)
 {
 	return (unsigned int)((ino * 0x9e3779b97f4a7c15ull ^ dev) % NR_BUCKETS);
+}
+
+/* fd_table: @n's map_fd is open, or about to be closed. */
+static void fd_table_add(struct dnode *n)
+{
+	struct dnode **head = &fd_table[n->fino % NR_BUCKETS];
+
+	pthread_mutex_lock(&fd_lock);
+	n->fd_next = *head;
+	*head = n;
+	pthread_mutex_unlock(&fd_lock);
+}
+
+static void fd_table_del(struct dnode *n)
+{
+	struct dnode **pp;
+
+	pthread_mutex_lock(&fd_lock);
+	for (pp = &fd_table[n->fino % NR_BUCKETS]; *pp; pp = &(*pp)->fd_next) {
+		if (*pp == n) {
+			*pp = n->fd_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&fd_lock);
+}
+
+/* A descriptor of its own of the file of cache inode @fino, or -1. */
+static int fd_table_dup(uint64_t fino)
+{
+	struct dnode *n;
+	int fd = -1;
+
+	pthread_mutex_lock(&fd_lock);
+	for (n = fd_table[fino % NR_BUCKETS]; n; n = n->fd_next)
+		if (n->fino == fino)
+			break;
+	if (n)
+		fd = fcntl(n->map_fd, F_DUPFD_CLOEXEC, 0);
+	pthread_mutex_unlock(&fd_lock);
+	return fd;
 }
 
 static int stat_fd(int fd, struct stat *st)
@@ -485,6 +542,9 @@ static size_t stats_text(char *buf, size_t size)
 		       "commit_writebacks: %" PRIu64 "\n"
 		       "writebacks_per_commit: %" PRIu64 ".%02" PRIu64 "\n"
 		       "writeback_errors: %" PRIu64 "\n"
+		       "reclaim_writebacks: %" PRIu64 "\n"
+		       "reclaim_writeback_errors: %" PRIu64 "\n"
+		       "reclaim_writebacks_inline: %" PRIu64 "\n"
 		       "io_engine: %s\n"
 		       "retry: %s\n"
 		       "ring_depth: %u\n"
@@ -524,6 +584,9 @@ static size_t stats_text(char *buf, size_t size)
 		       commits, wbs, commits ? wbs / commits : 0,
 		       commits ? wbs * 100 / commits % 100 : 0,
 		       (uint64_t)atomic_load(&n_wb_errors),
+		       (uint64_t)atomic_load(&n_rc_wbs),
+		       (uint64_t)atomic_load(&n_rc_wb_errors),
+		       (uint64_t)atomic_load(&n_rc_wb_inline),
 		       opt.uring ? "uring" : "sync",
 		       opt.retry_timer ? "timer" : "completion", opt.ring_depth,
 		       rq.submitted, (uint64_t)atomic_load(&n_u_completions),
@@ -760,6 +823,7 @@ static int dax_attach(struct dnode *n)
 	err = dc_mmapbe_add_file(be, n->fino, n->map_fd);
 	if (err)
 		goto fail_close;
+	fd_table_add(n);
 	ensure_registered();
 	err = dc_inode_get(cache, n->fino, &n->dci);
 	if (err)
@@ -779,6 +843,7 @@ static int dax_attach(struct dnode *n)
 fail_put:
 	dc_inode_put(n->dci);
 fail_remove:
+	fd_table_del(n);
 	dc_mmapbe_remove_file(be, n->fino);
 fail_close:
 	close(n->map_fd);
@@ -800,8 +865,10 @@ static void dax_detach(struct dnode *n)
 		return;
 	}
 	ensure_registered();
+	/* Its eviction's writebacks, if it runs now, still find the fd. */
 	dc_inode_put(n->dci);
 	n->dci = NULL;
+	fd_table_del(n);
 	dc_mmapbe_remove_file(be, n->fino);
 	close(n->map_fd);
 	n->map_fd = -1;
@@ -2298,6 +2365,9 @@ static void dfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
  * sync) - the COMMIT - and replies to the FUSE request.  The fsync thread
  * returns without replying.  Data written with pwrite() (bypassed or
  * extending writes) is made stable by the COMMIT too.
+ *
+ * Reclaim of a writable range (and its eviction or punch) writes back on
+ * the pool as well: see pool_writeback().
  */
 #define WB_WORKERS	4
 #define WB_SLOTS_MIN	2
@@ -2315,7 +2385,8 @@ struct wb_commit {
 struct wb_job {
 	struct dc_slot slot;		/* first: the table's */
 	struct wb_job *next;
-	struct wb_commit *c;
+	struct wb_commit *c;		/* NULL: a reclaim's writeback, of @fd */
+	int fd;				/* its own descriptor, closed when done */
 	uint64_t off, len;
 };
 
@@ -2326,6 +2397,14 @@ static pthread_mutex_t wb_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wb_cond = PTHREAD_COND_INITIALIZER;
 static struct wb_job *wb_head, **wb_tail = &wb_head;
 static bool wb_stop;
+/*
+ * Under wb_lock: whether reclaims may queue (from wb_start() until
+ * wb_stop_all()), and how many pool_writeback() calls are between taking a
+ * slot and queueing; wb_stop_all() waits on wb_idle for them.
+ */
+static bool wb_open;
+static unsigned int wb_users;
+static pthread_cond_t wb_idle = PTHREAD_COND_INITIALIZER;
 
 /* The last put of a commit's counter: the COMMIT, then the reply. */
 static void wb_commit_done(struct dc_iocomp *ioc, void *data)
@@ -2352,6 +2431,26 @@ static void wb_run(struct wb_commit *c, uint64_t off, uint64_t len)
 	}
 }
 
+/* A reclaim's writeback: start it, wait for it, count it. */
+static void wb_reclaim_run(struct wb_job *j)
+{
+	if (sync_file_range(j->fd, (off_t)j->off, (off_t)j->len,
+			    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+			    SYNC_FILE_RANGE_WAIT_AFTER))
+		atomic_fetch_add_explicit(&n_rc_wb_errors, 1, memory_order_relaxed);
+	close(j->fd);
+	atomic_fetch_add_explicit(&n_rc_wbs, 1, memory_order_relaxed);
+}
+
+/* Queue @j for the workers; wb_lock held. */
+static void wb_queue_locked(struct wb_job *j)
+{
+	j->next = NULL;
+	*wb_tail = j;
+	wb_tail = &j->next;
+	pthread_cond_signal(&wb_cond);
+}
+
 static void *wb_worker(void *arg)
 {
 	for (;;) {
@@ -2371,6 +2470,11 @@ static void *wb_worker(void *arg)
 		if (!j)
 			return NULL;	/* stopped, and the queue is empty */
 		c = j->c;
+		if (!c) {
+			wb_reclaim_run(j);
+			dc_slot_put(wb_slots, &j->slot);
+			continue;
+		}
 		wb_run(c, j->off, j->len);
 		/* The slot first: the commit may be the last put, and reply. */
 		dc_slot_put(wb_slots, &j->slot);
@@ -2399,6 +2503,9 @@ static int wb_start(void)
 			return -err;
 		}
 	}
+	pthread_mutex_lock(&wb_lock);
+	wb_open = true;
+	pthread_mutex_unlock(&wb_lock);
 	return 0;
 }
 
@@ -2408,6 +2515,9 @@ static void wb_stop_all(void)
 	unsigned int i;
 
 	pthread_mutex_lock(&wb_lock);
+	wb_open = false;
+	while (wb_users)
+		pthread_cond_wait(&wb_idle, &wb_lock);
 	wb_stop = true;
 	pthread_cond_broadcast(&wb_cond);
 	pthread_mutex_unlock(&wb_lock);
@@ -2417,6 +2527,62 @@ static void wb_stop_all(void)
 	if (wb_slots)
 		dc_slot_table_destroy(wb_slots);
 	wb_slots = NULL;
+}
+
+/*
+ * The backend's writeback op, which the library calls before it reclaims
+ * a writable range (or evicts or punches one), under the inode's mutex and
+ * often on the thread whose miss is waiting for the range.  The window maps
+ * the file MAP_SHARED: what was written through it is in the file's page
+ * cache, and a remap of the window range leaves it there, so the range may
+ * be reused before the disk write.  That write goes to the pool: a job
+ * holds a slot and a descriptor of its own and runs sync_file_range(),
+ * while this returns 0 at once.  The next fsync's COMMIT makes the bytes
+ * stable, and an error of the job's write reaches that fsync through the
+ * file's error sequence, as an error of the kernel's own writeback does.
+ * Before the pool starts, after it stops, and for an inode evicted after
+ * its file was closed (no descriptor left), the backend's msync(MS_SYNC)
+ * runs here instead.
+ */
+static int pool_writeback(void *priv, uint64_t ino, uint64_t file_off,
+			  uint64_t len, uint64_t win_off)
+{
+	struct dc_slot *slot;
+	struct wb_job *j;
+	bool pool_up, queued = false;
+	int fd;
+
+	pthread_mutex_lock(&wb_lock);
+	pool_up = wb_open;
+	if (pool_up)
+		wb_users++;
+	pthread_mutex_unlock(&wb_lock);
+	if (!pool_up)
+		goto inline_wb;
+	fd = fd_table_dup(ino);
+	/* Waits in the table's FIFO backlog while WB_SLOTS_MAX are out. */
+	if (fd >= 0 && !dc_slot_get(wb_slots, &slot)) {
+		j = (struct wb_job *)slot;
+		j->c = NULL;
+		j->fd = fd;
+		j->off = file_off;
+		j->len = len;
+		pthread_mutex_lock(&wb_lock);
+		wb_queue_locked(j);	/* wb_stop waits for wb_users */
+		pthread_mutex_unlock(&wb_lock);
+		queued = true;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	pthread_mutex_lock(&wb_lock);
+	if (!--wb_users)
+		pthread_cond_broadcast(&wb_idle);
+	pthread_mutex_unlock(&wb_lock);
+	if (queued)
+		return 0;
+inline_wb:
+	atomic_fetch_add_explicit(&n_rc_wb_inline, 1, memory_order_relaxed);
+	return be_ops->writeback(priv, ino, file_off, len, win_off);
 }
 
 static void dfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
@@ -2466,14 +2632,12 @@ static void dfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 			}
 			j = (struct wb_job *)slot;
 			j->c = c;
+			j->fd = -1;
 			j->off = off;
 			j->len = rs;
-			j->next = NULL;
 			dc_iocomp_get(&c->ioc);
 			pthread_mutex_lock(&wb_lock);
-			*wb_tail = j;
-			wb_tail = &j->next;
-			pthread_cond_signal(&wb_cond);
+			wb_queue_locked(j);
 			pthread_mutex_unlock(&wb_lock);
 		}
 	}
@@ -2776,7 +2940,10 @@ static void usage(FILE *f, const char *prog)
 		"           gate_evictions: the mappings replaced, which it charged;\n"
 		"           hits, setups (misses) and bypassed_ios also per 10k reads;\n"
 		"           commits: fsyncs, commit_writebacks: the range writebacks\n"
-		"           they waited for, also per commit;\n"
+		"           they waited for, also per commit; reclaim_writebacks:\n"
+		"           writebacks of reclaimed writable ranges done on the\n"
+		"           pool, reclaim_writebacks_inline: those done with msync()\n"
+		"           by the reclaiming thread (no pool, or the file closed);\n"
 		"           uring_*: the io_uring engine: submits to the ring,\n"
 		"           completions, ring_full (-ENOSPC answers), parks (requests\n"
 		"           parked), resubmits (parked requests that reached the\n"
@@ -2990,6 +3157,7 @@ static int cache_start(void)
 	}
 	be_ops = dc_mmapbe_ops();
 	ops = *be_ops;
+	ops.writeback = pool_writeback;
 	if ((map_flags & DC_MAP_MAY_BYPASS) && opt.evict_interval) {
 		err = gate_init(opt.window_size >> opt.range_shift);
 		if (err) {
