@@ -2419,24 +2419,28 @@ static void wb_commit_done(struct dc_iocomp *ioc, void *data)
 	free(c);	/* the counter is embedded: freeing it here is allowed */
 }
 
+/* Start the writeback of @len bytes of @fd at @off and wait for it; 0 or errno. */
+static int range_sync(int fd, uint64_t off, uint64_t len)
+{
+	return sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WAIT_BEFORE |
+			       SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) ? errno : 0;
+}
+
 /* Write back one range and wait for it; a writeback error is the commit's. */
 static void wb_run(struct wb_commit *c, uint64_t off, uint64_t len)
 {
-	int zero = 0;
+	int zero = 0, err = range_sync(c->fd, off, len);
 
-	if (sync_file_range(c->fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WAIT_BEFORE |
-			    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER)) {
+	if (err) {
 		atomic_fetch_add_explicit(&n_wb_errors, 1, memory_order_relaxed);
-		atomic_compare_exchange_strong(&c->err, &zero, errno);
+		atomic_compare_exchange_strong(&c->err, &zero, err);
 	}
 }
 
 /* A reclaim's writeback: start it, wait for it, count it. */
 static void wb_reclaim_run(struct wb_job *j)
 {
-	if (sync_file_range(j->fd, (off_t)j->off, (off_t)j->len,
-			    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-			    SYNC_FILE_RANGE_WAIT_AFTER))
+	if (range_sync(j->fd, j->off, j->len))
 		atomic_fetch_add_explicit(&n_rc_wb_errors, 1, memory_order_relaxed);
 	close(j->fd);
 	atomic_fetch_add_explicit(&n_rc_wbs, 1, memory_order_relaxed);
@@ -2470,15 +2474,14 @@ static void *wb_worker(void *arg)
 		if (!j)
 			return NULL;	/* stopped, and the queue is empty */
 		c = j->c;
-		if (!c) {
+		if (c)
+			wb_run(c, j->off, j->len);
+		else
 			wb_reclaim_run(j);
-			dc_slot_put(wb_slots, &j->slot);
-			continue;
-		}
-		wb_run(c, j->off, j->len);
 		/* The slot first: the commit may be the last put, and reply. */
 		dc_slot_put(wb_slots, &j->slot);
-		dc_iocomp_put(&c->ioc);
+		if (c)
+			dc_iocomp_put(&c->ioc);
 	}
 }
 
