@@ -6,7 +6,7 @@
 dc_need_pkgs() {
 	local missing=() p
 	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] ||
 			missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0

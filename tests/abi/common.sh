@@ -35,7 +35,7 @@ recorded() {
 dump() {
 	local so=$1/lib/.libs/$2.so src
 	src=$(sed -n 's/^abs_top_srcdir = //p' "$1/Makefile")
-	if ! readelf -S "$so" | grep -q '\.debug_info'; then
+	if ! grep -q '\.debug_info' <<<"$(readelf -S "$so")"; then
 		echo "abi: $so has no debug information (configure with CFLAGS containing -g)" >&2
 		return 1
 	fi
@@ -60,8 +60,8 @@ compare() {
 		echo incompatible
 	elif [ $((st & 4)) -eq 0 ]; then
 		echo same
-	elif grep -E '^(Function|Variable)s? (symbols )?changes summary:' "$3" |
-		grep -qE '[1-9][0-9]* (Removed|Changed)'; then
+	elif grep -qE '[1-9][0-9]* (Removed|Changed)' <<<"$(grep -E \
+			'^(Function|Variable)s? (symbols )?changes summary:' "$3")"; then
 		echo incompatible
 	else
 		echo compatible
