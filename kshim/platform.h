@@ -23,8 +23,9 @@
 
 /*
  * Only light kernel headers: core identifiers must not meet kernel macros
- * (<linux/sched.h> brings <linux/nodemask.h>, whose node_set() macro would
- * rewrite the interval tree's node_set()).  What needs more lives out of
+ * (<linux/nodemask.h>, which <linux/ktime.h> reaches on 7.3, defines
+ * node_set(); the interval tree's node helpers are named itn_*() for that
+ * reason, and the core keeps to names of its own).  What needs more lives out of
  * line in the .c files of kshim/.  What differs between kernel series is in
  * compat_kernel.h (container_of() has its own header from 5.16 on).
  */

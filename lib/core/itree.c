@@ -80,7 +80,7 @@ struct itree_node {
 	unsigned char level;
 	struct itree_node *next_free;	/* on a recycling list; writer only */
 	dc_rcu_head_t rcu;		/* frees a list, past what a tree keeps */
-	void *mem;			/* what node_alloc() allocated */
+	void *mem;			/* what itn_alloc() allocated */
 };
 
 struct dc_itree {
@@ -146,12 +146,12 @@ struct itree_path {
 };
 
 /*
- * A node, cache-line aligned (see node_prefetch()).  Not from dc_alloc():
+ * A node, cache-line aligned (see itn_prefetch()).  Not from dc_alloc():
  * its aligned allocation costs glibc several hundred instructions, which
  * made it the largest part of a miss; an allocation DC_CACHELINE -
  * DC_ALLOC_MIN_ALIGN bytes longer than a node holds an aligned one.
  */
-static struct itree_node *node_alloc(void)
+static struct itree_node *itn_alloc(void)
 {
 	void *mem = dc_alloc_unaligned(sizeof(struct itree_node) +
 				       DC_CACHELINE - DC_ALLOC_MIN_ALIGN);
@@ -165,7 +165,7 @@ static struct itree_node *node_alloc(void)
 	return n;
 }
 
-static void node_free(struct itree_node *n)
+static void itn_free(struct itree_node *n)
 {
 	if (n)
 		dci_free(n->mem);
@@ -177,7 +177,7 @@ static void free_list(struct itree_node *n)
 
 	for (; n; n = next) {
 		next = n->next_free;
-		node_free(n);
+		itn_free(n);
 	}
 }
 
@@ -187,8 +187,8 @@ static void tree_free(struct dc_itree *t)
 	free_list(t->free);
 	free_list(t->retiring);
 	free_list(t->inflight);
-	node_free(t->spare);
-	node_free(t->retired_spare);
+	itn_free(t->spare);
+	itn_free(t->retired_spare);
 	dci_free(t);
 }
 
@@ -227,7 +227,7 @@ static void recycle(struct dc_itree *t)
 				t->free = n;
 				t->nr_free++;
 			} else {
-				node_free(n);
+				itn_free(n);
 			}
 		}
 	}
@@ -244,7 +244,7 @@ static void recycle(struct dc_itree *t)
 }
 
 /* A node for the writer: a recycled one if there is one, else a new one. */
-static struct itree_node *node_new(struct dc_itree *t)
+static struct itree_node *itn_new(struct dc_itree *t)
 {
 	struct itree_node *n;
 
@@ -252,14 +252,14 @@ static struct itree_node *node_new(struct dc_itree *t)
 	t->nr_taken++;
 	n = t->free;
 	if (!n)
-		return node_alloc();
+		return itn_alloc();
 	t->free = n->next_free;
 	t->nr_free--;
 	return n;
 }
 
 /* A node that was never published goes straight back for reuse. */
-static void node_unused(struct dc_itree *t, struct itree_node *n)
+static void itn_unused(struct dc_itree *t, struct itree_node *n)
 {
 	n->next_free = t->free;
 	t->free = n;
@@ -279,7 +279,7 @@ static void list_free_rcu(dc_rcu_head_t *head)
  * their own, under one call_rcu() (the first node's head) instead of one
  * each, so that a tree never holds more than a few batches' worth.
  */
-static void node_retire(struct dc_itree *t, struct itree_node *n)
+static void itn_retire(struct dc_itree *t, struct itree_node *n)
 {
 	n->next_free = t->retiring;
 	t->retiring = n;
@@ -393,14 +393,14 @@ dc_static_assert(ITREE_FANOUT == 16, "count_le_below_max() scans 16 keys");
 dc_static_assert(offsetof(struct itree_node, key) == 0 &&
 		 offsetof(struct itree_node, child) == 2 * DC_CACHELINE &&
 		 offsetof(struct itree_node, ent) == 2 * DC_CACHELINE,
-		 "node_prefetch() knows where the searched lines are");
+		 "itn_prefetch() knows where the searched lines are");
 
 /*
  * Ask for the lines of @n a lookup reads (nodes are cache-line aligned):
  * the keys, then the child pointers of an inner node (@leaf false) or the
  * entries of a leaf, so that the misses overlap instead of queueing.
  */
-static dc_always_inline void node_prefetch(const struct itree_node *n, bool leaf)
+static dc_always_inline void itn_prefetch(const struct itree_node *n, bool leaf)
 {
 	const char *p = (const char *)n;
 
@@ -484,7 +484,7 @@ search_floor(const struct dc_itree *t, uint64_t key, unsigned int *idx)
 		i = count_le_below_max(n, key) - 1;
 		n = child(t, n, i);
 		if (big)
-			node_prefetch(n, level == 1);
+			itn_prefetch(n, level == 1);
 	}
 	i = leaf_count_le(n, leaf_nr(n), key);
 	if (dc_unlikely(!i))
@@ -617,7 +617,7 @@ int dc_itree_create(struct dc_itree **out)
 	if (!t)
 		return -ENOMEM;
 	dc_refcount_set(&t->refs, 1);
-	t->spare = node_alloc();
+	t->spare = itn_alloc();
 	if (!t->spare) {
 		dci_free(t);
 		return -ENOMEM;
@@ -634,7 +634,7 @@ static void retire_subtree(struct dc_itree *t, struct itree_node *n)
 	if (!n->leaf)
 		for (i = 0; i < n->nr; i++)
 			retire_subtree(t, private_child(n, i));
-	node_retire(t, n);
+	itn_retire(t, n);
 }
 
 static void tree_free_rcu(dc_rcu_head_t *head)
@@ -698,10 +698,10 @@ static int pool_fill(struct dc_itree *t, struct node_pool *pool,
 		     unsigned int want)
 {
 	for (pool->nr = 0; pool->nr < want; pool->nr++) {
-		pool->n[pool->nr] = node_new(t);
+		pool->n[pool->nr] = itn_new(t);
 		if (!pool->n[pool->nr]) {
 			while (pool->nr)
-				node_unused(t, pool->n[--pool->nr]);
+				itn_unused(t, pool->n[--pool->nr]);
 			return -ENOMEM;
 		}
 	}
@@ -728,7 +728,7 @@ static void entries_copy(struct itree_node *dst, unsigned int at,
 }
 
 /* Fill the unused key slots of @n, and keep key[0] of inner nodes 0. */
-static void node_seal(struct itree_node *n)
+static void itn_seal(struct itree_node *n)
 {
 	unsigned int i;
 
@@ -745,7 +745,7 @@ struct wide_entry {
 	void *p;		/* leaf: item; inner: child */
 };
 
-static void node_set(struct itree_node *n, unsigned int i, const struct wide_entry *e)
+static void itn_set(struct itree_node *n, unsigned int i, const struct wide_entry *e)
 {
 	n->key[i] = e->key;
 	if (n->leaf) {
@@ -756,7 +756,7 @@ static void node_set(struct itree_node *n, unsigned int i, const struct wide_ent
 	}
 }
 
-static void node_get(const struct itree_node *n, unsigned int i, struct wide_entry *e)
+static void itn_get(const struct itree_node *n, unsigned int i, struct wide_entry *e)
 {
 	e->key = n->key[i];
 	e->last = n->leaf ? n->ent[i].last : 0;
@@ -774,7 +774,7 @@ static void copy_insert(struct itree_node *dst, const struct itree_node *src,
 	dst->nr = src->nr + 1;
 	entries_copy(dst, 0, src, 0, pos);
 	entries_copy(dst, pos + 1, src, pos, src->nr);
-	node_set(dst, pos, ne);
+	itn_set(dst, pos, ne);
 }
 
 /*
@@ -796,12 +796,12 @@ static void split_insert(struct itree_node *lo, struct itree_node *hi,
 	hi->nr = total - half;
 	for (i = 0; i < total; i++) {
 		if (i < pos)
-			node_get(src, i, &e);
+			itn_get(src, i, &e);
 		else if (i == pos)
 			e = *ne;
 		else
-			node_get(src, i - 1, &e);
-		node_set(i < half ? lo : hi, i < half ? i : i - half, &e);
+			itn_get(src, i - 1, &e);
+		itn_set(i < half ? lo : hi, i < half ? i : i - half, &e);
 	}
 }
 
@@ -816,9 +816,9 @@ static void spare_restock(struct dc_itree *t)
 {
 	if (t->spare)
 		return;
-	t->spare = node_new(t);
+	t->spare = itn_new(t);
 	if (t->spare && t->retired_spare) {
-		node_retire(t, t->retired_spare);
+		itn_retire(t, t->retired_spare);
 		t->retired_spare = NULL;
 	}
 }
@@ -877,8 +877,8 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		lo->leaf = true;
 		lo->level = 0;
 		lo->nr = 1;
-		node_set(lo, 0, &ne);
-		node_seal(lo);
+		itn_set(lo, 0, &ne);
+		itn_seal(lo);
 		dc_rcu_assign_pointer(t->root, lo);
 		t->height = 1;
 		goto done;
@@ -901,7 +901,7 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 			copy_insert(lo, old, pos, &ne);
 			if (rep)
 				dc_rcu_init_pointer(lo->child[pos - 1], rep);
-			node_seal(lo);
+			itn_seal(lo);
 			publish(t, &p, lvl, lo);
 			break;
 		}
@@ -919,8 +919,8 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		ne.key = hi->key[0];
 		ne.last = 0;
 		ne.p = hi;
-		node_seal(lo);
-		node_seal(hi);
+		itn_seal(lo);
+		itn_seal(hi);
 		if (!lvl) {
 			struct itree_node *root = pool_take(&pool);
 
@@ -928,8 +928,8 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 			root->level = lo->level + 1;
 			root->nr = 2;
 			dc_rcu_init_pointer(root->child[0], lo);
-			node_set(root, 1, &ne);
-			node_seal(root);
+			itn_set(root, 1, &ne);
+			itn_seal(root);
 			dc_rcu_assign_pointer(t->root, root);
 			t->height++;
 			old = NULL;
@@ -939,9 +939,9 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		pos = p.slot[lvl] + 1;
 	}
 	while (nr_replaced)
-		node_retire(t, replaced[--nr_replaced]);
+		itn_retire(t, replaced[--nr_replaced]);
 	if (old)
-		node_retire(t, old);
+		itn_retire(t, old);
 done:
 	dc_write_once(t->count, t->count + 1);
 	/* After the publish: see dci_itree_changes(). */
@@ -975,7 +975,7 @@ int dci_itree_insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 /* A node for removal: fresh if possible, else the reserve. */
 static struct itree_node *removal_node(struct dc_itree *t, bool *from_reserve)
 {
-	struct itree_node *n = node_new(t);
+	struct itree_node *n = itn_new(t);
 
 	*from_reserve = !n;
 	if (n)
@@ -1036,7 +1036,7 @@ int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 	}
 	n = removal_node(t, &from_reserve);
 	copy_delete(n, old, pos);
-	node_seal(n);
+	itn_seal(n);
 	publish(t, &p, lvl, n);
 	/* Unlinked single-child chain below @old, then @old itself. */
 	if (lvl + 1 < p.depth)
@@ -1044,7 +1044,7 @@ int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 	if (from_reserve && !t->retired_spare)
 		t->retired_spare = old;
 	else
-		node_retire(t, old);
+		itn_retire(t, old);
 
 	/* A root with one child gives way to it. */
 	for (;;) {
@@ -1055,7 +1055,7 @@ int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 				      dc_rcu_dereference_protected(old->child[0],
 								   itree_writer(t)));
 		t->height--;
-		node_retire(t, old);
+		itn_retire(t, old);
 	}
 done:
 	dc_write_once(t->count, t->count - 1);
