@@ -154,6 +154,7 @@ struct dc_attr_stats {
  * Return: 0; -EINVAL (bad rule, NULL argument, @size below
  * DC_ATTR_CONFIG_SIZE_VER0); -E2BIG when @cfg is larger than this library
  * knows and the rest is not zero; -ENOMEM.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_attr_create(const struct dc_attr_config *cfg, size_t size,
 		   struct dc_attr **out);
@@ -164,6 +165,8 @@ int dc_attr_create(const struct dc_attr_config *cfg, size_t size,
  *
  * Context: process context; no other use may be in progress.
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once, the object left to the exit.
  */
 void dc_attr_destroy(struct dc_attr *a);
 
@@ -179,6 +182,8 @@ void dc_attr_destroy(struct dc_attr *a);
  * Context: any that may take a spinlock.
  * Return: true when the caller should GETATTR and call dc_attr_refresh()
  * before reading, false when the cached attributes do.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): true,
+ * without looking.
  */
 bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
 			uint64_t now_ns, uint64_t *out);
@@ -200,6 +205,7 @@ bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
  * Context: as the invalidate hook needs; takes a spinlock.
  * Return: 0 installed, unchanged; 1 installed and the hook ran (or would
  * have, if none is set); -ESTALE dropped because of a racing write.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cur,
 		    uint64_t version, uint64_t now_ns);
@@ -211,6 +217,7 @@ int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cur,
  *
  * Context: any that may take a spinlock.
  * Return: the version.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): 0.
  */
 uint64_t dc_attr_version(struct dc_attr *a);
 
@@ -227,6 +234,8 @@ uint64_t dc_attr_version(struct dc_attr *a);
  *
  * Context: any that may take a spinlock.
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once, doing nothing.
  */
 void dc_attr_note_write(struct dc_attr *a, uint64_t end, int64_t mtime_ns,
 			uint64_t now_ns);
@@ -242,6 +251,8 @@ void dc_attr_note_write(struct dc_attr *a, uint64_t end, int64_t mtime_ns,
  *
  * Context: any that may take a spinlock.
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once, doing nothing.
  */
 void dc_attr_expire(struct dc_attr *a);
 
@@ -254,6 +265,8 @@ void dc_attr_expire(struct dc_attr *a);
  * Context: any that may take a spinlock.
  * Return: true if they are valid at @now_ns (refreshed, not timed out, not
  * made stale).
+ * In a child forked without dc_before_fork() (daxcache/thread.h): false, @v
+ * zeroed.
  */
 bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v, uint64_t now_ns);
 
@@ -266,6 +279,7 @@ bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v, uint64_t now_ns);
  * Context: any that may take a spinlock.
  * Return: 0, or -EINVAL for NULL arguments or @size below
  * DC_ATTR_STATS_SIZE_VER0.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st, size_t size);
 

@@ -276,6 +276,7 @@ int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
  * DC_BACKEND_OPS_SIZE_VER0); -E2BIG when @cfg or @ops is larger than this
  * library knows and the rest is not zero; -ENOMEM, or the error starting
  * the reclaimer.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_cache_create(const struct dc_cache_config *cfg, size_t cfg_size,
 		    const struct dc_backend_ops *ops, size_t ops_size,
@@ -303,6 +304,8 @@ int dc_cache_create(const struct dc_cache_config *cfg, size_t cfg_size,
  * dc_unpin().
  * Return: 0 when the cache is freed (always for NULL); -EBUSY when pins
  * were still held: the cache is not freed yet (see above).
+ * In a child forked without dc_before_fork() (daxcache/thread.h): 0 at
+ * once, the object left to the exit.
  */
 int dc_cache_destroy(struct dc_cache *cache);
 
@@ -314,6 +317,7 @@ int dc_cache_destroy(struct dc_cache *cache);
  *
  * Context: process context; may sleep.
  * Return: 0, -EINVAL for NULL arguments, or -ENOMEM.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_inode_get(struct dc_cache *cache, uint64_t ino, struct dc_inode **out);
 
@@ -333,6 +337,8 @@ int dc_inode_get(struct dc_cache *cache, uint64_t ino, struct dc_inode **out);
  *
  * Context: process context; may sleep when it evicts.
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once, the reference left to the exit.
  */
 void dc_inode_put(struct dc_inode *inode);
 
@@ -395,6 +401,7 @@ int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
  *
  * Context: as dc_map().
  * Return: as dc_map().
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_map_timeout(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		   uint64_t timeout_ns, struct dc_pin *pin);
@@ -405,6 +412,8 @@ int dc_map_timeout(struct dc_inode *inode, uint64_t file_off, unsigned int flags
  *
  * Context: any; never blocks.
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once, the pin left to the exit.
  */
 void dc_unpin(struct dc_pin *pin);
 
@@ -417,6 +426,7 @@ void dc_unpin(struct dc_pin *pin);
  *
  * Context: process context; sleeps.
  * Return: 0 once a range is free, -ETIMEDOUT, or -EINTR (kernel).
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_wait_free(struct dc_cache *cache, uint64_t timeout_ns);
 
@@ -437,6 +447,7 @@ int dc_wait_free(struct dc_cache *cache, uint64_t timeout_ns);
  * mappings were pinned too: a write that did not reach the file must be
  * heard, a pin loses nothing; else -EBUSY if some mappings were pinned (the
  * others are dropped); -EINVAL if @len is 0.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len);
 
@@ -461,6 +472,7 @@ uint64_t dc_inode_id(const struct dc_inode *inode);
  * Context: any.
  * Return: 0, or -EINVAL for NULL arguments or @size below
  * DC_CACHE_STATS_SIZE_VER0.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_cache_stats(const struct dc_cache *cache, struct dc_cache_stats *st,
 		   size_t size);

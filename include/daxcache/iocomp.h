@@ -62,6 +62,7 @@ void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data);
  *
  * Context: process context (the kernel build allocates with GFP_KERNEL).
  * Return: 0, -EINVAL when @fn or @out is NULL, or -ENOMEM.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_iocomp_alloc(dc_iocomp_fn fn, void *data, struct dc_iocomp **out);
 

@@ -45,6 +45,7 @@ struct dc_itree_entry {
  *
  * Context: process context; may sleep.
  * Return: 0, -EINVAL if @out is NULL, or -ENOMEM.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_itree_create(struct dc_itree **out);
 
@@ -58,6 +59,8 @@ int dc_itree_create(struct dc_itree **out);
  *
  * Context: the writer; may sleep.
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once, the object left to the exit.
  */
 void dc_itree_destroy(struct dc_itree *tree);
 
@@ -73,6 +76,7 @@ void dc_itree_destroy(struct dc_itree *tree);
  * Context: the writer (callers serialize writers); may sleep.
  * Return: 0; -EINVAL if @start > @last or @item is NULL; -EEXIST if the
  * interval overlaps one already in the tree; -ENOMEM.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_itree_insert(struct dc_itree *tree, uint64_t start, uint64_t last,
 		    void *item);
@@ -88,6 +92,7 @@ int dc_itree_insert(struct dc_itree *tree, uint64_t start, uint64_t last,
  *
  * Context: the writer; may sleep.
  * Return: 0, or -ENOENT if no interval starts at @start.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_itree_remove(struct dc_itree *tree, uint64_t start, void **out);
 

@@ -97,6 +97,7 @@ struct dc_mmapbe_config {
  * @size below DC_MMAPBE_CONFIG_SIZE_VER0; -E2BIG when @cfg is larger than
  * this library knows and the rest is not zero; -ENOMEM, or the error of
  * mmap() reserving the window or of sigaction().
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_mmapbe_create(const struct dc_mmapbe_config *cfg, size_t size,
 		     struct dc_mmapbe **out);
@@ -110,6 +111,8 @@ int dc_mmapbe_create(const struct dc_mmapbe_config *cfg, size_t size,
  *
  * Context: process context.
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once, the object left to the exit.
  */
 void dc_mmapbe_destroy(struct dc_mmapbe *be);
 
@@ -142,6 +145,7 @@ const struct dc_backend_ops *dc_mmapbe_ops(void);
  * Return: 0; -EINVAL for a NULL @be; -EBADF if @fd is not an open
  * descriptor; -EINVAL if it is not a regular file; -EEXIST if @ino is
  * already registered; -ENOMEM.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd);
 
@@ -155,6 +159,7 @@ int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd);
  *
  * Context: process context.
  * Return: 0; -EINVAL for a NULL @be; -ENOENT if @ino is not registered.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_mmapbe_remove_file(struct dc_mmapbe *be, uint64_t ino);
 
@@ -188,6 +193,7 @@ int dc_mmapbe_remove_file(struct dc_mmapbe *be, uint64_t ino);
  * copy touched a window page whose file page no longer exists (or a memory
  * error); -EINVAL for a NULL @be or @pin, a NULL @buf with a non-zero
  * @len, or a span outside the pin or the window.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_mmapbe_read(const struct dc_mmapbe *be, const struct dc_pin *pin,
 		   uint64_t off, void *buf, size_t len);
@@ -208,6 +214,7 @@ int dc_mmapbe_read(const struct dc_mmapbe *be, const struct dc_pin *pin,
  * Context: as dc_mmapbe_read().
  * Return: 0 when all @len bytes were copied; -EIO as dc_mmapbe_read();
  * -EPERM if @pin is not writable; -EINVAL as dc_mmapbe_read().
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_mmapbe_write(const struct dc_mmapbe *be, const struct dc_pin *pin,
 		    uint64_t off, const void *buf, size_t len);

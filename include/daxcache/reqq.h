@@ -185,6 +185,7 @@ struct dc_reqq_stats {
  * DC_REQQ_OPS_SIZE_VER0; -E2BIG when @cfg or @ops is larger than this
  * library knows and the rest is not zero; -ENOMEM, or an error from
  * starting the retry worker (DC_REQQ_TIMER_RETRY).
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_reqq_create(const struct dc_reqq_config *cfg, size_t cfg_size,
 		   const struct dc_reqq_ops *ops, size_t ops_size, void *priv,
@@ -200,6 +201,8 @@ int dc_reqq_create(const struct dc_reqq_config *cfg, size_t cfg_size,
  *
  * Context: process context; may sleep (stops the retry worker).
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once, the object left to the exit.
  */
 void dc_reqq_destroy(struct dc_reqq *q);
 
@@ -236,6 +239,7 @@ void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
  * -ENOTCONN after dc_reqq_shutdown(); otherwise the submit op's error (not
  * -ENOSPC), the request not accepted (for a FORGET request the drop is
  * counted).
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req);
 
@@ -253,6 +257,8 @@ int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req);
  * Context: the caller's completion context; the submit op and end
  * callbacks run in it.  Hold no lock the submit op takes.
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once; @req's end callback is not called.
  */
 void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req, int status);
 
@@ -264,6 +270,7 @@ void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req, int status);
  *
  * Context: process context; sleeps.
  * Return: 0, -ETIMEDOUT, or -EINTR (kernel: fatal signal).
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns);
 
@@ -278,6 +285,8 @@ int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns);
  *
  * Context: any context where end callbacks may run.
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once, doing nothing.
  */
 void dc_reqq_shutdown(struct dc_reqq *q);
 
@@ -290,6 +299,7 @@ void dc_reqq_shutdown(struct dc_reqq *q);
  * Context: any.
  * Return: 0, or -EINVAL for NULL arguments or @size below
  * DC_REQQ_STATS_SIZE_VER0.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st, size_t size);
 

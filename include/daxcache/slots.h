@@ -154,6 +154,7 @@ struct dc_slot_table_stats {
  * when @cfg or @ops is larger than this library knows and the rest is not
  * zero; -ENOMEM (the allocator or @ops->init; the slots prepared so far
  * are finished and freed).
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_slot_table_create(const struct dc_slot_table_config *cfg,
 			 size_t cfg_size, const struct dc_slot_table_ops *ops,
@@ -170,6 +171,8 @@ int dc_slot_table_create(const struct dc_slot_table_config *cfg,
  *
  * Context: process context.
  * Return: 0, or -EBUSY when slots are out or callers wait.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): 0 at
+ * once, the object left to the exit.
  */
 int dc_slot_table_destroy(struct dc_slot_table *tbl);
 
@@ -184,6 +187,7 @@ int dc_slot_table_destroy(struct dc_slot_table *tbl);
  * freed (this caller's, or, after it joined the backlog, the failed
  * allocation whose place it was handed); -EINTR on a fatal signal (kernel
  * only).
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **out);
 
@@ -195,6 +199,7 @@ int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **out);
  *
  * Context: process context; may allocate and sleep.
  * Return: 0, -ETIMEDOUT, -ENOMEM (as dc_slot_get()), -EINTR (kernel only).
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
 			struct dc_slot **out);
@@ -211,6 +216,7 @@ int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
  * Context: process context; may allocate.
  * Return: 0, or -EAGAIN when dc_slot_get() would have waited (or, with no
  * slot out, failed with -ENOMEM).
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **out);
 
@@ -226,6 +232,8 @@ int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **out);
  * Context: process context (it may free a slot and call the fini op); never
  * waits.
  * Return: nothing.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): returns
+ * at once, the slot left out.
  */
 void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot);
 
@@ -238,6 +246,7 @@ void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot);
  * Context: any that may take a spinlock.
  * Return: 0, or -EINVAL for NULL arguments or @size below
  * DC_SLOT_TABLE_STATS_SIZE_VER0.
+ * -ECHILD in a child forked without dc_before_fork() (daxcache/thread.h).
  */
 int dc_slot_table_stats(struct dc_slot_table *tbl,
 			struct dc_slot_table_stats *st, size_t size);

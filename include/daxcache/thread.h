@@ -25,9 +25,40 @@
  * pthread_atfork() handlers, which liburcu advises against.  A child forked
  * without them while a library thread or liburcu's callback thread existed
  * cannot trust the library's state (a lock held by a thread that is gone,
- * callbacks nobody runs): the library notices it and every entry point of
- * the child (dc_thread_register(), dc_cache_create(), dc_inode_get(),
- * dc_map(), ...) returns -ECHILD, with one logged error, instead of hanging.
+ * callbacks nobody runs): the library notices it, logs one error, and no
+ * entry point of the child hangs.  Such a child may destroy what it
+ * inherited and exit; it cannot use the library any more:
+ *
+ *  - what creates or uses returns -ECHILD: every function that returns an
+ *    int error (dc_thread_register(), dc_cache_create(), dc_inode_get(),
+ *    dc_map(), dc_wait_free(), dc_*_stats(), dc_itree_create(),
+ *    dc_itree_insert(), dc_itree_remove(), dc_slot_table_create(),
+ *    dc_slot_get(), dc_reqq_submit(), dc_attr_refresh(), dc_iocomp_alloc(),
+ *    dc_mmapbe_create(), dc_mmapbe_read(), ...), except those below;
+ *  - what destroys or undoes returns at once and leaves the object, its
+ *    memory, mapping and descriptors to the process's exit:
+ *    dc_cache_destroy(), dc_slot_table_destroy() and dc_thread_unregister()
+ *    return 0; dc_itree_destroy(), dc_reqq_destroy(), dc_attr_destroy(),
+ *    dc_mmapbe_destroy(), dc_inode_put(), dc_unpin() and dc_slot_put() do
+ *    nothing;
+ *  - the other functions that would lock or wait do nothing:
+ *    dc_synchronize(), dc_barrier(), dc_before_fork(),
+ *    dc_after_fork_parent(), dc_after_fork_child(), dc_reqq_complete()
+ *    (the request's end is never called), dc_reqq_shutdown(),
+ *    dc_attr_note_write(), dc_attr_expire(); dc_attr_read_check() says a
+ *    refresh is needed, dc_attr_get() that nothing is valid (zeroed values),
+ *    dc_attr_version() returns 0;
+ *  - what touches only the caller's memory or fixed fields, or reads
+ *    without a lock, works as usual: dc_cache_config_init(),
+ *    dc_reqq_req_init(), dc_iocomp_init(), dc_iocomp_get(), dc_iocomp_put(),
+ *    dc_iocomp_pending(), dc_inode_id(), dc_cache_range_size(),
+ *    dc_mmapbe_ops(), dc_mmapbe_window(), dc_set_log_fn(), dc_warn_count(),
+ *    dc_read_lock(), dc_read_unlock() and the interval tree's lookups
+ *    (dc_itree_lookup(), dc_itree_lookup_entry(), dc_itree_first(),
+ *    dc_itree_next(), dc_itree_count());
+ *  - libdaxcache-sim (daxcache/simbe.h) has no threads and does not know of
+ *    the fork: its functions work as usual on a backend that no thread was
+ *    calling when the process forked.
  *
  * In the kernel build these calls do nothing (and dc_map() needs no
  * registration).
@@ -66,7 +97,8 @@ int dc_thread_register(void);
  * The last unregister of a nesting really unregisters the thread.
  *
  * Context: a registered thread, outside any read-side section.
- * Return: 0, or -EINVAL if the thread was not registered.
+ * Return: 0, or -EINVAL if the thread was not registered.  In a child
+ * forked without dc_before_fork() (see above): 0, doing nothing.
  */
 int dc_thread_unregister(void);
 
@@ -94,17 +126,22 @@ void dc_read_unlock(void);
  * when it was called has ended.
  *
  * Context: a registered thread outside any read-side section; sleeps.
- * Return: nothing.
+ * Return: nothing.  In a child forked without dc_before_fork() (see
+ * above) it returns at once.
  */
 void dc_synchronize(void);
 
 /**
  * dc_barrier() - wait until every deferred free queued so far has run.
  *
- * Call before unloading code or checking memory for leaks.
+ * Call before unloading code or checking memory for leaks.  When it
+ * returns, liburcu's callback thread holds nothing of the barrier itself
+ * either (unless the application made call_rcu threads of its own), so that
+ * a fork right after it leaves the child nothing unreachable.
  *
  * Context: a registered thread outside any read-side section; sleeps.
- * Return: nothing.
+ * Return: nothing.  In a child forked without dc_before_fork() (see
+ * above) it returns at once.
  */
 void dc_barrier(void);
 
@@ -120,7 +157,8 @@ void dc_barrier(void);
  *
  * Context: a registered thread holding no pin and outside any read-side
  * section; sleeps (it waits for running library work to finish).
- * Return: nothing.
+ * Return: nothing.  In a child forked without dc_before_fork() (see
+ * above) it, and the two dc_after_fork_*(), do nothing.
  */
 void dc_before_fork(void);
 

@@ -368,6 +368,8 @@ int dc_mmapbe_read(const struct dc_mmapbe *be,
 
 	if (!src || (!buf && len))
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	return window_copy(be, src, buf, src, len);
 }
 DC_EXPORT(dc_mmapbe_read);
@@ -380,6 +382,8 @@ int dc_mmapbe_write(const struct dc_mmapbe *be,
 
 	if (!dst || (!buf && len))
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	if (!pin->writable)
 		return -EPERM;
 	return window_copy(be, dst, dst, buf, len);
@@ -413,6 +417,8 @@ int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
 	ret = sized_create_in(out, &cfg, ucfg, size, DC_MMAPBE_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	window_size = cfg.window_size;
 	range_shift = cfg.range_shift;
 	if (range_shift < MMAPBE_MIN_SHIFT ||
@@ -449,7 +455,8 @@ DC_EXPORT(dc_mmapbe_create);
 
 void dc_mmapbe_destroy(struct dc_mmapbe *be)
 {
-	if (!be)
+	/* In a child forked unprepared, left to the exit: the lock may be held. */
+	if (!be || dc_fork_check(__func__))
 		return;
 	munmap(be->base, be->window_size);
 	dc_mutex_destroy(&be->lock);
@@ -472,6 +479,8 @@ int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd)
 
 	if (!be)
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	if (fd < 0 || fstat(fd, &st))
 		return -EBADF;
 	if (!S_ISREG(st.st_mode))
@@ -512,6 +521,8 @@ int dc_mmapbe_remove_file(struct dc_mmapbe *be, uint64_t ino)
 
 	if (!be)
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	dc_mutex_lock(&be->lock);
 	f = mmapbe_find(be, ino);
 	if (f)

@@ -37,6 +37,8 @@ int dc_attr_create(const struct dc_attr_config *ucfg, size_t size,
 	ret = sized_create_in(out, &cfg, ucfg, size, DC_ATTR_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	if (cfg.rule != DC_ATTR_RULE_TIMEOUT &&
 	    cfg.rule != DC_ATTR_RULE_EVERY_READ)
 		return -EINVAL;
@@ -52,7 +54,8 @@ DC_EXPORT(dc_attr_create);
 
 void dc_attr_destroy(struct dc_attr *a)
 {
-	if (!a)
+	/* In a child forked unprepared, left to the exit: locks may be held. */
+	if (!a || dc_fork_check(__func__))
 		return;
 	dc_spin_lock_destroy(&a->lock);
 	dci_free(a);
@@ -69,6 +72,9 @@ bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
 {
 	bool need = false;
 
+	/* A refresh is needed (and dc_attr_refresh() refuses). */
+	if (dc_fork_check(__func__))
+		return true;
 	dc_spin_lock(&a->lock);
 	a->st.checks++;
 	if (!a->have || pos + len > a->v.size || pos + len < pos) {
@@ -98,6 +104,8 @@ int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cur,
 	struct dc_attr_values old;
 	bool changed;
 
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	dc_spin_lock(&a->lock);
 	if (version != a->version) {
 		a->st.stale_refreshes++;
@@ -131,6 +139,8 @@ uint64_t dc_attr_version(struct dc_attr *a)
 {
 	uint64_t v;
 
+	if (dc_fork_check(__func__))
+		return 0;
 	dc_spin_lock(&a->lock);
 	v = a->version;
 	dc_spin_unlock(&a->lock);
@@ -141,6 +151,8 @@ DC_EXPORT(dc_attr_version);
 void dc_attr_note_write(struct dc_attr *a, uint64_t end,
 			int64_t mtime_ns, uint64_t now_ns)
 {
+	if (dc_fork_check(__func__))
+		return;
 	dc_spin_lock(&a->lock);
 	a->version++;
 	a->st.writes++;
@@ -156,6 +168,8 @@ DC_EXPORT(dc_attr_note_write);
 
 void dc_attr_expire(struct dc_attr *a)
 {
+	if (dc_fork_check(__func__))
+		return;
 	dc_spin_lock(&a->lock);
 	a->expired = true;
 	dc_spin_unlock(&a->lock);
@@ -167,6 +181,10 @@ bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v,
 {
 	bool valid;
 
+	if (dc_fork_check(__func__)) {
+		memset(v, 0, sizeof(*v));
+		return false;
+	}
 	dc_spin_lock(&a->lock);
 	*v = a->v;
 	valid = attr_valid_locked(a, now_ns);
@@ -180,6 +198,8 @@ int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st,
 {
 	if (!a)
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	return sized_copy_out_locked(st, size, &a->lock, &a->st, sizeof(a->st),
 				     DC_ATTR_STATS_SIZE_VER0);
 }

@@ -224,7 +224,11 @@ int dc_cache_destroy(struct dc_cache *c)
 	struct dc_inode *inode;
 	unsigned long bucket = 0;
 
-	if (!c)
+	/*
+	 * In a child forked unprepared the reclaimer and the call_rcu thread
+	 * are gone and a lock may be held: the cache is left to the exit.
+	 */
+	if (!c || dc_fork_check(__func__))
 		return 0;
 	/*
 	 * Bound every wait for pins from now on, an eviction the reclaimer
@@ -289,6 +293,8 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 
 	if (!c || !st || size < DC_CACHE_STATS_SIZE_VER0)
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	dci_pcounters_sum(&c->stats, sum);
 	memset(&full, 0, sizeof(full));
 	full.hits = sum[DC_STAT_HITS];

@@ -591,6 +591,9 @@ void dc_unpin(struct dc_pin *pin)
 
 	if (!pin || !pin->range)
 		return;
+	/* In a child forked unprepared the pin is left as it is. */
+	if (dc_fork_check(__func__))
+		return;
 	r = pin->range;
 	pin->range = NULL;
 	range_unpin(r);
@@ -604,6 +607,8 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 
 	if (!c)
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	deadline = deadline_after(dc_now_ns(), timeout_ns);
 	dc_waiters_enter(c);
 	for (;;) {

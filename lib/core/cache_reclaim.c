@@ -630,7 +630,10 @@ void dci_inode_evict(struct dc_inode *inode)
 
 void dc_inode_put(struct dc_inode *inode)
 {
-	if (inode && dci_inode_put_unhash(inode))
+	/* In a child forked unprepared the reference is left to the exit. */
+	if (!inode || dc_fork_check(__func__))
+		return;
+	if (dci_inode_put_unhash(inode))
 		dci_inode_evict(inode);
 }
 DC_EXPORT(dc_inode_put);

@@ -52,6 +52,8 @@ int dc_iocomp_alloc(dc_iocomp_fn fn, void *data,
 	*out = NULL;
 	if (!fn)
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	ioc = dc_alloc(sizeof(*ioc));
 	if (!ioc)
 		return -ENOMEM;

@@ -613,6 +613,8 @@ int dc_itree_create(struct dc_itree **out)
 
 	if (!out)
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	t = dc_zalloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -646,7 +648,8 @@ void dc_itree_destroy(struct dc_itree *t)
 {
 	struct itree_node *root;
 
-	if (!t)
+	/* In a child forked unprepared, left to the exit: no call_rcu there. */
+	if (!t || dc_fork_check(__func__))
 		return;
 	/* Destroyed by its last user: nobody else writes it any more. */
 	root = dc_rcu_dereference_protected(t->root, true);
@@ -956,6 +959,8 @@ int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 
 	if (start > last || !item)
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	if (dc_itree_first(t, start, last, &cur))
 		return -EEXIST;
 	return insert_new(t, start, last, item);
@@ -1009,6 +1014,8 @@ int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 	unsigned int lvl, pos;
 	bool from_reserve;
 
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	walk(t, start, &p);
 	if (!p.depth)
 		return -ENOENT;

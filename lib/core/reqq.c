@@ -246,6 +246,8 @@ int dc_reqq_create(const struct dc_reqq_config *ucfg,
 			      DC_REQQ_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	ret = sized_copy_in(&ops, sizeof(ops), uops, ops_size,
 			    DC_REQQ_OPS_SIZE_VER0);
 	if (ret)
@@ -281,7 +283,8 @@ void dc_reqq_destroy(struct dc_reqq *q)
 {
 	uint64_t pending;
 
-	if (!q)
+	/* In a child forked unprepared, left to the exit: locks may be held. */
+	if (!q || dc_fork_check(__func__))
 		return;
 	dc_reqq_shutdown(q);
 	if (q->timer)
@@ -314,6 +317,8 @@ int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 	uint64_t seq;
 	int ret, err;
 
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	dc_spin_lock(&q->lock);
 	if (q->shutdown) {
 		dc_spin_unlock(&q->lock);
@@ -397,6 +402,8 @@ void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
 	struct op_frame *nest;
 	bool kick = false;
 
+	if (dc_fork_check(__func__))
+		return;
 	dc_spin_lock(&q->lock);
 	q->seq++;
 	q->st.completed++;
@@ -419,6 +426,8 @@ DC_EXPORT(dc_reqq_complete);
 
 int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns)
 {
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	return dc_waitq_wait_timeout(&q->drained, !dc_read_once(q->pending),
 				     timeout_ns);
 }
@@ -428,6 +437,8 @@ void dc_reqq_shutdown(struct dc_reqq *q)
 {
 	struct dc_reqq_req *list, *req;
 
+	if (dc_fork_check(__func__))
+		return;
 	dc_spin_lock(&q->lock);
 	q->shutdown = true;
 	list = q->head;
@@ -450,6 +461,8 @@ int dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st,
 {
 	if (!q)
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	return sized_copy_out_locked(st, size, &q->lock, &q->st, sizeof(q->st),
 				     DC_REQQ_STATS_SIZE_VER0);
 }

@@ -128,6 +128,8 @@ int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
 			      DC_SLOT_TABLE_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	memset(&ops, 0, sizeof(ops));
 	if (uops) {
 		ret = sized_copy_in(&ops, sizeof(ops), uops, ops_size,
@@ -175,7 +177,8 @@ int dc_slot_table_destroy(struct dc_slot_table *tbl)
 {
 	struct dc_slot *s;
 
-	if (!tbl)
+	/* In a child forked unprepared, left to the exit: locks may be held. */
+	if (!tbl || dc_fork_check(__func__))
 		return 0;
 	dc_spin_lock(&tbl->lock);
 	if (tbl->nr_out || tbl->nr_waiting) {
@@ -280,6 +283,8 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 	int ret;
 
 	*out = NULL;
+	if (dc_fork_check(wait ? "dc_slot_get" : "dc_slot_tryget"))
+		return -ECHILD;
 	dc_spin_lock(&tbl->lock);
 	s = slot_take_locked(tbl, &failed);
 	if (s) {
@@ -365,6 +370,8 @@ void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 {
 	struct slot_waiter *w;
 
+	if (dc_fork_check(__func__))
+		return;
 	dc_spin_lock(&tbl->lock);
 	if (dc_warn_once(!tbl->nr_out, "%s() with no slot out", __func__)) {
 		dc_spin_unlock(&tbl->lock);
@@ -402,6 +409,8 @@ int dc_slot_table_stats(struct dc_slot_table *tbl,
 
 	if (!tbl)
 		return -EINVAL;
+	if (dc_fork_check(__func__))
+		return -ECHILD;
 	dc_spin_lock(&tbl->lock);
 	snap = tbl->st;
 	snap.allocated = tbl->nr_alloc;

@@ -20,6 +20,13 @@ EXTRA_DIST += tests/unit/mmapbe_create.h tests/unit/tmpfile.h tests/unit/ok_chec
 check_PROGRAMS += tests/unit/fork-test tests/unit/unregistered-test
 tests_unit_fork_test_SOURCES = tests/unit/fork_test.c
 tests_unit_fork_test_LDADD = lib/libdaxcache.la
+# Every public function in a child forked without dc_before_fork(), and
+# the check that it is every one.
+check_PROGRAMS += tests/unit/fork-all-test
+tests_unit_fork_all_test_SOURCES = tests/unit/fork_all_test.c
+tests_unit_fork_all_test_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la
+TESTS += tests/unit/fork-all-check
+EXTRA_DIST += tests/unit/fork-all-check
 tests_unit_unregistered_test_SOURCES = tests/unit/unregistered_test.c
 tests_unit_unregistered_test_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la $(PTHREAD_LIBS)
 # libdaxcache as a plugin: dlopen(), threads that outlive dlclose().  Links

@@ -454,7 +454,7 @@ int dci_plat_fork_refuse(const char *fn)
 	static bool said;
 
 	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
-		dc_pr_err("%s: this process was forked while the library's threads ran, without dc_before_fork(); refusing (-ECHILD) rather than hanging",
+		dc_pr_err("%s: this process was forked while the library's threads ran, without dc_before_fork(); refusing (-ECHILD), or leaking what is destroyed, rather than hanging",
 			  fn);
 	return -ECHILD;
 }
@@ -463,6 +463,9 @@ void dc_before_fork(void)
 {
 	struct dc_worker *w;
 
+	/* liburcu would wait for its callback thread, gone in this child. */
+	if (dc_fork_check(__func__))
+		return;
 	fork_watch();
 	pthread_mutex_lock(&workers_lock);
 	dc_write_once(workers_frozen, true);
@@ -492,6 +495,8 @@ static void fork_resume(void)
 
 void dc_after_fork_parent(void)
 {
+	if (dc_fork_check(__func__))
+		return;
 	urcu_memb_call_rcu_after_fork_parent();
 	fork_resume();
 }
@@ -499,6 +504,8 @@ DC_EXPORT(dc_after_fork_parent);
 
 void dc_after_fork_child(void)
 {
+	if (dc_fork_check(__func__))
+		return;
 	urcu_memb_call_rcu_after_fork_child();
 	fork_resume();
 }
@@ -596,6 +603,9 @@ int dc_thread_unregister(void)
 {
 	if (!dci_plat_thread_depth)
 		return -EINVAL;
+	/* liburcu's registry lock may be held by a thread gone in this child. */
+	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
+		return 0;
 	if (!--dci_plat_thread_depth) {
 		dci_plat_caller_ok = false;
 		dci_plat_pcount_last.seq = 0;	/* see dc_pcounter_ready() */
@@ -625,12 +635,60 @@ DC_EXPORT(dc_read_unlock);
 
 void dc_synchronize(void)
 {
+	if (dc_fork_check(__func__))
+		return;
 	dc_synchronize_rcu();
 }
 DC_EXPORT(dc_synchronize);
 
+/*
+ * urcu_memb_barrier() returns once its callback on each call_rcu thread
+ * has counted down, but that callback goes on to drop its reference to the
+ * barrier's bookkeeping and free it (two small blocks, liburcu's): a fork
+ * right then leaves the blocks to a thread the child does not have, and
+ * nothing in the child points to them any more (valgrind: "definitely
+ * lost").  So dc_barrier() also waits for a callback of its own, queued
+ * behind the barrier's on the caller's call_rcu thread (the only one,
+ * unless the application made more): it runs only once the barrier's
+ * callback has returned, and it allocates nothing, so that when
+ * dc_barrier() returns no call_rcu thread holds anything of it.
+ */
+static struct {
+	pthread_mutex_t lock;		/* one fence in flight */
+	pthread_mutex_t done_lock;
+	pthread_cond_t done_cond;
+	bool done;
+	struct rcu_head head;
+} fence = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.done_lock = PTHREAD_MUTEX_INITIALIZER,
+	.done_cond = PTHREAD_COND_INITIALIZER,
+};
+
+static void fence_cb(struct rcu_head *head)
+{
+	(void)head;
+	pthread_mutex_lock(&fence.done_lock);
+	fence.done = true;
+	pthread_cond_signal(&fence.done_cond);
+	pthread_mutex_unlock(&fence.done_lock);
+}
+
 void dc_barrier(void)
 {
+	if (dc_fork_check(__func__))
+		return;
 	dc_rcu_barrier();
+	/* No call_rcu() yet: no callback thread, and none to start here. */
+	if (!dc_read_once(dci_plat_rcu_used))
+		return;
+	pthread_mutex_lock(&fence.lock);
+	fence.done = false;
+	urcu_memb_call_rcu(&fence.head, fence_cb);
+	pthread_mutex_lock(&fence.done_lock);
+	while (!fence.done)
+		pthread_cond_wait(&fence.done_cond, &fence.done_lock);
+	pthread_mutex_unlock(&fence.done_lock);
+	pthread_mutex_unlock(&fence.lock);
 }
 DC_EXPORT(dc_barrier);
