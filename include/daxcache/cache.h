@@ -412,8 +412,8 @@ int dc_map_timeout(struct dc_inode *inode, uint64_t file_off, unsigned int flags
  *
  * Context: any; never blocks.
  * Return: nothing.
- * In a child forked without dc_before_fork() (daxcache/thread.h): returns
- * at once, the pin left to the exit.
+ * In a child forked without dc_before_fork() (daxcache/thread.h): the
+ * pin is dropped, and nobody waiting for a range is woken.
  */
 void dc_unpin(struct dc_pin *pin);
 

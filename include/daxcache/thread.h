@@ -39,8 +39,8 @@
  *    memory, mapping and descriptors to the process's exit:
  *    dc_cache_destroy(), dc_slot_table_destroy() and dc_thread_unregister()
  *    return 0; dc_itree_destroy(), dc_reqq_destroy(), dc_attr_destroy(),
- *    dc_mmapbe_destroy(), dc_inode_put(), dc_unpin() and dc_slot_put() do
- *    nothing;
+ *    dc_mmapbe_destroy(), dc_inode_put() and dc_slot_put() do nothing;
+ *    dc_unpin() drops the pin and wakes nobody;
  *  - the other functions that would lock or wait do nothing:
  *    dc_synchronize(), dc_barrier(), dc_before_fork(),
  *    dc_after_fork_parent(), dc_after_fork_child(), dc_reqq_complete()

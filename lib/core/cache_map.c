@@ -30,6 +30,13 @@ static dc_noinline void range_unpin_waiters(struct dc_range *r)
 {
 	struct dc_cache *c = dci_range_cache(r);
 
+	/*
+	 * In a child forked unprepared the waiters' lock may be held by a
+	 * thread that is gone: the pin is dropped, nobody is woken.  Here,
+	 * not in dc_unpin(), so that the hit path pays nothing for it.
+	 */
+	if (dc_fork_check("dc_unpin"))
+		return;
 	if (dc_atomic_read(&c->waiters))
 		dci_cache_wake(c);
 }
@@ -590,9 +597,6 @@ void dc_unpin(struct dc_pin *pin)
 	struct dc_range *r;
 
 	if (!pin || !pin->range)
-		return;
-	/* In a child forked unprepared the pin is left as it is. */
-	if (dc_fork_check(__func__))
 		return;
 	r = pin->range;
 	pin->range = NULL;
