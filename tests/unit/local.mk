@@ -14,6 +14,11 @@ tests_unit_mmap_backend_LDADD = $(test_ldadd)
 tests_unit_mmap_trunc_SOURCES = tests/unit/mmap_trunc_test.c
 tests_unit_mmap_trunc_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
 EXTRA_DIST += tests/unit/mmapbe_create.h tests/unit/tmpfile.h tests/unit/ok_check.h
+# Deferred frees stay bounded while a reader holds up the grace period:
+# reads the userspace platform's counters, so links the core, not the .so.
+check_PROGRAMS += tests/unit/rcu-bound
+tests_unit_rcu_bound_SOURCES = tests/unit/rcu_bound_test.c
+tests_unit_rcu_bound_LDADD = lib/libdaxcache-core.la $(URCU_LIBS) $(PTHREAD_LIBS)
 
 # Public headers and the shared library only: tests/run builds these
 # against the installed library too.

@@ -4,7 +4,8 @@
  *
  * Built once per suite with -DDC_SUITE_NAME=<suite>.  The seed of the
  * random cases is printed and can be fixed with DC_TEST_SEED=<n>; the
- * iteration scale with DC_TEST_SCALE=<n>.
+ * iteration scale with DC_TEST_SCALE=<n>.  DC_TEST_FILTER=<pattern> runs
+ * only the cases whose names match it (cmocka's glob: * and ?).
  */
 #include "dc_test.h"
 
@@ -42,6 +43,7 @@ int main(void)
 {
 	const struct dc_test_suite *s = &DC_CAT(dc_suite_, DC_SUITE_NAME);
 	const char *env = getenv("DC_TEST_SEED");
+	const char *filter = getenv("DC_TEST_FILTER");
 	struct CMUnitTest *tests;
 	size_t n = 0, i;
 	int ret;
@@ -59,6 +61,8 @@ int main(void)
 		tests[i].test_func = trampoline;
 		tests[i].initial_state = (void *)&s->cases[i];
 	}
+	if (filter && *filter)
+		cmocka_set_test_filter(filter);
 	{
 		/*
 		 * cmocka's public entry point counts its array with sizeof:

@@ -18,6 +18,42 @@ char dci_rcu_tsan_barrier;
 #endif
 
 /* ------------------------------------------------------------------ */
+/* Deferred frees (rcu.h)                                               */
+
+unsigned long dci_plat_rcu_pending;
+unsigned long dci_plat_rcu_pending_peak;
+unsigned long dci_plat_rcu_waits;
+
+/* What liburcu's callback thread runs for every dc_call_rcu() it queued. */
+void dci_plat_rcu_callback(struct rcu_head *head)
+{
+	dc_rcu_head_t *h = dc_container_of(head, dc_rcu_head_t, head);
+
+#ifdef DC_TSAN
+	__tsan_acquire(h);
+	__tsan_acquire(&dci_rcu_tsan_gp);
+#endif
+	/* @h may be freed by its callback: not touched after it. */
+	h->fn(h);
+	__atomic_sub_fetch(&dci_plat_rcu_pending, 1, __ATOMIC_RELEASE);
+#ifdef DC_TSAN
+	/* What the callback did happens before dc_rcu_barrier() returns. */
+	__tsan_release(&dci_rcu_tsan_barrier);
+#endif
+}
+
+/*
+ * dc_call_rcu() found DC_RCU_PENDING_MAX callbacks queued: run this one
+ * here, a grace period from now, instead of queueing one more.
+ */
+void dci_plat_rcu_run_now(dc_rcu_head_t *h)
+{
+	__atomic_add_fetch(&dci_plat_rcu_waits, 1, __ATOMIC_RELAXED);
+	dc_synchronize_rcu();
+	h->fn(h);
+}
+
+/* ------------------------------------------------------------------ */
 /* Logging                                                              */
 
 static _Atomic unsigned long dc_warnings;

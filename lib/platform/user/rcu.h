@@ -75,18 +75,50 @@ static inline void dc_rcu_note_used(void)
 		__atomic_store_n(&dci_plat_rcu_used, true, __ATOMIC_RELAXED);
 }
 
+/*
+ * Deferred frees are counted, and bounded.  Every object the core retires
+ * waits in liburcu's callback queue for a grace period; a reader that does
+ * not leave its section (a thread descheduled for long on a loaded host,
+ * or under valgrind, which runs one thread at a time and may leave one
+ * waiting for very long) holds up every grace period, and a writer that
+ * goes on retiring would grow that queue, and the memory behind it,
+ * without bound.  So past DC_RCU_PENDING_MAX callbacks queued and not yet
+ * run, dc_call_rcu() does what the callback thread would: it waits for a
+ * grace period (dc_synchronize_rcu()) and runs the callback itself.  The
+ * writer is then held up by the reader, as the reader holds up the frees,
+ * and memory stays bounded.  The kernel's call_rcu() has its own flood
+ * protection; kshim's dc_call_rcu() is the kernel's.
+ *
+ * So dc_call_rcu() may sleep: its callers are writers, which may, never a
+ * read-side section nor a callback (see lib/core: no callback queues
+ * another, and no reader takes a lock, so a writer may wait holding one).
+ * Each callback frees a bounded amount (a node, an inode, a list of at
+ * most ITREE_RETIRING_MAX + 1 nodes, a tree and what it keeps).
+ */
+#define DC_RCU_PENDING_MAX	10000
+
+/*
+ * Callbacks queued and not yet run, the most there ever were, and how many
+ * times dc_call_rcu() found DC_RCU_PENDING_MAX queued and waited instead
+ * (tests/unit/rcu_bound_test.c reads them).
+ */
+extern unsigned long dci_plat_rcu_pending;
+extern unsigned long dci_plat_rcu_pending_peak;
+extern unsigned long dci_plat_rcu_waits;
+
+typedef struct dc_rcu_head {
+	struct rcu_head head;
+	void (*fn)(struct dc_rcu_head *h);
+} dc_rcu_head_t;
+
+void dci_plat_rcu_callback(struct rcu_head *head);
+void dci_plat_rcu_run_now(dc_rcu_head_t *h);
+
 #ifndef DC_TSAN
 
-typedef struct rcu_head dc_rcu_head_t;
-
 #define dc_rcu_read_unlock()		urcu_memb_read_unlock()
-
-static inline void dc_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *head))
-{
-	dc_rcu_note_used();
-	urcu_memb_call_rcu(head, fn);
-}
 #define dc_synchronize_rcu()		urcu_memb_synchronize_rcu()
+#define dci_plat_rcu_tsan_queue(h)	((void)(h))
 
 #else /* DC_TSAN */
 
@@ -97,36 +129,14 @@ void __tsan_release(void *addr);
 extern char dci_rcu_tsan_gp;
 extern char dci_rcu_tsan_barrier;
 
-typedef struct dc_rcu_head {
-	struct rcu_head head;
-	void (*fn)(struct dc_rcu_head *h);
-} dc_rcu_head_t;
-
 static inline void dc_rcu_read_unlock(void)
 {
 	__tsan_release(&dci_rcu_tsan_gp);
 	urcu_memb_read_unlock();
 }
 
-static inline void dc_rcu_tsan_callback(struct rcu_head *head)
-{
-	dc_rcu_head_t *h = (dc_rcu_head_t *)head;
-
-	__tsan_acquire(h);
-	__tsan_acquire(&dci_rcu_tsan_gp);
-	h->fn(h);
-	/* What the callback did happens before dc_rcu_barrier() returns. */
-	__tsan_release(&dci_rcu_tsan_barrier);
-}
-
-static inline void dc_call_rcu(dc_rcu_head_t *h, void (*fn)(dc_rcu_head_t *h))
-{
-	dc_rcu_note_used();
-	h->fn = fn;
-	/* liburcu's callback queue hands @h over without TSan seeing it. */
-	__tsan_release(h);
-	urcu_memb_call_rcu(&h->head, dc_rcu_tsan_callback);
-}
+/* liburcu's callback queue hands @h over without TSan seeing it. */
+#define dci_plat_rcu_tsan_queue(h)	__tsan_release(h)
 
 /* Every callback queued before it has run, as liburcu's own barrier. */
 static inline void dc_rcu_barrier(void)
@@ -142,5 +152,31 @@ static inline void dc_synchronize_rcu(void)
 }
 
 #endif /* DC_TSAN */
+
+/*
+ * Run @fn(@h) after a grace period: queued for liburcu's callback thread,
+ * or, with DC_RCU_PENDING_MAX already queued, here once one has passed.
+ * Context: may sleep; outside any read-side section, not from a callback.
+ */
+static inline void dc_call_rcu(dc_rcu_head_t *h, void (*fn)(dc_rcu_head_t *h))
+{
+	unsigned long n, peak;
+
+	dc_rcu_note_used();
+	h->fn = fn;
+	n = __atomic_add_fetch(&dci_plat_rcu_pending, 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(n > DC_RCU_PENDING_MAX, 0)) {
+		__atomic_sub_fetch(&dci_plat_rcu_pending, 1, __ATOMIC_RELAXED);
+		dci_plat_rcu_run_now(h);
+		return;
+	}
+	peak = __atomic_load_n(&dci_plat_rcu_pending_peak, __ATOMIC_RELAXED);
+	while (__builtin_expect(n > peak, 0) &&
+	       !__atomic_compare_exchange_n(&dci_plat_rcu_pending_peak, &peak, n,
+					    true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	dci_plat_rcu_tsan_queue(h);
+	urcu_memb_call_rcu(&h->head, dci_plat_rcu_callback);
+}
 
 #endif /* DC_PLATFORM_USER_RCU_H */
