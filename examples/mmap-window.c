@@ -428,7 +428,7 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"usage: %s [options]\n"
 		"Random 4 KiB reads of a file through a DAX-style mmap window and the\n"
-		"same reads with pread() (the baseline), in alternating slices of %.1f s,\n"
+		"same reads with pread() (the baseline), in alternating slices of %g s,\n"
 		"then both checked, untimed.\n"
 		"Sizes take K, M, G, T suffixes (powers of 1024).\n"
 		"  -w, --window-size=SIZE  window size (default 64M)\n"
