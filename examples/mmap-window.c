@@ -12,9 +12,12 @@
  * admission control answers DC_MAP_BYPASS (a miss not worth evicting a
  * range for, as a real client serves it); then each thread does the same reads (the
  * same offsets, in the same order) with pread(), the baseline, timed the
- * same way; and last, untimed, each of those reads is done once more both
- * ways and checked against the pattern (or the window against pread() for
- * a file given with --file).  The example prints what the cache did, and
+ * same way.  The two alternate in slices of SLICE_S seconds (window, then
+ * the same reads with pread()), so that other load on the machine weighs on
+ * both alike and the ratio of the two compares runs made side by side.
+ * Last, untimed, each of those reads is done once more both ways and
+ * checked against the pattern (or the window against pread() for a file
+ * given with --file).  The example prints what the cache did, and
  * the IOPS and latency percentiles of the window beside pread().  A file
  * given with --file that another program truncates while it runs shows up
  * as errors (dc_map() -ENXIO, or -EIO from the copy), not as a SIGBUS.
@@ -45,6 +48,8 @@
 /* Latency histogram: 16 linear sub-buckets per power of two of nanoseconds. */
 #define HIST_SUB	16
 #define HIST_BUCKETS	(64 * HIST_SUB)
+/* The window and pread() phases alternate in slices this long. */
+#define SLICE_S		0.05
 
 struct opts {
 	uint64_t window_size;
@@ -66,7 +71,10 @@ struct worker {
 	pthread_t tid;
 	unsigned int idx;
 	uint64_t seed;		/* of the offsets: the same in every phase */
-	uint64_t iters;		/* offsets the window phase drew */
+	uint64_t x;		/* the offsets' state at the start of the slice */
+	uint64_t x_end;		/* ... and after the window's part of it */
+	uint64_t slice_iters;	/* offsets the window drew in this slice */
+	uint64_t iters;		/* offsets the window drew in all */
 	uint64_t reads, errors;	/* window phase */
 	uint64_t preads, perrors;	/* pread phase */
 	uint64_t checked, bad;	/* verify phase */
@@ -94,6 +102,12 @@ static uint64_t zipf_stride;	/* rank -> block scattering, coprime with nr_blocks
 static atomic_bool stop;
 static atomic_uint_fast64_t progress_reads;
 static enum phase phase;
+/*
+ * Per slice, the window's IOPS over pread()'s on the same reads (its time
+ * over the window's): their median is the ratio the example reports.
+ */
+static double *slice_ratio;
+static unsigned int nr_slices, max_slices;
 
 static uint64_t pattern_word(uint64_t off)
 {
@@ -230,7 +244,7 @@ static int window_read(uint64_t off, unsigned char *buf)
 static void *reader(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t x = w->seed, i;
+	uint64_t x = phase == PHASE_VERIFY ? w->seed : w->x, i;
 	unsigned char buf[BLOCK], ref[BLOCK];
 
 	dc_thread_register();
@@ -239,7 +253,7 @@ static void *reader(void *arg)
 		while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 			uint64_t off = pick_block(&x) * BLOCK, t0 = now_ns();
 
-			w->iters++;
+			w->slice_iters++;
 			if (window_read(off, buf)) {
 				w->errors++;
 				continue;
@@ -250,9 +264,10 @@ static void *reader(void *arg)
 				atomic_fetch_add_explicit(&progress_reads, 1024,
 							  memory_order_relaxed);
 		}
+		w->x_end = x;
 		break;
 	case PHASE_PREAD:
-		for (i = 0; i < w->iters; i++) {
+		for (i = 0; i < w->slice_iters; i++) {
 			uint64_t off = pick_block(&x) * BLOCK, t0 = now_ns();
 
 			if (pread(data_fd, buf, BLOCK, (off_t)off) != BLOCK) {
@@ -285,11 +300,14 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* Run @p on every thread; the wall time it took, in seconds. */
-static double run_phase(struct worker *workers, enum phase p)
+/*
+ * Run @p on every thread (the window phase for @seconds); the wall time it
+ * took, in seconds.
+ */
+static double run_phase(struct worker *workers, enum phase p, double seconds)
 {
 	unsigned int i, started = 0;
-	double t0 = now_s(), el = 0;
+	double t0 = now_s();
 
 	phase = p;
 	atomic_store(&stop, false);
@@ -301,20 +319,67 @@ static double run_phase(struct worker *workers, enum phase p)
 		}
 		started++;
 	}
-	while (p == PHASE_WINDOW && !atomic_load(&stop) && (el = now_s() - t0) < opt.seconds) {
-		struct timespec ts = { 0, 250000000 };
+	while (p == PHASE_WINDOW && !atomic_load(&stop)) {
+		double left = seconds - (now_s() - t0);
+		struct timespec ts = { 0, 10000000 };
 
+		if (left <= 0)
+			break;
+		if (left < 0.01)
+			ts.tv_nsec = (long)(left * 1e9);
 		nanosleep(&ts, NULL);
-		fprintf(stderr, "\r  %4.1f s: %" PRIu64 " reads   ", now_s() - t0,
-			(uint64_t)atomic_load(&progress_reads));
 	}
 	atomic_store(&stop, true);
 	for (i = 0; i < started; i++)
 		pthread_join(workers[i].tid, NULL);
-	if (p == PHASE_WINDOW)
-		fputc('\n', stderr);
 	opt.threads = started;
 	return now_s() - t0;
+}
+
+/*
+ * The timed runs: slices of window reads, each followed by the same reads
+ * with pread(); *@el and *@pel: the wall time of each, summed, and each
+ * slice's ratio in slice_ratio[].  Returns false if a thread could not be
+ * started, or on want of memory.
+ */
+static bool run_timed(struct worker *workers, double *el, double *pel)
+{
+	double t0 = now_s(), left;
+	unsigned int i, threads = opt.threads;
+
+	*el = *pel = 0;
+	max_slices = (unsigned int)(opt.seconds / SLICE_S) + 2;
+	slice_ratio = calloc(max_slices, sizeof(*slice_ratio));
+	if (!slice_ratio) {
+		fprintf(stderr, "out of memory\n");
+		return false;
+	}
+	for (i = 0; i < opt.threads; i++)
+		workers[i].x = workers[i].seed;
+	while ((left = opt.seconds - *el) > 1e-3) {
+		double wel, rel;
+
+		for (i = 0; i < opt.threads; i++)
+			workers[i].slice_iters = 0;
+		wel = run_phase(workers, PHASE_WINDOW, left < SLICE_S ? left : SLICE_S);
+		if (opt.threads != threads)
+			return false;
+		rel = run_phase(workers, PHASE_PREAD, 0);
+		if (opt.threads != threads)
+			return false;
+		*el += wel;
+		*pel += rel;
+		if (nr_slices < max_slices && wel > 0)
+			slice_ratio[nr_slices++] = rel / wel;
+		for (i = 0; i < opt.threads; i++) {
+			workers[i].iters += workers[i].slice_iters;
+			workers[i].x = workers[i].x_end;
+		}
+		fprintf(stderr, "\r  %4.1f s: %" PRIu64 " reads   ", now_s() - t0,
+			(uint64_t)atomic_load(&progress_reads));
+	}
+	fputc('\n', stderr);
+	return true;
 }
 
 /*
@@ -362,8 +427,9 @@ static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"usage: %s [options]\n"
-		"Random 4 KiB reads of a file through a DAX-style mmap window, then the\n"
-		"same reads with pread() (the baseline), then both checked, untimed.\n"
+		"Random 4 KiB reads of a file through a DAX-style mmap window and the\n"
+		"same reads with pread() (the baseline), in alternating slices of %g s,\n"
+		"then both checked, untimed.\n"
 		"Sizes take K, M, G, T suffixes (powers of 1024).\n"
 		"  -w, --window-size=SIZE  window size (default 64M)\n"
 		"  -s, --file-size=SIZE    size of the created data file (default 256M)\n"
@@ -379,7 +445,7 @@ static void usage(FILE *f, const char *prog)
 		"      --inline-own-only   inline reclaim only from the mapping inode (upstream)\n"
 		"  -h, --help              this text\n"
 		"The created file goes to $TMPDIR (or /tmp) and is deleted at exit.\n",
-		prog, MAX_THREADS);
+		prog, SLICE_S, MAX_THREADS);
 }
 
 static int parse_args(int argc, char **argv)
@@ -547,6 +613,13 @@ static double inv_pow(uint64_t k, double theta)
 	return e;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
 	while (b) {
@@ -664,11 +737,11 @@ int main(int argc, char **argv)
 		if (!workers[i].seed)
 			workers[i].seed = 1;
 	}
-	el = run_phase(workers, PHASE_WINDOW);
+	if (!run_timed(workers, &el, &pel))
+		goto out_cache;
 	/* What the cache did for the timed reads (the verify phase maps too). */
 	dc_cache_stats(cache, &st, sizeof(st));
-	pel = run_phase(workers, PHASE_PREAD);
-	run_phase(workers, PHASE_VERIFY);
+	run_phase(workers, PHASE_VERIFY, 0);
 	for (i = 0; i < opt.threads; i++) {
 		reads += workers[i].reads;
 		errors += workers[i].errors;
@@ -706,9 +779,16 @@ int main(int argc, char **argv)
 	       (double)preads * BLOCK / pel / (1 << 20),
 	       hist_pct(phist, preads, 50) / 1e3, hist_pct(phist, preads, 99) / 1e3,
 	       hist_pct(phist, preads, 99.9) / 1e3);
-	if (preads && el > 0 && pel > 0)
-		printf("  window / pread(): %.2fx the IOPS\n",
-		       ((double)reads / el) / ((double)preads / pel));
+	if (nr_slices) {
+		qsort(slice_ratio, nr_slices, sizeof(*slice_ratio), cmp_double);
+		printf("  window / pread(): %.2fx the IOPS (median of %u paired slices,"
+		       " %.2fx to %.2fx; of the sums %.2fx)\n",
+		       nr_slices % 2 ? slice_ratio[nr_slices / 2] :
+		       (slice_ratio[nr_slices / 2 - 1] + slice_ratio[nr_slices / 2]) / 2,
+		       nr_slices, slice_ratio[0], slice_ratio[nr_slices - 1],
+		       preads && el > 0 && pel > 0 ?
+		       ((double)reads / el) / ((double)preads / pel) : 0.0);
+	}
 	ret = bad || errors || !reads || checked != reads ? 1 : 0;
 out_cache:
 	if (inode)
@@ -717,6 +797,7 @@ out_cache:
 	dc_mmapbe_destroy(be);
 	dc_thread_unregister();
 out:
+	free(slice_ratio);
 	free(zipf_cdf);
 	close(data_fd);
 	return ret;
