@@ -73,7 +73,7 @@ int dci_inode_table_init(struct dc_cache *c)
 	if (!t)
 		return -ENOMEM;
 	dc_mutex_init(&c->inode_lock);
-	dc_atomic_set(&c->inode_links_busy, 0);
+	dc_write_once(c->inode_links_busy, 0);
 	dc_rcu_init_pointer(c->inodes, t);
 	return 0;
 }
@@ -131,9 +131,15 @@ static void table_free_rcu(dc_rcu_head_t *head)
 	struct dc_cache *c = t->cache;
 
 	dci_free(t);
-	/* No reader follows the old table's links any more: free to reuse. */
-	dc_smp_mb();
-	dc_atomic_set(&c->inode_links_busy, 0);
+	/*
+	 * No reader follows the old table's links any more: free to reuse.
+	 * Release, paired with table_maybe_grow()'s acquire: a fence and a
+	 * relaxed store order the same on the machine, but ThreadSanitizer
+	 * sees no fence, and reported the next growth's writes of those
+	 * links as racing the last reader's loads (tests/flake-hunt, 1 tsan
+	 * run of 4 under load).
+	 */
+	dc_store_release(&c->inode_links_busy, 0);
 }
 
 /*
@@ -150,10 +156,9 @@ static void table_maybe_grow(struct dc_cache *c)
 	unsigned long b;
 
 	if (c->nr_inodes <= (1ul << t->bits) || t->bits >= DC_INODE_HASH_BITS_MAX ||
-	    dc_atomic_read(&c->inode_links_busy))
+	    dc_load_acquire(&c->inode_links_busy))
 		return;
-	/* Our writes of the spare links come after the callback's all-clear. */
-	dc_smp_mb();
+	/* (Acquire: our writes of the spare links come after the all-clear.) */
 	nt = table_alloc(c, t->bits + 1, !t->link);
 	if (!nt)
 		return;
@@ -163,7 +168,7 @@ static void table_maybe_grow(struct dc_cache *c)
 		     inode = dc_rcu_dereference_protected(inode->hash_next[t->link],
 							  table_held(c)))
 			table_insert(nt, inode);
-	dc_atomic_set(&c->inode_links_busy, 1);
+	dc_write_once(c->inode_links_busy, 1);
 	dc_rcu_assign_pointer(c->inodes, nt);
 	dc_call_rcu(&t->rcu, table_free_rcu);
 }

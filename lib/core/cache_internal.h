@@ -262,7 +262,7 @@ struct dc_cache {
 	dc_mutex_t inode_lock;
 	unsigned long nr_inodes;
 	struct dc_inode_table __rcu *inodes;
-	dc_atomic_t inode_links_busy;	/* a retired table is still read */
+	int inode_links_busy;		/* a retired table is still read */
 
 	/* Unhashed inodes the reclaimer is to evict (cache_reclaim.c). */
 	struct dc_inode *evict_list;
