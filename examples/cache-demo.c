@@ -77,7 +77,6 @@ static void *reader(void *arg)
 	unsigned long n = 0, bad = 0, err = 0;
 	struct dc_pin pin;
 
-	dc_thread_register();
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		uint64_t off;
 
@@ -97,7 +96,6 @@ static void *reader(void *arg)
 			bad++;
 		n++;
 	}
-	dc_thread_unregister();
 	atomic_fetch_add(&reads, n);
 	atomic_fetch_add(&bad_reads, bad);
 	atomic_fetch_add(&errors, err);
@@ -129,7 +127,6 @@ int main(int argc, char **argv)
 	for (k = 0; k < FILE_SIZE / 8; k++)
 		((uint64_t *)file_data)[k] = k * 0x2545f4914f6cdd1dull;
 
-	dc_thread_register();
 	dc_cache_config_init(&cfg, sizeof(cfg), WINDOW_SIZE);
 	cfg.range_shift = RANGE_SHIFT;
 	ret = dc_cache_create(&cfg, sizeof(cfg), &demo_ops, sizeof(demo_ops), NULL, &cache);
@@ -173,7 +170,6 @@ int main(int argc, char **argv)
 	       st.removes_sent, st.remove_batches, st.waits);
 	dc_inode_put(inode);
 	dc_cache_destroy(cache);
-	dc_thread_unregister();
 	free(window);
 	free(file_data);
 	return atomic_load(&bad_reads) || atomic_load(&errors) ? 1 : 0;

@@ -37,7 +37,6 @@ static void *reader(void *arg)
 {
 	uint64_t x = (uintptr_t)arg * 7919 + 1, n = 0, bad = 0;
 
-	dc_thread_register();
 	while (!atomic_load(&stop)) {
 		/* Extents [8k, 8k+3] are never removed. */
 		uint64_t k = (x = x * 6364136223846793005ull + 1442695040888963407ull) >> 33;
@@ -49,7 +48,6 @@ static void *reader(void *arg)
 		dc_read_unlock();
 		n++;
 	}
-	dc_thread_unregister();
 	atomic_fetch_add(&found, n - bad);
 	atomic_fetch_add(&missing, bad);
 	return NULL;
@@ -79,7 +77,6 @@ int main(void)
 	uint64_t k, x = 42;
 	int i, ret;
 
-	dc_thread_register();
 	ret = dc_itree_create(&tree);
 	if (ret) {
 		fprintf(stderr, "dc_itree_create: %d\n", ret);
@@ -119,6 +116,5 @@ int main(void)
 
 	dc_itree_destroy(tree);
 	dc_barrier();
-	dc_thread_unregister();
 	return atomic_load(&missing) ? 1 : 0;
 }

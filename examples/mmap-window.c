@@ -247,7 +247,6 @@ static void *reader(void *arg)
 	uint64_t x = phase == PHASE_VERIFY ? w->seed : w->x, i;
 	unsigned char buf[BLOCK], ref[BLOCK];
 
-	dc_thread_register();
 	switch (phase) {
 	case PHASE_WINDOW:
 		while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
@@ -296,7 +295,6 @@ static void *reader(void *arg)
 		}
 		break;
 	}
-	dc_thread_unregister();
 	return NULL;
 }
 
@@ -701,7 +699,6 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	dc_thread_register();
 	bcfg.window_size = opt.window_size;
 	bcfg.range_shift = opt.range_shift;
 	err = dc_mmapbe_create(&bcfg, sizeof(bcfg), &be);
@@ -795,7 +792,6 @@ out_cache:
 		dc_inode_put(inode);
 	dc_cache_destroy(cache);
 	dc_mmapbe_destroy(be);
-	dc_thread_unregister();
 out:
 	free(slice_ratio);
 	free(zipf_cdf);

@@ -216,7 +216,6 @@ static void *server(void *arg)
 	uint64_t lat = (uint64_t)run->opts->latency_us * 1000;
 	struct wb_req *req;
 
-	dc_thread_register();
 	for (;;) {
 		pthread_mutex_lock(&run->qlock);
 		while (!run->qhead && !run->qstop)
@@ -241,7 +240,6 @@ static void *server(void *arg)
 			free(req);
 		}
 	}
-	dc_thread_unregister();
 	return NULL;
 }
 
@@ -537,7 +535,6 @@ int main(int argc, char **argv)
 	printf("wb-commit: %.2f s per mode, batch %u x %u KiB, %u server(s) at %u us, %u slots\n",
 	       o.time_s, o.batch, WSIZE / 1024, o.servers, o.latency_us, o.slots);
 
-	dc_thread_register();
 	memset(runs, 0, sizeof(runs));
 	for (m = 0; m < NR_MODES; m++) {
 		runs[m].mode = (enum wb_mode)m;
@@ -546,7 +543,6 @@ int main(int argc, char **argv)
 			failures++;
 		failures += atomic_load(&runs[m].errors);
 	}
-	dc_thread_unregister();
 
 	report(runs);
 	if (failures) {

@@ -9,8 +9,8 @@
  * miss), reclaiming an idle range when none is free.  The caller gets a pin:
  * while it is held the mapping is not reclaimed, moved or removed.
  *
- * Threads: see daxcache/thread.h.  Every thread that calls dc_map() must be
- * registered with dc_thread_register() (userspace).
+ * Threads: see daxcache/thread.h.  Any thread may call in: in userspace
+ * the library registers a thread with its RCU on the thread's first call.
  */
 #ifndef DAXCACHE_CACHE_H
 #define DAXCACHE_CACHE_H
@@ -298,7 +298,7 @@ int dc_cache_create(const struct dc_cache_config *cfg, size_t cfg_size,
  * dropped: it drops those mappings (writeback, then remove()) and frees
  * the cache.  A cache never destroyed to the end leaks.
  *
- * Context: process context, a registered thread outside read-side sections;
+ * Context: process context, a thread outside read-side sections;
  * sleeps (at most about DC_DESTROY_PIN_TIMEOUT_NS waiting for pins, plus the
  * backend calls).  No other call on the cache may run concurrently, but
  * dc_unpin().
@@ -375,11 +375,10 @@ void dc_inode_put(struct dc_inode *inode);
  * see a direct write).  Read hits and writes to writable mappings are never
  * bypassed.
  *
- * Context: a registered thread outside read-side sections.  Sleeps unless
+ * Context: any thread outside read-side sections.  Sleeps unless
  * DC_MAP_NOWAIT.
  * Return: 0 with a pin; DC_MAP_BYPASS (1, only with DC_MAP_MAY_BYPASS): no
- * pin, serve the access directly; -EINVAL for bad arguments; -EPERM from
- * a thread that did not call dc_thread_register() (userspace); -ECHILD in
+ * pin, serve the access directly; -EINVAL for bad arguments; -ECHILD in
  * a child forked without dc_before_fork() (see daxcache/thread.h); -EAGAIN with
  * DC_MAP_NOWAIT or DC_MAP_NORECLAIM when it would sleep or reclaim (see
  * dc_wait_free()); -ETIMEDOUT when no range came free in time (for instance

@@ -3,14 +3,20 @@
  * daxcache/thread.h - registering caller threads with the library's RCU,
  * and forking a process that uses the library.
  *
- * In userspace libdaxcache uses liburcu's memb flavour: every thread that
- * calls into the library (looks up, maps, iterates) must be registered
- * first, and unregistered before it exits.  dc_map(), dc_map_timeout(),
- * dc_inode_get() and dc_inode_punch() called from a thread that is not
- * registered return -EPERM (and the library logs it once per thread);
- * dc_read_lock() cannot fail, so it only logs.  Threads the library creates
- * itself (the background reclaimer, a request queue's retry worker)
- * register themselves.
+ * In userspace libdaxcache uses liburcu's memb flavour, whose readers must
+ * be registered.  A thread needs no ceremony for that: its first call into
+ * the library (dc_map(), dc_inode_get(), dc_read_lock(), ...) registers
+ * it, off the hit path, and the thread is unregistered when it exits.  The
+ * one rule left: a thread must not exit inside dc_read_lock() or while it
+ * holds a pin.  dc_thread_register() and dc_thread_unregister() remain, as
+ * optional calls: a thread may register ahead of its first call (so that
+ * the first call does not pay for it, or to see -ENOMEM there rather than
+ * from the call), and a thread that stays alive but leaves the library for
+ * good may unregister (its next call registers it again).  Only a
+ * registration that cannot be made refuses a call: -ENOMEM (no thread-exit
+ * hook), logged once per thread; dc_read_lock(), which cannot fail, then
+ * only logs.  Threads the library creates itself (the background reclaimer,
+ * a request queue's retry worker) register themselves.
  *
  * Fork: the library starts its threads when they are first needed (the
  * first miss that kicks the reclaimer, the first full request queue), not
@@ -71,14 +77,15 @@ extern "C" {
 #endif
 
 /**
- * dc_thread_register() - make the calling thread known to the library.
+ * dc_thread_register() - make the calling thread known to the library now.
  *
- * Call once per thread before its first call into libdaxcache.  Calling it
- * again from a registered thread only counts a nesting level.  A thread
- * should call dc_thread_unregister() before it exits; one that exits
- * registered is unregistered at its exit (a read-side section it left open
- * ends then, with a warning), so that it never stalls the grace periods of
- * the threads that stay.  An application that uses liburcu's memb flavour
+ * Optional: the first call that needs it registers a thread anyway.  Call
+ * it to have the registration done (and its -ENOMEM seen) before the
+ * thread's first call into libdaxcache.  Calling it again from a registered
+ * thread only counts a nesting level.  A thread that exits registered is
+ * unregistered at its exit (a read-side section it left open ends then,
+ * with a warning), so that it never stalls the grace periods of the
+ * threads that stay.  An application that uses liburcu's memb flavour
  * itself registers its threads with liburcu first: the library's
  * registration of such a thread then only counts, and its unregister
  * leaves liburcu's registration to the application.
@@ -91,10 +98,13 @@ extern "C" {
 int dc_thread_register(void);
 
 /**
- * dc_thread_unregister() - undo dc_thread_register().
+ * dc_thread_unregister() - undo dc_thread_register() or the registration
+ * a call made.
  *
- * The thread must not be inside dc_read_lock() and must not hold any pin.
- * The last unregister of a nesting really unregisters the thread.
+ * Optional: a thread is unregistered at its exit anyway.  The thread must
+ * not be inside dc_read_lock() and must not hold any pin.  The last
+ * unregister of a nesting really unregisters the thread; its next call into
+ * the library registers it again.
  *
  * Context: a registered thread, outside any read-side section.
  * Return: 0, or -EINVAL if the thread was not registered.  In a child
@@ -108,7 +118,8 @@ int dc_thread_unregister(void);
  * Lookups and iterations of the interval tree must run between
  * dc_read_lock() and dc_read_unlock().  Sections nest and never block.
  *
- * Context: a registered thread.  Must not sleep until dc_read_unlock().
+ * Context: any thread (registered by its first section if it was not).
+ * Must not sleep until dc_read_unlock().
  * Return: nothing.
  */
 void dc_read_lock(void);
@@ -116,7 +127,7 @@ void dc_read_lock(void);
 /**
  * dc_read_unlock() - leave a read-side critical section.
  *
- * Context: a registered thread inside dc_read_lock().
+ * Context: a thread inside dc_read_lock().
  * Return: nothing.
  */
 void dc_read_unlock(void);
@@ -125,7 +136,7 @@ void dc_read_unlock(void);
  * dc_synchronize() - wait until every read-side section that was running
  * when it was called has ended.
  *
- * Context: a registered thread outside any read-side section; sleeps.
+ * Context: any thread outside any read-side section; sleeps.
  * Return: nothing.  In a child forked without dc_before_fork() (see
  * above) it returns at once.
  */
@@ -139,7 +150,7 @@ void dc_synchronize(void);
  * either (unless the application made call_rcu threads of its own), so that
  * a fork right after it leaves the child nothing unreachable.
  *
- * Context: a registered thread outside any read-side section; sleeps.
+ * Context: any thread outside any read-side section; sleeps.
  * Return: nothing.  In a child forked without dc_before_fork() (see
  * above) it returns at once.
  */
@@ -155,8 +166,8 @@ void dc_barrier(void);
  * be inside the library meanwhile: a thread that holds a lock or a pin, or
  * is inside dc_read_lock(), when fork() runs does not exist in the child.
  *
- * Context: a registered thread holding no pin and outside any read-side
- * section; sleeps (it waits for running library work to finish).
+ * Context: a thread holding no pin and outside any read-side section;
+ * sleeps (it waits for running library work to finish).
  * Return: nothing.  In a child forked without dc_before_fork() (see
  * above) it, and the two dc_after_fork_*(), do nothing.
  */

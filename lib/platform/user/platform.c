@@ -553,25 +553,36 @@ DC_EXPORT(dc_after_fork_child);
 /* Registration nesting depth of the calling thread. */
 __thread unsigned int dci_plat_thread_depth __attribute__((tls_model("initial-exec")));
 __thread bool dci_plat_caller_ok __attribute__((tls_model("initial-exec")));
-static __thread bool unregistered_said;
 
-int dci_plat_thread_unregistered(const char *fn)
+/*
+ * A thread that has not registered is registered by its first call that
+ * needs it (the slow path of dc_caller_check(), dc_read_lock()), and
+ * unregistered at its exit by reg_exit(): callers need no ceremony, and
+ * the hit path still tests one thread-local flag.  Only a registration
+ * that cannot be made refuses: -ENOMEM (no thread-exit hook), logged once
+ * per thread.
+ */
+static __thread bool implicit_failed_said;
+
+static int register_implicitly(const char *fn)
 {
-	if (!unregistered_said) {
-		unregistered_said = true;
-		dc_pr_warn("%s: called from a thread that did not call dc_thread_register(): -EPERM",
-			   fn);
+	int ret = dc_thread_register();
+
+	/* -ECHILD was logged by dci_plat_fork_refuse(). */
+	if (dc_unlikely(ret == -ENOMEM) && !implicit_failed_said) {
+		implicit_failed_said = true;
+		dc_pr_warn("%s: the calling thread could not be registered: %d", fn, ret);
 	}
-	return -EPERM;
+	return ret;
 }
 
 /* dc_caller_check() found the flag clear: say why (or 0 if all is well). */
 int dci_plat_caller_refuse(const char *fn)
 {
-	if (dc_unlikely(!dci_plat_thread_depth))
-		return dci_plat_thread_unregistered(fn);
 	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
 		return dci_plat_fork_refuse(fn);
+	if (!dci_plat_thread_depth)
+		return register_implicitly(fn);
 	return 0;
 }
 
@@ -658,7 +669,7 @@ DC_EXPORT(dc_thread_unregister);
 void dc_read_lock(void)
 {
 	if (dc_unlikely(!dci_plat_thread_depth))
-		dci_plat_thread_unregistered(__func__);
+		register_implicitly(__func__);
 	dc_rcu_read_lock();
 }
 DC_EXPORT(dc_read_lock);

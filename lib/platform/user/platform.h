@@ -690,15 +690,15 @@ extern __thread unsigned int dci_plat_thread_depth
 extern __thread bool dci_plat_caller_ok
 	__attribute__((tls_model("initial-exec")));
 extern bool dci_plat_fork_broken;
-int dci_plat_thread_unregistered(const char *fn);
 int dci_plat_fork_refuse(const char *fn);
 int dci_plat_caller_refuse(const char *fn);
 
 /*
- * dc_caller_check() - 0 if the calling thread may use the library here,
- * else a logged -errno: -EPERM for a thread that never registered (once
- * per thread), -ECHILD in a child forked while the library's threads ran
- * without dc_before_fork() (once per process).  @fn names the entry point.
+ * dc_caller_check() - 0 if the calling thread may use the library here
+ * (a thread that never registered is registered now), else a logged
+ * -errno: -ECHILD in a child forked while the library's threads ran
+ * without dc_before_fork() (once per process), -ENOMEM if the thread
+ * could not be registered.  @fn names the entry point.
  */
 static inline int dc_caller_check(const char *fn)
 {
