@@ -2649,6 +2649,71 @@ static void dfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	dc_iocomp_put(&c->ioc);
 }
 
+/*
+ * fsync() of a directory: make its entries (a rename into it, a new name)
+ * stable on the source.  Without .fsyncdir libfuse answers ENOSYS, and the
+ * kernel then stops asking and returns 0: a rename followed by fsync() of
+ * the directory would not be durable.
+ */
+static void dfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+			 struct fuse_file_info *fi)
+{
+	struct dfile *f = (struct dfile *)(uintptr_t)fi->fh;
+	int fd = dirfd(f->dir);
+	int r = datasync ? fdatasync(fd) : fsync(fd);
+
+	fuse_reply_err(req, r ? errno : 0);
+}
+
+/*
+ * access() and chdir() without -o default_permissions: the source decides,
+ * for the caller's credentials.  Without .access the kernel, answered
+ * ENOSYS once, allows every access() from then on.  (With
+ * default_permissions the kernel checks the mode itself and never asks.)
+ */
+static void dfs_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	struct dnode *n = get_node(ino);
+	char path[64];
+	int err;
+
+	if (n == &stats_node) {
+		fuse_reply_err(req, mask & W_OK ? EACCES : 0);
+		return;
+	}
+	proc_path(n, path, sizeof(path));
+	err = caller_creds_enter(req);
+	if (!err) {
+		/* AT_EACCESS: check with the fsuid and fsgid just set. */
+		err = faccessat(AT_FDCWD, path, mask, as_root ? AT_EACCESS : 0) ? errno : 0;
+		caller_creds_exit();
+	} else {
+		err = -err;
+	}
+	fuse_reply_err(req, err);
+}
+
+/*
+ * SEEK_DATA and SEEK_HOLE, answered by the source (SEEK_SET, SEEK_CUR and
+ * SEEK_END the kernel answers itself).  Without .lseek the kernel, answered
+ * ENOSYS once, treats every file as data without a hole.
+ */
+static void dfs_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		      struct fuse_file_info *fi)
+{
+	off_t r;
+
+	if (get_node(ino) == &stats_node) {
+		fuse_reply_err(req, ESPIPE);
+		return;
+	}
+	r = lseek((int)fi->fh, off, whence);
+	if (r < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_lseek(req, r);
+}
+
 static void dfs_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct statvfs sv;
@@ -2812,6 +2877,9 @@ static const struct fuse_lowlevel_ops dfs_ops = {
 	.flush = dfs_flush,
 	.release = dfs_release,
 	.fsync = dfs_fsync,
+	.fsyncdir = dfs_fsyncdir,
+	.access = dfs_access,
+	.lseek = dfs_lseek,
 	.opendir = dfs_opendir,
 	.readdir = dfs_readdir,
 	.releasedir = dfs_releasedir,
@@ -2868,8 +2936,10 @@ static void usage(FILE *f, const char *prog)
 		"    lookup, getattr, setattr (mode, owner, size, times), mkdir, mknod\n"
 		"    (FIFOs, sockets, character and block devices), symlink, readlink,\n"
 		"    link, unlink, rmdir, rename (with RENAME_NOREPLACE and\n"
-		"    RENAME_EXCHANGE), readdir, statfs, fsync, extended attributes\n"
-		"    (get, set, list, remove), fallocate and copy_file_range.\n"
+		"    RENAME_EXCHANGE), readdir, statfs, fsync of files and of\n"
+		"    directories (a rename then fsync of its directory is durable),\n"
+		"    access, lseek (SEEK_DATA, SEEK_HOLE), extended attributes (get,\n"
+		"    set, list, remove), fallocate and copy_file_range.\n"
 		"    New files get the mode the caller asked for under the caller's\n"
 		"    umask (daxfs runs with umask 0); run as root, daxfs makes them with\n"
 		"    the caller's uid, gid and groups, and the source checks that the\n"

@@ -58,11 +58,12 @@ TESTS += tests/unit/api-doc-check
 # /dev/fuse.  daxfs-trunc-smoke: O_TRUNC rewrites while readers loop;
 # daxfs-attr: the attribute timeout; daxfs-commit: the COMMIT after
 # writeback; daxfs-uring: the io_uring engine and its retry rules;
-# daxfs-gate: the eviction budget of the default policy.
+# daxfs-gate: the eviction budget of the default policy;
+# daxfs-powerloss: a rename made durable by fsync() of the directory.
 daxfs_tests = tests/unit/examples-smoke tests/unit/wb-commit-smoke \
 	tests/unit/daxfs-smoke tests/unit/daxfs-fio tests/unit/daxfs-trunc-smoke \
 	tests/unit/daxfs-posix tests/unit/daxfs-attr tests/unit/daxfs-commit \
-	tests/unit/daxfs-uring tests/unit/daxfs-gate
+	tests/unit/daxfs-uring tests/unit/daxfs-gate tests/unit/daxfs-powerloss
 EXTRA_DIST += $(daxfs_tests)
 if DC_EXAMPLES
 TESTS += $(daxfs_tests)
