@@ -51,7 +51,10 @@
  * a dc_iocomp (see dfs_fsync()).
  *
  * The cache counters can be read at any time from /.daxfs-stats in the
- * mount root and are printed when the filesystem is unmounted.
+ * mount root and are logged when the filesystem is unmounted (fuse_log():
+ * stderr in the foreground; a daemon's go to -o log=FILE, or syslog).
+ * Daemonized, what can fail to start (the ring, the cache, the writeback
+ * pool) runs before the parent exits (see daemon_begin()).
  *
  * Everything else is passed through to SRC (usage() lists it): mknod,
  * symlink, link, xattrs, fallocate, copy_file_range and the rest.  daxfs
@@ -68,6 +71,7 @@
 
 #include <daxcache/daxcache.h>
 #include <daxcache/mmap_backend.h>
+#include <fuse_log.h>
 #include <fuse_lowlevel.h>
 #ifdef DAXFS_URING
 #include <liburing.h>
@@ -79,6 +83,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -93,6 +98,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #define STATS_NAME	".daxfs-stats"
@@ -161,6 +167,7 @@ static struct daxfs_opts {
 	char *window_arg;
 	char *shift_arg;
 	char *policy_arg;
+	char *log_arg;			/* -o log=FILE */
 	char *src;
 	const char *mnt;
 } opt = {
@@ -198,6 +205,33 @@ static pthread_mutex_t xino_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool as_root;
 static uid_t daemon_uid;
 static gid_t daemon_gid;
+
+/*
+ * Where fuse_log() (daxfs's messages and libfuse's) goes: stderr (the
+ * terminal in the foreground, the -o log=FILE of a daemon), or syslog for a
+ * daemon without one (its stderr is then /dev/null).
+ */
+static bool log_syslog;
+
+static void dfs_log(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	if (log_syslog)
+		vsyslog((int)level, fmt, ap);	/* the levels are syslog's */
+	else
+		vfprintf(stderr, fmt, ap);
+}
+
+/* fuse_log() @text line by line (syslog keeps one message per line). */
+static void log_lines(enum fuse_log_level level, const char *text)
+{
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		int len = nl ? (int)(nl - text) : (int)strlen(text);
+
+		fuse_log(level, "%.*s\n", len, text);
+		text += len + (nl ? 1 : 0);
+	}
+}
 static gid_t *daemon_groups;
 static int daemon_ngroups;
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -2440,8 +2474,14 @@ static void wb_run(struct wb_commit *c, uint64_t off, uint64_t len)
 /* A reclaim's writeback: start it, wait for it, count it. */
 static void wb_reclaim_run(struct wb_job *j)
 {
-	if (range_sync(j->fd, j->off, j->len))
+	int err = range_sync(j->fd, j->off, j->len);
+
+	/* No caller to tell: the log does (the next fsync fails too). */
+	if (err) {
 		atomic_fetch_add_explicit(&n_rc_wb_errors, 1, memory_order_relaxed);
+		fuse_log(FUSE_LOG_ERR, "daxfs: writeback of a reclaimed range at %" PRIu64
+			 " (%" PRIu64 " bytes): %s\n", j->off, j->len, strerror(err));
+	}
 	close(j->fd);
 	atomic_fetch_add_explicit(&n_rc_wbs, 1, memory_order_relaxed);
 }
@@ -2993,7 +3033,13 @@ static void usage(FILE *f, const char *prog)
 		"    --retry=completion|timer      [retry=RULE]\n"
 		"           when parked requests are retried: at a completion\n"
 		"           (default) or from a 1 ms timer (the 2019 rule)\n"
-		"    -f, --foreground              stay in the foreground\n"
+		"    --log=FILE                    [log=FILE]\n"
+		"           a daemon's messages (errors, the statistics at unmount)\n"
+		"           are appended to FILE; without it they go to syslog\n"
+		"           (in the foreground: stderr)\n"
+		"    -f, --foreground              stay in the foreground; without it\n"
+		"           the command returns once the daemon serves the mount (0),\n"
+		"           or with 1 and the message if it failed to start\n"
 		"    -d, --debug                   [debug] FUSE debug output (implies -f)\n"
 		"    -s                            serve requests with one thread\n"
 		"    -o OPT[,OPT...]               the options in brackets, and the FUSE\n"
@@ -3023,7 +3069,9 @@ static void usage(FILE *f, const char *prog)
 		"           ring), timer_retries (submissions by the retry timer))\n"
 		"\n"
 		"EXIT STATUS\n"
-		"    0 unmounted cleanly, 1 an error, 2 bad arguments.\n"
+		"    0 unmounted cleanly (daemonized: the daemon serves the mount),\n"
+		"    1 an error (also one the daemon met while it started),\n"
+		"    2 bad arguments.\n"
 		"\n", prog);
 }
 
@@ -3068,6 +3116,9 @@ static const struct fuse_opt daxfs_opts[] = {
 	DAXFS_OPT("--retry %s", retry_arg, 0),
 	DAXFS_OPT("--retry=%s", retry_arg, 0),
 	DAXFS_OPT("retry=%s", retry_arg, 0),
+	DAXFS_OPT("--log %s", log_arg, 0),
+	DAXFS_OPT("--log=%s", log_arg, 0),
+	DAXFS_OPT("log=%s", log_arg, 0),
 	FUSE_OPT_KEY("--foreground", KEY_FOREGROUND),
 	FUSE_OPT_KEY("--debug", KEY_DEBUG),
 	FUSE_OPT_END
@@ -3267,6 +3318,86 @@ static int creds_init(void)
 	return daemon_ngroups < 0 ? -1 : 0;
 }
 
+/* The daemon's end of the pipe its parent waits on (daemon_begin()). */
+static int ready_fd = -1;
+
+/*
+ * Unless @foreground, fork: the parent waits until the child says it
+ * serves the mount (daemon_ready(): exit 0), or exits 1 if the child ends
+ * first (it failed to start, and said why on the stderr they share).
+ * fuse_daemonize() cannot be used: its parent exits 0 at once, before
+ * what can fail (the io_uring ring, the cache, the writeback pool, whose
+ * threads must be started in the process that serves) has run.  0 or -1.
+ */
+static int daemon_begin(bool foreground)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (foreground)
+		return 0;
+	if (pipe2(p, O_CLOEXEC)) {
+		perror("daxfs: pipe");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("daxfs: fork");
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid) {
+		ssize_t r;
+
+		close(p[1]);
+		/* EOF: the daemon exited (or died) without saying it serves. */
+		do
+			r = read(p[0], &c, 1);
+		while (r < 0 && errno == EINTR);
+		_exit(r == 1 && c == 'r' ? 0 : 1);
+	}
+	close(p[0]);
+	ready_fd = p[1];
+	if (setsid() < 0) {
+		perror("daxfs: setsid");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Everything started: detach from the terminal (stderr to -o log=FILE's
+ * @log_fd, or /dev/null and fuse_log() to syslog) and let the parent exit 0.
+ */
+static void daemon_ready(int log_fd)
+{
+	int null_fd;
+	char c = 'r';
+
+	if (chdir("/"))
+		fuse_log(FUSE_LOG_WARNING, "daxfs: chdir /: %s\n", strerror(errno));
+	if (ready_fd < 0)
+		return;
+	null_fd = open("/dev/null", O_RDWR);
+	if (null_fd >= 0) {
+		dup2(null_fd, 0);
+		dup2(null_fd, 1);
+		dup2(log_fd >= 0 ? log_fd : null_fd, 2);
+		if (null_fd > 2)
+			close(null_fd);
+	}
+	if (log_fd < 0) {
+		openlog("daxfs", LOG_PID, LOG_DAEMON);
+		log_syslog = true;
+	}
+	while (write(ready_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	close(ready_fd);
+	ready_fd = -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -3275,7 +3406,7 @@ int main(int argc, char **argv)
 	struct fuse_loop_config *loop_cfg;
 	struct stat st;
 	char buf[STATS_MAX];
-	int ret = 1, err;
+	int ret = 1, err, log_fd = -1;
 
 	memset(&cl, 0, sizeof(cl));
 	if (fuse_opt_parse(&args, &opt, daxfs_opts, opt_proc) ||
@@ -3312,6 +3443,14 @@ int main(int argc, char **argv)
 		goto out_args;
 	}
 	opt.mnt = cl.mountpoint;
+	fuse_set_log_func(dfs_log);
+	if (opt.log_arg) {
+		log_fd = open(opt.log_arg, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (log_fd < 0) {
+			fprintf(stderr, "daxfs: %s: %s\n", opt.log_arg, strerror(errno));
+			goto out_args;
+		}
+	}
 	/* The kernel applied the caller's umask: daxfs must not apply its own. */
 	umask(0);
 	if (creds_init()) {
@@ -3353,12 +3492,17 @@ int main(int argc, char **argv)
 		goto out_session;
 	if (fuse_session_mount(se, cl.mountpoint))
 		goto out_signals;
-	if (fuse_daemonize(cl.foreground))
+	/*
+	 * What can fail runs in the serving process but before its parent
+	 * exits, which then exits non-zero (the message is on its stderr).
+	 */
+	if (daemon_begin(cl.foreground))
 		goto out_unmount;
 	if (!opt.no_dax && (cache_start() || wb_start()))
 		goto out_unmount;
 	if (opt.uring && uring_start())
 		goto out_unmount;
+	daemon_ready(log_fd);
 	if (cl.singlethread) {
 		ret = fuse_session_loop(se) < 0 ? 1 : 0;
 		goto out_unmount;
@@ -3386,7 +3530,8 @@ out_signals:
 out_session:
 	fuse_session_destroy(se);
 	stats_text(buf, sizeof(buf));
-	fprintf(stderr, "daxfs: unmounted %s\n%s", opt.mnt, buf);
+	fuse_log(FUSE_LOG_INFO, "daxfs: unmounted %s\n", opt.mnt);
+	log_lines(FUSE_LOG_INFO, buf);
 out_window:
 	if (cache)
 		dc_cache_destroy(cache);
@@ -3401,6 +3546,10 @@ out_args:
 		stats_files.next = f->next;
 		free(f);
 	}
+	if (log_fd >= 0)
+		close(log_fd);
+	if (log_syslog)
+		closelog();
 	xino_free();
 	free(daemon_groups);
 	free(cl.mountpoint);
@@ -3413,6 +3562,7 @@ out_args:
 	free(opt.engine_arg);
 	free(opt.depth_arg);
 	free(opt.retry_arg);
+	free(opt.log_arg);
 	fuse_opt_free_args(&args);
 	return ret;
 }
