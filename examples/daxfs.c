@@ -119,6 +119,7 @@ struct dnode {
 	unsigned int nopen;		/* open files (dax mode bookkeeping) */
 	pthread_rwlock_t io_lock;	/* read/write shared, truncate exclusive */
 	_Atomic uint64_t last_end;	/* where the last read ended (see gate_allows()) */
+	atomic_bool atime_due;		/* see touch_atime() */
 	int map_fd;			/* registered with the backend while nopen */
 	struct dnode *fd_next;		/* fd_table chain, while map_fd is open */
 	struct dc_inode *dci;
@@ -501,6 +502,21 @@ out:
 	if (groups != small)
 		free(groups);
 	return n;
+}
+
+/* Whether the caller of @req has @gid as its group or one of its groups. */
+static bool caller_in_group(fuse_req_t req, gid_t gid)
+{
+	gid_t groups[64];
+	int i, n;
+
+	if (fuse_req_ctx(req)->gid == gid)
+		return true;
+	n = fuse_req_getgroups(req, 64, groups);
+	for (i = 0; i < n && i < 64; i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
 }
 
 /* Back to the daemon's own credentials (a no-op when not run as root). */
@@ -1041,6 +1057,7 @@ static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		fuse_reply_err(req, -err);
 		return;
 	}
+	atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
 	dfs_getattr(req, ino, fi);
 }
 
@@ -1245,6 +1262,7 @@ static void dfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 static void setup_open(struct dnode *n, struct fuse_file_info *fi, int fd)
 {
 	fi->fh = (uint64_t)fd;
+	atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
 	if (opt.direct_io)
 		fi->direct_io = 1;
 }
@@ -2194,6 +2212,29 @@ static void uring_stats(struct dc_reqq_stats *st)
 }
 #endif
 
+/*
+ * atime of reads served from the window.  A copy from (or a splice of) a
+ * shared mapping of the source does not touch atime: only the mmap() of a
+ * range (a miss) does, and a read pread() serves.  So the first read from
+ * the window after an open, a write or a setattr through daxfs reads one
+ * byte of it with pread() too, and the source's filesystem updates atime
+ * by its own rule (relatime: when atime is not later than mtime or ctime;
+ * noatime: never).  Later reads leave it, as relatime does once atime is
+ * later than mtime and ctime, until the 24 hours relatime also counts have
+ * passed: a file held open and read for longer keeps its atime until the
+ * next open, write or setattr (strictatime would update it on every read).
+ * One system call per open or write instead of one per read.
+ */
+static void touch_atime(struct dnode *n, int fd, uint64_t off)
+{
+	char c;
+
+	if (atomic_load_explicit(&n->atime_due, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&n->atime_due, false, memory_order_relaxed) &&
+	    pread(fd, &c, 1, (off_t)off) < 0)
+		atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
+}
+
 static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
@@ -2249,6 +2290,7 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			goto out;
 		if ((uint64_t)size > fsize - (uint64_t)off)
 			size = (size_t)(fsize - (uint64_t)off);
+		touch_atime(n, (int)fi->fh, (uint64_t)off);
 		err = size >= ZC_MIN && size <= zc_max ?
 		      zc_read(req, n, (int)fi->fh, size, (uint64_t)off, asked) : 0;
 		if (err == 1) {
@@ -2308,6 +2350,64 @@ ring:
 	uring_io(req, n, (int)fi->fh, NULL, size, (uint64_t)off);
 }
 
+/*
+ * mtime and ctime of a write through the window.  A store into the shared
+ * mapping updates them only when it faults: on the first write to a clean
+ * page, not on a page already dirty.  So every window write sets them as
+ * the write() it replaces would: futimens() with UTIME_NOW for mtime (ctime
+ * follows), one system call that touches no data.  (A write of 0 bytes
+ * updates nothing; rewriting one byte would, but races with a writer on
+ * SRC.)  futimens() with UTIME_OMIT needs the file's owner or CAP_FOWNER:
+ * a daemon that is neither rewrites the first byte it wrote instead.
+ */
+static int touch_mtime(int fd, const char *buf, uint64_t off)
+{
+	static const struct timespec now[2] = {
+		{ .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_NOW },
+	};
+
+	if (!futimens(fd, now))
+		return 0;
+	if (errno != EPERM)
+		return -errno;
+	return pwrite(fd, buf, 1, (off_t)off) == 1 ? 0 : -errno;
+}
+
+/*
+ * What a local filesystem does on a write by a user without CAP_FSETID:
+ * clear setuid, and setgid on a group-executable file or when the writer
+ * is not in the file's group.  With the page cache the kernel does it
+ * itself (a SETATTR before the WRITE); with direct_io it leaves it to the
+ * server (FUSE_WRITE_KILL_SUIDGID, which libfuse 3.14 does not pass on),
+ * and daxfs's own write, as root, would keep them.  The caller's uid 0
+ * stands for CAP_FSETID.  @st: the source's attributes, or NULL (then
+ * fstat()ed).  0 or -errno.
+ */
+static int kill_priv(fuse_req_t req, int fd, const struct stat *st)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct stat own;
+	mode_t kill = 0;
+
+	if (!opt.direct_io || !ctx->uid)
+		return 0;
+	if (!st) {
+		if (fstat(fd, &own))
+			return -errno;
+		st = &own;
+	}
+	if (!S_ISREG(st->st_mode) || !(st->st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	if (st->st_mode & S_ISUID)
+		kill |= S_ISUID;
+	if ((st->st_mode & S_ISGID) &&
+	    ((st->st_mode & S_IXGRP) || !caller_in_group(req, st->st_gid)))
+		kill |= S_ISGID;
+	if (kill && fchmod(fd, st->st_mode & 07777 & ~kill))
+		return -errno;
+	return 0;
+}
+
 static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		      off_t off, struct fuse_file_info *fi)
 {
@@ -2319,9 +2419,13 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	if (stats_refuse(req, n, EBADF))
 		return;
 	atomic_fetch_add_explicit(&n_writes, 1, memory_order_relaxed);
+	/* mtime moves: relatime updates atime at the next read. */
+	atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
 	pthread_rwlock_rdlock(&n->io_lock);
 	if (!n->dci || (fi->flags & O_APPEND)) {
-		err = 0;
+		err = kill_priv(req, (int)fi->fh, NULL);
+		if (err)
+			goto out;
 		goto plain;
 	}
 	/*
@@ -2338,7 +2442,9 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	 */
 	if (map_flags & DC_MAP_MAY_BYPASS) {
 		atomic_fetch_add_explicit(&n_direct_writes, 1, memory_order_relaxed);
-		err = 0;
+		err = kill_priv(req, (int)fi->fh, NULL);
+		if (err)
+			goto out;
 		goto plain;
 	}
 	/*
@@ -2348,6 +2454,8 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	 * silently lost instead of extending the file.
 	 */
 	err = stat_fd(n->map_fd, &st);
+	if (!err)
+		err = kill_priv(req, (int)fi->fh, &st);
 	if (err)
 		goto out;
 	if ((uint64_t)off + size > (uint64_t)st.st_size) {
@@ -2355,8 +2463,10 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 		goto plain;
 	}
 	err = window_copy(n, (int)fi->fh, (char *)buf, size, (uint64_t)off, true, false);
-	if (!err)
+	if (!err) {
+		err = touch_mtime((int)fi->fh, buf, (uint64_t)off);
 		goto out;
+	}
 	if (err == BYPASS_WHOLE)
 		goto plain;	/* the ring */
 	atomic_fetch_add_explicit(&n_fallbacks, 1, memory_order_relaxed);
