@@ -169,6 +169,9 @@ static struct daxfs_opts {
 	char *shift_arg;
 	char *policy_arg;
 	char *log_arg;			/* -o log=FILE */
+	int allow_other;		/* -o allow_other given (kept for libfuse) */
+	int default_permissions;	/* -o default_permissions given (kept) */
+	int no_default_permissions;	/* -o no_default_permissions: see main() */
 	char *src;
 	const char *mnt;
 } opt = {
@@ -3093,9 +3096,19 @@ static void usage(FILE *f, const char *prog)
 		"    New files get the mode the caller asked for under the caller's\n"
 		"    umask (daxfs runs with umask 0); run as root, daxfs makes them with\n"
 		"    the caller's uid, gid and groups, and the source checks that the\n"
-		"    caller may make them.  Mount with -o default_permissions (and\n"
-		"    allow_other to serve other users) so that the kernel checks every\n"
-		"    other access as it would on SRC: daxfs itself does not.\n"
+		"    caller may make them.  Every other access the kernel checks, as\n"
+		"    it would on SRC, with -o default_permissions: daxfs itself does\n"
+		"    not.  -o allow_other (serve other users) turns default_permissions\n"
+		"    on, unless -o no_default_permissions is given too (then any user\n"
+		"    may change what daxfs may change: only access() asks SRC).\n"
+		"    Writes and reads keep the source's times as write() and read()\n"
+		"    would: a write through the window sets mtime and ctime\n"
+		"    (futimens(), a store to a dirty page does not); the first read\n"
+		"    from the window after an open, a write or a setattr reads a byte\n"
+		"    with pread(), so that the source updates atime by its own rule\n"
+		"    (relatime, noatime); later ones do not.  An unprivileged write\n"
+		"    clears setuid and setgid (with --direct-io daxfs does it, as a\n"
+		"    local filesystem would).  SEEK_DATA and SEEK_HOLE ask the source.\n"
 		"    fsync writes the ranges written through the window back in\n"
 		"    parallel (4 threads, at most 8 ranges queued), then makes the file\n"
 		"    stable with one fdatasync() (fsync() for a full sync) and replies.\n"
@@ -3131,7 +3144,10 @@ static void usage(FILE *f, const char *prog)
 		"           costs N/4; the other misses are pread() without asking\n"
 		"           the cache (default 256; 0: all ask it)\n"
 		"    --direct-io                   [direct_io]\n"
-		"           open files with direct_io (no page cache)\n"
+		"           open files with direct_io (no page cache); a write by a\n"
+		"           caller other than root clears setuid and setgid\n"
+		"    -o no_default_permissions\n"
+		"           with allow_other: do not turn default_permissions on\n"
 		"    --io-engine=sync|uring        [io_engine=ENGINE]\n"
 		"           sync (default): direct reads and writes (--no-dax, and\n"
 		"           writes that extend the file) are pread()/pwrite() on the\n"
@@ -3185,7 +3201,7 @@ static void usage(FILE *f, const char *prog)
 		"\n", prog);
 }
 
-enum { KEY_FOREGROUND, KEY_DEBUG };
+enum { KEY_FOREGROUND, KEY_DEBUG, KEY_ALLOW_OTHER, KEY_DEFAULT_PERMISSIONS };
 
 #define DAXFS_OPT(t, field, value) { t, offsetof(struct daxfs_opts, field), value }
 
@@ -3229,6 +3245,9 @@ static const struct fuse_opt daxfs_opts[] = {
 	DAXFS_OPT("--log %s", log_arg, 0),
 	DAXFS_OPT("--log=%s", log_arg, 0),
 	DAXFS_OPT("log=%s", log_arg, 0),
+	DAXFS_OPT("no_default_permissions", no_default_permissions, 1),
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_KEY("--foreground", KEY_FOREGROUND),
 	FUSE_OPT_KEY("--debug", KEY_DEBUG),
 	FUSE_OPT_END
@@ -3247,6 +3266,12 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		return fuse_opt_add_arg(outargs, "-f") ? -1 : 0;
 	case KEY_DEBUG:
 		return fuse_opt_add_arg(outargs, "-d") ? -1 : 0;
+	case KEY_ALLOW_OTHER:
+		opt.allow_other = 1;
+		return 1;	/* libfuse's mount option too */
+	case KEY_DEFAULT_PERMISSIONS:
+		opt.default_permissions = 1;
+		return 1;
 	case FUSE_OPT_KEY_NONOPT:
 		if (opt.src)
 			return 1;
@@ -3553,6 +3578,22 @@ int main(int argc, char **argv)
 		goto out_args;
 	}
 	opt.mnt = cl.mountpoint;
+	/*
+	 * allow_other serves other users, and daxfs checks no permission
+	 * itself: without default_permissions the kernel would not either, and
+	 * any user could chmod, chown, truncate or remove root's files.  So
+	 * allow_other turns default_permissions on, unless the user explicitly
+	 * asks for no_default_permissions (then only access() and what the
+	 * source checks for new files, under the caller's ids, are checked).
+	 */
+	if (opt.allow_other && !opt.default_permissions) {
+		if (opt.no_default_permissions) {
+			fprintf(stderr, "daxfs: warning: allow_other without default_permissions:"
+				" other users may change files daxfs can change\n");
+		} else if (fuse_opt_add_arg(&args, "-odefault_permissions")) {
+			goto out_args;
+		}
+	}
 	fuse_set_log_func(dfs_log);
 	if (opt.log_arg) {
 		log_fd = open(opt.log_arg, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

@@ -243,6 +243,8 @@ static int make_as_user(void *arg)
 	/* Not owner: no chown to another user, no chmod of root's file. */
 	CHECK(fails(chown("u/f", 0, 0), EPERM), "chown u/f to root as user");
 	CHECK(fails(chmod("rootfile", 0777), EPERM), "chmod rootfile as user");
+	CHECK(fails(access("rootfile", W_OK), EACCES), "access(W_OK) of rootfile as user");
+	CHECK(fails(open("rootfile", O_WRONLY), EACCES), "open rootfile for writing as user");
 	CHECK(fails(mknod("u/c", S_IFCHR | 0644, makedev(1, 3)), EPERM), "mknod chr as user");
 	return 0;
 }
