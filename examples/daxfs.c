@@ -51,7 +51,10 @@
  * a dc_iocomp (see dfs_fsync()).
  *
  * The cache counters can be read at any time from /.daxfs-stats in the
- * mount root and are printed when the filesystem is unmounted.
+ * mount root and are logged when the filesystem is unmounted (fuse_log():
+ * stderr in the foreground; a daemon's go to -o log=FILE, or syslog).
+ * Daemonized, what can fail to start (the ring, the cache, the writeback
+ * pool) runs before the parent exits (see daemon_begin()).
  *
  * Everything else is passed through to SRC (usage() lists it): mknod,
  * symlink, link, xattrs, fallocate, copy_file_range and the rest.  daxfs
@@ -68,6 +71,7 @@
 
 #include <daxcache/daxcache.h>
 #include <daxcache/mmap_backend.h>
+#include <fuse_log.h>
 #include <fuse_lowlevel.h>
 #ifdef DAXFS_URING
 #include <liburing.h>
@@ -79,6 +83,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -93,6 +98,8 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
+#include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #define STATS_NAME	".daxfs-stats"
@@ -113,6 +120,7 @@ struct dnode {
 	unsigned int nopen;		/* open files (dax mode bookkeeping) */
 	pthread_rwlock_t io_lock;	/* read/write shared, truncate exclusive */
 	_Atomic uint64_t last_end;	/* where the last read ended (see gate_allows()) */
+	atomic_bool atime_due;		/* see touch_atime() */
 	int map_fd;			/* registered with the backend while nopen */
 	struct dnode *fd_next;		/* fd_table chain, while map_fd is open */
 	struct dc_inode *dci;
@@ -161,6 +169,10 @@ static struct daxfs_opts {
 	char *window_arg;
 	char *shift_arg;
 	char *policy_arg;
+	char *log_arg;			/* -o log=FILE */
+	int allow_other;		/* -o allow_other given (kept for libfuse) */
+	int default_permissions;	/* -o default_permissions given (kept) */
+	int no_default_permissions;	/* -o no_default_permissions: see main() */
 	char *src;
 	const char *mnt;
 } opt = {
@@ -198,6 +210,33 @@ static pthread_mutex_t xino_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool as_root;
 static uid_t daemon_uid;
 static gid_t daemon_gid;
+
+/*
+ * Where fuse_log() (daxfs's messages and libfuse's) goes: stderr (the
+ * terminal in the foreground, the -o log=FILE of a daemon), or syslog for a
+ * daemon without one (its stderr is then /dev/null).
+ */
+static bool log_syslog;
+
+static void dfs_log(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	if (log_syslog)
+		vsyslog((int)level, fmt, ap);	/* the levels are syslog's */
+	else
+		vfprintf(stderr, fmt, ap);
+}
+
+/* fuse_log() @text line by line (syslog keeps one message per line). */
+static void log_lines(enum fuse_log_level level, const char *text)
+{
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		int len = nl ? (int)(nl - text) : (int)strlen(text);
+
+		fuse_log(level, "%.*s\n", len, text);
+		text += len + (nl ? 1 : 0);
+	}
+}
 static gid_t *daemon_groups;
 static int daemon_ngroups;
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -467,6 +506,21 @@ out:
 	if (groups != small)
 		free(groups);
 	return n;
+}
+
+/* Whether the caller of @req has @gid as its group or one of its groups. */
+static bool caller_in_group(fuse_req_t req, gid_t gid)
+{
+	gid_t groups[64];
+	int i, n;
+
+	if (fuse_req_ctx(req)->gid == gid)
+		return true;
+	n = fuse_req_getgroups(req, 64, groups);
+	for (i = 0; i < n && i < 64; i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
 }
 
 /* Back to the daemon's own credentials (a no-op when not run as root). */
@@ -1007,6 +1061,7 @@ static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		fuse_reply_err(req, -err);
 		return;
 	}
+	atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
 	dfs_getattr(req, ino, fi);
 }
 
@@ -1211,6 +1266,7 @@ static void dfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 static void setup_open(struct dnode *n, struct fuse_file_info *fi, int fd)
 {
 	fi->fh = (uint64_t)fd;
+	atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
 	if (opt.direct_io)
 		fi->direct_io = 1;
 }
@@ -2160,6 +2216,29 @@ static void uring_stats(struct dc_reqq_stats *st)
 }
 #endif
 
+/*
+ * atime of reads served from the window.  A copy from (or a splice of) a
+ * shared mapping of the source does not touch atime: only the mmap() of a
+ * range (a miss) does, and a read pread() serves.  So the first read from
+ * the window after an open, a write or a setattr through daxfs reads one
+ * byte of it with pread() too, and the source's filesystem updates atime
+ * by its own rule (relatime: when atime is not later than mtime or ctime;
+ * noatime: never).  Later reads leave it, as relatime does once atime is
+ * later than mtime and ctime, until the 24 hours relatime also counts have
+ * passed: a file held open and read for longer keeps its atime until the
+ * next open, write or setattr (strictatime would update it on every read).
+ * One system call per open or write instead of one per read.
+ */
+static void touch_atime(struct dnode *n, int fd, uint64_t off)
+{
+	char c;
+
+	if (atomic_load_explicit(&n->atime_due, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&n->atime_due, false, memory_order_relaxed) &&
+	    pread(fd, &c, 1, (off_t)off) < 0)
+		atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
+}
+
 static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
@@ -2215,6 +2294,7 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			goto out;
 		if ((uint64_t)size > fsize - (uint64_t)off)
 			size = (size_t)(fsize - (uint64_t)off);
+		touch_atime(n, (int)fi->fh, (uint64_t)off);
 		err = size >= ZC_MIN && size <= zc_max ?
 		      zc_read(req, n, (int)fi->fh, size, (uint64_t)off, asked) : 0;
 		if (err == 1) {
@@ -2274,6 +2354,74 @@ ring:
 	uring_io(req, n, (int)fi->fh, NULL, size, (uint64_t)off);
 }
 
+/*
+ * mtime and ctime of a write through the window.  A store into the shared
+ * mapping updates them only when it faults: on the first write to a clean
+ * page, not on a page already dirty.  So every window write sets them as
+ * the write() it replaces would: futimens() with UTIME_NOW for mtime (ctime
+ * follows), one system call that touches no data.  (A write of 0 bytes
+ * updates nothing; rewriting one byte would, but races with a writer on
+ * SRC.)  As write() does (file_update_time()), it is skipped when both
+ * times, as fstat() @st showed them before the copy, are not older than
+ * the coarse clock the kernel stamps them with: a write in the same tick
+ * would not move them either.  That skips most writes of a stream: one
+ * futimens() per write cost four times the time of 4 KiB writes (a journal
+ * update each).  futimens() with UTIME_OMIT needs the file's owner or
+ * CAP_FOWNER: a daemon that is neither rewrites the first byte it wrote
+ * instead.
+ */
+static int touch_mtime(int fd, const struct stat *st, const char *buf, uint64_t off)
+{
+	static const struct timespec now[2] = {
+		{ .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_NOW },
+	};
+	struct timespec tick;
+
+	if (!clock_gettime(CLOCK_REALTIME_COARSE, &tick) &&
+	    ts_ns(&st->st_mtim) >= ts_ns(&tick) && ts_ns(&st->st_ctim) >= ts_ns(&tick))
+		return 0;
+	if (!futimens(fd, now))
+		return 0;
+	if (errno != EPERM)
+		return -errno;
+	return pwrite(fd, buf, 1, (off_t)off) == 1 ? 0 : -errno;
+}
+
+/*
+ * What a local filesystem does on a write by a user without CAP_FSETID:
+ * clear setuid, and setgid on a group-executable file or when the writer
+ * is not in the file's group.  With the page cache the kernel does it
+ * itself (a SETATTR before the WRITE); with direct_io it leaves it to the
+ * server (FUSE_WRITE_KILL_SUIDGID, which libfuse 3.14 does not pass on),
+ * and daxfs's own write, as root, would keep them.  The caller's uid 0
+ * stands for CAP_FSETID.  @st: the source's attributes, or NULL (then
+ * fstat()ed).  0 or -errno.
+ */
+static int kill_priv(fuse_req_t req, int fd, const struct stat *st)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct stat own;
+	mode_t kill = 0;
+
+	if (!opt.direct_io || !ctx->uid)
+		return 0;
+	if (!st) {
+		if (fstat(fd, &own))
+			return -errno;
+		st = &own;
+	}
+	if (!S_ISREG(st->st_mode) || !(st->st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	if (st->st_mode & S_ISUID)
+		kill |= S_ISUID;
+	if ((st->st_mode & S_ISGID) &&
+	    ((st->st_mode & S_IXGRP) || !caller_in_group(req, st->st_gid)))
+		kill |= S_ISGID;
+	if (kill && fchmod(fd, st->st_mode & 07777 & ~kill))
+		return -errno;
+	return 0;
+}
+
 static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		      off_t off, struct fuse_file_info *fi)
 {
@@ -2285,9 +2433,13 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	if (stats_refuse(req, n, EBADF))
 		return;
 	atomic_fetch_add_explicit(&n_writes, 1, memory_order_relaxed);
+	/* mtime moves: relatime updates atime at the next read. */
+	atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
 	pthread_rwlock_rdlock(&n->io_lock);
 	if (!n->dci || (fi->flags & O_APPEND)) {
-		err = 0;
+		err = kill_priv(req, (int)fi->fh, NULL);
+		if (err)
+			goto out;
 		goto plain;
 	}
 	/*
@@ -2304,7 +2456,9 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	 */
 	if (map_flags & DC_MAP_MAY_BYPASS) {
 		atomic_fetch_add_explicit(&n_direct_writes, 1, memory_order_relaxed);
-		err = 0;
+		err = kill_priv(req, (int)fi->fh, NULL);
+		if (err)
+			goto out;
 		goto plain;
 	}
 	/*
@@ -2314,6 +2468,8 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	 * silently lost instead of extending the file.
 	 */
 	err = stat_fd(n->map_fd, &st);
+	if (!err)
+		err = kill_priv(req, (int)fi->fh, &st);
 	if (err)
 		goto out;
 	if ((uint64_t)off + size > (uint64_t)st.st_size) {
@@ -2321,8 +2477,10 @@ static void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 		goto plain;
 	}
 	err = window_copy(n, (int)fi->fh, (char *)buf, size, (uint64_t)off, true, false);
-	if (!err)
+	if (!err) {
+		err = touch_mtime((int)fi->fh, &st, buf, (uint64_t)off);
 		goto out;
+	}
 	if (err == BYPASS_WHOLE)
 		goto plain;	/* the ring */
 	atomic_fetch_add_explicit(&n_fallbacks, 1, memory_order_relaxed);
@@ -2440,8 +2598,14 @@ static void wb_run(struct wb_commit *c, uint64_t off, uint64_t len)
 /* A reclaim's writeback: start it, wait for it, count it. */
 static void wb_reclaim_run(struct wb_job *j)
 {
-	if (range_sync(j->fd, j->off, j->len))
+	int err = range_sync(j->fd, j->off, j->len);
+
+	/* No caller to tell: the log does (the next fsync fails too). */
+	if (err) {
 		atomic_fetch_add_explicit(&n_rc_wb_errors, 1, memory_order_relaxed);
+		fuse_log(FUSE_LOG_ERR, "daxfs: writeback of a reclaimed range at %" PRIu64
+			 " (%" PRIu64 " bytes): %s\n", j->off, j->len, strerror(err));
+	}
 	close(j->fd);
 	atomic_fetch_add_explicit(&n_rc_wbs, 1, memory_order_relaxed);
 }
@@ -2649,6 +2813,71 @@ static void dfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	dc_iocomp_put(&c->ioc);
 }
 
+/*
+ * fsync() of a directory: make its entries (a rename into it, a new name)
+ * stable on the source.  Without .fsyncdir libfuse answers ENOSYS, and the
+ * kernel then stops asking and returns 0: a rename followed by fsync() of
+ * the directory would not be durable.
+ */
+static void dfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+			 struct fuse_file_info *fi)
+{
+	struct dfile *f = (struct dfile *)(uintptr_t)fi->fh;
+	int fd = dirfd(f->dir);
+	int r = datasync ? fdatasync(fd) : fsync(fd);
+
+	fuse_reply_err(req, r ? errno : 0);
+}
+
+/*
+ * access() and chdir() without -o default_permissions: the source decides,
+ * for the caller's credentials.  Without .access the kernel, answered
+ * ENOSYS once, allows every access() from then on.  (With
+ * default_permissions the kernel checks the mode itself and never asks.)
+ */
+static void dfs_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	struct dnode *n = get_node(ino);
+	char path[64];
+	int err;
+
+	if (n == &stats_node) {
+		fuse_reply_err(req, mask & W_OK ? EACCES : 0);
+		return;
+	}
+	proc_path(n, path, sizeof(path));
+	err = caller_creds_enter(req);
+	if (!err) {
+		/* AT_EACCESS: check with the fsuid and fsgid just set. */
+		err = faccessat(AT_FDCWD, path, mask, as_root ? AT_EACCESS : 0) ? errno : 0;
+		caller_creds_exit();
+	} else {
+		err = -err;
+	}
+	fuse_reply_err(req, err);
+}
+
+/*
+ * SEEK_DATA and SEEK_HOLE, answered by the source (SEEK_SET, SEEK_CUR and
+ * SEEK_END the kernel answers itself).  Without .lseek the kernel, answered
+ * ENOSYS once, treats every file as data without a hole.
+ */
+static void dfs_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		      struct fuse_file_info *fi)
+{
+	off_t r;
+
+	if (get_node(ino) == &stats_node) {
+		fuse_reply_err(req, ESPIPE);
+		return;
+	}
+	r = lseek((int)fi->fh, off, whence);
+	if (r < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_lseek(req, r);
+}
+
 static void dfs_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct statvfs sv;
@@ -2812,6 +3041,9 @@ static const struct fuse_lowlevel_ops dfs_ops = {
 	.flush = dfs_flush,
 	.release = dfs_release,
 	.fsync = dfs_fsync,
+	.fsyncdir = dfs_fsyncdir,
+	.access = dfs_access,
+	.lseek = dfs_lseek,
 	.opendir = dfs_opendir,
 	.readdir = dfs_readdir,
 	.releasedir = dfs_releasedir,
@@ -2868,14 +3100,26 @@ static void usage(FILE *f, const char *prog)
 		"    lookup, getattr, setattr (mode, owner, size, times), mkdir, mknod\n"
 		"    (FIFOs, sockets, character and block devices), symlink, readlink,\n"
 		"    link, unlink, rmdir, rename (with RENAME_NOREPLACE and\n"
-		"    RENAME_EXCHANGE), readdir, statfs, fsync, extended attributes\n"
-		"    (get, set, list, remove), fallocate and copy_file_range.\n"
+		"    RENAME_EXCHANGE), readdir, statfs, fsync of files and of\n"
+		"    directories (a rename then fsync of its directory is durable),\n"
+		"    access, lseek (SEEK_DATA, SEEK_HOLE), extended attributes (get,\n"
+		"    set, list, remove), fallocate and copy_file_range.\n"
 		"    New files get the mode the caller asked for under the caller's\n"
 		"    umask (daxfs runs with umask 0); run as root, daxfs makes them with\n"
 		"    the caller's uid, gid and groups, and the source checks that the\n"
-		"    caller may make them.  Mount with -o default_permissions (and\n"
-		"    allow_other to serve other users) so that the kernel checks every\n"
-		"    other access as it would on SRC: daxfs itself does not.\n"
+		"    caller may make them.  Every other access the kernel checks, as\n"
+		"    it would on SRC, with -o default_permissions: daxfs itself does\n"
+		"    not.  -o allow_other (serve other users) turns default_permissions\n"
+		"    on, unless -o no_default_permissions is given too (then any user\n"
+		"    may change what daxfs may change: only access() asks SRC).\n"
+		"    Writes and reads keep the source's times as write() and read()\n"
+		"    would: a write through the window sets mtime and ctime\n"
+		"    (futimens(), a store to a dirty page does not); the first read\n"
+		"    from the window after an open, a write or a setattr reads a byte\n"
+		"    with pread(), so that the source updates atime by its own rule\n"
+		"    (relatime, noatime); later ones do not.  An unprivileged write\n"
+		"    clears setuid and setgid (with --direct-io daxfs does it, as a\n"
+		"    local filesystem would).  SEEK_DATA and SEEK_HOLE ask the source.\n"
 		"    fsync writes the ranges written through the window back in\n"
 		"    parallel (4 threads, at most 8 ranges queued), then makes the file\n"
 		"    stable with one fdatasync() (fsync() for a full sync) and replies.\n"
@@ -2911,7 +3155,10 @@ static void usage(FILE *f, const char *prog)
 		"           costs N/4; the other misses are pread() without asking\n"
 		"           the cache (default 256; 0: all ask it)\n"
 		"    --direct-io                   [direct_io]\n"
-		"           open files with direct_io (no page cache)\n"
+		"           open files with direct_io (no page cache); a write by a\n"
+		"           caller other than root clears setuid and setgid\n"
+		"    -o no_default_permissions\n"
+		"           with allow_other: do not turn default_permissions on\n"
 		"    --io-engine=sync|uring        [io_engine=ENGINE]\n"
 		"           sync (default): direct reads and writes (--no-dax, and\n"
 		"           writes that extend the file) are pread()/pwrite() on the\n"
@@ -2923,7 +3170,13 @@ static void usage(FILE *f, const char *prog)
 		"    --retry=completion|timer      [retry=RULE]\n"
 		"           when parked requests are retried: at a completion\n"
 		"           (default) or from a 1 ms timer (the 2019 rule)\n"
-		"    -f, --foreground              stay in the foreground\n"
+		"    --log=FILE                    [log=FILE]\n"
+		"           a daemon's messages (errors, the statistics at unmount)\n"
+		"           are appended to FILE; without it they go to syslog\n"
+		"           (in the foreground: stderr)\n"
+		"    -f, --foreground              stay in the foreground; without it\n"
+		"           the command returns once the daemon serves the mount (0),\n"
+		"           or with 1 and the message if it failed to start\n"
 		"    -d, --debug                   [debug] FUSE debug output (implies -f)\n"
 		"    -s                            serve requests with one thread\n"
 		"    -o OPT[,OPT...]               the options in brackets, and the FUSE\n"
@@ -2953,11 +3206,13 @@ static void usage(FILE *f, const char *prog)
 		"           ring), timer_retries (submissions by the retry timer))\n"
 		"\n"
 		"EXIT STATUS\n"
-		"    0 unmounted cleanly, 1 an error, 2 bad arguments.\n"
+		"    0 unmounted cleanly (daemonized: the daemon serves the mount),\n"
+		"    1 an error (also one the daemon met while it started),\n"
+		"    2 bad arguments.\n"
 		"\n", prog);
 }
 
-enum { KEY_FOREGROUND, KEY_DEBUG };
+enum { KEY_FOREGROUND, KEY_DEBUG, KEY_ALLOW_OTHER, KEY_DEFAULT_PERMISSIONS };
 
 #define DAXFS_OPT(t, field, value) { t, offsetof(struct daxfs_opts, field), value }
 
@@ -2998,6 +3253,12 @@ static const struct fuse_opt daxfs_opts[] = {
 	DAXFS_OPT("--retry %s", retry_arg, 0),
 	DAXFS_OPT("--retry=%s", retry_arg, 0),
 	DAXFS_OPT("retry=%s", retry_arg, 0),
+	DAXFS_OPT("--log %s", log_arg, 0),
+	DAXFS_OPT("--log=%s", log_arg, 0),
+	DAXFS_OPT("log=%s", log_arg, 0),
+	DAXFS_OPT("no_default_permissions", no_default_permissions, 1),
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_KEY("--foreground", KEY_FOREGROUND),
 	FUSE_OPT_KEY("--debug", KEY_DEBUG),
 	FUSE_OPT_END
@@ -3016,6 +3277,12 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		return fuse_opt_add_arg(outargs, "-f") ? -1 : 0;
 	case KEY_DEBUG:
 		return fuse_opt_add_arg(outargs, "-d") ? -1 : 0;
+	case KEY_ALLOW_OTHER:
+		opt.allow_other = 1;
+		return 1;	/* libfuse's mount option too */
+	case KEY_DEFAULT_PERMISSIONS:
+		opt.default_permissions = 1;
+		return 1;
 	case FUSE_OPT_KEY_NONOPT:
 		if (opt.src)
 			return 1;
@@ -3197,6 +3464,86 @@ static int creds_init(void)
 	return daemon_ngroups < 0 ? -1 : 0;
 }
 
+/* The daemon's end of the pipe its parent waits on (daemon_begin()). */
+static int ready_fd = -1;
+
+/*
+ * Unless @foreground, fork: the parent waits until the child says it
+ * serves the mount (daemon_ready(): exit 0), or exits 1 if the child ends
+ * first (it failed to start, and said why on the stderr they share).
+ * fuse_daemonize() cannot be used: its parent exits 0 at once, before
+ * what can fail (the io_uring ring, the cache, the writeback pool, whose
+ * threads must be started in the process that serves) has run.  0 or -1.
+ */
+static int daemon_begin(bool foreground)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (foreground)
+		return 0;
+	if (pipe2(p, O_CLOEXEC)) {
+		perror("daxfs: pipe");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("daxfs: fork");
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid) {
+		ssize_t r;
+
+		close(p[1]);
+		/* EOF: the daemon exited (or died) without saying it serves. */
+		do
+			r = read(p[0], &c, 1);
+		while (r < 0 && errno == EINTR);
+		_exit(r == 1 && c == 'r' ? 0 : 1);
+	}
+	close(p[0]);
+	ready_fd = p[1];
+	if (setsid() < 0) {
+		perror("daxfs: setsid");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Everything started: detach from the terminal (stderr to -o log=FILE's
+ * @log_fd, or /dev/null and fuse_log() to syslog) and let the parent exit 0.
+ */
+static void daemon_ready(int log_fd)
+{
+	int null_fd;
+	char c = 'r';
+
+	if (chdir("/"))
+		fuse_log(FUSE_LOG_WARNING, "daxfs: chdir /: %s\n", strerror(errno));
+	if (ready_fd < 0)
+		return;
+	null_fd = open("/dev/null", O_RDWR);
+	if (null_fd >= 0) {
+		dup2(null_fd, 0);
+		dup2(null_fd, 1);
+		dup2(log_fd >= 0 ? log_fd : null_fd, 2);
+		if (null_fd > 2)
+			close(null_fd);
+	}
+	if (log_fd < 0) {
+		openlog("daxfs", LOG_PID, LOG_DAEMON);
+		log_syslog = true;
+	}
+	while (write(ready_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	close(ready_fd);
+	ready_fd = -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -3205,7 +3552,7 @@ int main(int argc, char **argv)
 	struct fuse_loop_config *loop_cfg;
 	struct stat st;
 	char buf[STATS_MAX];
-	int ret = 1, err;
+	int ret = 1, err, log_fd = -1;
 
 	memset(&cl, 0, sizeof(cl));
 	if (fuse_opt_parse(&args, &opt, daxfs_opts, opt_proc) ||
@@ -3242,6 +3589,30 @@ int main(int argc, char **argv)
 		goto out_args;
 	}
 	opt.mnt = cl.mountpoint;
+	/*
+	 * allow_other serves other users, and daxfs checks no permission
+	 * itself: without default_permissions the kernel would not either, and
+	 * any user could chmod, chown, truncate or remove root's files.  So
+	 * allow_other turns default_permissions on, unless the user explicitly
+	 * asks for no_default_permissions (then only access() and what the
+	 * source checks for new files, under the caller's ids, are checked).
+	 */
+	if (opt.allow_other && !opt.default_permissions) {
+		if (opt.no_default_permissions) {
+			fprintf(stderr, "daxfs: warning: allow_other without default_permissions:"
+				" other users may change files daxfs can change\n");
+		} else if (fuse_opt_add_arg(&args, "-odefault_permissions")) {
+			goto out_args;
+		}
+	}
+	fuse_set_log_func(dfs_log);
+	if (opt.log_arg) {
+		log_fd = open(opt.log_arg, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (log_fd < 0) {
+			fprintf(stderr, "daxfs: %s: %s\n", opt.log_arg, strerror(errno));
+			goto out_args;
+		}
+	}
 	/* The kernel applied the caller's umask: daxfs must not apply its own. */
 	umask(0);
 	if (creds_init()) {
@@ -3283,12 +3654,17 @@ int main(int argc, char **argv)
 		goto out_session;
 	if (fuse_session_mount(se, cl.mountpoint))
 		goto out_signals;
-	if (fuse_daemonize(cl.foreground))
+	/*
+	 * What can fail runs in the serving process but before its parent
+	 * exits, which then exits non-zero (the message is on its stderr).
+	 */
+	if (daemon_begin(cl.foreground))
 		goto out_unmount;
 	if (!opt.no_dax && (cache_start() || wb_start()))
 		goto out_unmount;
 	if (opt.uring && uring_start())
 		goto out_unmount;
+	daemon_ready(log_fd);
 	if (cl.singlethread) {
 		ret = fuse_session_loop(se) < 0 ? 1 : 0;
 		goto out_unmount;
@@ -3316,7 +3692,8 @@ out_signals:
 out_session:
 	fuse_session_destroy(se);
 	stats_text(buf, sizeof(buf));
-	fprintf(stderr, "daxfs: unmounted %s\n%s", opt.mnt, buf);
+	fuse_log(FUSE_LOG_INFO, "daxfs: unmounted %s\n", opt.mnt);
+	log_lines(FUSE_LOG_INFO, buf);
 out_window:
 	if (cache)
 		dc_cache_destroy(cache);
@@ -3331,6 +3708,10 @@ out_args:
 		stats_files.next = f->next;
 		free(f);
 	}
+	if (log_fd >= 0)
+		close(log_fd);
+	if (log_syslog)
+		closelog();
 	xino_free();
 	free(daemon_groups);
 	free(cl.mountpoint);
@@ -3343,6 +3724,7 @@ out_args:
 	free(opt.engine_arg);
 	free(opt.depth_arg);
 	free(opt.retry_arg);
+	free(opt.log_arg);
 	fuse_opt_free_args(&args);
 	return ret;
 }

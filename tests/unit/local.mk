@@ -53,16 +53,24 @@ tests_unit_struct_size_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la
 noinst_PROGRAMS += tests/unit/posix-check
 tests_unit_posix_check_SOURCES = tests/unit/posix_check.c
 
+# Runs a program with io_uring_setup() refused by seccomp
+# (tests/unit/daxfs-start).
+noinst_PROGRAMS += tests/unit/deny-uring
+tests_unit_deny_uring_SOURCES = tests/unit/deny_uring.c
+
 TESTS += tests/unit/api-doc-check
 # The daxfs tests skip themselves (exit 77) without the binary or
 # /dev/fuse.  daxfs-trunc-smoke: O_TRUNC rewrites while readers loop;
 # daxfs-attr: the attribute timeout; daxfs-commit: the COMMIT after
 # writeback; daxfs-uring: the io_uring engine and its retry rules;
-# daxfs-gate: the eviction budget of the default policy.
+# daxfs-gate: the eviction budget of the default policy;
+# daxfs-powerloss: a rename made durable by fsync() of the directory;
+# daxfs-start: a start that fails after the fork, and the daemon's log.
 daxfs_tests = tests/unit/examples-smoke tests/unit/wb-commit-smoke \
 	tests/unit/daxfs-smoke tests/unit/daxfs-fio tests/unit/daxfs-trunc-smoke \
 	tests/unit/daxfs-posix tests/unit/daxfs-attr tests/unit/daxfs-commit \
-	tests/unit/daxfs-uring tests/unit/daxfs-gate
+	tests/unit/daxfs-uring tests/unit/daxfs-gate tests/unit/daxfs-powerloss \
+	tests/unit/daxfs-start
 EXTRA_DIST += $(daxfs_tests)
 if DC_EXAMPLES
 TESTS += $(daxfs_tests)
