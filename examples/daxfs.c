@@ -341,21 +341,6 @@ static atomic_uint_fast64_t n_gate_early;
 /* The largest read zc_read() replies to: zc_init(), 0 without splice. */
 static size_t zc_max;
 
-static __thread bool thread_registered;
-
-/*
- * Register the calling thread before its first call into libdaxcache.
- * libfuse starts and ends its worker threads itself; one that exits
- * registered is unregistered by the library at its exit.
- */
-static void ensure_registered(void)
-{
-	if (thread_registered)
-		return;
-	dc_thread_register();
-	thread_registered = true;
-}
-
 static struct dnode *get_node(fuse_ino_t ino)
 {
 	if (ino == FUSE_ROOT_ID)
@@ -842,7 +827,6 @@ static void attr_invalidate(void *data, const struct dc_attr_values *old,
 	if (cur->size >= old->size)
 		return;
 	atomic_fetch_add_explicit(&n_attr_shrinks, 1, memory_order_relaxed);
-	ensure_registered();
 	/* A range another read holds pinned stays; reading it past the end falls back. */
 	if (dc_inode_punch(n->dci, cur->size, UINT64_MAX))
 		atomic_fetch_add_explicit(&n_attr_punch_busy, 1, memory_order_relaxed);
@@ -878,7 +862,6 @@ static int dax_attach(struct dnode *n)
 	if (err)
 		goto fail_close;
 	fd_table_add(n);
-	ensure_registered();
 	err = dc_inode_get(cache, n->fino, &n->dci);
 	if (err)
 		goto fail_remove;
@@ -918,7 +901,6 @@ static void dax_detach(struct dnode *n)
 		pthread_mutex_unlock(&open_lock);
 		return;
 	}
-	ensure_registered();
 	/* Its eviction's writebacks, if it runs now, still find the fd. */
 	dc_inode_put(n->dci);
 	n->dci = NULL;
@@ -989,10 +971,8 @@ static int punch_window(struct dnode *n, off_t size)
 	int err = 0;
 
 	pthread_mutex_lock(&open_lock);
-	if (n->dci) {
-		ensure_registered();
+	if (n->dci)
 		err = dc_inode_punch(n->dci, (uint64_t)size, UINT64_MAX);
-	}
 	/* The size changes: the next read asks the source. */
 	if (n->attr)
 		dc_attr_expire(n->attr);
@@ -1675,7 +1655,6 @@ static int window_copy(struct dnode *n, int fd, char *buf, size_t len,
 	bool first = true;
 	int err;
 
-	ensure_registered();
 	while (len) {
 		size_t chunk;
 
@@ -1861,7 +1840,6 @@ static int zc_read(fuse_req_t req, struct dnode *n, int fd, size_t len, uint64_t
 
 	if (!zc_pipe_get(len))
 		return 0;
-	ensure_registered();
 	while (done < len) {
 		if (nseg == ZC_MAX_SEGS)
 			goto out;	/* 0: copy */
@@ -2052,7 +2030,6 @@ static void *uring_reaper(void *arg)
 	int res;
 
 	tl_reaper = true;
-	ensure_registered();
 	for (;;) {
 		if (io_uring_wait_cqe(&ring, &cqe))
 			continue;	/* -EINTR */
@@ -3642,7 +3619,6 @@ int main(int argc, char **argv)
 		t_tsc0 = timing_tsc();
 	}
 #endif
-	ensure_registered();
 	if (!root.fino || (!opt.no_dax && window_reserve()))
 		goto out_args;
 
@@ -3700,7 +3676,6 @@ out_window:
 	free((void *)gate_slot);
 	free((void *)gate_count);
 	dc_mmapbe_destroy(be);
-	dc_thread_unregister();
 out_args:
 	while (stats_files.next != &stats_files) {
 		struct dfile *f = stats_files.next;
