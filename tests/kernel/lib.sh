@@ -160,7 +160,9 @@ kernel_boot() {
 	boot_rc=0
 	# sockets=N: one CPU per socket, found through the MP table by a
 	# kernel without ACPI (the debug kernel).
-	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
+	# KERNEL_QEMU_ARGS: more qemu options (bench/kernel/run's -icount).
+	# shellcheck disable=SC2086
+	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" ${KERNEL_QEMU_ARGS:-} \
 		-smp "$smp,sockets=$smp" -m 512M -display none -monitor none -no-reboot \
 		-nic none -serial "file:$work/serial.log" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
