@@ -53,7 +53,7 @@ extern "C" {
  * a function added in 1.1.0 sits under #if DC_VERSION_AT_LEAST(1, 1, 0).
  */
 #define DC_VERSION_AT_LEAST(major, minor, patch) \
-	(DC_VERSION >= DC_VERSION_ENCODE(major, minor, patch))
+	(DC_VERSION_ENCODE(major, minor, patch) <= DC_VERSION)
 
 /**
  * dc_version() - the version of the library that runs.
