@@ -7,6 +7,8 @@
 #include <linux/init.h>
 #include <linux/module.h>
 
+#include <daxcache/version.h>
+
 #include "kshim.h"
 
 static int __init daxcache_init(void)
@@ -33,3 +35,4 @@ module_exit(daxcache_exit);
 
 MODULE_DESCRIPTION("libdaxcache: the DAX window cache core");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(DC_VERSION_STRING);

@@ -57,6 +57,7 @@ DCI_TEST_EXPORT(dci_plat_rcu_read_unlock);
 /**
  * dci_plat_rcu_read_held() - whether the caller is in an RCU reader.
  *
+ * Description:
  * Exact with lockdep.  Without it, or once lockdep has turned itself off
  * after a report (rcu_read_lock_held() then answers true for everyone):
  * the preemptible-RCU nesting depth, or preemption disabled (which also

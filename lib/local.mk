@@ -19,6 +19,7 @@ core_sources = \
 	lib/core/reqq.c \
 	lib/core/slots.c \
 	lib/core/struct_size.h \
+	lib/core/version.c \
 	lib/backend/mmap_backend.c \
 	lib/platform/prng.h \
 	lib/platform/refcount_site.h \
@@ -74,14 +75,16 @@ lib_libdaxcache_sim_la_LDFLAGS += -Wl,--version-script=lib/libdaxcache-sim.sym
 endif
 EXTRA_lib_libdaxcache_la_DEPENDENCIES = lib/libdaxcache.sym
 EXTRA_lib_libdaxcache_sim_la_DEPENDENCIES = lib/libdaxcache-sim.sym
-lib/libdaxcache.sym: $(core_sources) lib/mksym
+# One version node per release, listed in lib/LIB.nodes (see lib/mksym).
+lib/libdaxcache.sym: $(core_sources) lib/mksym lib/libdaxcache.nodes
 	$(AM_V_GEN)$(MKDIR_P) lib && \
 	srcs=; for f in $(core_sources); do case $$f in *.c) srcs="$$srcs $(top_srcdir)/$$f";; esac; done; \
-	$(SHELL) $(top_srcdir)/lib/mksym DAXCACHE_0.1 $$srcs > $@.tmp && mv $@.tmp $@
-lib/libdaxcache-sim.sym: $(sim_sources) lib/mksym
+	$(SHELL) $(top_srcdir)/lib/mksym $(top_srcdir)/lib/libdaxcache.nodes $$srcs > $@.tmp && mv $@.tmp $@
+lib/libdaxcache-sim.sym: $(sim_sources) lib/mksym lib/libdaxcache-sim.nodes
 	$(AM_V_GEN)$(MKDIR_P) lib && \
 	srcs=; for f in $(sim_sources); do srcs="$$srcs $(top_srcdir)/$$f"; done; \
-	$(SHELL) $(top_srcdir)/lib/mksym DAXCACHE_SIM_0.1 $$srcs > $@.tmp && mv $@.tmp $@
+	$(SHELL) $(top_srcdir)/lib/mksym $(top_srcdir)/lib/libdaxcache-sim.nodes $$srcs > $@.tmp && mv $@.tmp $@
+EXTRA_DIST += lib/libdaxcache.nodes lib/libdaxcache-sim.nodes
 CLEANFILES += lib/libdaxcache.sym lib/libdaxcache-sim.sym
 
 daxcacheincludedir = $(includedir)/daxcache
@@ -97,7 +100,8 @@ daxcacheinclude_HEADERS = \
 	include/daxcache/simbe.h \
 	include/daxcache/sized.h \
 	include/daxcache/slots.h \
-	include/daxcache/thread.h
+	include/daxcache/thread.h \
+	include/daxcache/version.h
 
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = daxcache.pc daxcache-sim.pc

@@ -203,36 +203,63 @@ struct dc_pin {
 
 /**
  * struct dc_cache_stats - counters since creation, and current gauges.
+ * @hits: dc_map() calls served lock-free.
+ * @misses: dc_map() calls that set up a mapping.
+ * @upgrades: read-only mappings made writable.
+ * @inline_reclaims: ranges reclaimed by the mapping thread.
+ * @bg_reclaims: ranges reclaimed by the background reclaimer.
+ * @removes_sent: entries passed to remove().
+ * @removes_skipped: inline reuses that needed no remove().
+ * @remove_batches: remove() calls.
+ * @remove_failures: remove() calls that failed.
+ * @waits: dc_map() calls that slept for a range.
+ * @wait_ns: total time slept for a range.
+ * @setup_failures: setup() calls that failed.
+ * @writebacks: writeback() calls.
+ * @writeback_failures: writeback() calls that failed.
+ * @nr_ranges: gauge: ranges in the window.
+ * @nr_free: gauge: ranges in the free pool.
+ * @nr_mapped: gauge: ranges mapping a file range.
+ * @nr_inodes: gauge: inodes with references.
+ * @bypasses: dc_map() calls that answered DC_MAP_BYPASS.
+ * @bypass_full: bypasses because the read miss lost to the victim (or
+ *	would to any).
+ * @bypass_busy: bypasses because no idle range could be reclaimed.
+ * @admits_contested: misses mapped over a victim they beat.
+ * @bypass_write: bypassed writes that would upgrade or evict.
+ * @bg_passes: passes of the background reclaimer.
+ * @nr_waiting: gauge: dc_map() and dc_wait_free() calls asleep for a range.
+ *
  * Filled for the caller's size (see daxcache/daxcache.h); new members are
- * only ever appended.
+ * only ever appended.  @bypasses to @bypass_write count the admission
+ * control of DC_MAP_MAY_BYPASS calls under DC_ADMIT_FREQ.
  */
 struct dc_cache_stats {
-	uint64_t hits;			/* dc_map() served lock-free */
-	uint64_t misses;		/* dc_map() that set up a mapping */
-	uint64_t upgrades;		/* read-only mappings made writable */
-	uint64_t inline_reclaims;	/* ranges reclaimed by the mapping thread */
-	uint64_t bg_reclaims;		/* ranges reclaimed by the background reclaimer */
-	uint64_t removes_sent;		/* entries passed to remove() */
-	uint64_t removes_skipped;	/* inline reuses that needed no remove() */
-	uint64_t remove_batches;	/* remove() calls */
-	uint64_t remove_failures;	/* remove() calls that failed */
-	uint64_t waits;			/* dc_map() calls that slept for a range */
-	uint64_t wait_ns;		/* total time slept for a range */
-	uint64_t setup_failures;	/* setup() calls that failed */
-	uint64_t writebacks;		/* writeback() calls */
-	uint64_t writeback_failures;	/* writeback() calls that failed */
-	uint64_t nr_ranges;		/* gauge: ranges in the window */
-	uint64_t nr_free;		/* gauge: ranges in the free pool */
-	uint64_t nr_mapped;		/* gauge: ranges mapping a file range */
-	uint64_t nr_inodes;		/* gauge: inodes with references */
-	/* Admission control (DC_MAP_MAY_BYPASS calls under DC_ADMIT_FREQ): */
-	uint64_t bypasses;		/* dc_map() that answered DC_MAP_BYPASS */
-	uint64_t bypass_full;		/* ... because the read miss lost to the victim (or would to any) */
-	uint64_t bypass_busy;		/* ... because no idle range could be reclaimed */
-	uint64_t admits_contested;	/* misses mapped over a victim they beat */
-	uint64_t bypass_write;		/* bypassed writes that would upgrade or evict */
-	uint64_t bg_passes;		/* passes of the background reclaimer */
-	uint64_t nr_waiting;		/* gauge: dc_map() and dc_wait_free() calls asleep for a range */
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t upgrades;
+	uint64_t inline_reclaims;
+	uint64_t bg_reclaims;
+	uint64_t removes_sent;
+	uint64_t removes_skipped;
+	uint64_t remove_batches;
+	uint64_t remove_failures;
+	uint64_t waits;
+	uint64_t wait_ns;
+	uint64_t setup_failures;
+	uint64_t writebacks;
+	uint64_t writeback_failures;
+	uint64_t nr_ranges;
+	uint64_t nr_free;
+	uint64_t nr_mapped;
+	uint64_t nr_inodes;
+	uint64_t bypasses;
+	uint64_t bypass_full;
+	uint64_t bypass_busy;
+	uint64_t admits_contested;
+	uint64_t bypass_write;
+	uint64_t bg_passes;
+	uint64_t nr_waiting;
 };
 
 /* The first layout of struct dc_cache_stats: up to @nr_inodes. */

@@ -37,6 +37,7 @@
 #ifndef DAXCACHE_DAXCACHE_H
 #define DAXCACHE_DAXCACHE_H
 
+#include <daxcache/version.h>
 #include <daxcache/thread.h>
 #include <daxcache/log.h>
 #include <daxcache/itree.h>

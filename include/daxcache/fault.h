@@ -75,6 +75,7 @@ struct dc_fault_site {
 /**
  * dc_fault_site_count() - the number of allocation sites linked in.
  *
+ * Description:
  * Every dc_alloc()/dc_zalloc() call in the objects linked into the program
  * (or into the shared library that provides this function) is one site,
  * whether or not it is ever reached.  Sites are numbered 0 to count - 1 in

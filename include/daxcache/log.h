@@ -35,6 +35,7 @@ void dc_set_log_fn(dc_log_fn_t fn, void *priv);
 /**
  * dc_warn_count() - how many misuse warnings the library has detected.
  *
+ * Description:
  * Each detection counts, although only the first at each place is printed.
  *
  * Context: any.

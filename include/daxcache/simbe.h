@@ -144,34 +144,57 @@ struct dc_simbe_mapping {
 
 /**
  * struct dc_simbe_stats - counters since creation (or the last reset).
- * Filled for the caller's size (see daxcache/daxcache.h); new members are
- * only ever appended.
+ * @calls: calls of each op, failed ones included.
+ * @injected: calls of each op failed on purpose.
+ * @total_ns: time spent in calls of each op.
+ * @setups_read: successful setups, read-only.
+ * @setups_write: successful setups with DC_MAP_WRITE.
+ * @setups_replacing: successful setups over a range mapping another file
+ *	range.
+ * @setups_same: successful setups over a range mapping the same file range.
+ * @removed_entries: entries of successful remove() calls.
+ * @max_batch: most entries in one remove() call.
+ * @writebacks: successful writebacks.
+ * @remove_mismatches: removed entries naming another mapping.
+ * @remove_unmapped: removed entries naming an unmapped range.
+ * @writeback_mismatches: writebacks of a range not mapping that file range.
+ * @lost_writes: dirty mappings removed or replaced.
+ * @overlaps: calls on a window range already in a call.
+ * @bad_calls: calls misaligned, out of the window, or with a bad n.
+ * @tag_failures: failed dc_simbe_check_tag() and dc_simbe_write() calls.
+ * @gate_timeouts: calls a closed gate held too long.
+ * @tag_checks: dc_simbe_check_tag() and dc_simbe_write() calls.
+ * @nr_mapped: gauge: window ranges mapped now.
  *
- * The counters from remove_mismatches to gate_timeouts report something the
- * cache should not do (or, for lost_writes and remove_unmapped, something
- * that only injected failures explain); tests check that they stay zero.
+ * Filled for the caller's size (see daxcache/daxcache.h); new members are
+ * only ever appended.  The arrays are indexed by enum dc_simbe_op.
+ *
+ * The counters from @remove_mismatches to @gate_timeouts report something
+ * the cache should not do (or, for @lost_writes and @remove_unmapped,
+ * something that only injected failures explain); tests check that they
+ * stay zero.
  */
 struct dc_simbe_stats {
-	uint64_t calls[DC_SIMBE_NR_OPS];	/* calls, failed ones included */
-	uint64_t injected[DC_SIMBE_NR_OPS];	/* calls failed on purpose */
-	uint64_t total_ns[DC_SIMBE_NR_OPS];	/* time spent in calls */
-	uint64_t setups_read;		/* successful setups, read-only */
-	uint64_t setups_write;		/* successful setups with DC_MAP_WRITE */
-	uint64_t setups_replacing;	/* ... over a range mapping another file range */
-	uint64_t setups_same;		/* ... over a range mapping the same file range */
-	uint64_t removed_entries;	/* entries of successful remove() calls */
-	uint64_t max_batch;		/* most entries in one remove() call */
-	uint64_t writebacks;		/* successful writebacks */
-	uint64_t remove_mismatches;	/* removed entries naming another mapping */
-	uint64_t remove_unmapped;	/* removed entries naming an unmapped range */
-	uint64_t writeback_mismatches;	/* writebacks of a range not mapping that */
-	uint64_t lost_writes;		/* dirty mappings removed or replaced */
-	uint64_t overlaps;		/* calls on a window range already in a call */
-	uint64_t bad_calls;		/* misaligned, out of the window, bad n */
-	uint64_t tag_failures;		/* failed dc_simbe_check_tag()/write() */
-	uint64_t gate_timeouts;		/* calls a closed gate held too long */
-	uint64_t tag_checks;		/* dc_simbe_check_tag()/write() calls */
-	uint64_t nr_mapped;		/* gauge: window ranges mapped now */
+	uint64_t calls[DC_SIMBE_NR_OPS];
+	uint64_t injected[DC_SIMBE_NR_OPS];
+	uint64_t total_ns[DC_SIMBE_NR_OPS];
+	uint64_t setups_read;
+	uint64_t setups_write;
+	uint64_t setups_replacing;
+	uint64_t setups_same;
+	uint64_t removed_entries;
+	uint64_t max_batch;
+	uint64_t writebacks;
+	uint64_t remove_mismatches;
+	uint64_t remove_unmapped;
+	uint64_t writeback_mismatches;
+	uint64_t lost_writes;
+	uint64_t overlaps;
+	uint64_t bad_calls;
+	uint64_t tag_failures;
+	uint64_t gate_timeouts;
+	uint64_t tag_checks;
+	uint64_t nr_mapped;
 };
 
 /* The first layout of struct dc_simbe_stats: up to @nr_mapped. */

@@ -79,6 +79,7 @@ extern "C" {
 /**
  * dc_thread_register() - make the calling thread known to the library now.
  *
+ * Description:
  * Optional: the first call that needs it registers a thread anyway.  Call
  * it to have the registration done (and its -ENOMEM seen) before the
  * thread's first call into libdaxcache.  Calling it again from a registered
@@ -98,9 +99,10 @@ extern "C" {
 int dc_thread_register(void);
 
 /**
- * dc_thread_unregister() - undo dc_thread_register() or the registration
- * a call made.
+ * dc_thread_unregister() - undo a registration, made by a call or by
+ * dc_thread_register().
  *
+ * Description:
  * Optional: a thread is unregistered at its exit anyway.  The thread must
  * not be inside dc_read_lock() and must not hold any pin.  The last
  * unregister of a nesting really unregisters the thread; its next call into
@@ -115,6 +117,7 @@ int dc_thread_unregister(void);
 /**
  * dc_read_lock() - enter a read-side critical section.
  *
+ * Description:
  * Lookups and iterations of the interval tree must run between
  * dc_read_lock() and dc_read_unlock().  Sections nest and never block.
  *
@@ -145,6 +148,7 @@ void dc_synchronize(void);
 /**
  * dc_barrier() - wait until every deferred free queued so far has run.
  *
+ * Description:
  * Call before unloading code or checking memory for leaks.  When it
  * returns, liburcu's callback thread holds nothing of the barrier itself
  * either (unless the application made call_rcu threads of its own), so that
@@ -159,6 +163,7 @@ void dc_barrier(void);
 /**
  * dc_before_fork() - prepare the library for a fork() of this process.
  *
+ * Description:
  * Parks the library's own threads (each finishes the call it is running;
  * pending work stays pending) and liburcu's call_rcu threads, and takes
  * the lock that the two dc_after_fork_*() calls release.  Call it right
@@ -176,6 +181,7 @@ void dc_before_fork(void);
 /**
  * dc_after_fork_parent() - resume the library in the parent after fork().
  *
+ * Description:
  * Releases what dc_before_fork() took; threads with pending work start
  * again, the others when they are next needed.
  *
@@ -187,6 +193,7 @@ void dc_after_fork_parent(void);
 /**
  * dc_after_fork_child() - make the library work in the child after fork().
  *
+ * Description:
  * Gives the child its own call_rcu thread and starts the library's threads
  * again on demand: caches and queues created before the fork keep working
  * in the child.

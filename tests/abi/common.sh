@@ -77,3 +77,9 @@ bumped_for_break() {
 	na=${2##*:}
 	[ "$nc" -gt "$oc" ] && [ "$na" -eq 0 ]
 }
+
+# symvers ABIFILE: "NAME NODE" of each function symbol of a baseline, sorted.
+symvers() {
+	sed -n "s/.*<elf-symbol name='\([^']*\)' version='\([^']*\)'.*type='func-type'.*/\1 \2/p" "$1" |
+		LC_ALL=C sort -u
+}

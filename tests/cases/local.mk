@@ -14,7 +14,17 @@ test_ldadd = lib/libdaxcache-core.la $(CMOCKA_LIBS) $(URCU_LIBS) $(PTHREAD_LIBS)
 # file (and committing the fragment make rewrote; tests/unit/suites-check
 # fails while it is stale).
 include $(top_srcdir)/tests/cases/suites.am
-check_PROGRAMS += $(suite_programs)
+# Each runner prints TAP, one line a case, and make check runs it through
+# automake's TAP driver (Makefile.am), so that the summary and the log of a
+# failure name the case: the test is tests/unit/NAME.tap, a wrapper that runs
+# the program with cmocka's TAP output; the program itself is built for it
+# (EXTRA_PROGRAMS: not by make all, and not a test of its own).
+EXTRA_PROGRAMS += $(suite_programs)
+check_SCRIPTS += $(suite_tests)
+TESTS += $(suite_tests)
+CLEANFILES += $(suite_programs) $(suite_tests)
+suite_tap_wrapper = printf '\043!/bin/sh\nCMOCKA_MESSAGE_OUTPUT=TAP exec "%s" "$$@"\n' \
+	"$(abs_builddir)/$<" > $@ && chmod +x $@
 # (Written only when it changes: a distcheck's source tree is read-only, and
 # an unchanged file must not make automake run again.)
 $(top_srcdir)/tests/cases/suites.am: $(top_srcdir)/tests/cases $(top_srcdir)/tests/cases/mksuites

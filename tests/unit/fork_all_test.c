@@ -661,6 +661,13 @@ static int t_log(void)
 	return 0;
 }
 
+/* Touches nothing: works as in any process. */
+static int t_version(void)
+{
+	EXPECT(dc_version(), DC_VERSION);
+	return 0;
+}
+
 /* libdaxcache-sim has no threads: as in any process, on a quiet backend. */
 static int t_simbe(void)
 {
@@ -764,6 +771,7 @@ static const struct fcase {
 	  "dc_iocomp_init dc_iocomp_get dc_iocomp_put dc_iocomp_pending" },
 	{ "mmapbe_ops_window", t_mmapbe_ops_window, "dc_mmapbe_ops dc_mmapbe_window" },
 	{ "log", t_log, "dc_set_log_fn dc_warn_count" },
+	{ "version", t_version, "dc_version" },
 	{ "simbe", t_simbe,
 	  "dc_simbe_config_init dc_simbe_create dc_simbe_destroy dc_simbe_ops "
 	  "dc_simbe_range_size dc_simbe_nr_ranges dc_simbe_set_latency "

@@ -43,6 +43,10 @@ tests_unit_dlopen_test_LDADD = $(PTHREAD_LIBS) -ldl
 check_PROGRAMS += tests/unit/urcu-app-test
 tests_unit_urcu_app_test_SOURCES = tests/unit/urcu_app_test.c
 tests_unit_urcu_app_test_LDADD = lib/libdaxcache.la $(URCU_LIBS) $(PTHREAD_LIBS)
+# The version macros, dc_version() and configure's version agree.
+check_PROGRAMS += tests/unit/version-test
+tests_unit_version_test_SOURCES = tests/unit/version_test.c
+tests_unit_version_test_LDADD = lib/libdaxcache.la
 # Old and new callers' copies of the sized structures.
 check_PROGRAMS += tests/unit/struct-size
 tests_unit_struct_size_SOURCES = tests/unit/struct_size_test.c

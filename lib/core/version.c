@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * version.c - the version of the library that runs (dc_version()).
+ */
+#include "platform.h"
+
+#include <daxcache/version.h>
+
+unsigned int dc_version(void)
+{
+	return DC_VERSION;
+}
+DC_EXPORT(dc_version);
