@@ -138,7 +138,9 @@ kernel_prepare() {
 			kbuild_args+=(CC=gcc)
 		elif [ -n "$kernel_release" ] && [[ ${kcc##*-linux-gnu-} =~ ^gcc-[0-9]+$ ]]; then
 			t0=$(now)
-			kernel_toolchain "$kernel_release" "${kcc##*-linux-gnu-}"
+			# With dkms: the chroot tests/package/run builds with DKMS in
+			# (one debootstrap for both).
+			kernel_toolchain "$kernel_release" "${kcc##*-linux-gnu-}" dkms
 			say "$kcc (the kernel's compiler): in a $kernel_release chroot, $kchroot (ready in $(since "$t0")s)"
 		else
 			echo "kernel: 0 passed, 1 failed (no compiler for $KDIR: it names $kcc)"
@@ -152,9 +154,10 @@ kernel_prepare() {
 	fi
 }
 
-# kernel_toolchain RELEASE GCC: kchroot, a minimal chroot of Debian RELEASE
-# with GCC (gcc-14), make and pahole, made once by debootstrap and cached
-# under CACHE like the images.  Building in it is building on a machine of
+# kernel_toolchain RELEASE GCC [PACKAGE...]: kchroot, a minimal chroot of
+# Debian RELEASE with GCC (gcc-14), make, pahole and the PACKAGEs
+# (tests/package/run: dkms), made once by debootstrap and cached under CACHE
+# like the images.  Building in it is building on a machine of
 # that release, as a user of that kernel does: the compiler is the
 # kernel's own (same package, same flags accepted), and the prebuilt
 # helpers of the kernel's linux-kbuild package (fixdep, modpost, objtool),
@@ -165,8 +168,11 @@ kernel_prepare() {
 kernel_sudo() { [ "$(id -u)" -eq 0 ] || echo sudo; }
 
 kernel_toolchain() {
-	local release=$1 cc=$2 dir mirror
-	dir=$CACHE/toolchain-$release-$cc
+	local release=$1 cc=$2 dir mirror extra
+	shift 2
+	extra=
+	[ $# -eq 0 ] || extra=$(printf ',%s' "$@")
+	dir=$CACHE/toolchain-$release-$cc${extra//,/+}
 	kchroot=$dir/root
 	mkdir -p "$dir"
 	# One debootstrap at a time (runs in other work directories share it).
@@ -176,9 +182,9 @@ kernel_toolchain() {
 		dc_need_pkgs debootstrap debian-archive-keyring >&2
 		mirror=$(kernel_mirror bookworm)
 		[ -n "$mirror" ] || { echo "kernel: 0 passed, 1 failed (no bookworm repository in apt's sources)"; exit 1; }
-		say "debootstrap --variant=minbase $release with $cc, make, dwarves ($mirror)"
+		say "debootstrap --variant=minbase $release with $cc, make, dwarves$extra ($mirror)"
 		rm -rf "$kchroot"
-		if ! $(kernel_sudo) debootstrap --variant=minbase --include="$cc,make,dwarves" \
+		if ! $(kernel_sudo) debootstrap --variant=minbase --include="$cc,make,dwarves$extra" \
 			"$release" "$kchroot" "$mirror" > "$dir/debootstrap.log" 2>&1; then
 			tail -20 "$dir/debootstrap.log" >&2
 			rm -rf "$kchroot"
