@@ -57,7 +57,9 @@
  * The shim's workers run on the system's unbound workqueue.  6.17 named it
  * system_dfl_wq (and the per-CPU one system_percpu_wq); 7.x logs a warning
  * for each work function queued on the old name, system_unbound_wq, which
- * older kernels have alone.
+ * older kernels have alone.  (Late 6.12.y stable kernels, Debian's 6.12.95
+ * among them, have the new names too, backported, and take the old one
+ * without a warning.)
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 #define dci_unbound_wq			system_dfl_wq
