@@ -182,7 +182,7 @@ kernel_toolchain() {
 		dc_need_pkgs debootstrap debian-archive-keyring >&2
 		mirror=$(kernel_mirror bookworm)
 		[ -n "$mirror" ] || { echo "kernel: 0 passed, 1 failed (no bookworm repository in apt's sources)"; exit 1; }
-		say "debootstrap --variant=minbase $release with $cc, make, dwarves$extra ($mirror)"
+		say "debootstrap --variant=minbase $release with $cc, make, dwarves${extra//,/, } ($mirror)"
 		rm -rf "$kchroot"
 		if ! $(kernel_sudo) debootstrap --variant=minbase --include="$cc,make,dwarves$extra" \
 			"$release" "$kchroot" "$mirror" > "$dir/debootstrap.log" 2>&1; then
