@@ -23,19 +23,19 @@ void dc_fault_alloc_fail_nth(unsigned long nth)
 	atomic_long_set(&dc_fail_hits, 0);
 	atomic_long_set(&dc_fail_nth, (long)nth);
 }
-EXPORT_SYMBOL_GPL(dc_fault_alloc_fail_nth);
+DC_EXPORT(dc_fault_alloc_fail_nth);
 
 unsigned long dc_fault_alloc_count(void)
 {
 	return (unsigned long)atomic_long_read(&dc_alloc_seen);
 }
-EXPORT_SYMBOL_GPL(dc_fault_alloc_count);
+DC_EXPORT(dc_fault_alloc_count);
 
 unsigned long dc_fault_alloc_failed(void)
 {
 	return (unsigned long)atomic_long_read(&dc_fail_hits);
 }
-EXPORT_SYMBOL_GPL(dc_fault_alloc_failed);
+DC_EXPORT(dc_fault_alloc_failed);
 
 bool dci_fault_should_fail(void)
 {

@@ -6,8 +6,8 @@
  * In test builds (DC_TEST_BUILD, see Kbuild) they are exported in the
  * DAXCACHE_KSHIM symbol namespace, with those of the platform contract
  * that the test module calls itself: a module that uses them says
- * MODULE_IMPORT_NS(DAXCACHE_KSHIM).  The module DKMS builds exports only
- * the public functions.
+ * DCI_IMPORT_NS(DAXCACHE_KSHIM) (compat_kernel.h).  The module DKMS builds
+ * exports only the public functions, in the namespace DAXCACHE.
  */
 #ifndef DC_KSHIM_H
 #define DC_KSHIM_H
@@ -26,7 +26,7 @@ static inline bool dci_fault_should_fail(void)
 
 /* After a helper's definition: export it to the test module (test builds). */
 #ifdef DC_TEST_BUILD
-#define DCI_TEST_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, DAXCACHE_KSHIM)
+#define DCI_TEST_EXPORT(sym)	DCI_EXPORT_NS_GPL(sym, DAXCACHE_KSHIM)
 #else
 #define DCI_TEST_EXPORT(sym)
 #endif

@@ -74,7 +74,7 @@ void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 	/* Publishes @priv with the hook: see dci_plat_log(). */
 	smp_store_release(&dc_log_hook, fn);
 }
-EXPORT_SYMBOL_GPL(dc_set_log_fn);
+DC_EXPORT(dc_set_log_fn);
 
 /**
  * dci_plat_warn_note() - count one detected misuse.
@@ -91,7 +91,7 @@ unsigned long dc_warn_count(void)
 {
 	return (unsigned long)atomic_long_read(&dc_warnings);
 }
-EXPORT_SYMBOL_GPL(dc_warn_count);
+DC_EXPORT(dc_warn_count);
 
 /**
  * dci_plat_refcount_warn() - a refcount was misused: saturate it and report.

@@ -67,8 +67,11 @@
 #define dc_container_of(ptr, type, member) container_of(ptr, type, member)
 #define DC_ARRAY_SIZE(a)	ARRAY_SIZE(a)
 #define dc_static_assert(c, msg) static_assert(c, msg)
-/* After a public function's definition: export it to GPL modules. */
-#define DC_EXPORT(sym)		EXPORT_SYMBOL_GPL(sym)
+/*
+ * After a public function's definition: export it to GPL modules, in the
+ * symbol namespace DAXCACHE (compat_kernel.h).
+ */
+#define DC_EXPORT(sym)		DCI_EXPORT_GPL(sym)
 #define dc_prefetch(p)		prefetch(p)
 #define dc_noinline		noinline
 #define dc_cold			__cold
@@ -555,9 +558,9 @@ static inline const void *dc_thread_self(void)
 
 /* ------------------------------------------------------------------ */
 /* Workers: a function run in process context when queued (a work     */
-/* item on system_unbound_wq).  Queueing a queued worker does nothing; */
-/* the function may queue its own worker again.  dci_worker_stop()      */
-/* waits for a running call and drops a pending one.                   */
+/* item on the unbound system workqueue).  Queueing a queued worker    */
+/* does nothing; the function may queue its own worker again.          */
+/* dci_worker_stop() waits for a running call and drops a pending one. */
 /* dci_worker_queue_delayed() runs it no earlier than the delay from now */
 /* (rounded up to jiffies), unless it is already queued (then nothing); */
 /* dci_worker_queue() on a delayed worker makes it run now.              */

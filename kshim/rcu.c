@@ -86,52 +86,52 @@ int dc_thread_register(void)
 {
 	return 0;
 }
-EXPORT_SYMBOL_GPL(dc_thread_register);
+DC_EXPORT(dc_thread_register);
 
 int dc_thread_unregister(void)
 {
 	return 0;
 }
-EXPORT_SYMBOL_GPL(dc_thread_unregister);
+DC_EXPORT(dc_thread_unregister);
 
 /* A module is never forked: nothing to prepare. */
 void dc_before_fork(void)
 {
 }
-EXPORT_SYMBOL_GPL(dc_before_fork);
+DC_EXPORT(dc_before_fork);
 
 void dc_after_fork_parent(void)
 {
 }
-EXPORT_SYMBOL_GPL(dc_after_fork_parent);
+DC_EXPORT(dc_after_fork_parent);
 
 void dc_after_fork_child(void)
 {
 }
-EXPORT_SYMBOL_GPL(dc_after_fork_child);
+DC_EXPORT(dc_after_fork_child);
 
 void dc_read_lock(void)
 	__acquires(RCU)
 {
 	dc_rcu_read_lock();
 }
-EXPORT_SYMBOL_GPL(dc_read_lock);
+DC_EXPORT(dc_read_lock);
 
 void dc_read_unlock(void)
 	__releases(RCU)
 {
 	dc_rcu_read_unlock();
 }
-EXPORT_SYMBOL_GPL(dc_read_unlock);
+DC_EXPORT(dc_read_unlock);
 
 void dc_synchronize(void)
 {
 	synchronize_rcu();
 }
-EXPORT_SYMBOL_GPL(dc_synchronize);
+DC_EXPORT(dc_synchronize);
 
 void dc_barrier(void)
 {
 	rcu_barrier();
 }
-EXPORT_SYMBOL_GPL(dc_barrier);
+DC_EXPORT(dc_barrier);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * worker.c - the shim's workers: a delayed work item on system_unbound_wq
- * (queued with no delay unless asked for one), and a stop flag that queueing checks under a lock so that nothing is queued
- * once dci_worker_stop() has begun.
+ * worker.c - the shim's workers: a delayed work item on the unbound system
+ * workqueue (dci_unbound_wq, compat_kernel.h), queued with no delay unless
+ * asked for one, and a stop flag that queueing checks under a lock so that
+ * nothing is queued once dci_worker_stop() has begun.
  */
 #include "platform.h"
 
@@ -53,7 +54,7 @@ void dci_worker_queue(struct dc_worker *w)
 
 	spin_lock_irqsave(&w->lock, flags);
 	if (!w->stopped)
-		mod_delayed_work(system_unbound_wq, &w->work, 0);
+		mod_delayed_work(dci_unbound_wq, &w->work, 0);
 	spin_unlock_irqrestore(&w->lock, flags);
 }
 DCI_TEST_EXPORT(dci_worker_queue);
@@ -81,7 +82,7 @@ void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 	j = delay_ns ? usecs_to_jiffies(min_t(u64, us, UINT_MAX - 1)) + 1 : 0;
 	spin_lock_irqsave(&w->lock, flags);
 	if (!w->stopped)
-		queue_delayed_work(system_unbound_wq, &w->work, j);
+		queue_delayed_work(dci_unbound_wq, &w->work, j);
 	spin_unlock_irqrestore(&w->lock, flags);
 }
 DCI_TEST_EXPORT(dci_worker_queue_delayed);

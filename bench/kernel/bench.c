@@ -39,6 +39,7 @@
 #include <daxcache/cache.h>
 #include <daxcache/thread.h>
 
+#include "compat_kernel.h"
 #include "fuse_replica.h"
 /* sim_null_ops(), the backend of the cells (tests/cases is on the path). */
 #include "sim_env.h"
@@ -465,3 +466,4 @@ module_exit(daxcache_bench_exit);
 
 MODULE_DESCRIPTION("libdaxcache: in-kernel benchmark against fs/fuse/dax.c's approach");
 MODULE_LICENSE("GPL");
+DCI_IMPORT_NS(DAXCACHE);

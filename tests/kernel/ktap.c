@@ -25,6 +25,7 @@
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 
+#include "compat_kernel.h"
 #include "ktap.h"
 
 static char *seed;
@@ -182,4 +183,5 @@ module_exit(daxcache_test_exit);
 
 MODULE_DESCRIPTION("libdaxcache shared test suites, KTAP output");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(DAXCACHE_KSHIM);
+DCI_IMPORT_NS(DAXCACHE);
+DCI_IMPORT_NS(DAXCACHE_KSHIM);

@@ -25,6 +25,7 @@
 #include <linux/module.h>
 #include <linux/random.h>
 
+#include "compat_kernel.h"
 #include "ktap.h"
 
 /* The record of a case that the shared environment sees, and its KUnit test. */
@@ -81,4 +82,5 @@ void dc_kunit_run_case(struct kunit *test, void (*fn)(struct dc_test *t))
 
 MODULE_DESCRIPTION("libdaxcache shared test suites, as KUnit suites");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(DAXCACHE_KSHIM);
+DCI_IMPORT_NS(DAXCACHE);
+DCI_IMPORT_NS(DAXCACHE_KSHIM);
