@@ -29,7 +29,7 @@
  * included: dci_inode_put_unhash(); the free after an eviction:
  * dci_inode_free()) and dc_cache_create() / dc_cache_destroy() (cache.c:
  * dci_inode_table_init(), _unhash_next() and _fini()); the miss path
- * (cache_map.c: dci_hint_set()).
+ * (cache_map.c: dci_hint_set_new()).
  */
 #include "cache_internal.h"
 #include "itree_internal.h"
@@ -188,7 +188,8 @@ struct dc_hint_dir dci_hint_dir_none = {
 /* A leaf of empty hints, or NULL. */
 static struct dc_hint_leaf *hint_leaf_new(void)
 {
-	struct dc_hint_leaf *leaf = dc_alloc(sizeof(*leaf));
+	/* Unaligned: an aligned allocation costs glibc hundreds more instructions. */
+	struct dc_hint_leaf *leaf = dc_alloc_unaligned(sizeof(*leaf));
 	unsigned int i;
 
 	if (!leaf)
@@ -227,8 +228,8 @@ static struct dc_hint_dir *hint_dir_grow(struct dc_inode *inode,
 }
 
 /**
- * dci_hint_set() - make @r the hint of @index in @inode, allocating the
- * directory and leaf it needs
+ * dci_hint_set_new() - make @r the hint of @index in @inode, allocating the
+ * directory and leaf its slot needs (dc_hint_set() when they are missing)
  * @inode: the inode
  * @index: a range index of @inode
  * @r: the range that maps @index, published (the identity the hit path
@@ -241,7 +242,7 @@ static struct dc_hint_dir *hint_dir_grow(struct dc_inode *inode,
  * Context: the inode mutex held (a miss, cache_map.c); may allocate.
  * Return: nothing.
  */
-void dci_hint_set(struct dc_inode *inode, uint64_t index, struct dc_range *r)
+void dci_hint_set_new(struct dc_inode *inode, uint64_t index, struct dc_range *r)
 {
 	struct dc_hint_dir *dir = inode->hints;
 	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
@@ -264,7 +265,7 @@ void dci_hint_set(struct dc_inode *inode, uint64_t index, struct dc_range *r)
 		dc_store_release(&dir->leaf[blk], leaf);
 		return;
 	}
-	dc_hint_refresh(inode, index, r);
+	dc_write_once(leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)], r);
 }
 
 /* Free @inode's hints: no hit can read them (its last reference is gone). */

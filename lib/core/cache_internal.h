@@ -100,7 +100,7 @@ static inline bool dc_range_writable(const struct dc_range *r)
 
 /*
  * Hit hints: for each range index of an inode, the range that mapped it
- * last, in a two-level table grown on misses (cache_inode.c, dci_hint_set()).
+ * last, in a two-level table grown on misses (cache_inode.c, dc_hint_set()).
  * A hint is never trusted: range objects are type-stable, so the hit path
  * pins whatever a hint points at and keeps the pin only if the identity
  * check passes; a stale hint just sends it on to the tree.
@@ -346,7 +346,7 @@ static inline struct dc_range *dc_hint_get(struct dc_inode *inode, uint64_t inde
  * Make @r, pinned and found mapping @index of @inode, its hint if there is
  * a slot for it, storing only when the hint differs: a hit writes no
  * shared line but the pin's.  Lock-free, allocates nothing (a miss makes
- * the slots: dci_hint_set()).  A racing store of another validated hint
+ * the slots: dc_hint_set()).  A racing store of another validated hint
  * may win: hints are never trusted.
  */
 static inline void dc_hint_refresh(struct dc_inode *inode, uint64_t index,
@@ -526,7 +526,29 @@ struct dc_inode *dci_inode_table_unhash_next(struct dc_cache *c,
 					     unsigned long *bucket);
 void dci_inode_table_fini(struct dc_cache *c);
 bool dci_inode_tryhold(struct dc_inode *inode);
-void dci_hint_set(struct dc_inode *inode, uint64_t index, struct dc_range *r);
+void dci_hint_set_new(struct dc_inode *inode, uint64_t index, struct dc_range *r);
+
+/*
+ * Make @r, just published as the mapping of @index in @inode, its hint:
+ * a store (when the hint differs) into the slot, or dci_hint_set_new()
+ * when the slot's leaf or directory is still to be allocated.  Inode mutex.
+ */
+static inline void dc_hint_set(struct dc_inode *inode, uint64_t index,
+			       struct dc_range *r)
+{
+	struct dc_hint_dir *dir = inode->hints;
+	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
+	struct dc_range **slot;
+
+	/* (The empty directory's one entry is the empty leaf.) */
+	if (dc_unlikely(blk > dir->mask || dir->leaf[blk] == &dci_hint_leaf_none)) {
+		dci_hint_set_new(inode, index, r);
+		return;
+	}
+	slot = &dir->leaf[blk]->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
+	if (*slot != r)
+		dc_write_once(*slot, r);
+}
 bool dci_inode_put_unhash(struct dc_inode *inode);
 void dci_inode_free(struct dc_inode *inode);
 

@@ -282,7 +282,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	/* One reference for the mapping, one for the caller's pin. */
 	dc_refcount_set_release(&r->ref, 2);
 	dci_pool_add_busy(c, r);
-	dci_hint_set(inode, index, r);
+	dc_hint_set(inode, index, r);
 	dc_stat_inc(c, DC_STAT_MISSES);
 	return 0;
 }
