@@ -546,7 +546,8 @@ static inline void dc_hint_set(struct dc_inode *inode, uint64_t index,
 		return;
 	}
 	slot = &dir->leaf[blk]->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
-	if (*slot != r)
+	/* Once: a hit's dc_hint_refresh() may store here without the mutex. */
+	if (dc_read_once(*slot) != r)
 		dc_write_once(*slot, r);
 }
 bool dci_inode_put_unhash(struct dc_inode *inode);
