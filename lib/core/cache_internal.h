@@ -105,8 +105,12 @@ static inline bool dc_range_writable(const struct dc_range *r)
  * pins whatever a hint points at and keeps the pin only if the identity
  * check passes; a stale hint just sends it on to the tree.
  *
- * A directory of leaves, each leaf DC_HINT_LEAF_SLOTS slots of consecutive
- * indexes (one slot per index: no collisions).  The directory has @mask + 1
+ * The first leaf, indexes below DC_HINT_LEAF_SLOTS, is the inode's own
+ * (@hint_near): a file of up to 64 ranges, the common case, pays one
+ * compare and one load for its hint, as the direct-mapped table that came
+ * before this one did.  The other indexes go through a directory of
+ * leaves, each leaf DC_HINT_LEAF_SLOTS slots of consecutive indexes (one
+ * slot per index: no collisions; the directory's entry 0 stays empty).  The directory has @mask + 1
  * entries (a power of two, at most DC_HINT_DIR_MAX); an index past them has
  * no hint of its own: the hit path, to spare a compare, reads the slot its
  * leaf number masked falls on, another index's, whose identity check fails,
@@ -119,8 +123,8 @@ static inline bool dc_range_writable(const struct dc_range *r)
  * inode reference keeps everything here alive) until the inode is freed
  * after a grace period, with the leaves (dci_hint_free()).
  *
- * Memory per inode: a leaf (512 bytes) per block of 64 indexes mapped at
- * least once during the inode's life, at most DC_HINT_DIR_MAX of them, and
+ * Memory per inode: @hint_near (512 bytes), a leaf (512 bytes) per other
+ * block of 64 indexes mapped at least once during the inode's life, at most DC_HINT_DIR_MAX of them, and
  * the directories (8 bytes per entry, below twice the last one's).
  */
 #define DC_HINT_LEAF_SHIFT	6
@@ -148,7 +152,9 @@ extern struct dc_hint_leaf dci_hint_leaf_none;
 extern struct dc_hint_dir dci_hint_dir_none;
 
 struct dc_inode {
-	struct dc_hint_dir *hints;	/* first: no offset to add */
+	/* The hints of indexes below DC_HINT_LEAF_SLOTS: first, no offset to add. */
+	struct dc_hint_leaf hint_near;
+	struct dc_hint_dir *hints;	/* the other indexes' */
 	/* The cache's, copied for the hit path (dc_inode_hit_init()). */
 	dc_pcounter_ref_t stats;	/* c->stats: dc_pcounter_ref_ready() */
 	uint64_t range_size;
@@ -325,6 +331,7 @@ static inline void dc_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
 	inode->stats = dc_pcounter_ref(&c->stats);
 	inode->range_size = c->range_size;
 	inode->range_shift = c->cfg.range_shift;
+	inode->hint_near = dci_hint_leaf_none;
 	inode->hints = &dci_hint_dir_none;
 }
 
@@ -335,9 +342,13 @@ static inline void dc_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
  */
 static inline struct dc_range *dc_hint_get(struct dc_inode *inode, uint64_t index)
 {
-	struct dc_hint_dir *dir = dc_load_acquire(&inode->hints);
+	struct dc_hint_dir *dir;
 	struct dc_hint_leaf *leaf;
 
+	/* A file of up to 64 ranges never reads the directory. */
+	if (dc_likely(index < DC_HINT_LEAF_SLOTS))
+		return dc_read_once(inode->hint_near.slot[index]);
+	dir = dc_load_acquire(&inode->hints);
 	leaf = dc_load_acquire(&dir->leaf[(index >> DC_HINT_LEAF_SHIFT) & dir->mask]);
 	return dc_read_once(leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)]);
 }
@@ -354,14 +365,16 @@ static inline void dc_hint_refresh(struct dc_inode *inode, uint64_t index,
 {
 	struct dc_hint_dir *dir = dc_load_acquire(&inode->hints);
 	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
-	struct dc_hint_leaf *leaf;
+	struct dc_hint_leaf *leaf = &inode->hint_near;
 	struct dc_range **slot;
 
-	if (blk > dir->mask)
-		return;
-	leaf = dc_load_acquire(&dir->leaf[blk]);
-	if (leaf == &dci_hint_leaf_none)
-		return;
+	if (blk) {
+		if (blk > dir->mask)
+			return;
+		leaf = dc_load_acquire(&dir->leaf[blk]);
+		if (leaf == &dci_hint_leaf_none)
+			return;
+	}
 	slot = &leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
 	if (dc_read_once(*slot) != r)
 		dc_write_once(*slot, r);
@@ -540,12 +553,16 @@ static inline void dc_hint_set(struct dc_inode *inode, uint64_t index,
 	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
 	struct dc_range **slot;
 
-	/* (The empty directory's one entry is the empty leaf.) */
-	if (dc_unlikely(blk > dir->mask || dir->leaf[blk] == &dci_hint_leaf_none)) {
+	if (!blk) {
+		slot = &inode->hint_near.slot[index];
+	} else if (dc_unlikely(blk > dir->mask ||
+			       dir->leaf[blk] == &dci_hint_leaf_none)) {
+		/* (The empty directory's one entry is the empty leaf.) */
 		dci_hint_set_new(inode, index, r);
 		return;
+	} else {
+		slot = &dir->leaf[blk]->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
 	}
-	slot = &dir->leaf[blk]->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
 	/* Once: a hit's dc_hint_refresh() may store here without the mutex. */
 	if (dc_read_once(*slot) != r)
 		dc_write_once(*slot, r);
