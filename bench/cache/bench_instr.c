@@ -4,8 +4,11 @@
  * valgrind --tool=callgrind to count instructions per operation.
  *
  * usage: bench-instr WHAT N
- *   hit-dc          N x (dc_map + dc_unpin) of mapped ranges (8 in turn)
- *   hit-kernel      N x (kr_map + kr_unpin), the kernel-style baseline
+ *   hit-dc:R        N x (dc_map + dc_unpin) of R ranges mapped in one
+ *                   inode (R from 1 to 2^20), each hit of one drawn at
+ *                   random (the same draws every run); "hit-dc" is R = 8
+ *   hit-kernel:R    N x (kr_map + kr_unpin), the kernel-style baseline,
+ *                   the same way
  *   miss            N misses of new indexes, a window that never reclaims
  *   miss-reclaim    N misses into a full window: each reclaims inline
  *   miss-scattered  N misses of new indexes in a scattered order, a window
@@ -17,7 +20,8 @@
  * twice (N and 2N) and divides the difference of the collected counts by
  * N, so that setup, warm-up and teardown cancel out.  It collects inside
  * the measured calls only (callgrind's --toggle-collect: dc_map() and
- * dc_unpin() for hits, the measured loop for misses, whose setup may wait
+ * dc_unpin() for hits, whose setup maps through dc_map_timeout() so that
+ * its misses are not collected, the measured loop for misses, whose setup may wait
  * for the background reclaimer), plus the RCU callbacks a miss leaves
  * behind (recycling replaced tree nodes, freeing those it does not keep),
  * which a miss costs as surely as its own instructions.
@@ -38,7 +42,8 @@
 #include "kernel_rwlock.h"
 #include "null_backend.h"
 
-#define HIT_RANGES	8
+#define HIT_RANGES	8	/* "hit-dc", "hit-kernel" */
+#define HIT_RANGES_MAX	(1u << 20)
 #define MISS_FULL	64	/* the reclaiming window */
 
 static uint64_t bad, measured;
@@ -49,13 +54,14 @@ static uint64_t bad, measured;
  */
 
 static void __attribute__((noinline)) hit_dc(struct dc_inode *inode,
-					     const uint64_t *want, uint64_t n)
+					     const uint64_t *want,
+					     const uint32_t *seq, uint64_t n)
 {
 	struct dc_pin pin;
 	uint64_t i;
 
 	for (i = 0; i < n; i++) {
-		unsigned int k = i % HIT_RANGES;
+		uint32_t k = seq[i];
 
 		if (dc_map(inode, (uint64_t)k << BENCH_RANGE_SHIFT, 0, &pin)) {
 			bad++;
@@ -67,13 +73,14 @@ static void __attribute__((noinline)) hit_dc(struct dc_inode *inode,
 }
 
 static void __attribute__((noinline)) hit_kernel(struct kr_inode *inode,
-						 const uint64_t *want, uint64_t n)
+						 const uint64_t *want,
+						 const uint32_t *seq, uint64_t n)
 {
 	struct kr_pin pin;
 	uint64_t i;
 
 	for (i = 0; i < n; i++) {
-		unsigned int k = i % HIT_RANGES;
+		uint32_t k = seq[i];
 
 		if (kr_map(inode, (uint64_t)k << BENCH_RANGE_SHIFT, &pin)) {
 			bad++;
@@ -159,49 +166,94 @@ static void __attribute__((noinline)) measured_scattered(struct dc_inode *inode,
 	}
 }
 
-static void run_hits(uint64_t n, bool kernel)
+/*
+ * Hits of @nr ranges mapped in one inode: first each in turn (the warm-up),
+ * then @n drawn at random, the same draws in every run.
+ */
+static void run_hits(uint64_t n, unsigned int nr, bool kernel)
 {
-	struct dc_cache *c = bench_cache_new(4 * HIT_RANGES, 0, &null_backend_ops,
-					     NULL);
-	struct dc_inode *inode = bench_inode_get(c, 1);
-	struct kr_inode *kr = kr_inode_create(BENCH_RANGE_SHIFT);
-	uint64_t want[HIT_RANGES];
+	struct dc_cache *c = NULL;
+	struct dc_inode *inode = NULL;
+	struct kr_inode *kr = NULL;
+	uint64_t *want = calloc(nr, sizeof(*want));
+	uint32_t *seq = calloc(n + nr, sizeof(*seq));
+	uint64_t i, state = 0x9e3779b97f4a7c15ull;
 	struct dc_cache_stats s0, s1;
 	struct dc_pin pin;
 	unsigned int k;
 
-	if (!kr) {
+	if (kernel)
+		kr = kr_inode_create(BENCH_RANGE_SHIFT);
+	if (!want || !seq || (kernel && !kr)) {
 		fprintf(stderr, "bench-instr: out of memory\n");
 		exit(1);
 	}
-	for (k = 0; k < HIT_RANGES; k++) {
-		if (dc_map(inode, (uint64_t)k << BENCH_RANGE_SHIFT, 0, &pin)) {
+	if (!kernel) {
+		/* Twice the ranges mapped: the background reclaimer never runs. */
+		c = bench_cache_new(2 * nr + 64, 0, &null_backend_ops, NULL);
+		inode = bench_inode_get(c, 1);
+	}
+	for (k = 0; k < nr; k++) {
+		seq[k] = k;
+		if (kernel) {
+			/* Window offsets as a cache would hand them out. */
+			want[k] = (uint64_t)(nr - 1 - k) << BENCH_RANGE_SHIFT;
+			if (kr_inode_add(kr, k, want[k])) {
+				fprintf(stderr, "bench-instr: out of memory\n");
+				exit(1);
+			}
+			continue;
+		}
+		/* Not dc_map(): the script collects there. */
+		if (dc_map_timeout(inode, (uint64_t)k << BENCH_RANGE_SHIFT, 0,
+				   DC_WAIT_FOREVER, &pin)) {
 			fprintf(stderr, "bench-instr: setup map failed\n");
 			exit(1);
 		}
 		want[k] = pin.win_off;
 		dc_unpin(&pin);
-		if (kr_inode_add(kr, k, want[k])) {
-			fprintf(stderr, "bench-instr: out of memory\n");
-			exit(1);
-		}
 	}
-	bench_stats(c, &s0);
+	for (i = 0; i < n; i++)
+		seq[nr + i] = (uint32_t)bench_rand_below(&state, nr);
 	if (kernel) {
-		hit_kernel(kr, want, HIT_RANGES);
-		hit_kernel(kr, want, n);
+		hit_kernel(kr, want, seq, nr);
+		hit_kernel(kr, want, seq + nr, n);
+		kr_inode_destroy(kr);
 	} else {
-		hit_dc(inode, want, HIT_RANGES);
-		hit_dc(inode, want, n);
+		bench_stats(c, &s0);
+		hit_dc(inode, want, seq, nr);
+		hit_dc(inode, want, seq + nr, n);
 		bench_stats(c, &s1);
-		if (s1.hits - s0.hits != n + HIT_RANGES || s1.misses != s0.misses)
+		if (s1.hits - s0.hits != n + nr || s1.misses != s0.misses)
 			bench_fail("hit-dc: %" PRIu64 " hits and %" PRIu64 " misses counted for %" PRIu64 " hits",
 				   s1.hits - s0.hits, s1.misses - s0.misses,
-				   n + HIT_RANGES);
+				   n + nr);
+		dc_inode_put(inode);
+		bench_cache_done(c, "hit cache");
 	}
-	kr_inode_destroy(kr);
-	dc_inode_put(inode);
-	bench_cache_done(c, "hit cache");
+	free(seq);
+	free(want);
+}
+
+/* The R of "hit-dc:R" after @prefix in @what, 0 if @what is not one. */
+static unsigned int hit_ranges(const char *what, const char *prefix)
+{
+	size_t len = strlen(prefix);
+	unsigned long r;
+	char *end;
+
+	if (strncmp(what, prefix, len))
+		return 0;
+	if (!what[len])
+		return HIT_RANGES;
+	if (what[len] != ':')
+		return 0;
+	r = strtoul(what + len + 1, &end, 10);
+	if (*end || !r || r > HIT_RANGES_MAX) {
+		fprintf(stderr, "bench-instr: bad range count in %s\n", what);
+		exit(2);
+	}
+	return (unsigned int)r;
 }
 
 static void run_misses(uint64_t n, bool reclaim, bool scattered)
@@ -266,11 +318,12 @@ static void run_misses(uint64_t n, bool reclaim, bool scattered)
 
 int main(int argc, char **argv)
 {
+	unsigned int nr;
 	uint64_t n;
 	char *end;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: bench-instr hit-dc|hit-kernel|miss|miss-reclaim|miss-scattered N\n");
+		fprintf(stderr, "usage: bench-instr hit-dc[:R]|hit-kernel[:R]|miss|miss-reclaim|miss-scattered N\n");
 		return 2;
 	}
 	n = strtoull(argv[2], &end, 10);
@@ -279,10 +332,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dc_thread_register();
-	if (!strcmp(argv[1], "hit-dc"))
-		run_hits(n, false);
-	else if (!strcmp(argv[1], "hit-kernel"))
-		run_hits(n, true);
+	if ((nr = hit_ranges(argv[1], "hit-dc")))
+		run_hits(n, nr, false);
+	else if ((nr = hit_ranges(argv[1], "hit-kernel")))
+		run_hits(n, nr, true);
 	else if (!strcmp(argv[1], "miss"))
 		run_misses(n, false, false);
 	else if (!strcmp(argv[1], "miss-reclaim"))

@@ -28,7 +28,8 @@
  * passing reference: dci_inode_tryhold(); every put, dc_inode_put()
  * included: dci_inode_put_unhash(); the free after an eviction:
  * dci_inode_free()) and dc_cache_create() / dc_cache_destroy() (cache.c:
- * dci_inode_table_init(), _unhash_next() and _fini()).
+ * dci_inode_table_init(), _unhash_next() and _fini()); the miss path
+ * (cache_map.c: dci_hint_set_new()).
  */
 #include "cache_internal.h"
 #include "itree_internal.h"
@@ -173,10 +174,121 @@ static void table_maybe_grow(struct dc_cache *c)
 	dc_call_rcu(&t->rcu, table_free_rcu);
 }
 
+struct dc_range dci_range_none;
+
+struct dc_hint_leaf dci_hint_leaf_none = {
+	.slot = { [0 ... DC_HINT_LEAF_SLOTS - 1] = &dci_range_none },
+};
+
+/* No leaf but the empty one: a GNU initializer of the flexible array. */
+struct dc_hint_dir dci_hint_dir_none = {
+	.leaf = { &dci_hint_leaf_none },
+};
+
+/* A leaf of empty hints, or NULL. */
+static struct dc_hint_leaf *hint_leaf_new(void)
+{
+	/* Unaligned: an aligned allocation costs glibc hundreds more instructions. */
+	struct dc_hint_leaf *leaf = dc_alloc_unaligned(sizeof(*leaf));
+	unsigned int i;
+
+	if (!leaf)
+		return NULL;
+	for (i = 0; i < DC_HINT_LEAF_SLOTS; i++)
+		leaf->slot[i] = &dci_range_none;
+	return leaf;
+}
+
+/*
+ * Replace @inode's directory @old by one that reaches leaf @blk (below
+ * DC_HINT_DIR_MAX): the next power of two, at least twice @old's.  @old
+ * stays readable until the inode is freed.  Inode mutex.  Returns the new
+ * directory, or NULL (no memory: the hint is not kept).
+ */
+static struct dc_hint_dir *hint_dir_grow(struct dc_inode *inode,
+					 struct dc_hint_dir *old, uint64_t blk)
+{
+	uint64_t nr = old == &dci_hint_dir_none ? 1 : 2 * (old->mask + 1), i;
+	struct dc_hint_dir *dir;
+
+	while (nr <= blk)
+		nr *= 2;
+	dir = dc_alloc(sizeof(*dir) + nr * sizeof(dir->leaf[0]));
+	if (!dir)
+		return NULL;
+	dir->mask = nr - 1;
+	dir->retired = old == &dci_hint_dir_none ? NULL : old;
+	for (i = 0; old != &dci_hint_dir_none && i <= old->mask; i++)
+		dir->leaf[i] = old->leaf[i];
+	for (; i < nr; i++)
+		dir->leaf[i] = &dci_hint_leaf_none;
+	/* Its entries before it: see dc_hint_get(). */
+	dc_store_release(&inode->hints, dir);
+	return dir;
+}
+
+/**
+ * dci_hint_set_new() - make @r the hint of @index in @inode, allocating the
+ * directory and leaf its slot needs (dc_hint_set() when they are missing)
+ * @inode: the inode
+ * @index: a range index of @inode
+ * @r: the range that maps @index, published (the identity the hit path
+ *     checks is set)
+ *
+ * An index past the directory's reach (DC_HINT_DIR_MAX leaves) gets no
+ * hint: its hits go to the tree.  So does one whose leaf or directory
+ * cannot be allocated: a hint is an optimisation, never an error.
+ *
+ * Context: the inode mutex held (a miss, cache_map.c); may allocate.
+ * Return: nothing.
+ */
+void dci_hint_set_new(struct dc_inode *inode, uint64_t index, struct dc_range *r)
+{
+	struct dc_hint_dir *dir = inode->hints;
+	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
+	struct dc_hint_leaf *leaf;
+
+	if (blk >= DC_HINT_DIR_MAX)
+		return;
+	if (dir == &dci_hint_dir_none || blk > dir->mask) {
+		dir = hint_dir_grow(inode, dir, blk);
+		if (!dir)
+			return;
+	}
+	leaf = dir->leaf[blk];
+	if (leaf == &dci_hint_leaf_none) {
+		leaf = hint_leaf_new();
+		if (!leaf)
+			return;
+		leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)] = r;
+		/* Its slots before it: see dc_hint_get(). */
+		dc_store_release(&dir->leaf[blk], leaf);
+		return;
+	}
+	dc_write_once(leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)], r);
+}
+
+/* Free @inode's hints: no hit can read them (its last reference is gone). */
+static void hint_free(struct dc_inode *inode)
+{
+	struct dc_hint_dir *dir = inode->hints, *next;
+	uint64_t i;
+
+	for (i = 0; dir != &dci_hint_dir_none && i <= dir->mask; i++)
+		if (dir->leaf[i] != &dci_hint_leaf_none)
+			dci_free(dir->leaf[i]);
+	for (; dir && dir != &dci_hint_dir_none; dir = next) {
+		next = dir->retired;
+		dci_free(dir);
+	}
+	inode->hints = &dci_hint_dir_none;
+}
+
 static void inode_free_rcu(dc_rcu_head_t *head)
 {
 	struct dc_inode *inode = dc_container_of(head, struct dc_inode, rcu);
 
+	hint_free(inode);
 	dc_mutex_destroy(&inode->mutex);
 	dci_free(inode);
 }
@@ -191,8 +303,6 @@ void dci_inode_free(struct dc_inode *inode)
 	dc_itree_destroy(inode->tree);
 	dc_call_rcu(&inode->rcu, inode_free_rcu);
 }
-
-struct dc_range dci_range_none;
 
 static struct dc_inode *inode_new(struct dc_cache *c, uint64_t id)
 {

@@ -99,12 +99,47 @@ static inline bool dc_range_writable(const struct dc_range *r)
 }
 
 /*
- * Hit hints: a direct-mapped table of range pointers by index.  Never
- * trusted: range objects are type-stable, so the hit path may pin whatever
- * a hint points at and keep the pin only if the identity check passes; a
- * stale or colliding hint just sends it on to the tree.
+ * Hit hints: for each range index of an inode, the range that mapped it
+ * last, in a two-level table grown on misses (cache_inode.c, dc_hint_set()).
+ * A hint is never trusted: range objects are type-stable, so the hit path
+ * pins whatever a hint points at and keeps the pin only if the identity
+ * check passes; a stale hint just sends it on to the tree.
+ *
+ * The first leaf, indexes below DC_HINT_LEAF_SLOTS, is the inode's own
+ * (@hint_near): a file of up to 64 ranges, the common case, pays one
+ * compare and one load for its hint, as the direct-mapped table that came
+ * before this one did.  The other indexes go through a directory of
+ * leaves, each leaf DC_HINT_LEAF_SLOTS slots of consecutive indexes (one
+ * slot per index: no collisions; the directory's entry 0 stays empty).  The directory has @mask + 1
+ * entries (a power of two, at most DC_HINT_DIR_MAX); an index past them has
+ * no hint of its own: the hit path, to spare a compare, reads the slot its
+ * leaf number masked falls on, another index's, whose identity check fails,
+ * and goes to the tree.  An empty entry points at dci_hint_leaf_none, whose
+ * slots all point at dci_range_none, so that the hit path follows each
+ * level without a test for NULL.  Leaves and directories are allocated on misses
+ * under the inode mutex, published with release stores and read with
+ * acquire loads, never on a hit; a directory grown replaces the old one,
+ * which stays on @retired (the hit path reads it without RCU: the caller's
+ * inode reference keeps everything here alive) until the inode is freed
+ * after a grace period, with the leaves (dci_hint_free()).
+ *
+ * Memory per inode: @hint_near (512 bytes), a leaf (512 bytes) per other
+ * block of 64 indexes mapped at least once during the inode's life, at most DC_HINT_DIR_MAX of them, and
+ * the directories (8 bytes per entry, below twice the last one's).
  */
-#define DC_INODE_HINTS		64
+#define DC_HINT_LEAF_SHIFT	6
+#define DC_HINT_LEAF_SLOTS	(1u << DC_HINT_LEAF_SHIFT)
+#define DC_HINT_DIR_MAX		(1u << 14)	/* reach: indexes below 2^20 */
+
+struct dc_hint_leaf {
+	struct dc_range *slot[DC_HINT_LEAF_SLOTS];
+};
+
+struct dc_hint_dir {
+	uint64_t mask;			/* entries of @leaf, less one */
+	struct dc_hint_dir *retired;	/* the directory this one replaced */
+	struct dc_hint_leaf *leaf[];
+};
 
 /*
  * What an empty hint points at (cache_inode.c): a range object that maps
@@ -112,9 +147,14 @@ static inline bool dc_range_writable(const struct dc_range *r)
  * test for NULL and fails the identity check.  Never pinned, never written.
  */
 extern struct dc_range dci_range_none;
+/* An empty leaf (every slot at dci_range_none) and directory (no entry). */
+extern struct dc_hint_leaf dci_hint_leaf_none;
+extern struct dc_hint_dir dci_hint_dir_none;
 
 struct dc_inode {
-	struct dc_range *hint[DC_INODE_HINTS];	/* first: no offset to add */
+	/* The hints of indexes below DC_HINT_LEAF_SLOTS: first, no offset to add. */
+	struct dc_hint_leaf hint_near;
+	struct dc_hint_dir *hints;	/* the other indexes' */
 	/* The cache's, copied for the hit path (dc_inode_hit_init()). */
 	dc_pcounter_ref_t stats;	/* c->stats: dc_pcounter_ref_ready() */
 	uint64_t range_size;
@@ -283,18 +323,61 @@ struct dc_cache {
 };
 
 /*
- * The hit path's part of a new inode of @c: copies of the cache's, and
- * every hint empty (see dci_range_none).
+ * The hit path's part of a new inode of @c: copies of the cache's, and no
+ * hint (see dci_hint_dir_none).
  */
 static inline void dc_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
 {
-	unsigned int i;
-
 	inode->stats = dc_pcounter_ref(&c->stats);
 	inode->range_size = c->range_size;
 	inode->range_shift = c->cfg.range_shift;
-	for (i = 0; i < DC_INODE_HINTS; i++)
-		inode->hint[i] = &dci_range_none;
+	inode->hint_near = dci_hint_leaf_none;
+	inode->hints = &dci_hint_dir_none;
+}
+
+/*
+ * The hint of @index in @inode: a range to try_pin(), which fails its
+ * identity check when it is none (dci_range_none) or, past the directory,
+ * another index's.  Lock-free; the caller holds a reference to @inode.
+ */
+static inline struct dc_range *dc_hint_get(struct dc_inode *inode, uint64_t index)
+{
+	struct dc_hint_dir *dir;
+	struct dc_hint_leaf *leaf;
+
+	/* A file of up to 64 ranges never reads the directory. */
+	if (dc_likely(index < DC_HINT_LEAF_SLOTS))
+		return dc_read_once(inode->hint_near.slot[index]);
+	dir = dc_load_acquire(&inode->hints);
+	leaf = dc_load_acquire(&dir->leaf[(index >> DC_HINT_LEAF_SHIFT) & dir->mask]);
+	return dc_read_once(leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)]);
+}
+
+/*
+ * Make @r, pinned and found mapping @index of @inode, its hint if there is
+ * a slot for it, storing only when the hint differs: a hit writes no
+ * shared line but the pin's.  Lock-free, allocates nothing (a miss makes
+ * the slots: dc_hint_set()).  A racing store of another validated hint
+ * may win: hints are never trusted.
+ */
+static inline void dc_hint_refresh(struct dc_inode *inode, uint64_t index,
+				   struct dc_range *r)
+{
+	struct dc_hint_dir *dir = dc_load_acquire(&inode->hints);
+	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
+	struct dc_hint_leaf *leaf = &inode->hint_near;
+	struct dc_range **slot;
+
+	if (blk) {
+		if (blk > dir->mask)
+			return;
+		leaf = dc_load_acquire(&dir->leaf[blk]);
+		if (leaf == &dci_hint_leaf_none)
+			return;
+	}
+	slot = &leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
+	if (dc_read_once(*slot) != r)
+		dc_write_once(*slot, r);
 }
 
 /*
@@ -456,6 +539,34 @@ struct dc_inode *dci_inode_table_unhash_next(struct dc_cache *c,
 					     unsigned long *bucket);
 void dci_inode_table_fini(struct dc_cache *c);
 bool dci_inode_tryhold(struct dc_inode *inode);
+void dci_hint_set_new(struct dc_inode *inode, uint64_t index, struct dc_range *r);
+
+/*
+ * Make @r, just published as the mapping of @index in @inode, its hint:
+ * a store (when the hint differs) into the slot, or dci_hint_set_new()
+ * when the slot's leaf or directory is still to be allocated.  Inode mutex.
+ */
+static inline void dc_hint_set(struct dc_inode *inode, uint64_t index,
+			       struct dc_range *r)
+{
+	struct dc_hint_dir *dir = inode->hints;
+	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
+	struct dc_range **slot;
+
+	if (!blk) {
+		slot = &inode->hint_near.slot[index];
+	} else if (dc_unlikely(blk > dir->mask ||
+			       dir->leaf[blk] == &dci_hint_leaf_none)) {
+		/* (The empty directory's one entry is the empty leaf.) */
+		dci_hint_set_new(inode, index, r);
+		return;
+	} else {
+		slot = &dir->leaf[blk]->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
+	}
+	/* Once: a hit's dc_hint_refresh() may store here without the mutex. */
+	if (dc_read_once(*slot) != r)
+		dc_write_once(*slot, r);
+}
 bool dci_inode_put_unhash(struct dc_inode *inode);
 void dci_inode_free(struct dc_inode *inode);
 

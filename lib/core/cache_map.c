@@ -105,14 +105,10 @@ static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 	return false;
 }
 
-static inline struct dc_range **hint_slot(struct dc_inode *inode, uint64_t index)
-{
-	return &inode->hint[index & (DC_INODE_HINTS - 1)];
-}
-
 /*
  * The tree half of the hit path: find the range mapping @index under RCU
- * and pin it, taking no lock; a pinned range becomes the index's hint.
+ * and pin it, taking no lock; a pinned range becomes the index's hint if
+ * it is not already (dc_hint_refresh(): no store when it is).
  * *@absent_at: when the tree mapped nothing there, the tree's change count
  * the lookup saw it at (see dci_itree_changes()), else ~0.
  */
@@ -129,7 +125,7 @@ static struct dc_range *map_tree(struct dc_inode *inode, uint64_t index,
 		r = NULL;
 	dc_rcu_read_unlock();
 	if (r)
-		dc_write_once(*hint_slot(inode, index), r);
+		dc_hint_refresh(inode, index, r);
 	return r;
 }
 
@@ -286,7 +282,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	/* One reference for the mapping, one for the caller's pin. */
 	dc_refcount_set_release(&r->ref, 2);
 	dci_pool_add_busy(c, r);
-	dc_write_once(*hint_slot(inode, index), r);
+	dc_hint_set(inode, index, r);
 	dc_stat_inc(c, DC_STAT_MISSES);
 	return 0;
 }
@@ -484,7 +480,7 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	if (use_cfg)
 		timeout_ns = c->cfg.wait_timeout_ns;
 	index = file_off >> c->cfg.range_shift;
-	r = dc_read_once(*hint_slot(inode, index));
+	r = dc_hint_get(inode, index);
 	if (!try_pin(r, inode, index, &gen))
 		r = map_tree(inode, index, &gen, &absent_at);
 	if (dc_likely(r)) {
@@ -558,7 +554,7 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 	if (dc_unlikely(!dc_pcounter_ref_ready(inode->stats)))
 		goto general;
 	index = file_off >> inode->range_shift;
-	r = dc_read_once(*hint_slot(inode, index));
+	r = dc_hint_get(inode, index);
 	/* try_pin(), spelled out so that a lost race is a tail call. */
 	gen = dc_load_acquire(&r->gen);
 	if (dc_unlikely(dc_read_once_ne(r->owner, inode) ||

@@ -713,6 +713,81 @@ static void hint_bg_body(struct dc_test *t, struct env *e)
 ENV_CASE(cache_hint_collisions, 3, hint_body)
 ENV_CASE(cache_hint_collisions_bg_reuse, 3, hint_bg_body)
 
+/*
+ * Hints at any index: the leaf edges of the hint table, indexes of
+ * different leaves and directory sizes, the last index the table reaches
+ * (2^20 - 1: DC_HINT_DIR_MAX leaves of 64) and indexes past it, whose hits
+ * go to the tree.  With @nr ranges for the indexes' @ARRAY_SIZE mappings,
+ * fewer ranges than indexes evict and remap them every round, so hints go
+ * stale at every one of them; with enough ranges the later rounds are all
+ * hits, and a punch of each index between rounds makes its hint stale.
+ * Every pin is checked against the backend (check_pin()): a hint that
+ * named a range no longer mapping its index would fail it.
+ */
+static const uint64_t hint_far_idx[] = {
+	0, 63, 64, 127, 4095, 65535, 65536 + 5, (1ull << 20) - 64,
+	(1ull << 20) - 1, 1ull << 20, (1ull << 20) + 64, 1ull << 32,
+};
+
+static void hint_far_rounds(struct dc_test *t, struct env *e, bool punch)
+{
+	const unsigned int n = DC_ARRAY_SIZE(hint_far_idx);
+	unsigned int round, k;
+	struct dc_cache_stats st;
+	uint64_t off;
+
+	for (round = 0; round < 6 && !dc_test_failed(t); round++) {
+		for (k = 0; k < n && !dc_test_failed(t); k++) {
+			/* Each round visits them in another order. */
+			off = hint_far_idx[(k * 5 + round) % n] * e->rs;
+			pin_at(t, e, 0, 0, off + round, 0);
+			DC_RETURN_IF_FAILED(t);
+			/* Pinned: a hit, through the hint or the tree. */
+			touch(t, e, 0, off + e->rs - 1, 0);
+			dc_unpin(&e->pin[0]);
+			/* Inode 1 at the same index: its own hints. */
+			if (e->nr > n)
+				touch(t, e, 1, off + 1, 0);
+		}
+		for (k = 0; punch && k < n && !dc_test_failed(t); k++)
+			DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0],
+							   hint_far_idx[k] * e->rs,
+							   e->rs), 0);
+	}
+	DC_RETURN_IF_FAILED(t);
+	st = cst(e);
+	if (e->nr < n) {
+		/* Remapped after evictions: more misses than indexes. */
+		DC_ASSERT(t, st.hits >= 6 * n);
+		DC_ASSERT(t, st.misses > n);
+		DC_ASSERT(t, st.inline_reclaims + st.bg_reclaims > 0);
+	} else if (punch) {
+		/* Every round maps inode 0's anew; inode 1's from the second on are hits. */
+		DC_ASSERT_EQ(t, st.misses, 6 * n + n);
+		DC_ASSERT_EQ(t, st.hits, 6 * n + 5 * n);
+	} else {
+		DC_ASSERT_EQ(t, st.misses, 2 * n);
+		DC_ASSERT_EQ(t, st.hits, 3 * 6 * n - 2 * n);
+	}
+}
+
+static void hint_far_evict_body(struct dc_test *t, struct env *e)
+{
+	hint_far_rounds(t, e, false);
+}
+
+static void hint_far_punch_body(struct dc_test *t, struct env *e)
+{
+	hint_far_rounds(t, e, true);
+}
+
+ENV_CASE_CFG(cache_hint_far_evict, 5, hint_far_evict_body,
+	     e.cfg.range_shift = 12, e.cfg.window_size = 5 * 4096)
+ENV_CASE_CFG(cache_hint_far_keep, 32, hint_far_evict_body,
+	     e.cfg.range_shift = 12, e.cfg.window_size = 32 * 4096)
+ENV_CASE_CFG(cache_hint_far_punch, 32, hint_far_punch_body,
+	     e.cfg.range_shift = 12, e.cfg.window_size = 32 * 4096)
+
 ENV_CASE_CFG(cache_small_ranges, 256, small_body,
 	     e.cfg.range_shift = 12, e.cfg.window_size = 256 * 4096)
 
@@ -2663,6 +2738,9 @@ DC_SUITE(cache,
 	 DC_CASE(cache_small_ranges),
 	 DC_CASE(cache_hint_collisions),
 	 DC_CASE(cache_hint_collisions_bg_reuse),
+	 DC_CASE(cache_hint_far_evict),
+	 DC_CASE(cache_hint_far_keep),
+	 DC_CASE(cache_hint_far_punch),
 	 DC_CASE(cache_racing_misses),
 	 DC_CASE(cache_upgrade),
 	 DC_CASE(cache_alloc_free_pool_first),

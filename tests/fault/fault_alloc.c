@@ -190,11 +190,16 @@ static int inode_get_op(struct fx *x)
 
 /* A miss (read or write): a new mapping from the free pool. */
 
-static int miss_op_flags(struct fx *x, unsigned int flags)
+/*
+ * A miss at range index @first + the next one.  Past index 63 the miss
+ * also grows the inode's hint directory and allocates a leaf: a failure
+ * there keeps no hint and the map succeeds.
+ */
+static int miss_op_at(struct fx *x, uint64_t first, unsigned int flags)
 {
 	struct dc_cache_stats before = ft_cst(&x->env);
 	struct dc_cache_stats after;
-	uint64_t off = (uint64_t)x->next_idx * x->env.rs + 123;
+	uint64_t off = (first + x->next_idx) * x->env.rs + 123;
 	int ret;
 
 	ret = ft_map(&x->env, 0, off, flags, &x->pins[0]);
@@ -215,12 +220,17 @@ static int miss_op_flags(struct fx *x, unsigned int flags)
 
 static int miss_read_op(struct fx *x)
 {
-	return miss_op_flags(x, 0);
+	return miss_op_at(x, 0, 0);
 }
 
 static int miss_write_op(struct fx *x)
 {
-	return miss_op_flags(x, DC_MAP_WRITE);
+	return miss_op_at(x, 0, DC_MAP_WRITE);
+}
+
+static int miss_far_op(struct fx *x)
+{
+	return miss_op_at(x, 4096, 0);
 }
 
 /* An upgrade: a write to a read-only mapping. */
@@ -721,6 +731,8 @@ static const struct scenario scenarios[] = {
 	{ "map miss (read)", env_setup, NULL, miss_read_op, env_check,
 	  env_teardown, -ENOMEM },
 	{ "map miss (write)", env_setup, NULL, miss_write_op, env_check,
+	  env_teardown, -ENOMEM },
+	{ "map miss (index 4096)", env_setup, NULL, miss_far_op, env_check,
 	  env_teardown, -ENOMEM },
 	{ "map upgrade", env_setup, upgrade_prepare, upgrade_op, env_check,
 	  env_teardown, -ENOMEM },
