@@ -121,7 +121,7 @@ static inline bool dc_range_writable(const struct dc_range *r)
  * acquire loads, never on a hit; a directory grown replaces the old one,
  * which stays on @retired (the hit path reads it without RCU: the caller's
  * inode reference keeps everything here alive) until the inode is freed
- * after a grace period, with the leaves (dci_hint_free()).
+ * after a grace period, with the leaves (hint_free() in cache_inode.c).
  *
  * Memory per inode: @hint_near (512 bytes), a leaf (512 bytes) per other
  * block of 64 indexes mapped at least once during the inode's life, at most DC_HINT_DIR_MAX of them, and
