@@ -555,12 +555,13 @@ static inline void dc_hint_set(struct dc_inode *inode, uint64_t index,
 
 	if (!blk) {
 		slot = &inode->hint_near.slot[index];
-	} else if (dc_unlikely(blk > dir->mask ||
-			       dir->leaf[blk] == &dci_hint_leaf_none)) {
-		/* (The empty directory's one entry is the empty leaf.) */
-		dci_hint_set_new(inode, index, r);
-		return;
 	} else {
+		/* (The empty directory's one entry is the empty leaf.) */
+		if (dc_unlikely(blk > dir->mask ||
+				dir->leaf[blk] == &dci_hint_leaf_none)) {
+			dci_hint_set_new(inode, index, r);
+			return;
+		}
 		slot = &dir->leaf[blk]->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
 	}
 	/* Once: a hit's dc_hint_refresh() may store here without the mutex. */
