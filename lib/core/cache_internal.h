@@ -354,6 +354,29 @@ static inline struct dc_range *dc_hint_get(struct dc_inode *inode, uint64_t inde
 }
 
 /*
+ * The slot of @index in @inode that a store can use now, or NULL when its
+ * leaf or the directory's reach is still to be made (a miss makes them:
+ * dci_hint_set_new()).  Lock-free.
+ */
+static inline struct dc_range **dc_hint_slot(struct dc_inode *inode,
+					     uint64_t index)
+{
+	struct dc_hint_dir *dir = dc_load_acquire(&inode->hints);
+	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
+	struct dc_hint_leaf *leaf = &inode->hint_near;
+
+	if (blk) {
+		/* (The empty directory's one entry is the empty leaf.) */
+		if (blk > dir->mask)
+			return NULL;
+		leaf = dc_load_acquire(&dir->leaf[blk]);
+		if (leaf == &dci_hint_leaf_none)
+			return NULL;
+	}
+	return &leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
+}
+
+/*
  * Make @r, pinned and found mapping @index of @inode, its hint if there is
  * a slot for it, storing only when the hint differs: a hit writes no
  * shared line but the pin's.  Lock-free, allocates nothing (a miss makes
@@ -363,20 +386,9 @@ static inline struct dc_range *dc_hint_get(struct dc_inode *inode, uint64_t inde
 static inline void dc_hint_refresh(struct dc_inode *inode, uint64_t index,
 				   struct dc_range *r)
 {
-	struct dc_hint_dir *dir = dc_load_acquire(&inode->hints);
-	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
-	struct dc_hint_leaf *leaf = &inode->hint_near;
-	struct dc_range **slot;
+	struct dc_range **slot = dc_hint_slot(inode, index);
 
-	if (blk) {
-		if (blk > dir->mask)
-			return;
-		leaf = dc_load_acquire(&dir->leaf[blk]);
-		if (leaf == &dci_hint_leaf_none)
-			return;
-	}
-	slot = &leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
-	if (dc_read_once(*slot) != r)
+	if (slot && dc_read_once(*slot) != r)
 		dc_write_once(*slot, r);
 }
 
@@ -549,20 +561,11 @@ void dci_hint_set_new(struct dc_inode *inode, uint64_t index, struct dc_range *r
 static inline void dc_hint_set(struct dc_inode *inode, uint64_t index,
 			       struct dc_range *r)
 {
-	struct dc_hint_dir *dir = inode->hints;
-	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
-	struct dc_range **slot;
+	struct dc_range **slot = dc_hint_slot(inode, index);
 
-	if (!blk) {
-		slot = &inode->hint_near.slot[index];
-	} else {
-		/* (The empty directory's one entry is the empty leaf.) */
-		if (dc_unlikely(blk > dir->mask ||
-				dir->leaf[blk] == &dci_hint_leaf_none)) {
-			dci_hint_set_new(inode, index, r);
-			return;
-		}
-		slot = &dir->leaf[blk]->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
+	if (dc_unlikely(!slot)) {
+		dci_hint_set_new(inode, index, r);
+		return;
 	}
 	/* Once: a hit's dc_hint_refresh() may store here without the mutex. */
 	if (dc_read_once(*slot) != r)
