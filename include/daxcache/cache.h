@@ -229,6 +229,11 @@ struct dc_pin {
  * @bypass_write: bypassed writes that would upgrade or evict.
  * @bg_passes: passes of the background reclaimer.
  * @nr_waiting: gauge: dc_map() and dc_wait_free() calls asleep for a range.
+ * @bg_pending: gauge: requests to run that the background reclaimer has not
+ *	finished answering.  Read before the other gauges: when it is 0 and
+ *	no thread maps, unpins or puts an inode, no background work is left
+ *	to change them (a test waits for that state, not for a time).
+ *	Appended after release 1.0.0, which leaves it 0.
  *
  * Filled for the caller's size (see daxcache/daxcache.h); new members are
  * only ever appended.  @bypasses to @bypass_write count the admission
@@ -260,6 +265,7 @@ struct dc_cache_stats {
 	uint64_t bypass_write;
 	uint64_t bg_passes;
 	uint64_t nr_waiting;
+	uint64_t bg_pending;
 };
 
 /* The first layout of struct dc_cache_stats: up to @nr_inodes. */

@@ -290,13 +290,19 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	struct dc_cache *c = (struct dc_cache *)cc;
 	uint64_t sum[DC_STAT_NR] = { 0 };
 	struct dc_cache_stats full;
+	uint64_t kicks, answered;
 
 	if (!c || !st || size < DC_CACHE_STATS_SIZE_VER0)
 		return -EINVAL;
 	if (dc_fork_check(__func__))
 		return -ECHILD;
+	/* First: once no kick waits, the gauges below hold still. */
+	kicks = dc_atomic64_read(&c->reclaimer_kicks);
+	dc_smp_mb();
+	answered = dc_atomic64_read(&c->reclaimer_answered);
 	dci_pcounters_sum(&c->stats, sum);
 	memset(&full, 0, sizeof(full));
+	full.bg_pending = answered < kicks ? kicks - answered : 0;
 	full.hits = sum[DC_STAT_HITS];
 	full.misses = sum[DC_STAT_MISSES];
 	full.upgrades = sum[DC_STAT_UPGRADES];

@@ -282,6 +282,13 @@ struct dc_cache {
 	struct dc_worker reclaimer;
 	dc_atomic_t reclaimer_stopping;
 	/*
+	 * Kicks of the reclaimer, and the count a run read when it began,
+	 * stored when that run ended: equal when every kick was answered
+	 * (dc_cache_stats' @bg_pending).
+	 */
+	dc_atomic64_t reclaimer_kicks;
+	dc_atomic64_t reclaimer_answered;
+	/*
 	 * Ranges the reclaimer is taking to the free pool (counted from
 	 * before it looks for a victim until the range is free): a miss
 	 * under admission control that finds nothing idle waits for them

@@ -74,8 +74,10 @@ void dci_cache_wake(struct dc_cache *c)
 /* Run the background reclaimer (cache_reclaim.c), unless destroy stops it. */
 void dci_reclaimer_kick(struct dc_cache *c)
 {
-	if (!dc_atomic_read(&c->reclaimer_stopping))
-		dci_worker_queue(&c->reclaimer);
+	if (dc_atomic_read(&c->reclaimer_stopping))
+		return;
+	dc_atomic64_inc(&c->reclaimer_kicks);
+	dci_worker_queue(&c->reclaimer);
 }
 
 /*

@@ -430,7 +430,11 @@ void dci_reclaimer_fn(struct dc_worker *w)
 		.entries = c->bg_entries,
 		.max = c->cfg.remove_batch_max,
 	};
+	uint64_t kicks;
 
+	/* Every kick read here is answered once this run ends. */
+	dc_smp_mb();
+	kicks = dc_atomic64_read(&c->reclaimer_kicks);
 	dci_inode_evict_list(c, &c->evict_list);
 	while (!dc_atomic_read(&c->reclaimer_stopping) && nr_free(c) < c->threshold) {
 		unsigned int got = 0, held = 0, tries = c->nr_ranges;
@@ -476,6 +480,8 @@ void dci_reclaimer_fn(struct dc_worker *w)
 		if (!got)
 			break;
 	}
+	dc_smp_mb();
+	dc_atomic64_set(&c->reclaimer_answered, kicks);
 }
 
 /* --- punch and evict ------------------------------------------------------- */

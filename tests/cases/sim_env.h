@@ -103,15 +103,18 @@ static inline int sim_env_create(const struct dc_cache_config *cfg,
 }
 
 /*
- * Whether the pair is quiet in one sample: every range free or mapped,
- * every remove() call the cache made returned, and (unless @stale_ok, when
- * injected failures may leave records the cache dropped) the backend maps
- * as many ranges as the cache believes mapped.
+ * Whether the pair is quiet, from one sample taken (cache first) while the
+ * test maps nothing: the background reclaimer answered every kick, every
+ * range is free or mapped, every remove() call the cache made returned, and
+ * (unless @stale_ok, when injected failures may leave records the cache
+ * dropped) the backend maps as many ranges as the cache believes mapped.
+ * Nothing changes a quiet pair until the test calls the cache again.
  */
 static inline bool sim_env_quiet(const struct dc_cache_stats *st,
 				 const struct dc_simbe_stats *bs, bool stale_ok)
 {
-	return st->nr_free + st->nr_mapped == st->nr_ranges &&
+	return !st->bg_pending &&
+	       st->nr_free + st->nr_mapped == st->nr_ranges &&
 	       bs->calls[DC_SIMBE_REMOVE] == st->remove_batches &&
 	       (stale_ok || bs->nr_mapped == st->nr_mapped);
 }

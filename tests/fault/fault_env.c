@@ -67,15 +67,14 @@ int ft_env_start(struct ft_env *e, unsigned int nr_inodes)
 void ft_env_settle(struct ft_env *e)
 {
 	uint64_t end = dc_now_ns() + FT_WAIT_NS;
-	unsigned int stable = 0;
 
-	while (stable < 3) {
+	for (;;) {
 		struct dc_cache_stats st = ft_cst(e);
 		struct dc_simbe_stats bs = ft_sst(e);
-		bool ok = sim_env_quiet(&st, &bs, e->faults) &&
-			  bs.calls[DC_SIMBE_WRITEBACK] == st.writebacks;
 
-		stable = ok ? stable + 1 : 0;
+		if (sim_env_quiet(&st, &bs, e->faults) &&
+		    bs.calls[DC_SIMBE_WRITEBACK] == st.writebacks)
+			return;
 		if (dc_now_ns() > end) {
 			ft_fail(__FILE__, __LINE__,
 				"no quiescence: free %llu + mapped %llu of %llu, backend maps %llu",

@@ -330,21 +330,20 @@ static void *worker_main(void *arg)
 #define cstats(w)	sim_cache_stats((w)->cache)
 #define bstats(w)	sim_be_stats((w)->be)
 
-/* Wait until every range is free or mapped and every remove() returned. */
+/*
+ * Wait until the reclaimer answered every kick, every range is free or
+ * mapped and every remove() returned (the workers have stopped).
+ */
 static bool settle(struct world *w)
 {
 	uint64_t end = now_ns() + SETTLE_NS;
-	unsigned int stable = 0;
 
-	while (stable < 3) {
+	for (;;) {
 		struct dc_cache_stats st = cstats(w);
 		struct dc_simbe_stats bs = bstats(w);
 
-		if (st.nr_free + st.nr_mapped == st.nr_ranges &&
-		    bs.calls[DC_SIMBE_REMOVE] == st.remove_batches)
-			stable++;
-		else
-			stable = 0;
+		if (sim_env_quiet(&st, &bs, true))
+			return true;
 		if (now_ns() > end) {
 			violation("no quiescence: free %" PRIu64 " + mapped %" PRIu64 " of %" PRIu64 ", removes %" PRIu64 "/%" PRIu64,
 				  st.nr_free, st.nr_mapped, st.nr_ranges,
@@ -353,7 +352,6 @@ static bool settle(struct world *w)
 		}
 		usleep(1000);
 	}
-	return true;
 }
 
 struct probe {
