@@ -486,8 +486,140 @@ void dci_reclaimer_fn(struct dc_worker *w)
 
 /* --- punch and evict ------------------------------------------------------- */
 
+/*
+ * A walk that drops an inode's mappings of [@from, @last], in batches of
+ * @b (its own one-entry arrays when no larger ones could be had).  @busy:
+ * a mapping was left pinned; @wb_err: the first failed writeback.
+ */
+struct drop_walk {
+	struct remove_batch b;
+	struct dc_range *one_range;
+	struct dc_remove_entry one_entry;
+	uint64_t from, last;
+	bool evict, busy;
+	int wb_err;
+};
+
+/* Arrays for @w's batches, as many as @inode's mappings up to remove_batch_max. */
+static void drop_batch_alloc(struct dc_inode *inode, struct drop_walk *w)
+{
+	struct dc_cache *c = inode->cache;
+	size_t count = dc_itree_count(inode->tree);
+	unsigned int want;
+
+	want = (unsigned int)(count < c->cfg.remove_batch_max ?
+			      count : c->cfg.remove_batch_max);
+	w->b.ranges = &w->one_range;
+	w->b.entries = &w->one_entry;
+	w->b.max = 1;
+	if (want <= 1)
+		return;
+	w->b.ranges = dc_alloc(want * sizeof(*w->b.ranges));
+	w->b.entries = dc_alloc(want * sizeof(*w->b.entries));
+	if (w->b.ranges && w->b.entries) {
+		w->b.max = want;
+		return;
+	}
+	/* One at a time then: slower, but it never fails. */
+	dci_free(w->b.ranges);
+	dci_free(w->b.entries);
+	w->b.ranges = &w->one_range;
+	w->b.entries = &w->one_entry;
+}
+
+static void drop_batch_free(struct drop_walk *w)
+{
+	if (w->b.ranges != &w->one_range) {
+		dci_free(w->b.ranges);
+		dci_free(w->b.entries);
+	}
+}
+
+/*
+ * Claim up to a batch of @inode's mappings from w->from under the mutex;
+ * remove them outside it.  Returns true when the batch filled before the
+ * end: the next one goes on from where this one stopped, so what a batch
+ * left behind (pinned, or not written back) is not visited again: one
+ * pass, one writeback per dirty mapping.
+ */
+static bool drop_batch(struct dc_inode *inode, struct drop_walk *w)
+{
+	struct dc_cache *c = inode->cache;
+	struct dc_itree_entry e;
+	bool more = false;
+	int ret;
+
+	dc_mutex_lock(&inode->mutex);
+	if (dc_itree_first(inode->tree, w->from, w->last, &e)) {
+		do {
+			if (w->b.n == w->b.max) {
+				more = true;
+				w->from = e.start;
+				break;
+			}
+			ret = claim_found(c, inode, e.item, w->evict);
+			if (!ret)
+				batch_add(c, &w->b, e.item, NULL);
+			else if (ret == -EBUSY)
+				w->busy = true;
+			else if (!w->wb_err)
+				w->wb_err = ret;
+		} while (dc_itree_next(inode->tree, &e, w->last));
+	}
+	dc_mutex_unlock(&inode->mutex);
+	batch_flush(c, &w->b);
+	return more;
+}
+
 /* How long an eviction waits for pins before it calls them a misuse. */
 #define DC_EVICT_PIN_GRACE_NS	(100ull * 1000 * 1000)
+
+/* An eviction's wait for the pins of its inode's mappings. */
+struct pin_wait {
+	uint64_t ev;			/* the events count the last pass began at */
+	uint64_t since;			/* when the first pass found a pin */
+	bool registered, warned;
+};
+
+/*
+ * Before another pass of an eviction that found pins: the first time,
+ * register as a waiter (so that unpins count events) and look again at
+ * once; after that, sleep until an event since the last pass began.
+ * Returns false once the cache's evict_deadline has passed (only
+ * dc_cache_destroy() sets one): the eviction gives up on the pins.
+ */
+static bool evict_wait_pins(struct dc_inode *inode, struct pin_wait *pw)
+{
+	struct dc_cache *c = inode->cache;
+	uint64_t now, deadline;
+
+	if (!pw->registered) {
+		dc_waiters_enter(c);
+		pw->registered = true;
+		pw->since = dc_now_ns();
+		pw->ev = dc_atomic64_read(&c->events);
+		return true;
+	}
+	now = dc_now_ns();
+	deadline = dc_atomic64_read(&c->evict_deadline);
+	if (now >= deadline)
+		return false;
+	/*
+	 * A hit racing with a reuse may hold a range for an instant (see
+	 * try_pin()); only a pin that lasts is the caller's.
+	 */
+	if (!pw->warned && now - pw->since > DC_EVICT_PIN_GRACE_NS) {
+		dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
+			     (unsigned long long)inode->id);
+		pw->warned = true;
+	}
+	dc_waitq_wait_uninterruptible_timeout(&c->waitq,
+			dc_atomic64_read(&c->events) != pw->ev,
+			deadline - now < DC_EVICT_PIN_GRACE_NS ?
+			deadline - now : DC_EVICT_PIN_GRACE_NS);
+	pw->ev = dc_atomic64_read(&c->events);
+	return true;
+}
 
 /*
  * Drop @inode's mappings of indexes [@first, @last].  Pinned mappings stay
@@ -500,105 +632,25 @@ void dci_reclaimer_fn(struct dc_worker *w)
 static int inode_drop_range(struct dc_inode *inode, uint64_t first,
 			    uint64_t last, bool evict)
 {
-	struct dc_cache *c = inode->cache;
-	struct dc_range *one_range;
-	struct dc_remove_entry one_entry;
-	struct remove_batch b = { .ranges = &one_range, .entries = &one_entry, .max = 1 };
-	struct dc_itree_entry e;
-	unsigned int want;
-	uint64_t from = first, ev = 0, busy_since = 0;
-	bool registered = false, warned = false, busy = false;
-	int wb_err = 0, ret;
+	struct drop_walk w = { .from = first, .last = last, .evict = evict };
+	struct pin_wait pw = { 0 };
 
-	want = (unsigned int)(dc_itree_count(inode->tree) < c->cfg.remove_batch_max ?
-			      dc_itree_count(inode->tree) : c->cfg.remove_batch_max);
-	if (want > 1) {
-		b.ranges = dc_alloc(want * sizeof(*b.ranges));
-		b.entries = dc_alloc(want * sizeof(*b.entries));
-		if (b.ranges && b.entries) {
-			b.max = want;
-		} else {
-			/* One at a time then: slower, but it never fails. */
-			dci_free(b.ranges);
-			dci_free(b.entries);
-			b.ranges = &one_range;
-			b.entries = &one_entry;
-		}
-	}
+	drop_batch_alloc(inode, &w);
 	for (;;) {
-		bool more = false;
-
-		/*
-		 * Claim up to a batch under the mutex; remove outside it.  The
-		 * next batch goes on from where this one stopped, so what a
-		 * batch left behind (pinned, or not written back) is not
-		 * visited again: one pass, one writeback per dirty mapping.
-		 */
-		dc_mutex_lock(&inode->mutex);
-		if (dc_itree_first(inode->tree, from, last, &e)) {
-			do {
-				if (b.n == b.max) {
-					more = true;
-					from = e.start;
-					break;
-				}
-				ret = claim_found(c, inode, e.item, evict);
-				if (!ret)
-					batch_add(c, &b, e.item, NULL);
-				else if (ret == -EBUSY)
-					busy = true;
-				else if (!wb_err)
-					wb_err = ret;
-			} while (dc_itree_next(inode->tree, &e, last));
-		}
-		dc_mutex_unlock(&inode->mutex);
-		batch_flush(c, &b);
-		if (more)
+		if (drop_batch(inode, &w))
 			continue;
-		if (!busy || !evict)
+		if (!w.busy || !evict)
 			break;
-		/*
-		 * Eviction: wait for the pins, then a new pass from the start.
-		 * The first time, register as a waiter (so that unpins count
-		 * events) and look again at once; after that, sleep until an
-		 * event since the pass began.
-		 */
-		if (!registered) {
-			dc_waiters_enter(c);
-			registered = true;
-			busy_since = dc_now_ns();
-		} else {
-			uint64_t now = dc_now_ns();
-			uint64_t deadline = dc_atomic64_read(&c->evict_deadline);
-
-			if (now >= deadline)
-				break;		/* destroy gives up on the pins */
-			/*
-			 * A hit racing with a reuse may hold a range for an
-			 * instant (see try_pin()); only a pin that lasts is
-			 * the caller's.
-			 */
-			if (!warned && now - busy_since > DC_EVICT_PIN_GRACE_NS) {
-				dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
-					     (unsigned long long)inode->id);
-				warned = true;
-			}
-			dc_waitq_wait_uninterruptible_timeout(&c->waitq,
-					dc_atomic64_read(&c->events) != ev,
-					deadline - now < DC_EVICT_PIN_GRACE_NS ?
-					deadline - now : DC_EVICT_PIN_GRACE_NS);
-		}
-		ev = dc_atomic64_read(&c->events);
-		busy = false;
-		from = first;
+		/* Eviction: wait for the pins, then a new pass from the start. */
+		if (!evict_wait_pins(inode, &pw))
+			break;
+		w.busy = false;
+		w.from = first;
 	}
-	if (registered)
-		dc_waiters_leave(c);
-	if (b.ranges != &one_range) {
-		dci_free(b.ranges);
-		dci_free(b.entries);
-	}
-	return wb_err ? wb_err : busy ? -EBUSY : 0;
+	if (pw.registered)
+		dc_waiters_leave(inode->cache);
+	drop_batch_free(&w);
+	return w.wb_err ? w.wb_err : w.busy ? -EBUSY : 0;
 }
 
 int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
