@@ -48,6 +48,13 @@ int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
 }
 DC_EXPORT(dc_cache_config_init);
 
+#define DC_VICTIM_REGISTER(value, table)	[value] = &table,
+
+/* The victim policies (see struct dc_victim_ops), by cfg.victim. */
+static const struct dc_victim_ops *const victim_policies[] = {
+	DC_VICTIM_POLICIES(DC_VICTIM_REGISTER)
+};
+
 /* Free what dc_cache_create() allocates, set up or not (zeroed if not). */
 static void cache_free(struct dc_cache *c)
 {
@@ -88,7 +95,8 @@ static int config_check(const struct dc_cache_config *cfg,
 		return config_invalid("reclaim_batch is 0");
 	if (!cfg->remove_batch_max)
 		return config_invalid("remove_batch_max is 0");
-	if (cfg->victim != DC_VICTIM_CLOCK && cfg->victim != DC_VICTIM_ROUND_ROBIN)
+	if ((unsigned int)cfg->victim >= DC_ARRAY_SIZE(victim_policies) ||
+	    !victim_policies[cfg->victim])
 		return config_invalid("unknown victim policy");
 	if (cfg->flags & ~DC_KNOWN_FLAGS)
 		return config_invalid("unknown flags");
@@ -162,6 +170,7 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 		return ret;
 	}
 	c->cfg = *cfg;
+	c->victim = victim_policies[cfg->victim];
 	c->ops_copy = kops;
 	c->ops = &c->ops_copy;
 	c->priv = priv;

@@ -5,7 +5,8 @@
  *
  * Layers, top first.  A cache file calls only functions of files in a layer
  * below its own, never of its own layer or one above (tests/unit/layering-check
- * reads this list and holds the objects' references to it):
+ * reads this list, a layer's files up to the colon, and holds the objects'
+ * references to it):
  *
  *   1 cache.c, cache_map.c: the API: the cache's lifetime and statistics;
  *     dc_map() and dc_unpin() (hit, miss, upgrade, waiting for a range)
@@ -16,7 +17,10 @@
  *   4 cache_pool.c, cache_inode.c: the range pool (free stack, busy ring,
  *     wake-ups of waiters and of the reclaimer, backend failure counts);
  *     the inode table (dc_inode_get(), references, free)
- *   5 itree.c: the interval tree
+ *   5 cache_victim_clock.c,
+ *     cache_victim_round_robin.c: the victim policies, one file each
+ *     (struct dc_victim_ops), reached through the cache's table only
+ *   6 itree.c: the interval tree
  *
  * A public function sits in the layer of the work it does (dc_inode_get()
  * in the table, dc_inode_put() and dc_inode_punch() in reclaim).  What runs
@@ -59,7 +63,8 @@
  */
 struct dc_range {
 	dc_refcount_t ref;
-	bool accessed;			/* CLOCK: set by hits, cleared by the hand */
+	/* Set by each hit, false at each setup; the victim policy's to read. */
+	bool accessed;
 	/*
 	 * The backend maps @index of @owner here, for the remove that tears
 	 * it down; kept by whoever owns the range at count 0.
@@ -247,8 +252,50 @@ static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
 	return cand->write || (!cand->stream && !cand->recent);
 }
 
+/*
+ * A victim policy: which idle mapping reclaim takes.  Each is one file,
+ * cache_victim_NAME.c, that defines its table as dci_victim_NAME, and one
+ * line of DC_VICTIM_POLICIES below that registers it under its value of
+ * enum dc_victim_policy (cfg.victim chooses it; dc_cache_create() copies
+ * the table's address into c->victim).  What a policy decides:
+ *
+ * - on a hit: nothing is called.  Every hit sets the range's @accessed,
+ *   inline, whatever the policy (the hit has the line already: the store
+ *   costs nothing, where a test of the policy or an indirect call would);
+ *   a policy that has no use for it never reads it.
+ * - on a miss that maps: @mapped links the new mapping, its @accessed
+ *   false, into the busy ring (pool lock held): where it goes decides
+ *   when the hand reaches it.
+ * - when reclaim looks for a victim: the hand walks the busy ring in its
+ *   order (next: from older setups to newer, as linked), the own-inode
+ *   walk of inline reclaim the inode's mappings in file order; of the idle
+ *   mappings they pass, @spare (NULL: none) says which get another turn,
+ *   updating the range's state as it does.  It returns true for a range
+ *   that was hit since, which admission control counts as a reference.
+ * - the state it keeps per range: @accessed and the place in the busy
+ *   ring, nothing more (struct dc_range is full at 48 bytes); per cache,
+ *   the hand.
+ *
+ * Both ops run under the pool lock or the owner's inode mutex, never
+ * both needed, and call no function of another cache file.
+ */
+struct dc_victim_ops {
+	void (*mapped)(struct dc_cache *c, struct dc_range *r);
+	bool (*spare)(struct dc_range *r);
+};
+
+/* Every victim policy, by its enum dc_victim_policy value (cache.c). */
+#define DC_VICTIM_POLICIES(X)					\
+	X(DC_VICTIM_CLOCK, dci_victim_clock)			\
+	X(DC_VICTIM_ROUND_ROBIN, dci_victim_round_robin)
+
+#define DC_VICTIM_DECLARE(value, table) \
+	extern const struct dc_victim_ops table DC_HIDDEN;
+DC_VICTIM_POLICIES(DC_VICTIM_DECLARE)
+
 struct dc_cache {
 	struct dc_cache_config cfg;
+	const struct dc_victim_ops *victim;	/* cfg.victim's */
 	const struct dc_backend_ops *ops;	/* &ops_copy */
 	struct dc_backend_ops ops_copy;		/* the caller's, as this library knows it */
 	void *priv;

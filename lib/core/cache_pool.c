@@ -124,11 +124,11 @@ void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
 		dci_cache_wake(c);
 }
 
-/* Newest mappings go just behind the hand: the last the hand reaches. */
+/* Put a new mapping on the busy ring, where the victim policy says. */
 void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r)
 {
 	dc_spin_lock(&c->pool_lock);
-	dc_rlist_add_before(c, r, c->hand);
+	c->victim->mapped(c, r);
 	dc_write_once(c->nr_mapped, c->nr_mapped + 1);
 	dc_spin_unlock(&c->pool_lock);
 }

@@ -185,9 +185,23 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 }
 
 /*
- * Advance the hand to the next idle mapping (CLOCK: one not accessed since
- * the hand last passed; clearing bits as it goes) and hold its owner.
- * Returns NULL after two sweeps without one.
+ * Whether the victim policy gives the idle mapping @r of @owner, passed by
+ * a victim walk, another turn; one hit since is a reference to count.
+ */
+static bool victim_spared(struct dc_cache *c, struct dc_inode *owner,
+			  struct dc_range *r)
+{
+	if (!c->victim->spare || !c->victim->spare(r))
+		return false;
+	dci_admit_seen(c, owner->id, r->index);
+	return true;
+}
+
+/*
+ * Advance the hand to the next idle mapping the victim policy does not
+ * spare (CLOCK: one not accessed since the hand last passed; clearing bits
+ * as it goes) and hold its owner.  Returns NULL after two sweeps without
+ * one.
  */
 static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 {
@@ -206,11 +220,8 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 		r = pos;
 		if (dc_refcount_read(&r->ref) != 1)
 			goto next;
-		if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
-			dc_write_once(r->accessed, false);
-			dci_admit_seen(c, r->owner->id, r->index);
+		if (victim_spared(c, r->owner, r))
 			goto next;
-		}
 		/* On the busy ring, the owner is alive; it may be dying. */
 		if (dci_inode_tryhold(r->owner)) {
 			*owner = r->owner;
@@ -225,8 +236,8 @@ next:
 
 /*
  * Inline reclaim from the allocating inode itself: walk its own mappings
- * from where the last walk stopped (second chance for accessed ones under
- * CLOCK).  The caller holds @self's mutex.  With @cand (admission control),
+ * from where the last walk stopped (another turn for those the victim
+ * policy spares).  The caller holds @self's mutex.  With @cand (admission control),
  * the first victim found is contested: if the miss loses, nothing is
  * claimed, the walk stops there and *@refused is set.
  */
@@ -242,16 +253,14 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
 	while (have && budget--) {
 		struct dc_range *r = e.item;
 
-		if (dc_refcount_read(&r->ref) == 1) {
-			if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
-				dc_write_once(r->accessed, false);
-				dci_admit_seen(c, self->id, r->index);
-			} else if (cand && !dci_admit_contest(c, cand, self->id, r->index)) {
+		if (dc_refcount_read(&r->ref) == 1 && !victim_spared(c, self, r)) {
+			if (cand && !dci_admit_contest(c, cand, self->id, r->index)) {
 				/* The next contest starts from this victim. */
 				self->reclaim_cursor = e.start;
 				*refused = true;
 				return NULL;
-			} else if (!claim_found(c, self, r, false)) {
+			}
+			if (!claim_found(c, self, r, false)) {
 				self->reclaim_cursor = e.start + 1;
 				return r;
 			}
