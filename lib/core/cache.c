@@ -48,11 +48,10 @@ int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
 }
 DC_EXPORT(dc_cache_config_init);
 
-#define DC_VICTIM_REGISTER(value, table)	[value] = &table,
-
-/* The victim policies (see struct dc_victim_ops), by cfg.victim. */
+/* The victim policies (struct dc_victim_ops) by cfg.victim, one line each. */
 static const struct dc_victim_ops *const victim_policies[] = {
-	DC_VICTIM_POLICIES(DC_VICTIM_REGISTER)
+	[DC_VICTIM_CLOCK] = &dci_victim_clock,
+	[DC_VICTIM_ROUND_ROBIN] = &dci_victim_round_robin,
 };
 
 /* Free what dc_cache_create() allocates, set up or not (zeroed if not). */

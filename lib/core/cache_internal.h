@@ -254,10 +254,11 @@ static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
 
 /*
  * A victim policy: which idle mapping reclaim takes.  Each is one file,
- * cache_victim_NAME.c, that defines its table as dci_victim_NAME, and one
- * line of DC_VICTIM_POLICIES below that registers it under its value of
- * enum dc_victim_policy (cfg.victim chooses it; dc_cache_create() copies
- * the table's address into c->victim).  What a policy decides:
+ * cache_victim_NAME.c, that defines its table as dci_victim_NAME (declared
+ * with the layer's functions below), and one line of cache.c's
+ * victim_policies[] that registers it under its value of enum
+ * dc_victim_policy (cfg.victim chooses it; dc_cache_create() copies the
+ * table's address into c->victim).  What a policy decides:
  *
  * - on a hit: nothing is called.  Every hit sets the range's @accessed,
  *   inline, whatever the policy (the hit has the line already: the store
@@ -283,15 +284,6 @@ struct dc_victim_ops {
 	void (*mapped)(struct dc_cache *c, struct dc_range *r);
 	bool (*spare)(struct dc_range *r);
 };
-
-/* Every victim policy, by its enum dc_victim_policy value (cache.c). */
-#define DC_VICTIM_POLICIES(X)					\
-	X(DC_VICTIM_CLOCK, dci_victim_clock)			\
-	X(DC_VICTIM_ROUND_ROBIN, dci_victim_round_robin)
-
-#define DC_VICTIM_DECLARE(value, table) \
-	extern const struct dc_victim_ops table DC_HIDDEN;
-DC_VICTIM_POLICIES(DC_VICTIM_DECLARE)
 
 struct dc_cache {
 	struct dc_cache_config cfg;
@@ -627,5 +619,9 @@ static inline void dc_hint_set(struct dc_inode *inode, uint64_t index,
 }
 bool dci_inode_put_unhash(struct dc_inode *inode);
 void dci_inode_free(struct dc_inode *inode);
+
+/* 5: cache_victim_*.c, one victim policy each (struct dc_victim_ops) */
+extern const struct dc_victim_ops dci_victim_clock DC_HIDDEN;
+extern const struct dc_victim_ops dci_victim_round_robin DC_HIDDEN;
 
 #endif /* DC_CACHE_INTERNAL_H */
