@@ -52,6 +52,7 @@ DC_EXPORT(dc_cache_config_init);
 static const struct dc_victim_ops *const victim_policies[] = {
 	[DC_VICTIM_CLOCK] = &dci_victim_clock,
 	[DC_VICTIM_ROUND_ROBIN] = &dci_victim_round_robin,
+	[DC_VICTIM_SIEVE] = &dci_victim_sieve,
 };
 
 /* Free what dc_cache_create() allocates, set up or not (zeroed if not). */

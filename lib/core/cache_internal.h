@@ -17,9 +17,9 @@
  *   4 cache_pool.c, cache_inode.c: the range pool (free stack, busy ring,
  *     wake-ups of waiters and of the reclaimer, backend failure counts);
  *     the inode table (dc_inode_get(), references, free)
- *   5 cache_victim_clock.c,
- *     cache_victim_round_robin.c: the victim policies, one file each
- *     (struct dc_victim_ops), reached through the cache's table only
+ *   5 cache_victim_clock.c, cache_victim_round_robin.c,
+ *     cache_victim_sieve.c: the victim policies, one file each (struct
+ *     dc_victim_ops), reached through the cache's table only
  *   6 itree.c: the interval tree
  *
  * A public function sits in the layer of the work it does (dc_inode_get()
@@ -623,5 +623,6 @@ void dci_inode_free(struct dc_inode *inode);
 /* 5: cache_victim_*.c, one victim policy each (struct dc_victim_ops) */
 extern const struct dc_victim_ops dci_victim_clock DC_HIDDEN;
 extern const struct dc_victim_ops dci_victim_round_robin DC_HIDDEN;
+extern const struct dc_victim_ops dci_victim_sieve DC_HIDDEN;
 
 #endif /* DC_CACHE_INTERNAL_H */
