@@ -37,7 +37,7 @@ static dc_noinline void range_unpin_waiters(struct dc_range *r)
 	 */
 	if (dc_fork_check("dc_unpin"))
 		return;
-	if (dc_atomic_read(&c->waiters))
+	if (dc_pool_has_waiters(c))
 		dci_cache_wake(c);
 }
 
@@ -198,7 +198,7 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 static inline bool upgrade_bypassed(struct dc_cache *c, struct dc_inode *inode,
 				    struct dc_range *r, unsigned int flags)
 {
-	return dc_admit_applies(c, flags) && !dc_read_once(c->nr_free) &&
+	return dc_admit_applies(c, flags) && !dc_pool_nr_free(c) &&
 	       !dci_admit_write_hit(c, inode->id, dc_read_once(r->index));
 }
 
@@ -361,7 +361,7 @@ static int map_no_range(struct dc_cache *c, unsigned int flags, bool admit,
 	}
 	dci_reclaimer_kick(c);
 	if (admit && !(flags & DC_MAP_NORECLAIM) &&
-	    ((flags & DC_MAP_NOWAIT) || !dc_atomic_read(&c->reclaiming))) {
+	    ((flags & DC_MAP_NOWAIT) || !dc_reclaim_in_flight(c))) {
 		/*
 		 * Nothing idle to reclaim and nothing on its way to the free
 		 * pool: serve it directly, no wait.  Ranges the background
@@ -403,17 +403,17 @@ static int map_wait(struct dc_cache *c, struct map_wait *w, bool admit,
 		w->registered = true;
 		w->start = dc_now_ns();
 		w->deadline = deadline_after(w->start, timeout_ns);
-		w->ev = dc_atomic64_read(&c->events);
+		w->ev = dc_pool_events(c);
 		return 0;
 	}
 	/* One clock read: two could make deadline - now wrap. */
 	now = dc_now_ns();
-	dc_atomic_inc(&c->sleeping);
-	ret = dc_waitq_wait_timeout(&c->waitq,
-			dc_atomic64_read(&c->events) != w->ev ||
-			(admit && !dc_atomic_read(&c->reclaiming)),
+	dc_pool_sleep_begin(c);
+	ret = dc_waitq_wait_timeout(dc_pool_waitq(c),
+			dc_pool_events(c) != w->ev ||
+			(admit && !dc_reclaim_in_flight(c)),
 			time_left(w->deadline, now));
-	dc_atomic_dec(&c->sleeping);
+	dc_pool_sleep_end(c);
 	if (ret) {
 		if (admit && ret == -ETIMEDOUT) {
 			dc_stat_inc(c, DC_STAT_BYPASS_BUSY);
@@ -421,7 +421,7 @@ static int map_wait(struct dc_cache *c, struct map_wait *w, bool admit,
 		}
 		return ret;
 	}
-	w->ev = dc_atomic64_read(&c->events);
+	w->ev = dc_pool_events(c);
 	return 0;
 }
 
@@ -456,7 +456,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 	struct dc_range *r;
 	int ret;
 
-	if (admit && !dc_read_once(c->nr_free) && !dc_atomic_read(&c->reclaiming)) {
+	if (admit && !dc_pool_nr_free(c) && !dc_reclaim_in_flight(c)) {
 		noted = true;
 		if (miss_hopeless(c, inode, file_off, flags, &cand))
 			return DC_MAP_BYPASS;
@@ -675,8 +675,8 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 	deadline = deadline_after(dc_now_ns(), timeout_ns);
 	dc_waiters_enter(c);
 	for (;;) {
-		ev = dc_atomic64_read(&c->events);
-		if (dc_read_once(c->nr_free))
+		ev = dc_pool_events(c);
+		if (dc_pool_nr_free(c))
 			break;
 		dci_reclaimer_kick(c);
 		now = dc_now_ns();
@@ -684,12 +684,12 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 			ret = -ETIMEDOUT;
 			break;
 		}
-		dc_atomic_inc(&c->sleeping);
-		ret = dc_waitq_wait_timeout(&c->waitq,
-				dc_atomic64_read(&c->events) != ev ||
-				dc_read_once(c->nr_free),
+		dc_pool_sleep_begin(c);
+		ret = dc_waitq_wait_timeout(dc_pool_waitq(c),
+				dc_pool_events(c) != ev ||
+				dc_pool_nr_free(c),
 				time_left(deadline, now));
-		dc_atomic_dec(&c->sleeping);
+		dc_pool_sleep_end(c);
 		if (ret)
 			break;
 	}

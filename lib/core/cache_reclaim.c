@@ -25,16 +25,6 @@
  */
 #include "cache_internal.h"
 
-/* --- the busy ring's hand ------------------------------------------------- */
-
-static void busy_del_locked(struct dc_cache *c, struct dc_range *r)
-{
-	if (c->hand == r)
-		c->hand = dc_range_next(c, r);
-	dc_rlist_del(c, r);
-	dc_write_once(c->nr_mapped, c->nr_mapped - 1);
-}
-
 /* --- remove batches -------------------------------------------------------- */
 
 struct remove_batch {
@@ -162,9 +152,7 @@ static int claim_found(struct dc_cache *c, struct dc_inode *owner,
 		}
 	}
 	dc_itree_remove(owner->tree, r->index, NULL);
-	dc_spin_lock(&c->pool_lock);
-	busy_del_locked(c, r);
-	dc_spin_unlock(&c->pool_lock);
+	dci_pool_del_busy(c, r);
 	return 0;
 }
 
@@ -208,14 +196,13 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 	struct dc_range *r = NULL;
 	unsigned int budget;
 
-	dc_spin_lock(&c->pool_lock);
+	dc_pool_lock(c);
 	/* Two sweeps of the ring, its head included. */
-	budget = 2 * (c->nr_mapped + 1);
-	while (c->nr_mapped && budget--) {
-		struct dc_range *pos = c->hand;
+	budget = 2 * (dc_pool_nr_mapped(c) + 1);
+	while (dc_pool_nr_mapped(c) && budget--) {
+		struct dc_range *pos = dc_pool_hand_advance(c);
 
-		c->hand = dc_range_next(c, pos);
-		if (pos == c->busy)
+		if (pos == dc_pool_busy_head(c))
 			continue;
 		r = pos;
 		if (dc_refcount_read(&r->ref) != 1)
@@ -230,7 +217,7 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 next:
 		r = NULL;
 	}
-	dc_spin_unlock(&c->pool_lock);
+	dc_pool_unlock(c);
 	return r;
 }
 
@@ -299,10 +286,10 @@ static void inode_put_deferred(struct dc_inode *inode)
 
 	if (!dci_inode_put_unhash(inode))
 		return;
-	dc_spin_lock(&c->pool_lock);
-	inode->evict_next = c->evict_list;
-	c->evict_list = inode;
-	dc_spin_unlock(&c->pool_lock);
+	dc_pool_lock(c);
+	inode->evict_next = c->reclaim.evict_list;
+	c->reclaim.evict_list = inode;
+	dc_pool_unlock(c);
 	dci_reclaimer_kick(c);
 }
 
@@ -369,7 +356,7 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 
 	*refused = false;
 	if (!cand || own_only ||
-	    2 * dc_itree_count(self->tree) > dc_read_once(c->nr_mapped)) {
+	    2 * dc_itree_count(self->tree) > dc_pool_nr_mapped(c)) {
 		r = reclaim_own(c, self, cand, refused);
 		if (r)
 			range_was(r, was);
@@ -392,20 +379,39 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 	return r;
 }
 
+/*
+ * Evict the inodes of *@list, taken whole under the pool lock: c->reclaim.evict_list
+ * (what inode_put_deferred() left: the reclaimer, and destroy) or
+ * c->reclaim.orphans (what an eviction left to destroy's next pass).
+ */
+static void inode_evict_list(struct dc_cache *c, struct dc_inode **list)
+{
+	struct dc_inode *head, *inode;
+
+	dc_pool_lock(c);
+	head = *list;
+	*list = NULL;
+	dc_pool_unlock(c);
+	while ((inode = head)) {
+		head = inode->evict_next;
+		dci_inode_evict(inode);
+	}
+}
+
 /* --- the background reclaimer ---------------------------------------------- */
 
 static unsigned int nr_free(struct dc_cache *c)
 {
 	unsigned int n;
 
-	dc_spin_lock(&c->pool_lock);
-	n = c->nr_free;
-	dc_spin_unlock(&c->pool_lock);
+	dc_pool_lock(c);
+	n = dc_pool_nr_free(c);
+	dc_pool_unlock(c);
 	return n;
 }
 
 /*
- * @n ranges the reclaimer counted in c->reclaiming are free, or not taken.
+ * @n ranges the reclaimer counted in c->reclaim.reclaiming are free, or not taken.
  * A range it freed moved an event already (dci_pool_put_free()); the wake
  * here moves none, so that only a miss that waits for the count to fall
  * looks again.  Waiters that wait for an event sleep on: a range they can
@@ -418,10 +424,10 @@ static void reclaiming_done(struct dc_cache *c, unsigned int n)
 	if (!n)
 		return;
 	while (n--)
-		dc_atomic_dec(&c->reclaiming);
+		dc_atomic_dec(&c->reclaim.reclaiming);
 	dc_smp_mb__after_atomic();
-	if (dc_atomic_read(&c->waiters))
-		dci_waitq_wake_all(&c->waitq);
+	if (dc_pool_has_waiters(c))
+		dci_waitq_wake_all(dc_pool_waitq(c));
 }
 
 /*
@@ -429,23 +435,23 @@ static void reclaiming_done(struct dc_cache *c, unsigned int n)
  * passes repeat while the pool stays below the threshold and they make
  * progress.  A pass that finds nothing stops: whoever waits for a range
  * kicks the reclaimer again when an unpin wakes it.  Each range is counted
- * in c->reclaiming from before the victim is looked for until it is free.
+ * in c->reclaim.reclaiming from before the victim is looked for until it is free.
  */
 void dci_reclaimer_fn(struct dc_worker *w)
 {
-	struct dc_cache *c = dc_container_of(w, struct dc_cache, reclaimer);
+	struct dc_cache *c = dc_pool_worker_cache(w);
 	struct remove_batch b = {
-		.ranges = c->bg_ranges,
-		.entries = c->bg_entries,
+		.ranges = c->reclaim.bg_ranges,
+		.entries = c->reclaim.bg_entries,
 		.max = c->cfg.remove_batch_max,
 	};
 	uint64_t kicks;
 
 	/* Every kick read here is answered once this run ends. */
 	dc_smp_mb();
-	kicks = dc_atomic64_read(&c->reclaimer_kicks);
-	dci_inode_evict_list(c, &c->evict_list);
-	while (!dc_atomic_read(&c->reclaimer_stopping) && nr_free(c) < c->threshold) {
+	kicks = dc_pool_kicks(c);
+	inode_evict_list(c, &c->reclaim.evict_list);
+	while (!dc_pool_reclaimer_stopping(c) && nr_free(c) < c->threshold) {
 		unsigned int got = 0, held = 0, tries = c->nr_ranges;
 		struct dc_inode *owner;
 		struct dc_range *r;
@@ -454,7 +460,7 @@ void dci_reclaimer_fn(struct dc_worker *w)
 		while (got < c->cfg.reclaim_batch && tries--) {
 			int ret = -EBUSY;
 
-			dc_atomic_inc(&c->reclaiming);
+			dc_atomic_inc(&c->reclaim.reclaiming);
 			dc_smp_mb__after_atomic();
 			r = pick_victim(c, &owner);
 			if (!r) {
@@ -490,7 +496,7 @@ void dci_reclaimer_fn(struct dc_worker *w)
 			break;
 	}
 	dc_smp_mb();
-	dc_atomic64_set(&c->reclaimer_answered, kicks);
+	dc_atomic64_set(&c->reclaim.answered, kicks);
 }
 
 /* --- punch and evict ------------------------------------------------------- */
@@ -606,11 +612,11 @@ static bool evict_wait_pins(struct dc_inode *inode, struct pin_wait *pw)
 		dc_waiters_enter(c);
 		pw->registered = true;
 		pw->since = dc_now_ns();
-		pw->ev = dc_atomic64_read(&c->events);
+		pw->ev = dc_pool_events(c);
 		return true;
 	}
 	now = dc_now_ns();
-	deadline = dc_atomic64_read(&c->evict_deadline);
+	deadline = dc_atomic64_read(&c->reclaim.evict_deadline);
 	if (now >= deadline)
 		return false;
 	/*
@@ -622,11 +628,11 @@ static bool evict_wait_pins(struct dc_inode *inode, struct pin_wait *pw)
 			     (unsigned long long)inode->id);
 		pw->warned = true;
 	}
-	dc_waitq_wait_uninterruptible_timeout(&c->waitq,
-			dc_atomic64_read(&c->events) != pw->ev,
+	dc_waitq_wait_uninterruptible_timeout(dc_pool_waitq(c),
+			dc_pool_events(c) != pw->ev,
 			deadline - now < DC_EVICT_PIN_GRACE_NS ?
 			deadline - now : DC_EVICT_PIN_GRACE_NS);
-	pw->ev = dc_atomic64_read(&c->events);
+	pw->ev = dc_pool_events(c);
 	return true;
 }
 
@@ -686,10 +692,10 @@ void dci_inode_evict(struct dc_inode *inode)
 	struct dc_cache *c = inode->cache;
 
 	if (inode_drop_range(inode, 0, UINT64_MAX, true)) {
-		dc_spin_lock(&c->pool_lock);
-		inode->evict_next = c->orphans;
-		c->orphans = inode;
-		dc_spin_unlock(&c->pool_lock);
+		dc_pool_lock(c);
+		inode->evict_next = c->reclaim.orphans;
+		c->reclaim.orphans = inode;
+		dc_pool_unlock(c);
 		return;
 	}
 	dci_inode_free(inode);
@@ -705,21 +711,56 @@ void dc_inode_put(struct dc_inode *inode)
 }
 DC_EXPORT(dc_inode_put);
 
-/*
- * Evict the inodes of *@list, taken whole under the pool lock: c->evict_list
- * (what inode_put_deferred() left: the reclaimer, and destroy) or
- * c->orphans (what an eviction left to destroy's next pass).
- */
-void dci_inode_evict_list(struct dc_cache *c, struct dc_inode **list)
+/* The reclaimer's state of a new cache: its batch arrays.  -ENOMEM. */
+int dci_reclaim_init(struct dc_cache *c)
 {
-	struct dc_inode *head, *inode;
+	struct dc_reclaim *rc = &c->reclaim;
 
-	dc_spin_lock(&c->pool_lock);
-	head = *list;
-	*list = NULL;
-	dc_spin_unlock(&c->pool_lock);
-	while ((inode = head)) {
-		head = inode->evict_next;
-		dci_inode_evict(inode);
-	}
+	dc_atomic64_set(&rc->evict_deadline, DC_WAIT_FOREVER);
+	rc->bg_ranges = dc_alloc(c->cfg.remove_batch_max * sizeof(*rc->bg_ranges));
+	rc->bg_entries = dc_alloc(c->cfg.remove_batch_max * sizeof(*rc->bg_entries));
+	return rc->bg_ranges && rc->bg_entries ? 0 : -ENOMEM;
+}
+
+/* Free what dci_reclaim_init() allocated, all of it or not. */
+void dci_reclaim_fini(struct dc_cache *c)
+{
+	dci_free(c->reclaim.bg_entries);
+	dci_free(c->reclaim.bg_ranges);
+}
+
+/* The pool's count of kicks that the last finished run had read. */
+uint64_t dci_reclaim_answered(struct dc_cache *c)
+{
+	return dc_atomic64_read(&c->reclaim.answered);
+}
+
+/*
+ * Evictions wait for pins until @deadline from now on (dc_cache_destroy()'s
+ * grace), those in progress included: they are woken to see it.
+ */
+void dci_reclaim_set_deadline(struct dc_cache *c, uint64_t deadline)
+{
+	dc_atomic64_set(&c->reclaim.evict_deadline, deadline);
+}
+
+/* Evict what inode_put_deferred() left, the reclaimer stopped (destroy). */
+void dci_reclaim_evict_deferred(struct dc_cache *c)
+{
+	inode_evict_list(c, &c->reclaim.evict_list);
+}
+
+/*
+ * Evict once more the inodes whose eviction gave up on pins; true when
+ * some still keep pinned mappings (dc_cache_destroy()'s next call).
+ */
+bool dci_reclaim_evict_orphans(struct dc_cache *c)
+{
+	bool left;
+
+	inode_evict_list(c, &c->reclaim.orphans);
+	dc_pool_lock(c);
+	left = c->reclaim.orphans;
+	dc_pool_unlock(c);
+	return left;
 }

@@ -15,7 +15,7 @@
 /* Pool lock. */
 static void clock_mapped(struct dc_cache *c, struct dc_range *r)
 {
-	dc_rlist_add_before(c, r, c->hand);
+	dc_rlist_add_before(c, r, dc_pool_hand(c));
 }
 
 /* Test and clear the accessed bit: a hit since the last pass is spared. */

@@ -13,7 +13,7 @@
 /* Pool lock. */
 static void round_robin_mapped(struct dc_cache *c, struct dc_range *r)
 {
-	dc_rlist_add_before(c, r, c->hand);
+	dc_rlist_add_before(c, r, dc_pool_hand(c));
 }
 
 const struct dc_victim_ops dci_victim_round_robin = {

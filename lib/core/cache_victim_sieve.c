@@ -18,7 +18,7 @@
 /* At the newest end: just before the ring's head.  Pool lock. */
 static void sieve_mapped(struct dc_cache *c, struct dc_range *r)
 {
-	dc_rlist_add_before(c, r, c->busy);
+	dc_rlist_add_before(c, r, dc_pool_busy_head(c));
 }
 
 /* A visited mapping survives the hand's pass, unvisited from then on. */
