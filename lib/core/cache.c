@@ -328,7 +328,7 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	dci_pool_counts(c, &nr_free, &nr_mapped);
 	full.nr_free = nr_free;
 	full.nr_mapped = nr_mapped;
-	full.nr_inodes = dc_read_once(c->nr_inodes);
+	full.nr_inodes = dc_itab_nr_inodes(c);
 	return sized_copy_out(st, size, &full, sizeof(full),
 			      DC_CACHE_STATS_SIZE_VER0);
 }

@@ -22,6 +22,35 @@
  *     dc_victim_ops), reached through the cache's table only
  *   6 itree.c: the interval tree
  *
+ * The drawing: calls run down the left, never up or across; on the right,
+ * the state each file owns in struct dc_cache.  Only the owner names it;
+ * the other files use its accessors (dc_pool_*(), dc_reclaim_*(),
+ * dc_itab_*(), below)
+ * or its functions (tests/unit/layering-check holds both rules):
+ *
+ *       cache.c  cache_map.c      cfg, ops, victim, the range objects
+ *          |          |           (set up), destroying, stats; the hit
+ *          v          v           and miss paths keep no state of their own
+ *       cache_reclaim.c           reclaim: kicks answered, ranges in
+ *          |                      flight, evict deadline, batch arrays,
+ *          v                      deferred and orphan inodes
+ *       cache_admit.c             adm: the sketch and the ghost
+ *          |
+ *          v
+ *       cache_pool.c              pool: free stack, busy ring and hand,
+ *          |                      counts, waiters and events, the
+ *          |                      reclaimer's worker and kicks, backend
+ *          |                      failure counts
+ *       cache_inode.c             itab: the inode table, its mutex
+ *          |                      and count
+ *       cache_victim_*.c          none: reached through c->victim; per
+ *          |                      range, the accessed bit and the ring
+ *          v                      place (under the pool lock)
+ *       itree.c                   each inode's tree (struct dc_itree)
+ *
+ * A range object (struct dc_range) is shared, field by field: see its
+ * comment for who writes what, and when.
+ *
  * A public function sits in the layer of the work it does (dc_inode_get()
  * in the table, dc_inode_put() and dc_inode_punch() in reclaim).  What runs
  * upward does so only through the reclaimer's worker: the pool kicks it,
@@ -355,6 +384,17 @@ struct dc_reclaim {
 	struct dc_inode *orphans;
 };
 
+/*
+ * The inode table's state (cache_inode.c's: no other file names a member;
+ * they use dc_itab_*() below and its functions).  Changed under @lock.
+ */
+struct dc_itab {
+	dc_mutex_t lock;
+	unsigned long nr;		/* inodes hashed */
+	struct dc_inode_table __rcu *table;
+	int links_busy;			/* a retired table is still read */
+};
+
 struct dc_cache {
 	struct dc_cache_config cfg;
 	const struct dc_victim_ops *victim;	/* cfg.victim's */
@@ -374,11 +414,7 @@ struct dc_cache {
 	struct dc_reclaim reclaim;	/* cache_reclaim.c's */
 	struct dc_admit adm;		/* cache_admit.c's */
 
-	/* The inode table (cache_inode.c); changed under @inode_lock. */
-	dc_mutex_t inode_lock;
-	unsigned long nr_inodes;
-	struct dc_inode_table __rcu *inodes;
-	int inode_links_busy;		/* a retired table is still read */
+	struct dc_itab itab;		/* cache_inode.c's */
 
 	/* The first dc_cache_destroy() has stopped the reclaimer and emptied the table. */
 	bool destroying;
@@ -483,6 +519,12 @@ static inline bool dc_pool_reclaimer_stopping(struct dc_cache *c)
 static inline struct dc_cache *dc_pool_worker_cache(struct dc_worker *w)
 {
 	return dc_container_of(w, struct dc_cache, pool.reclaimer);
+}
+
+/* The inode table's accessor: inodes hashed now (a racy look). */
+static inline unsigned long dc_itab_nr_inodes(const struct dc_cache *c)
+{
+	return dc_read_once(c->itab.nr);
 }
 
 /*
