@@ -2,7 +2,8 @@
 /**
  * DOC: cache_inode.c - the cache's inode table
  *
- * Owns: the hash table that finds a struct dc_inode by its id, each inode's
+ * Owns: the hash table that finds a struct dc_inode by its id (struct
+ * dc_itab in the cache, which no other file names), each inode's
  * reference count, its allocation and its free after a grace period (the
  * eviction of its mappings in between is cache_reclaim.c's).
  *

@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /**
- * DOC: cache_pool.c - the range pool: the free stack, the tail of the busy
- * ring, the wake-ups of waiters and of the background reclaimer, and the
- * count of backend failures.
+ * DOC: cache_pool.c - the range pool: the free stack, the busy ring and
+ * its hand, the wake-ups of waiters and of the background reclaimer, and
+ * the count of backend failures: struct dc_pool, which no other file names
+ * (the others use the dc_pool_*() accessors of cache_internal.h).
  *
  * A bottom layer of the cache (see cache_internal.h): it calls no other
- * cache file.  The background reclaimer it kicks runs on its own worker,
- * which dc_cache_create() started with cache_reclaim.c's function.
+ * cache file; where on the busy ring a new mapping goes is the victim
+ * policy's (struct dc_victim_ops, through c->victim).  The background
+ * reclaimer it kicks runs on its own worker, which dc_cache_create()
+ * started with cache_reclaim.c's function.
  *
  * Locks: the pool spinlock (free stack, busy ring, counts, failure counts),
  * never held across a backend call or a sleep.
  *
  * Callers: cache_map.c (a miss takes a free range and puts its new mapping
- * on the busy ring; an unpin wakes waiters), cache_reclaim.c (reclaimed
- * ranges go back to the free stack), cache.c (destroy wakes everyone); each
- * caller of a backend op counts its failures here.
+ * on the busy ring; an unpin wakes waiters), cache_reclaim.c (the hand's
+ * walk; claimed ranges leave the busy ring, reclaimed ones go back to the
+ * free stack), cache.c (setup and teardown, the reclaimer's start and
+ * stop); each caller of a backend op counts its failures here.
  */
 #include "cache_internal.h"
 

@@ -16,8 +16,13 @@
  * a walk that already holds one inode's mutex takes another only with a
  * trylock.
  *
+ * Owns struct dc_reclaim in the cache (the kicks answered, the ranges in
+ * flight to the free pool, the evict deadline, the batch arrays, the
+ * deferred and orphan inodes), which no other file names.
+ *
  * The layer below the API (see cache_internal.h): it calls admission
- * control, the pool and the inode table.
+ * control, the pool and the inode table; which idle mapping a walk takes
+ * is the victim policy's (struct dc_victim_ops, through c->victim).
  *
  * Callers: cache_map.c (inline reclaim, and the release of a range whose
  * setup failed), cache.c (the reclaimer's function, and destroy's
