@@ -1958,18 +1958,6 @@ ENV_CASE_CFG(cache_victim_clock, 4, victim_body,
 ENV_CASE_CFG(cache_victim_round_robin, 4, victim_body,
 	     e.cfg.reclaim_batch = 1, e.cfg.victim = DC_VICTIM_ROUND_ROBIN)
 
-/*
- * Where a new mapping joins the order, four ranges, one reclaimed per pass.
- * A (pinned throughout), B, C mapped; C hit.  D takes the last free range:
- * the pass passes A (pinned) and takes B (idle, not hit), under every
- * policy, and the hand stops at C.  Then C and D are hit and pinned, and E
- * takes the last free range while everything is pinned: that pass finds
- * nothing.  Unpinned, with C and D hit, A and E not, the next pass takes
- * what the policy puts first from the hand: SIEVE passes the visited C
- * and D (old to new) and takes E, the newest, at the end it reached (A,
- * older and not hit either, stays); CLOCK put E just behind the hand, so
- * it passes C, D and wraps to A; round-robin takes C.
- */
 /* Which of the window ranges @w[0..@n) the backend maps: bit k for w[k]. */
 static unsigned int mapped_mask(struct env *e, const uint64_t *w, unsigned int n)
 {
@@ -1982,6 +1970,21 @@ static unsigned int mapped_mask(struct env *e, const uint64_t *w, unsigned int n
 	return mask;
 }
 
+/*
+ * Where a new mapping joins the order, four ranges, one reclaimed per pass.
+ * A (pinned throughout), B, C mapped in inode 0; C hit.  D and E are inode
+ * 1's, so that the reclaimer's trylock of inode 0's mutex never meets a
+ * miss of the test's holding it (a pass that fails it moves on: the hand
+ * would clear C's bit and take C).  D takes the last free range:
+ * the pass passes A (pinned) and takes B (idle, not hit), under every
+ * policy, and the hand stops at C.  Then C and D are hit and pinned, and E
+ * takes the last free range while everything is pinned: that pass finds
+ * nothing.  Unpinned, with C and D hit, A and E not, the next pass takes
+ * what the policy puts first from the hand: SIEVE passes the visited C
+ * and D (old to new) and takes E, the newest, at the end it reached (A,
+ * older and not hit either, stays); CLOCK put E just behind the hand, so
+ * it passes C, D and wraps to A; round-robin takes C.
+ */
 static void victim_order_body(struct dc_test *t, struct env *e)
 {
 	unsigned int want = e->cfg.victim == DC_VICTIM_SIEVE ? 4 :
@@ -1998,7 +2001,7 @@ static void victim_order_body(struct dc_test *t, struct env *e)
 			dc_unpin(&e->pin[k]);
 	}
 	touch(t, e, 0, 2 * e->rs, 0);
-	pin_at(t, e, 3, 0, 3 * e->rs, 0);
+	pin_at(t, e, 3, 1, 3 * e->rs, 0);
 	DC_RETURN_IF_FAILED(t);
 	w[3] = pin_base(e, &e->pin[3]);
 	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_LIMIT_NS), 0);
@@ -2010,9 +2013,9 @@ static void victim_order_body(struct dc_test *t, struct env *e)
 
 	/* C and D hit and pinned (A still is): E's pass finds nothing. */
 	dc_unpin(&e->pin[3]);
-	pin_at(t, e, 3, 0, 3 * e->rs, 0);
+	pin_at(t, e, 3, 1, 3 * e->rs, 0);
 	pin_at(t, e, 2, 0, 2 * e->rs, 0);
-	pin_at(t, e, 4, 0, 4 * e->rs, 0);
+	pin_at(t, e, 4, 1, 4 * e->rs, 0);
 	DC_RETURN_IF_FAILED(t);
 	w[4] = pin_base(e, &e->pin[4]);
 	env_settle(t, e);
