@@ -304,10 +304,12 @@ static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
  *   that was hit since, which admission control counts as a reference.
  * - the state it keeps per range: @accessed and the place in the busy
  *   ring, nothing more (struct dc_range is full at 48 bytes); per cache,
- *   the hand.
+ *   none of its own: the ring and the hand are the pool's, reached through
+ *   dc_pool_hand() and dc_pool_busy_head().
  *
- * Both ops run under the pool lock or the owner's inode mutex, never
- * both needed, and call no function of another cache file.
+ * @mapped runs under the pool lock; @spare under the pool lock (the hand)
+ * or the owner's inode mutex (the own walk).  Neither calls a function of
+ * another cache file.
  */
 struct dc_victim_ops {
 	void (*mapped)(struct dc_cache *c, struct dc_range *r);
