@@ -13,6 +13,9 @@ core_sources = \
 	lib/core/cache_map.c \
 	lib/core/cache_pool.c \
 	lib/core/cache_reclaim.c \
+	lib/core/cache_victim_clock.c \
+	lib/core/cache_victim_round_robin.c \
+	lib/core/cache_victim_sieve.c \
 	lib/core/itree.c \
 	lib/core/itree_internal.h \
 	lib/core/iocomp.c \

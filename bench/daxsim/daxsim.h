@@ -32,6 +32,7 @@ enum dsim_policy {
 	DSIM_SEED000,	/* inline first, no remove, round robin */
 	DSIM_UPSTREAM,	/* inline only from own inode, remove on inline, round robin */
 	DSIM_DEFAULT,	/* library defaults, DC_MAP_MAY_BYPASS on every map */
+	DSIM_SIEVE,	/* the same with DC_VICTIM_SIEVE; only when asked for */
 	DSIM_NR_POLICIES
 };
 

@@ -161,7 +161,8 @@ static void parse_args(int argc, char **argv, struct dsim_params *p,
 			 "comma list of uniform,zipf0.9,zipf0.99,seq,scanhot,files64,\n"
 			 "rw75,shift (default all)"),
 		LIST_OPT("policy", policy_list, p,
-			 "comma list of nodax,2019,seed000,upstream,default (default all)"),
+			 "comma list of nodax,2019,seed000,upstream,default,sieve\n"
+			 "(default all but sieve)"),
 		LIST_OPT("threads", threads_list, p,
 			 "comma list of reader thread counts, 1.." XSTR(DSIM_MAX_THREADS)
 			 " (default 1,2)"),
@@ -203,7 +204,7 @@ static void parse_args(int argc, char **argv, struct dsim_params *p,
 			p->wl_on[i] = true;
 	if (!bench_opt_seen(opts, "policy"))
 		for (i = 0; i < DSIM_NR_POLICIES; i++)
-			p->pol_on[i] = true;
+			p->pol_on[i] = i != DSIM_SIEVE;
 	if (!p->nr_threads) {
 		p->threads[p->nr_threads++] = 1;
 		p->threads[p->nr_threads++] = 2;

@@ -16,6 +16,7 @@ static const char *const policy_names[DSIM_NR_POLICIES] = {
 	[DSIM_SEED000] = "seed000",
 	[DSIM_UPSTREAM] = "upstream",
 	[DSIM_DEFAULT] = "default",
+	[DSIM_SIEVE] = "sieve",
 };
 
 BENCH_NAMED_ENUM(enum dsim_policy, policy_names, DSIM_NR_POLICIES,
@@ -44,6 +45,11 @@ void dsim_policy_config(struct dc_cache_config *cfg, enum dsim_policy p,
 	case DSIM_DEFAULT:
 		/* The library's defaults; the caller can read without the window. */
 		*map_flags = DC_MAP_MAY_BYPASS;
+		break;
+	case DSIM_SIEVE:
+		/* The defaults but the victim policy: SIEVE's order (issue 29). */
+		*map_flags = DC_MAP_MAY_BYPASS;
+		cfg->victim = DC_VICTIM_SIEVE;
 		break;
 	default:
 		break;

@@ -146,6 +146,8 @@ static const struct {
 	{ HR_CLOCK_FAIR, DC_VICTIM_CLOCK, 0, 1 },
 	{ HR_RR_FAIR, DC_VICTIM_ROUND_ROBIN, 0, 1 },
 	{ HR_LIBDEF_FAIR, DC_VICTIM_CLOCK, 1, 1 },
+	{ HR_LSIEVE, DC_VICTIM_SIEVE, 0, 0 },
+	{ HR_LSIEVE_ADMIT, DC_VICTIM_SIEVE, 1, 0 },
 };
 
 /* Every column of one cell. */

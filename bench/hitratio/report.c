@@ -29,12 +29,15 @@ const char *const hr_col_name[HR_NR_COLS] = {
 	[HR_CLOCK_FAIR] = "clock_fair",
 	[HR_RR_FAIR] = "rr_fair",
 	[HR_LIBDEF_FAIR] = "lib_default_fair",
+	[HR_LSIEVE] = "lib_sieve",
+	[HR_LSIEVE_ADMIT] = "lib_sieve_admit",
 	[HR_LRU_OCC] = "lru_at_occupancy",
 	[HR_TCLOCK_OWN] = "textbook_clock_cold_own_file",
 };
 
 static const enum hr_col lib_cols[] = {
 	HR_CLOCK, HR_RR, HR_LIBDEF, HR_CLOCK_FAIR, HR_RR_FAIR, HR_LIBDEF_FAIR,
+	HR_LSIEVE, HR_LSIEVE_ADMIT,
 };
 #define NR_LIB_COLS	(sizeof(lib_cols) / sizeof(lib_cols[0]))
 
@@ -237,6 +240,45 @@ static void print_anchors(const struct hr_study *s, FILE *f)
 		anchor_iops(worst));
 }
 
+/*
+ * The library's SIEVE (DC_VICTIM_SIEVE) beside its CLOCK, default config,
+ * without and with admission control (issue 29): hit %, setups per 1000.
+ */
+static void print_lib_sieve(const struct hr_study *s, FILE *f)
+{
+	double sum_plain = 0, sum_admit = 0;
+	unsigned int i, ahead_plain = 0, ahead_admit = 0;
+
+	fprintf(f, "\nthe library's SIEVE (issue 29) beside its CLOCK, default config; hit %%\n"
+		"(setups per 1000 accesses); ldef = CLOCK with DC_MAP_MAY_BYPASS, ls+a =\n"
+		"SIEVE with it:\n");
+	fprintf(f, "  %-9s %6s | %5s %7s %5s %7s %6s | %5s %7s %5s %7s %6s\n", "workload",
+		"ratio", "clock", "set/k", "lsiev", "set/k", "diff", "ldef", "set/k", "ls+a",
+		"set/k", "diff");
+	for (i = 0; i < s->nr_cells; i++) {
+		const struct hr_cell *c = &s->cells[i];
+		double dp = pct(c->hit[HR_LSIEVE] - c->hit[HR_CLOCK]) + 0.0;
+		double da = pct(c->hit[HR_LSIEVE_ADMIT] - c->hit[HR_LIBDEF]) + 0.0;
+
+		fprintf(f, "  %-9s %6.4g | %5.1f %7.1f %5.1f %7.1f %+6.2f | %5.1f %7.1f %5.1f %7.1f"
+			" %+6.2f\n", c->wl, c->ratio,
+			pct(c->hit[HR_CLOCK]), 1000 * c->setups[HR_CLOCK],
+			pct(c->hit[HR_LSIEVE]), 1000 * c->setups[HR_LSIEVE], dp,
+			pct(c->hit[HR_LIBDEF]), 1000 * c->setups[HR_LIBDEF],
+			pct(c->hit[HR_LSIEVE_ADMIT]), 1000 * c->setups[HR_LSIEVE_ADMIT], da);
+		sum_plain += dp;
+		sum_admit += da;
+		ahead_plain += dp > 0;
+		ahead_admit += da > 0;
+	}
+	if (!s->nr_cells)
+		return;
+	fprintf(f, "library SIEVE: against CLOCK mean %+.2f points, ahead at %u of %u cells;"
+		" with admission against the default mean %+.2f points, ahead at %u of %u\n",
+		sum_plain / s->nr_cells, ahead_plain, s->nr_cells,
+		sum_admit / s->nr_cells, ahead_admit, s->nr_cells);
+}
+
 int hr_print_table(const struct hr_study *s, FILE *f)
 {
 	unsigned int i;
@@ -288,6 +330,7 @@ int hr_print_table(const struct hr_study *s, FILE *f)
 	ok = print_targets(s, f, "fair", HR_CLOCK_FAIR, HR_RR_FAIR);
 	print_targets(s, f, "default", HR_CLOCK, HR_RR);
 	print_anchors(s, f);
+	print_lib_sieve(s, f);
 	fprintf(f, "\ntotal %.1f s\n", s->seconds);
 	return ok;
 }

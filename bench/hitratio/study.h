@@ -25,6 +25,8 @@ enum hr_col {
 	HR_CLOCK_FAIR,		/* the same three with at most one range kept free */
 	HR_RR_FAIR,
 	HR_LIBDEF_FAIR,
+	HR_LSIEVE,		/* library, DC_VICTIM_SIEVE, default config */
+	HR_LSIEVE_ADMIT,	/* library, SIEVE + DC_MAP_MAY_BYPASS, default config */
 	HR_LRU_OCC,		/* exact LRU at the default CLOCK's mean occupancy */
 	HR_TCLOCK_OWN,		/* tclk0 taking victims from the own file first */
 	HR_NR_COLS

@@ -57,6 +57,7 @@ struct dc_inode;
 enum dc_victim_policy {
 	DC_VICTIM_CLOCK = 0,		/* second chance on an accessed bit set by hits (default) */
 	DC_VICTIM_ROUND_ROBIN = 1,	/* the next one, as upstream Linux */
+	DC_VICTIM_SIEVE = 2,		/* SIEVE: new mappings at the end the hand reaches next */
 };
 
 /**

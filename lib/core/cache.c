@@ -48,12 +48,18 @@ int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
 }
 DC_EXPORT(dc_cache_config_init);
 
+/* The victim policies (struct dc_victim_ops) by cfg.victim, one line each. */
+static const struct dc_victim_ops *const victim_policies[] = {
+	[DC_VICTIM_CLOCK] = &dci_victim_clock,
+	[DC_VICTIM_ROUND_ROBIN] = &dci_victim_round_robin,
+	[DC_VICTIM_SIEVE] = &dci_victim_sieve,
+};
+
 /* Free what dc_cache_create() allocates, set up or not (zeroed if not). */
 static void cache_free(struct dc_cache *c)
 {
 	dci_admit_fini(c);
-	dci_free(c->bg_entries);
-	dci_free(c->bg_ranges);
+	dci_reclaim_fini(c);
 	dci_pool_free(c->ranges);
 	dci_pcounters_destroy(&c->stats);
 	dci_free(c);
@@ -88,7 +94,8 @@ static int config_check(const struct dc_cache_config *cfg,
 		return config_invalid("reclaim_batch is 0");
 	if (!cfg->remove_batch_max)
 		return config_invalid("remove_batch_max is 0");
-	if (cfg->victim != DC_VICTIM_CLOCK && cfg->victim != DC_VICTIM_ROUND_ROBIN)
+	if ((unsigned int)cfg->victim >= DC_ARRAY_SIZE(victim_policies) ||
+	    !victim_policies[cfg->victim])
 		return config_invalid("unknown victim policy");
 	if (cfg->flags & ~DC_KNOWN_FLAGS)
 		return config_invalid("unknown flags");
@@ -162,6 +169,7 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 		return ret;
 	}
 	c->cfg = *cfg;
+	c->victim = victim_policies[cfg->victim];
 	c->ops_copy = kops;
 	c->ops = &c->ops_copy;
 	c->priv = priv;
@@ -175,23 +183,19 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 	if (!c->threshold)
 		c->threshold = 1;
 	c->ranges = dci_pool_alloc(c->nr_ranges);
-	c->bg_ranges = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_ranges));
-	c->bg_entries = dc_alloc(c->cfg.remove_batch_max * sizeof(*c->bg_entries));
-	if (!c->ranges || !c->bg_ranges || !c->bg_entries) {
+	ret = dci_reclaim_init(c);
+	if (!c->ranges || ret) {
 		ret = -ENOMEM;
 		goto fail_free;
 	}
 	ret = dci_admit_init(c);
 	if (ret)
 		goto fail_free;
-	dc_spin_lock_init(&c->pool_lock);
 	dci_pool_init(c);
-	dc_atomic64_set(&c->evict_deadline, DC_WAIT_FOREVER);
-	dci_waitq_init(&c->waitq);
 	ret = dci_inode_table_init(c);
 	if (ret)
 		goto fail_locks;
-	ret = dci_worker_start(&c->reclaimer, dci_reclaimer_fn, "dc-reclaim");
+	ret = dci_pool_reclaimer_start(c, dci_reclaimer_fn);
 	if (ret)
 		goto fail_table;
 	*out = c;
@@ -200,8 +204,7 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 fail_table:
 	dci_inode_table_fini(c);
 fail_locks:
-	dci_waitq_destroy(&c->waitq);
-	dc_spin_lock_destroy(&c->pool_lock);
+	dci_pool_fini(c);
 fail_free:
 	cache_free(c);
 	return ret;
@@ -235,13 +238,11 @@ int dc_cache_destroy(struct dc_cache *c)
 	 * is running included (woken to see the deadline), so that pins
 	 * never hold up destroy for longer than the documented grace.
 	 */
-	dc_atomic64_set(&c->evict_deadline, dc_now_ns() + DC_DESTROY_PIN_TIMEOUT_NS);
+	dci_reclaim_set_deadline(c, dc_now_ns() + DC_DESTROY_PIN_TIMEOUT_NS);
 	if (!c->destroying) {
 		c->destroying = true;
-		dc_atomic_set(&c->reclaimer_stopping, 1);
-		dci_cache_wake(c);
-		dci_worker_stop(&c->reclaimer);
-		dci_inode_evict_list(c, &c->evict_list);
+		dci_pool_reclaimer_stop(c);
+		dci_reclaim_evict_deferred(c);
 		/* Inodes still referenced: each is reported, then evicted. */
 		while ((inode = dci_inode_table_unhash_next(c, &bucket)))
 			dci_inode_evict(inode);
@@ -251,8 +252,7 @@ int dc_cache_destroy(struct dc_cache *c)
 	 * once more (the deadline has passed for those of this call, so they
 	 * get one pass; pins dropped meanwhile let them go).
 	 */
-	dci_inode_evict_list(c, &c->orphans);
-	if (c->orphans) {
+	if (dci_reclaim_evict_orphans(c)) {
 		/*
 		 * The orphans keep their pinned mappings, and the cache stays
 		 * allocated: a dc_unpin() may still come, and it touches the
@@ -268,11 +268,10 @@ int dc_cache_destroy(struct dc_cache *c)
 	}
 	/* Inodes and tree nodes are freed through RCU callbacks. */
 	dc_rcu_barrier();
-	dc_warn_once(c->nr_free != c->nr_ranges, "ranges lost: %u free of %u",
-		     c->nr_free, c->nr_ranges);
+	dc_warn_once(dc_pool_nr_free(c) != c->nr_ranges, "ranges lost: %u free of %u",
+		     dc_pool_nr_free(c), c->nr_ranges);
 	dci_inode_table_fini(c);
-	dci_waitq_destroy(&c->waitq);
-	dc_spin_lock_destroy(&c->pool_lock);
+	dci_pool_fini(c);
 	cache_free(c);
 	return 0;
 }
@@ -290,6 +289,7 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	struct dc_cache *c = (struct dc_cache *)cc;
 	uint64_t sum[DC_STAT_NR] = { 0 };
 	struct dc_cache_stats full;
+	unsigned int nr_free, nr_mapped;
 	uint64_t kicks, answered;
 
 	if (!c || !st || size < DC_CACHE_STATS_SIZE_VER0)
@@ -297,9 +297,9 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	if (dc_fork_check(__func__))
 		return -ECHILD;
 	/* First: once no kick waits, the gauges below hold still. */
-	kicks = dc_atomic64_read(&c->reclaimer_kicks);
+	kicks = dc_pool_kicks(c);
 	dc_smp_mb();
-	answered = dc_atomic64_read(&c->reclaimer_answered);
+	answered = dci_reclaim_answered(c);
 	dci_pcounters_sum(&c->stats, sum);
 	memset(&full, 0, sizeof(full));
 	full.bg_pending = answered < kicks ? kicks - answered : 0;
@@ -323,13 +323,12 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	full.bypasses = full.bypass_full + full.bypass_busy + full.bypass_write;
 	full.admits_contested = sum[DC_STAT_ADMITS_CONTESTED];
 	full.bg_passes = sum[DC_STAT_BG_PASSES];
-	full.nr_waiting = (uint64_t)dc_atomic_read(&c->sleeping);
+	full.nr_waiting = dc_pool_nr_sleeping(c);
 	full.nr_ranges = c->nr_ranges;
-	dc_spin_lock(&c->pool_lock);
-	full.nr_free = c->nr_free;
-	full.nr_mapped = c->nr_mapped;
-	dc_spin_unlock(&c->pool_lock);
-	full.nr_inodes = dc_read_once(c->nr_inodes);
+	dci_pool_counts(c, &nr_free, &nr_mapped);
+	full.nr_free = nr_free;
+	full.nr_mapped = nr_mapped;
+	full.nr_inodes = dc_itab_nr_inodes(c);
 	return sized_copy_out(st, size, &full, sizeof(full),
 			      DC_CACHE_STATS_SIZE_VER0);
 }

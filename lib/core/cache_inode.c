@@ -2,7 +2,8 @@
 /**
  * DOC: cache_inode.c - the cache's inode table
  *
- * Owns: the hash table that finds a struct dc_inode by its id, each inode's
+ * Owns: the hash table that finds a struct dc_inode by its id (struct
+ * dc_itab in the cache, which no other file names), each inode's
  * reference count, its allocation and its free after a grace period (the
  * eviction of its mappings in between is cache_reclaim.c's).
  *
@@ -12,7 +13,7 @@
  * Locks: lookups of an existing inode take no lock: they walk a bucket
  * inside an RCU read-side section and keep what they find only if
  * dc_refcount_inc_not_zero() succeeds.  Everything that changes the table
- * (insert, unhash, growth) holds @inode_lock, the outermost lock of the
+ * (insert, unhash, growth) holds c->itab.lock, the outermost lock of the
  * cache; it is never held across a backend call.
  *
  * Growth: the table doubles when it holds more inodes than buckets.  Each
@@ -46,7 +47,7 @@ struct dc_inode_table {
 	struct dc_inode __rcu *bucket[];
 };
 
-#define table_held(c)	dc_lockdep_is_held(&(c)->inode_lock)
+#define table_held(c)	dc_lockdep_is_held(&(c)->itab.lock)
 
 static unsigned int inode_hash(uint64_t id, unsigned int bits)
 {
@@ -73,20 +74,20 @@ int dci_inode_table_init(struct dc_cache *c)
 
 	if (!t)
 		return -ENOMEM;
-	dc_mutex_init(&c->inode_lock);
-	dc_write_once(c->inode_links_busy, 0);
-	dc_rcu_init_pointer(c->inodes, t);
+	dc_mutex_init(&c->itab.lock);
+	dc_write_once(c->itab.links_busy, 0);
+	dc_rcu_init_pointer(c->itab.table, t);
 	return 0;
 }
 
-/* The table's writer's view: @inode_lock held. */
+/* The table's writer's view: c->itab.lock held. */
 static struct dc_inode_table *table_locked(struct dc_cache *c)
 {
-	return dc_rcu_dereference_protected(c->inodes, table_held(c));
+	return dc_rcu_dereference_protected(c->itab.table, table_held(c));
 }
 
 /*
- * Find @id in @t: inside a read-side section, or under @inode_lock (then
+ * Find @id in @t: inside a read-side section, or under c->itab.lock (then
  * the answer is exact).  Hashed inodes are freed only after a grace period
  * that follows their unhash, so what is found can be looked at.
  */
@@ -123,7 +124,7 @@ static void table_unlink(struct dc_cache *c, struct dc_inode *inode)
 	/* Readers past @inode keep a valid chain: its own link is left. */
 	dc_rcu_assign_pointer(*p, dc_rcu_dereference_protected(inode->hash_next[t->link],
 							    table_held(c)));
-	dc_write_once(c->nr_inodes, c->nr_inodes - 1);
+	dc_write_once(c->itab.nr, c->itab.nr - 1);
 }
 
 static void table_free_rcu(dc_rcu_head_t *head)
@@ -140,7 +141,7 @@ static void table_free_rcu(dc_rcu_head_t *head)
 	 * links as racing the last reader's loads (tests/flake-hunt, 1 tsan
 	 * run of 4 under load).
 	 */
-	dc_store_release(&c->inode_links_busy, 0);
+	dc_store_release(&c->itab.links_busy, 0);
 }
 
 /*
@@ -156,8 +157,8 @@ static void table_maybe_grow(struct dc_cache *c)
 	struct dc_inode *inode;
 	unsigned long b;
 
-	if (c->nr_inodes <= (1ul << t->bits) || t->bits >= DC_INODE_HASH_BITS_MAX ||
-	    dc_load_acquire(&c->inode_links_busy))
+	if (c->itab.nr <= (1ul << t->bits) || t->bits >= DC_INODE_HASH_BITS_MAX ||
+	    dc_load_acquire(&c->itab.links_busy))
 		return;
 	/* (Acquire: our writes of the spare links come after the all-clear.) */
 	nt = table_alloc(c, t->bits + 1, !t->link);
@@ -169,8 +170,8 @@ static void table_maybe_grow(struct dc_cache *c)
 		     inode = dc_rcu_dereference_protected(inode->hash_next[t->link],
 							  table_held(c)))
 			table_insert(nt, inode);
-	dc_write_once(c->inode_links_busy, 1);
-	dc_rcu_assign_pointer(c->inodes, nt);
+	dc_write_once(c->itab.links_busy, 1);
+	dc_rcu_assign_pointer(c->itab.table, nt);
 	dc_call_rcu(&t->rcu, table_free_rcu);
 }
 
@@ -333,7 +334,7 @@ int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
 		return ret;
 	/* An inode in use: no lock, one atomic. */
 	dc_rcu_read_lock();
-	inode = table_find(c, dc_rcu_dereference(c->inodes), id);
+	inode = table_find(c, dc_rcu_dereference(c->itab.table), id);
 	if (inode && dc_refcount_inc_not_zero(&inode->ref)) {
 		dc_rcu_read_unlock();
 		*out = inode;
@@ -341,7 +342,7 @@ int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
 	}
 	dc_rcu_read_unlock();
 
-	dc_mutex_lock(&c->inode_lock);
+	dc_mutex_lock(&c->itab.lock);
 	inode = table_find(c, table_locked(c), id);
 	if (inode) {
 		/* Hashed inodes always hold a reference: see dci_inode_put_unhash(). */
@@ -349,14 +350,14 @@ int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
 	} else {
 		inode = inode_new(c, id);
 		if (!inode) {
-			dc_mutex_unlock(&c->inode_lock);
+			dc_mutex_unlock(&c->itab.lock);
 			return -ENOMEM;
 		}
 		table_insert(table_locked(c), inode);
-		dc_write_once(c->nr_inodes, c->nr_inodes + 1);
+		dc_write_once(c->itab.nr, c->itab.nr + 1);
 		table_maybe_grow(c);
 	}
-	dc_mutex_unlock(&c->inode_lock);
+	dc_mutex_unlock(&c->itab.lock);
 	*out = inode;
 	return 0;
 }
@@ -375,11 +376,11 @@ bool dci_inode_put_unhash(struct dc_inode *inode)
 	/* Fast path: not the last reference, no table lock. */
 	if (dc_refcount_dec_not_one(&inode->ref))
 		return false;
-	dc_mutex_lock(&c->inode_lock);
+	dc_mutex_lock(&c->itab.lock);
 	last = dc_refcount_dec_and_test(&inode->ref);
 	if (last)
 		table_unlink(c, inode);
-	dc_mutex_unlock(&c->inode_lock);
+	dc_mutex_unlock(&c->itab.lock);
 	return last;
 }
 
@@ -405,7 +406,7 @@ struct dc_inode *dci_inode_table_unhash_next(struct dc_cache *c,
 	struct dc_inode_table *t;
 	struct dc_inode *inode = NULL;
 
-	dc_mutex_lock(&c->inode_lock);
+	dc_mutex_lock(&c->itab.lock);
 	t = table_locked(c);
 	for (; *bucket < (1ul << t->bits); ++*bucket) {
 		inode = dc_rcu_dereference_protected(t->bucket[*bucket], table_held(c));
@@ -417,13 +418,13 @@ struct dc_inode *dci_inode_table_unhash_next(struct dc_cache *c,
 			break;
 		}
 	}
-	dc_mutex_unlock(&c->inode_lock);
+	dc_mutex_unlock(&c->itab.lock);
 	return inode;
 }
 
 /* The end of dc_cache_destroy(), after its dc_rcu_barrier(). */
 void dci_inode_table_fini(struct dc_cache *c)
 {
-	dci_free(dc_rcu_dereference_protected(c->inodes, true));
-	dc_mutex_destroy(&c->inode_lock);
+	dci_free(dc_rcu_dereference_protected(c->itab.table, true));
+	dc_mutex_destroy(&c->itab.lock);
 }

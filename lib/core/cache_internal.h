@@ -5,7 +5,8 @@
  *
  * Layers, top first.  A cache file calls only functions of files in a layer
  * below its own, never of its own layer or one above (tests/unit/layering-check
- * reads this list and holds the objects' references to it):
+ * reads this list, a layer's files up to the colon, and holds the objects'
+ * references to it):
  *
  *   1 cache.c, cache_map.c: the API: the cache's lifetime and statistics;
  *     dc_map() and dc_unpin() (hit, miss, upgrade, waiting for a range)
@@ -16,7 +17,39 @@
  *   4 cache_pool.c, cache_inode.c: the range pool (free stack, busy ring,
  *     wake-ups of waiters and of the reclaimer, backend failure counts);
  *     the inode table (dc_inode_get(), references, free)
- *   5 itree.c: the interval tree
+ *   5 cache_victim_clock.c, cache_victim_round_robin.c,
+ *     cache_victim_sieve.c: the victim policies, one file each (struct
+ *     dc_victim_ops), reached through the cache's table only
+ *   6 itree.c: the interval tree
+ *
+ * The drawing: calls run down the left, never up or across; on the right,
+ * the state each file owns in struct dc_cache.  Only the owner names it;
+ * the other files use its accessors (dc_pool_*(), dc_reclaim_*(),
+ * dc_itab_*(), below)
+ * or its functions (tests/unit/layering-check holds both rules):
+ *
+ *       cache.c  cache_map.c      cfg, ops, victim, the range objects
+ *          |          |           (set up), destroying, stats; the hit
+ *          v          v           and miss paths keep no state of their own
+ *       cache_reclaim.c           reclaim: kicks answered, ranges in
+ *          |                      flight, evict deadline, batch arrays,
+ *          v                      deferred and orphan inodes
+ *       cache_admit.c             adm: the sketch and the ghost
+ *          |
+ *          v
+ *       cache_pool.c              pool: free stack, busy ring and hand,
+ *          |                      counts, waiters and events, the
+ *          |                      reclaimer's worker and kicks, backend
+ *          |                      failure counts
+ *       cache_inode.c             itab: the inode table, its mutex
+ *          |                      and count
+ *       cache_victim_*.c          none: reached through c->victim; per
+ *          |                      range, the accessed bit and the ring
+ *          v                      place (under the pool lock)
+ *       itree.c                   each inode's tree (struct dc_itree)
+ *
+ * A range object (struct dc_range) is shared, field by field: see its
+ * comment for who writes what, and when.
  *
  * A public function sits in the layer of the work it does (dc_inode_get()
  * in the table, dc_inode_put() and dc_inode_punch() in reclaim).  What runs
@@ -59,7 +92,8 @@
  */
 struct dc_range {
 	dc_refcount_t ref;
-	bool accessed;			/* CLOCK: set by hits, cleared by the hand */
+	/* Set by each hit, false at each setup; the victim policy's to read. */
+	bool accessed;
 	/*
 	 * The backend maps @index of @owner here, for the remove that tears
 	 * it down; kept by whoever owns the range at count 0.
@@ -247,24 +281,50 @@ static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
 	return cand->write || (!cand->stream && !cand->recent);
 }
 
-struct dc_cache {
-	struct dc_cache_config cfg;
-	const struct dc_backend_ops *ops;	/* &ops_copy */
-	struct dc_backend_ops ops_copy;		/* the caller's, as this library knows it */
-	void *priv;
-	uint64_t range_size;
-	unsigned int nr_ranges;
-	unsigned int threshold;		/* background reclaim below this many free */
-	/*
-	 * nr_ranges + 2: the pool's two list heads follow the window's, and
-	 * a struct dc_pool_head precedes them (dci_pool_alloc()).
-	 */
-	struct dc_range *ranges;
+/*
+ * A victim policy: which idle mapping reclaim takes.  Each is one file,
+ * cache_victim_NAME.c, that defines its table as dci_victim_NAME (declared
+ * with the layer's functions below), and one line of cache.c's
+ * victim_policies[] that registers it under its value of enum
+ * dc_victim_policy (cfg.victim chooses it; dc_cache_create() copies the
+ * table's address into c->victim).  What a policy decides:
+ *
+ * - on a hit: nothing is called.  Every hit sets the range's @accessed,
+ *   inline, whatever the policy (the hit has the line already: the store
+ *   costs nothing, where a test of the policy or an indirect call would);
+ *   a policy that has no use for it never reads it.
+ * - on a miss that maps: @mapped links the new mapping, its @accessed
+ *   false, into the busy ring (pool lock held): where it goes decides
+ *   when the hand reaches it.
+ * - when reclaim looks for a victim: the hand walks the busy ring in its
+ *   order (next: from older setups to newer, as linked), the own-inode
+ *   walk of inline reclaim the inode's mappings in file order; of the idle
+ *   mappings they pass, @spare (NULL: none) says which get another turn,
+ *   updating the range's state as it does.  It returns true for a range
+ *   that was hit since, which admission control counts as a reference.
+ * - the state it keeps per range: @accessed and the place in the busy
+ *   ring, nothing more (struct dc_range is full at 48 bytes); per cache,
+ *   none of its own: the ring and the hand are the pool's, reached through
+ *   dc_pool_hand() and dc_pool_busy_head().
+ *
+ * @mapped runs under the pool lock; @spare under the pool lock (the hand)
+ * or the owner's inode mutex (the own walk).  Neither calls a function of
+ * another cache file.
+ */
+struct dc_victim_ops {
+	void (*mapped)(struct dc_cache *c, struct dc_range *r);
+	bool (*spare)(struct dc_range *r);
+};
 
-	/* Pool: free stack, busy ring with the victim hand.  Pool lock. */
-	dc_spinlock_t pool_lock;
+/*
+ * The range pool's state (cache_pool.c's: no other file names a member;
+ * they use the dc_pool_*() accessors below and cache_pool.c's functions).
+ */
+struct dc_pool {
+	/* Free stack, busy ring with the victim hand.  @lock. */
+	dc_spinlock_t lock;
 	struct dc_range *free_list;	/* head: &ranges[nr_ranges] */
-	struct dc_range *busy;		/* head: &ranges[nr_ranges + 1]; oldest setup first */
+	struct dc_range *busy;		/* head: &ranges[nr_ranges + 1] */
 	struct dc_range *hand;		/* next victim candidate in @busy */
 	unsigned int nr_free;
 	unsigned int nr_mapped;
@@ -279,15 +339,28 @@ struct dc_cache {
 	/* Of the waiters, those asleep for a free range now (a gauge). */
 	dc_atomic_t sleeping;
 
+	/*
+	 * Wake-ups of the reclaimer: its worker, and the kicks it answers
+	 * (struct dc_reclaim's @answered: dc_cache_stats' @bg_pending).
+	 */
 	struct dc_worker reclaimer;
 	dc_atomic_t reclaimer_stopping;
-	/*
-	 * Kicks of the reclaimer, and the count a run read when it began,
-	 * stored when that run ended: equal when every kick was answered
-	 * (dc_cache_stats' @bg_pending).
-	 */
 	dc_atomic64_t reclaimer_kicks;
-	dc_atomic64_t reclaimer_answered;
+
+	/* Failed calls of each backend op, for the log (@lock). */
+	unsigned int be_failures[DC_BE_NR];
+};
+
+/*
+ * The reclaimer's state (cache_reclaim.c's: no other file names a member;
+ * they use the dc_reclaim_*() accessors below and its functions).
+ */
+struct dc_reclaim {
+	/*
+	 * The count of kicks a run read when it began, stored when that run
+	 * ended: equal to the pool's kicks when every kick was answered.
+	 */
+	dc_atomic64_t answered;
 	/*
 	 * Ranges the reclaimer is taking to the free pool (counted from
 	 * before it looks for a victim until the range is free): a miss
@@ -304,30 +377,166 @@ struct dc_cache {
 	/* The reclaimer's batch, sized remove_batch_max; its thread only. */
 	struct dc_range **bg_ranges;
 	struct dc_remove_entry *bg_entries;
-
-	/* The inode table (cache_inode.c); changed under @inode_lock. */
-	dc_mutex_t inode_lock;
-	unsigned long nr_inodes;
-	struct dc_inode_table __rcu *inodes;
-	int inode_links_busy;		/* a retired table is still read */
-
-	/* Unhashed inodes the reclaimer is to evict (cache_reclaim.c). */
+	/* Unhashed inodes the reclaimer is to evict (pool lock). */
 	struct dc_inode *evict_list;
 	/*
 	 * Evicted inodes that kept pinned mappings when dc_cache_destroy()
-	 * gave up waiting (pool lock), for its next call; @destroying says
-	 * the first call has stopped the reclaimer and emptied the table.
+	 * gave up waiting (pool lock), for its next call.
 	 */
 	struct dc_inode *orphans;
+};
+
+/*
+ * The inode table's state (cache_inode.c's: no other file names a member;
+ * they use dc_itab_*() below and its functions).  Changed under @lock.
+ */
+struct dc_itab {
+	dc_mutex_t lock;
+	unsigned long nr;		/* inodes hashed */
+	struct dc_inode_table __rcu *table;
+	int links_busy;			/* a retired table is still read */
+};
+
+struct dc_cache {
+	struct dc_cache_config cfg;
+	const struct dc_victim_ops *victim;	/* cfg.victim's */
+	const struct dc_backend_ops *ops;	/* &ops_copy */
+	struct dc_backend_ops ops_copy;		/* the caller's, as this library knows it */
+	void *priv;
+	uint64_t range_size;
+	unsigned int nr_ranges;
+	unsigned int threshold;		/* background reclaim below this many free */
+	/*
+	 * nr_ranges + 2: the pool's two list heads follow the window's, and
+	 * a struct dc_pool_head precedes them (dci_pool_alloc()).
+	 */
+	struct dc_range *ranges;
+
+	struct dc_pool pool;		/* cache_pool.c's */
+	struct dc_reclaim reclaim;	/* cache_reclaim.c's */
+	struct dc_admit adm;		/* cache_admit.c's */
+
+	struct dc_itab itab;		/* cache_inode.c's */
+
+	/* The first dc_cache_destroy() has stopped the reclaimer and emptied the table. */
 	bool destroying;
-
-	struct dc_admit adm;
-
-	/* Failed calls of each backend op, for the log (pool lock). */
-	unsigned int be_failures[DC_BE_NR];
 
 	struct dc_pcounters stats;	/* enum dc_stat */
 };
+
+/*
+ * The pool's accessors, for the files other than cache_pool.c
+ * (tests/unit/layering-check: only functions named dc_pool_*() or
+ * dc_waiters_*() here, and cache_pool.c, name its members).
+ */
+static inline void dc_pool_lock(struct dc_cache *c)
+{
+	dc_spin_lock(&c->pool.lock);
+}
+
+static inline void dc_pool_unlock(struct dc_cache *c)
+{
+	dc_spin_unlock(&c->pool.lock);
+}
+
+/* Free ranges now: a racy look, or exact under the pool lock. */
+static inline unsigned int dc_pool_nr_free(const struct dc_cache *c)
+{
+	return dc_read_once(c->pool.nr_free);
+}
+
+/* Mapped ranges (on the busy ring) now: a racy look, or exact under the pool lock. */
+static inline unsigned int dc_pool_nr_mapped(const struct dc_cache *c)
+{
+	return dc_read_once(c->pool.nr_mapped);
+}
+
+/* The busy ring's head, which maps nothing (pool lock, or constant). */
+static inline struct dc_range *dc_pool_busy_head(const struct dc_cache *c)
+{
+	return c->pool.busy;
+}
+
+/* Where the hand is: the next victim candidate.  Pool lock. */
+static inline struct dc_range *dc_pool_hand(const struct dc_cache *c)
+{
+	return c->pool.hand;
+}
+
+/* Move the hand one on; returns where it was (maybe the head).  Pool lock. */
+static inline struct dc_range *dc_pool_hand_advance(struct dc_cache *c)
+{
+	struct dc_range *pos = c->pool.hand;
+
+	c->pool.hand = &c->ranges[pos->next];
+	return pos;
+}
+
+/* The count of frees and unpins-to-idle seen while someone waits. */
+static inline uint64_t dc_pool_events(struct dc_cache *c)
+{
+	return dc_atomic64_read(&c->pool.events);
+}
+
+/* The queue waiters for a range sleep on. */
+static inline struct dc_waitq *dc_pool_waitq(struct dc_cache *c)
+{
+	return &c->pool.waitq;
+}
+
+/* Whether anyone waits for a range of @c (after a full barrier: see dc_waiters_enter()). */
+static inline bool dc_pool_has_waiters(struct dc_cache *c)
+{
+	return dc_atomic_read(&c->pool.waiters);
+}
+
+/* A waiter goes to sleep for a range, or wakes: the @nr_waiting gauge. */
+static inline void dc_pool_sleep_begin(struct dc_cache *c)
+{
+	dc_atomic_inc(&c->pool.sleeping);
+}
+
+static inline void dc_pool_sleep_end(struct dc_cache *c)
+{
+	dc_atomic_dec(&c->pool.sleeping);
+}
+
+static inline unsigned int dc_pool_nr_sleeping(struct dc_cache *c)
+{
+	return (unsigned int)dc_atomic_read(&c->pool.sleeping);
+}
+
+/* The reclaimer's kicks so far, and whether destroy stopped it. */
+static inline uint64_t dc_pool_kicks(struct dc_cache *c)
+{
+	return dc_atomic64_read(&c->pool.reclaimer_kicks);
+}
+
+static inline bool dc_pool_reclaimer_stopping(struct dc_cache *c)
+{
+	return dc_atomic_read(&c->pool.reclaimer_stopping);
+}
+
+/* The cache whose reclaimer worker @w is. */
+static inline struct dc_cache *dc_pool_worker_cache(struct dc_worker *w)
+{
+	return dc_container_of(w, struct dc_cache, pool.reclaimer);
+}
+
+/* The inode table's accessor: inodes hashed now (a racy look). */
+static inline unsigned long dc_itab_nr_inodes(const struct dc_cache *c)
+{
+	return dc_read_once(c->itab.nr);
+}
+
+/*
+ * The reclaimer's accessors, for the files other than cache_reclaim.c:
+ * ranges it is taking to the free pool now (see struct dc_reclaim).
+ */
+static inline bool dc_reclaim_in_flight(struct dc_cache *c)
+{
+	return dc_atomic_read(&c->reclaim.reclaiming);
+}
 
 /*
  * The hit path's part of a new inode of @c: copies of the cache's, and no
@@ -453,7 +662,7 @@ static inline struct dc_cache *dci_range_cache(const struct dc_range *r)
  */
 static inline void dc_waiters_enter(struct dc_cache *c)
 {
-	dc_atomic_inc(&c->waiters);
+	dc_atomic_inc(&c->pool.waiters);
 	dc_atomic_inc(&dci_waiters_any);
 	dc_smp_mb__after_atomic();
 }
@@ -461,7 +670,7 @@ static inline void dc_waiters_enter(struct dc_cache *c)
 static inline void dc_waiters_leave(struct dc_cache *c)
 {
 	dc_atomic_dec(&dci_waiters_any);
-	dc_atomic_dec(&c->waiters);
+	dc_atomic_dec(&c->pool.waiters);
 }
 
 /*
@@ -522,7 +731,12 @@ void dci_range_release(struct dc_cache *c, struct dc_range *r,
 		       const struct dc_range_backend *was);
 void dci_reclaimer_fn(struct dc_worker *w);
 void dci_inode_evict(struct dc_inode *inode);
-void dci_inode_evict_list(struct dc_cache *c, struct dc_inode **list);
+int dci_reclaim_init(struct dc_cache *c);
+void dci_reclaim_fini(struct dc_cache *c);
+uint64_t dci_reclaim_answered(struct dc_cache *c);
+void dci_reclaim_set_deadline(struct dc_cache *c, uint64_t deadline);
+void dci_reclaim_evict_deferred(struct dc_cache *c);
+bool dci_reclaim_evict_orphans(struct dc_cache *c);
 
 /* 3: cache_admit.c */
 int dci_admit_init(struct dc_cache *c);
@@ -544,11 +758,17 @@ static inline bool dc_admit_applies(const struct dc_cache *c, unsigned int flags
 struct dc_range *dci_pool_alloc(unsigned int nr_ranges);
 void dci_pool_free(struct dc_range *ranges);
 void dci_pool_init(struct dc_cache *c);
+void dci_pool_fini(struct dc_cache *c);
+int dci_pool_reclaimer_start(struct dc_cache *c, void (*fn)(struct dc_worker *w));
+void dci_pool_reclaimer_stop(struct dc_cache *c);
+void dci_pool_counts(struct dc_cache *c, unsigned int *nr_free,
+		     unsigned int *nr_mapped);
 void dci_cache_wake(struct dc_cache *c);
 void dci_reclaimer_kick(struct dc_cache *c);
 struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick);
 void dci_pool_put_free(struct dc_cache *c, struct dc_range *r);
 void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r);
+void dci_pool_del_busy(struct dc_cache *c, struct dc_range *r);
 int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
 		       unsigned int *nth);
 
@@ -580,5 +800,10 @@ static inline void dc_hint_set(struct dc_inode *inode, uint64_t index,
 }
 bool dci_inode_put_unhash(struct dc_inode *inode);
 void dci_inode_free(struct dc_inode *inode);
+
+/* 5: cache_victim_*.c, one victim policy each (struct dc_victim_ops) */
+extern const struct dc_victim_ops dci_victim_clock DC_HIDDEN;
+extern const struct dc_victim_ops dci_victim_round_robin DC_HIDDEN;
+extern const struct dc_victim_ops dci_victim_sieve DC_HIDDEN;
 
 #endif /* DC_CACHE_INTERNAL_H */

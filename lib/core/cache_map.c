@@ -37,7 +37,7 @@ static dc_noinline void range_unpin_waiters(struct dc_range *r)
 	 */
 	if (dc_fork_check("dc_unpin"))
 		return;
-	if (dc_atomic_read(&c->waiters))
+	if (dc_pool_has_waiters(c))
 		dci_cache_wake(c);
 }
 
@@ -198,7 +198,7 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 static inline bool upgrade_bypassed(struct dc_cache *c, struct dc_inode *inode,
 				    struct dc_range *r, unsigned int flags)
 {
-	return dc_admit_applies(c, flags) && !dc_read_once(c->nr_free) &&
+	return dc_admit_applies(c, flags) && !dc_pool_nr_free(c) &&
 	       !dci_admit_write_hit(c, inode->id, dc_read_once(r->index));
 }
 
@@ -288,6 +288,154 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 }
 
 /*
+ * A flagged miss with no range free and none on its way, that would lose
+ * to any victim (see dc_admit_cand_hopeless()), is bypassed whatever
+ * happens under the mutex: note it in *@cand and say whether to bypass it
+ * without the mutex, so that it does not wait behind another thread's
+ * setup of this inode (a round trip).  The caller's looks are racy: a
+ * range freed meanwhile only means one bypass that could have been a
+ * mapping.
+ */
+static bool miss_hopeless(struct dc_cache *c, struct dc_inode *inode,
+			  uint64_t file_off, unsigned int flags,
+			  struct dc_admit_cand *cand)
+{
+	dc_rcu_read_lock();
+	dci_admit_note_miss(c, inode, file_off, flags & DC_MAP_WRITE, cand);
+	dc_rcu_read_unlock();
+	if (!dc_admit_cand_hopeless(cand))
+		return false;
+	dc_stat_inc(c, cand->write ? DC_STAT_BYPASS_WRITE : DC_STAT_BYPASS_FULL);
+	return true;
+}
+
+/* Take @inode's mutex; -EAGAIN rather than wait for it under DC_MAP_NOWAIT. */
+static int map_lock(struct dc_inode *inode, unsigned int flags)
+{
+	if (flags & DC_MAP_NOWAIT)
+		return dc_mutex_trylock(&inode->mutex) ? 0 : -EAGAIN;
+	dc_mutex_lock(&inode->mutex);
+	return 0;
+}
+
+/*
+ * A miss found @r, mapped by a racing thread, under the inode mutex, and
+ * pinned it: a hit after all (a write may upgrade it, or be bypassed).
+ * Returns 0 with @r pinned, else DC_MAP_BYPASS or an error, unpinned.
+ */
+static int map_found(struct dc_inode *inode, struct dc_range *r,
+		     unsigned int flags)
+{
+	struct dc_cache *c = inode->cache;
+	int ret;
+
+	if (!(flags & DC_MAP_WRITE) || dc_range_writable(r)) {
+		dc_stat_inc(c, DC_STAT_HITS);
+		return 0;
+	}
+	if (upgrade_bypassed(c, inode, r, flags)) {
+		range_unpin(r);
+		dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
+		return DC_MAP_BYPASS;
+	}
+	dc_stat_inc(c, DC_STAT_HITS);
+	ret = map_upgrade(inode, r, flags);
+	if (ret)
+		range_unpin(r);
+	return ret;
+}
+
+/*
+ * No range could be had for a miss (the mutex dropped): DC_MAP_BYPASS when
+ * the miss may bypass and should (its victim won: @refused; or nothing is
+ * idle and nothing on its way to the free pool), -EAGAIN when it may not
+ * wait, else 0: wait for a range.
+ */
+static int map_no_range(struct dc_cache *c, unsigned int flags, bool admit,
+			bool refused)
+{
+	if (refused) {
+		dc_stat_inc(c, flags & DC_MAP_WRITE ? DC_STAT_BYPASS_WRITE :
+				      DC_STAT_BYPASS_FULL);
+		return DC_MAP_BYPASS;
+	}
+	dci_reclaimer_kick(c);
+	if (admit && !(flags & DC_MAP_NORECLAIM) &&
+	    ((flags & DC_MAP_NOWAIT) || !dc_reclaim_in_flight(c))) {
+		/*
+		 * Nothing idle to reclaim and nothing on its way to the free
+		 * pool: serve it directly, no wait.  Ranges the background
+		 * reclaimer holds are not "every range busy": they are free
+		 * in a moment, so wait for them.
+		 */
+		dc_stat_inc(c, DC_STAT_BYPASS_BUSY);
+		return DC_MAP_BYPASS;
+	}
+	if (flags & (DC_MAP_NOWAIT | DC_MAP_NORECLAIM))
+		return -EAGAIN;
+	return 0;
+}
+
+/* A miss's wait for a range, across its tries. */
+struct map_wait {
+	uint64_t start, deadline;
+	uint64_t ev;			/* the events count of the last look */
+	bool registered;
+};
+
+/*
+ * Wait for a range before a miss looks again: the first time, register
+ * and look once more at once.  After that, sleep until an event (a range
+ * freed or unpinned), or, for a miss that waits only because the
+ * reclaimer was at work (@admit), until the reclaimer is done (see
+ * reclaiming_done()).  Returns 0 to look again, else DC_MAP_BYPASS (@admit:
+ * a miss that may bypass is never failed for want of a range) or the
+ * wait's error.
+ */
+static int map_wait(struct dc_cache *c, struct map_wait *w, bool admit,
+		    uint64_t timeout_ns)
+{
+	uint64_t now;
+	int ret;
+
+	if (!w->registered) {
+		dc_waiters_enter(c);
+		w->registered = true;
+		w->start = dc_now_ns();
+		w->deadline = deadline_after(w->start, timeout_ns);
+		w->ev = dc_pool_events(c);
+		return 0;
+	}
+	/* One clock read: two could make deadline - now wrap. */
+	now = dc_now_ns();
+	dc_pool_sleep_begin(c);
+	ret = dc_waitq_wait_timeout(dc_pool_waitq(c),
+			dc_pool_events(c) != w->ev ||
+			(admit && !dc_reclaim_in_flight(c)),
+			time_left(w->deadline, now));
+	dc_pool_sleep_end(c);
+	if (ret) {
+		if (admit && ret == -ETIMEDOUT) {
+			dc_stat_inc(c, DC_STAT_BYPASS_BUSY);
+			ret = DC_MAP_BYPASS;
+		}
+		return ret;
+	}
+	w->ev = dc_pool_events(c);
+	return 0;
+}
+
+/* A miss is done waiting: leave the waiters, and count the wait. */
+static void map_wait_end(struct dc_cache *c, const struct map_wait *w)
+{
+	if (!w->registered)
+		return;
+	dc_waiters_leave(c);
+	dc_stat_inc(c, DC_STAT_WAITS);
+	dc_stat_add(c, DC_STAT_WAIT_NS, dc_now_ns() - w->start);
+}
+
+/*
  * The slow path: under the inode mutex, look again (another thread may have
  * mapped the range of @file_off meanwhile: then pin theirs), else allocate
  * and set up.  When no range can be had, drop the mutex and wait for a free
@@ -300,42 +448,23 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 {
 	struct dc_cache *c = inode->cache;
 	uint64_t index = file_off >> c->cfg.range_shift;
-	uint64_t start = 0, ev = 0, deadline = DC_WAIT_FOREVER, now;
 	bool admit = dc_admit_applies(c, flags);
-	bool registered = false, noted = false, refused, contested;
+	bool noted = false, refused, contested;
+	struct map_wait w = { .deadline = DC_WAIT_FOREVER };
 	struct dc_admit_cand cand;
 	struct dc_range_backend was;
 	struct dc_range *r;
 	int ret;
 
-	/*
-	 * A flagged miss with no range free and none on its way, that would
-	 * lose to any victim (see dc_admit_cand_hopeless()), is bypassed
-	 * whatever happens under the mutex: count it and bypass it without
-	 * the mutex, so that it does not wait behind another thread's setup
-	 * of this inode (a round trip).  The looks are racy: a range freed
-	 * meanwhile only means one bypass that could have been a mapping.
-	 */
-	if (admit && !dc_read_once(c->nr_free) && !dc_atomic_read(&c->reclaiming)) {
-		dc_rcu_read_lock();
-		dci_admit_note_miss(c, inode, file_off, flags & DC_MAP_WRITE, &cand);
-		dc_rcu_read_unlock();
+	if (admit && !dc_pool_nr_free(c) && !dc_reclaim_in_flight(c)) {
 		noted = true;
-		if (dc_admit_cand_hopeless(&cand)) {
-			dc_stat_inc(c, cand.write ? DC_STAT_BYPASS_WRITE :
-					DC_STAT_BYPASS_FULL);
+		if (miss_hopeless(c, inode, file_off, flags, &cand))
 			return DC_MAP_BYPASS;
-		}
 	}
 	for (;;) {
-		if (flags & DC_MAP_NOWAIT) {
-			if (!dc_mutex_trylock(&inode->mutex)) {
-				ret = -EAGAIN;
-				break;
-			}
-		} else {
-			dc_mutex_lock(&inode->mutex);
-		}
+		ret = map_lock(inode, flags);
+		if (ret)
+			break;
 		/*
 		 * Look again, unless the tree has not changed since the
 		 * lock-free lookup found nothing (the first time round).
@@ -348,20 +477,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			/* Mapped by a racing thread; ours to pin (we hold the mutex). */
 			dc_refcount_inc(&r->ref);
 			dc_mutex_unlock(&inode->mutex);
-			if ((flags & DC_MAP_WRITE) && !dc_range_writable(r) &&
-			    upgrade_bypassed(c, inode, r, flags)) {
-				range_unpin(r);
-				dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
-				ret = DC_MAP_BYPASS;
-				break;
-			}
-			dc_stat_inc(c, DC_STAT_HITS);
-			ret = 0;
-			if ((flags & DC_MAP_WRITE) && !dc_range_writable(r)) {
-				ret = map_upgrade(inode, r, flags);
-				if (ret)
-					range_unpin(r);
-			}
+			ret = map_found(inode, r, flags);
 			break;
 		}
 		if (admit && !noted) {
@@ -378,66 +494,13 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			break;
 		}
 		dc_mutex_unlock(&inode->mutex);
-		if (refused) {
-			dc_stat_inc(c, flags & DC_MAP_WRITE ? DC_STAT_BYPASS_WRITE :
-					      DC_STAT_BYPASS_FULL);
-			ret = DC_MAP_BYPASS;
+		ret = map_no_range(c, flags, admit, refused);
+		if (!ret)
+			ret = map_wait(c, &w, admit, timeout_ns);
+		if (ret)
 			break;
-		}
-		dci_reclaimer_kick(c);
-		if (admit && !(flags & DC_MAP_NORECLAIM) &&
-		    ((flags & DC_MAP_NOWAIT) || !dc_atomic_read(&c->reclaiming))) {
-			/*
-			 * Nothing idle to reclaim and nothing on its way to
-			 * the free pool: serve it directly, no wait.  Ranges
-			 * the background reclaimer holds are not "every range
-			 * busy": they are free in a moment, so wait for them.
-			 */
-			dc_stat_inc(c, DC_STAT_BYPASS_BUSY);
-			ret = DC_MAP_BYPASS;
-			break;
-		}
-		if (flags & (DC_MAP_NOWAIT | DC_MAP_NORECLAIM)) {
-			ret = -EAGAIN;
-			break;
-		}
-		if (!registered) {
-			/* Register, then look once more before sleeping. */
-			dc_waiters_enter(c);
-			registered = true;
-			start = dc_now_ns();
-			deadline = deadline_after(start, timeout_ns);
-			ev = dc_atomic64_read(&c->events);
-			continue;
-		}
-		/*
-		 * Sleep until an event (a range freed or unpinned), or, for a
-		 * miss that waits only because the reclaimer was at work, until
-		 * the reclaimer is done (see reclaiming_done()).  One clock
-		 * read: two could make deadline - now wrap.
-		 */
-		now = dc_now_ns();
-		dc_atomic_inc(&c->sleeping);
-		ret = dc_waitq_wait_timeout(&c->waitq,
-				dc_atomic64_read(&c->events) != ev ||
-				(admit && !dc_atomic_read(&c->reclaiming)),
-				time_left(deadline, now));
-		dc_atomic_dec(&c->sleeping);
-		if (ret) {
-			/* A miss that may bypass is never failed for want of a range. */
-			if (admit && ret == -ETIMEDOUT) {
-				dc_stat_inc(c, DC_STAT_BYPASS_BUSY);
-				ret = DC_MAP_BYPASS;
-			}
-			break;
-		}
-		ev = dc_atomic64_read(&c->events);
 	}
-	if (registered) {
-		dc_waiters_leave(c);
-		dc_stat_inc(c, DC_STAT_WAITS);
-		dc_stat_add(c, DC_STAT_WAIT_NS, dc_now_ns() - start);
-	}
+	map_wait_end(c, &w);
 	if (!ret)
 		*out = r;
 	return ret;
@@ -612,8 +675,8 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 	deadline = deadline_after(dc_now_ns(), timeout_ns);
 	dc_waiters_enter(c);
 	for (;;) {
-		ev = dc_atomic64_read(&c->events);
-		if (dc_read_once(c->nr_free))
+		ev = dc_pool_events(c);
+		if (dc_pool_nr_free(c))
 			break;
 		dci_reclaimer_kick(c);
 		now = dc_now_ns();
@@ -621,12 +684,12 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 			ret = -ETIMEDOUT;
 			break;
 		}
-		dc_atomic_inc(&c->sleeping);
-		ret = dc_waitq_wait_timeout(&c->waitq,
-				dc_atomic64_read(&c->events) != ev ||
-				dc_read_once(c->nr_free),
+		dc_pool_sleep_begin(c);
+		ret = dc_waitq_wait_timeout(dc_pool_waitq(c),
+				dc_pool_events(c) != ev ||
+				dc_pool_nr_free(c),
 				time_left(deadline, now));
-		dc_atomic_dec(&c->sleeping);
+		dc_pool_sleep_end(c);
 		if (ret)
 			break;
 	}

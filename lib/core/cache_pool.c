@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /**
- * DOC: cache_pool.c - the range pool: the free stack, the tail of the busy
- * ring, the wake-ups of waiters and of the background reclaimer, and the
- * count of backend failures.
+ * DOC: cache_pool.c - the range pool: the free stack, the busy ring and
+ * its hand, the wake-ups of waiters and of the background reclaimer, and
+ * the count of backend failures: struct dc_pool, which no other file names
+ * (the others use the dc_pool_*() accessors of cache_internal.h).
  *
  * A bottom layer of the cache (see cache_internal.h): it calls no other
- * cache file.  The background reclaimer it kicks runs on its own worker,
- * which dc_cache_create() started with cache_reclaim.c's function.
+ * cache file; where on the busy ring a new mapping goes is the victim
+ * policy's (struct dc_victim_ops, through c->victim).  The background
+ * reclaimer it kicks runs on its own worker, which dc_cache_create()
+ * started with cache_reclaim.c's function.
  *
  * Locks: the pool spinlock (free stack, busy ring, counts, failure counts),
  * never held across a backend call or a sleep.
  *
  * Callers: cache_map.c (a miss takes a free range and puts its new mapping
- * on the busy ring; an unpin wakes waiters), cache_reclaim.c (reclaimed
- * ranges go back to the free stack), cache.c (destroy wakes everyone); each
- * caller of a backend op counts its failures here.
+ * on the busy ring; an unpin wakes waiters), cache_reclaim.c (the hand's
+ * walk; claimed ranges leave the busy ring, reclaimed ones go back to the
+ * free stack), cache.c (setup and teardown, the reclaimer's start and
+ * stop); each caller of a backend op counts its failures here.
  */
 #include "cache_internal.h"
 
@@ -39,10 +43,16 @@ void dci_pool_free(struct dc_range *ranges)
 		dci_free((struct dc_pool_head *)(void *)ranges - 1);
 }
 
-/* Every range free, lowest window offsets on top of the free stack. */
+/*
+ * Every range free, lowest window offsets on top of the free stack; the
+ * lock and the wait queue ready.  Undone by dci_pool_fini().
+ */
 void dci_pool_init(struct dc_cache *c)
 {
 	unsigned int i;
+
+	dc_spin_lock_init(&c->pool.lock);
+	dci_waitq_init(&c->pool.waitq);
 
 	((struct dc_pool_head *)(void *)c->ranges)[-1].cache = c;
 	/* The heads too find their cache (dci_range_cache()), though none asks. */
@@ -50,34 +60,68 @@ void dci_pool_init(struct dc_cache *c)
 		c->ranges[i].win_off = (uint64_t)i << c->cfg.range_shift;
 		c->ranges[i].range_shift = (uint8_t)c->cfg.range_shift;
 	}
-	c->free_list = &c->ranges[c->nr_ranges];
-	c->busy = &c->ranges[c->nr_ranges + 1];
-	dc_rlist_init(c, c->free_list);
-	dc_rlist_init(c, c->busy);
-	c->hand = c->busy;
+	c->pool.free_list = &c->ranges[c->nr_ranges];
+	c->pool.busy = &c->ranges[c->nr_ranges + 1];
+	dc_rlist_init(c, c->pool.free_list);
+	dc_rlist_init(c, c->pool.busy);
+	c->pool.hand = c->pool.busy;
 	for (i = c->nr_ranges; i-- > 0;) {
 		struct dc_range *r = &c->ranges[i];
 
 		dc_refcount_set(&r->ref, 0);
-		dc_rlist_add_before(c, r, dc_range_next(c, c->free_list));
+		dc_rlist_add_before(c, r, dc_range_next(c, c->pool.free_list));
 	}
-	c->nr_free = c->nr_ranges;
+	c->pool.nr_free = c->nr_ranges;
+}
+
+void dci_pool_fini(struct dc_cache *c)
+{
+	dci_waitq_destroy(&c->pool.waitq);
+	dc_spin_lock_destroy(&c->pool.lock);
+}
+
+/* Start the reclaimer's worker, which runs @fn (cache_reclaim.c's). */
+int dci_pool_reclaimer_start(struct dc_cache *c, void (*fn)(struct dc_worker *w))
+{
+	return dci_worker_start(&c->pool.reclaimer, fn, "dc-reclaim");
+}
+
+/*
+ * Stop the reclaimer for good: no kick queues it any more, a run in
+ * progress sees it stopping (woken from any wait for a range), and its
+ * worker is gone when this returns.
+ */
+void dci_pool_reclaimer_stop(struct dc_cache *c)
+{
+	dc_atomic_set(&c->pool.reclaimer_stopping, 1);
+	dci_cache_wake(c);
+	dci_worker_stop(&c->pool.reclaimer);
+}
+
+/* The free and the mapped ranges, both at one moment (for the statistics). */
+void dci_pool_counts(struct dc_cache *c, unsigned int *nr_free,
+		     unsigned int *nr_mapped)
+{
+	dc_spin_lock(&c->pool.lock);
+	*nr_free = c->pool.nr_free;
+	*nr_mapped = c->pool.nr_mapped;
+	dc_spin_unlock(&c->pool.lock);
 }
 
 /* Bump the event count and wake everyone waiting for a range. */
 void dci_cache_wake(struct dc_cache *c)
 {
-	dc_atomic64_inc(&c->events);
-	dci_waitq_wake_all(&c->waitq);
+	dc_atomic64_inc(&c->pool.events);
+	dci_waitq_wake_all(&c->pool.waitq);
 }
 
 /* Run the background reclaimer (cache_reclaim.c), unless destroy stops it. */
 void dci_reclaimer_kick(struct dc_cache *c)
 {
-	if (dc_atomic_read(&c->reclaimer_stopping))
+	if (dc_atomic_read(&c->pool.reclaimer_stopping))
 		return;
-	dc_atomic64_inc(&c->reclaimer_kicks);
-	dci_worker_queue(&c->reclaimer);
+	dc_atomic64_inc(&c->pool.reclaimer_kicks);
+	dci_worker_queue(&c->pool.reclaimer);
 }
 
 /*
@@ -98,16 +142,16 @@ struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
 	bool kick = false;
 
 	dc_smp_rmb();
-	if (!dc_read_once(c->nr_free))
+	if (!dc_read_once(c->pool.nr_free))
 		return NULL;
-	dc_spin_lock(&c->pool_lock);
-	if (!dc_rlist_empty(c, c->free_list)) {
-		r = dc_range_next(c, c->free_list);
+	dc_spin_lock(&c->pool.lock);
+	if (!dc_rlist_empty(c, c->pool.free_list)) {
+		r = dc_range_next(c, c->pool.free_list);
 		dc_rlist_del(c, r);
-		dc_write_once(c->nr_free, c->nr_free - 1);
-		kick = may_kick && c->nr_free < c->threshold;
+		dc_write_once(c->pool.nr_free, c->pool.nr_free - 1);
+		kick = may_kick && c->pool.nr_free < c->threshold;
 	}
-	dc_spin_unlock(&c->pool_lock);
+	dc_spin_unlock(&c->pool.lock);
 	if (kick)
 		dci_reclaimer_kick(c);
 	return r;
@@ -115,22 +159,36 @@ struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
 
 void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
 {
-	dc_spin_lock(&c->pool_lock);
-	dc_rlist_add_before(c, r, dc_range_next(c, c->free_list));
-	dc_write_once(c->nr_free, c->nr_free + 1);
-	dc_spin_unlock(&c->pool_lock);
+	dc_spin_lock(&c->pool.lock);
+	dc_rlist_add_before(c, r, dc_range_next(c, c->pool.free_list));
+	dc_write_once(c->pool.nr_free, c->pool.nr_free + 1);
+	dc_spin_unlock(&c->pool.lock);
 	dc_smp_mb();
-	if (dc_atomic_read(&c->waiters))
+	if (dc_atomic_read(&c->pool.waiters))
 		dci_cache_wake(c);
 }
 
-/* Newest mappings go just behind the hand: the last the hand reaches. */
+/* Put a new mapping on the busy ring, where the victim policy says. */
 void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r)
 {
-	dc_spin_lock(&c->pool_lock);
-	dc_rlist_add_before(c, r, c->hand);
-	dc_write_once(c->nr_mapped, c->nr_mapped + 1);
-	dc_spin_unlock(&c->pool_lock);
+	dc_spin_lock(&c->pool.lock);
+	c->victim->mapped(c, r);
+	dc_write_once(c->pool.nr_mapped, c->pool.nr_mapped + 1);
+	dc_spin_unlock(&c->pool.lock);
+}
+
+/*
+ * Take the claimed @r off the busy ring; the hand, if it was there, moves
+ * on to the next.
+ */
+void dci_pool_del_busy(struct dc_cache *c, struct dc_range *r)
+{
+	dc_spin_lock(&c->pool.lock);
+	if (c->pool.hand == r)
+		c->pool.hand = dc_range_next(c, r);
+	dc_rlist_del(c, r);
+	dc_write_once(c->pool.nr_mapped, c->pool.nr_mapped - 1);
+	dc_spin_unlock(&c->pool.lock);
 }
 
 static const char *const backend_op_name[DC_BE_NR] = {
@@ -162,9 +220,9 @@ int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
 	unsigned int n;
 
 	dc_stat_inc(c, backend_op_failures[op]);
-	dc_spin_lock(&c->pool_lock);
-	n = ++c->be_failures[op];
-	dc_spin_unlock(&c->pool_lock);
+	dc_spin_lock(&c->pool.lock);
+	n = ++c->pool.be_failures[op];
+	dc_spin_unlock(&c->pool.lock);
 	*nth = n && !(n & (n - 1)) ? n : 0;
 	if (ret > 0) {
 		if (*nth)

@@ -16,24 +16,19 @@
  * a walk that already holds one inode's mutex takes another only with a
  * trylock.
  *
+ * Owns struct dc_reclaim in the cache (the kicks answered, the ranges in
+ * flight to the free pool, the evict deadline, the batch arrays, the
+ * deferred and orphan inodes), which no other file names.
+ *
  * The layer below the API (see cache_internal.h): it calls admission
- * control, the pool and the inode table.
+ * control, the pool and the inode table; which idle mapping a walk takes
+ * is the victim policy's (struct dc_victim_ops, through c->victim).
  *
  * Callers: cache_map.c (inline reclaim, and the release of a range whose
  * setup failed), cache.c (the reclaimer's function, and destroy's
  * evictions), and the API's dc_inode_put() and dc_inode_punch().
  */
 #include "cache_internal.h"
-
-/* --- the busy ring's hand ------------------------------------------------- */
-
-static void busy_del_locked(struct dc_cache *c, struct dc_range *r)
-{
-	if (c->hand == r)
-		c->hand = dc_range_next(c, r);
-	dc_rlist_del(c, r);
-	dc_write_once(c->nr_mapped, c->nr_mapped - 1);
-}
 
 /* --- remove batches -------------------------------------------------------- */
 
@@ -162,9 +157,7 @@ static int claim_found(struct dc_cache *c, struct dc_inode *owner,
 		}
 	}
 	dc_itree_remove(owner->tree, r->index, NULL);
-	dc_spin_lock(&c->pool_lock);
-	busy_del_locked(c, r);
-	dc_spin_unlock(&c->pool_lock);
+	dci_pool_del_busy(c, r);
 	return 0;
 }
 
@@ -185,32 +178,42 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 }
 
 /*
- * Advance the hand to the next idle mapping (CLOCK: one not accessed since
- * the hand last passed; clearing bits as it goes) and hold its owner.
- * Returns NULL after two sweeps without one.
+ * Whether the victim policy gives the idle mapping @r of @owner, passed by
+ * a victim walk, another turn; one hit since is a reference to count.
+ */
+static bool victim_spared(struct dc_cache *c, struct dc_inode *owner,
+			  struct dc_range *r)
+{
+	if (!c->victim->spare || !c->victim->spare(r))
+		return false;
+	dci_admit_seen(c, owner->id, r->index);
+	return true;
+}
+
+/*
+ * Advance the hand to the next idle mapping the victim policy does not
+ * spare (CLOCK: one not accessed since the hand last passed; clearing bits
+ * as it goes) and hold its owner.  Returns NULL after two sweeps without
+ * one.
  */
 static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 {
 	struct dc_range *r = NULL;
 	unsigned int budget;
 
-	dc_spin_lock(&c->pool_lock);
+	dc_pool_lock(c);
 	/* Two sweeps of the ring, its head included. */
-	budget = 2 * (c->nr_mapped + 1);
-	while (c->nr_mapped && budget--) {
-		struct dc_range *pos = c->hand;
+	budget = 2 * (dc_pool_nr_mapped(c) + 1);
+	while (dc_pool_nr_mapped(c) && budget--) {
+		struct dc_range *pos = dc_pool_hand_advance(c);
 
-		c->hand = dc_range_next(c, pos);
-		if (pos == c->busy)
+		if (pos == dc_pool_busy_head(c))
 			continue;
 		r = pos;
 		if (dc_refcount_read(&r->ref) != 1)
 			goto next;
-		if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
-			dc_write_once(r->accessed, false);
-			dci_admit_seen(c, r->owner->id, r->index);
+		if (victim_spared(c, r->owner, r))
 			goto next;
-		}
 		/* On the busy ring, the owner is alive; it may be dying. */
 		if (dci_inode_tryhold(r->owner)) {
 			*owner = r->owner;
@@ -219,14 +222,14 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 next:
 		r = NULL;
 	}
-	dc_spin_unlock(&c->pool_lock);
+	dc_pool_unlock(c);
 	return r;
 }
 
 /*
  * Inline reclaim from the allocating inode itself: walk its own mappings
- * from where the last walk stopped (second chance for accessed ones under
- * CLOCK).  The caller holds @self's mutex.  With @cand (admission control),
+ * from where the last walk stopped (another turn for those the victim
+ * policy spares).  The caller holds @self's mutex.  With @cand (admission control),
  * the first victim found is contested: if the miss loses, nothing is
  * claimed, the walk stops there and *@refused is set.
  */
@@ -242,16 +245,14 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
 	while (have && budget--) {
 		struct dc_range *r = e.item;
 
-		if (dc_refcount_read(&r->ref) == 1) {
-			if (c->cfg.victim == DC_VICTIM_CLOCK && dc_read_once(r->accessed)) {
-				dc_write_once(r->accessed, false);
-				dci_admit_seen(c, self->id, r->index);
-			} else if (cand && !dci_admit_contest(c, cand, self->id, r->index)) {
+		if (dc_refcount_read(&r->ref) == 1 && !victim_spared(c, self, r)) {
+			if (cand && !dci_admit_contest(c, cand, self->id, r->index)) {
 				/* The next contest starts from this victim. */
 				self->reclaim_cursor = e.start;
 				*refused = true;
 				return NULL;
-			} else if (!claim_found(c, self, r, false)) {
+			}
+			if (!claim_found(c, self, r, false)) {
 				self->reclaim_cursor = e.start + 1;
 				return r;
 			}
@@ -290,10 +291,10 @@ static void inode_put_deferred(struct dc_inode *inode)
 
 	if (!dci_inode_put_unhash(inode))
 		return;
-	dc_spin_lock(&c->pool_lock);
-	inode->evict_next = c->evict_list;
-	c->evict_list = inode;
-	dc_spin_unlock(&c->pool_lock);
+	dc_pool_lock(c);
+	inode->evict_next = c->reclaim.evict_list;
+	c->reclaim.evict_list = inode;
+	dc_pool_unlock(c);
 	dci_reclaimer_kick(c);
 }
 
@@ -360,7 +361,7 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 
 	*refused = false;
 	if (!cand || own_only ||
-	    2 * dc_itree_count(self->tree) > dc_read_once(c->nr_mapped)) {
+	    2 * dc_itree_count(self->tree) > dc_pool_nr_mapped(c)) {
 		r = reclaim_own(c, self, cand, refused);
 		if (r)
 			range_was(r, was);
@@ -383,20 +384,39 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 	return r;
 }
 
+/*
+ * Evict the inodes of *@list, taken whole under the pool lock: c->reclaim.evict_list
+ * (what inode_put_deferred() left: the reclaimer, and destroy) or
+ * c->reclaim.orphans (what an eviction left to destroy's next pass).
+ */
+static void inode_evict_list(struct dc_cache *c, struct dc_inode **list)
+{
+	struct dc_inode *head, *inode;
+
+	dc_pool_lock(c);
+	head = *list;
+	*list = NULL;
+	dc_pool_unlock(c);
+	while ((inode = head)) {
+		head = inode->evict_next;
+		dci_inode_evict(inode);
+	}
+}
+
 /* --- the background reclaimer ---------------------------------------------- */
 
 static unsigned int nr_free(struct dc_cache *c)
 {
 	unsigned int n;
 
-	dc_spin_lock(&c->pool_lock);
-	n = c->nr_free;
-	dc_spin_unlock(&c->pool_lock);
+	dc_pool_lock(c);
+	n = dc_pool_nr_free(c);
+	dc_pool_unlock(c);
 	return n;
 }
 
 /*
- * @n ranges the reclaimer counted in c->reclaiming are free, or not taken.
+ * @n ranges the reclaimer counted in c->reclaim.reclaiming are free, or not taken.
  * A range it freed moved an event already (dci_pool_put_free()); the wake
  * here moves none, so that only a miss that waits for the count to fall
  * looks again.  Waiters that wait for an event sleep on: a range they can
@@ -409,10 +429,10 @@ static void reclaiming_done(struct dc_cache *c, unsigned int n)
 	if (!n)
 		return;
 	while (n--)
-		dc_atomic_dec(&c->reclaiming);
+		dc_atomic_dec(&c->reclaim.reclaiming);
 	dc_smp_mb__after_atomic();
-	if (dc_atomic_read(&c->waiters))
-		dci_waitq_wake_all(&c->waitq);
+	if (dc_pool_has_waiters(c))
+		dci_waitq_wake_all(dc_pool_waitq(c));
 }
 
 /*
@@ -420,23 +440,23 @@ static void reclaiming_done(struct dc_cache *c, unsigned int n)
  * passes repeat while the pool stays below the threshold and they make
  * progress.  A pass that finds nothing stops: whoever waits for a range
  * kicks the reclaimer again when an unpin wakes it.  Each range is counted
- * in c->reclaiming from before the victim is looked for until it is free.
+ * in c->reclaim.reclaiming from before the victim is looked for until it is free.
  */
 void dci_reclaimer_fn(struct dc_worker *w)
 {
-	struct dc_cache *c = dc_container_of(w, struct dc_cache, reclaimer);
+	struct dc_cache *c = dc_pool_worker_cache(w);
 	struct remove_batch b = {
-		.ranges = c->bg_ranges,
-		.entries = c->bg_entries,
+		.ranges = c->reclaim.bg_ranges,
+		.entries = c->reclaim.bg_entries,
 		.max = c->cfg.remove_batch_max,
 	};
 	uint64_t kicks;
 
 	/* Every kick read here is answered once this run ends. */
 	dc_smp_mb();
-	kicks = dc_atomic64_read(&c->reclaimer_kicks);
-	dci_inode_evict_list(c, &c->evict_list);
-	while (!dc_atomic_read(&c->reclaimer_stopping) && nr_free(c) < c->threshold) {
+	kicks = dc_pool_kicks(c);
+	inode_evict_list(c, &c->reclaim.evict_list);
+	while (!dc_pool_reclaimer_stopping(c) && nr_free(c) < c->threshold) {
 		unsigned int got = 0, held = 0, tries = c->nr_ranges;
 		struct dc_inode *owner;
 		struct dc_range *r;
@@ -445,7 +465,7 @@ void dci_reclaimer_fn(struct dc_worker *w)
 		while (got < c->cfg.reclaim_batch && tries--) {
 			int ret = -EBUSY;
 
-			dc_atomic_inc(&c->reclaiming);
+			dc_atomic_inc(&c->reclaim.reclaiming);
 			dc_smp_mb__after_atomic();
 			r = pick_victim(c, &owner);
 			if (!r) {
@@ -481,13 +501,145 @@ void dci_reclaimer_fn(struct dc_worker *w)
 			break;
 	}
 	dc_smp_mb();
-	dc_atomic64_set(&c->reclaimer_answered, kicks);
+	dc_atomic64_set(&c->reclaim.answered, kicks);
 }
 
 /* --- punch and evict ------------------------------------------------------- */
 
+/*
+ * A walk that drops an inode's mappings of [@from, @last], in batches of
+ * @b (its own one-entry arrays when no larger ones could be had).  @busy:
+ * a mapping was left pinned; @wb_err: the first failed writeback.
+ */
+struct drop_walk {
+	struct remove_batch b;
+	struct dc_range *one_range;
+	struct dc_remove_entry one_entry;
+	uint64_t from, last;
+	bool evict, busy;
+	int wb_err;
+};
+
+/* Arrays for @w's batches, as many as @inode's mappings up to remove_batch_max. */
+static void drop_batch_alloc(struct dc_inode *inode, struct drop_walk *w)
+{
+	struct dc_cache *c = inode->cache;
+	size_t count = dc_itree_count(inode->tree);
+	unsigned int want;
+
+	want = (unsigned int)(count < c->cfg.remove_batch_max ?
+			      count : c->cfg.remove_batch_max);
+	w->b.ranges = &w->one_range;
+	w->b.entries = &w->one_entry;
+	w->b.max = 1;
+	if (want <= 1)
+		return;
+	w->b.ranges = dc_alloc(want * sizeof(*w->b.ranges));
+	w->b.entries = dc_alloc(want * sizeof(*w->b.entries));
+	if (w->b.ranges && w->b.entries) {
+		w->b.max = want;
+		return;
+	}
+	/* One at a time then: slower, but it never fails. */
+	dci_free(w->b.ranges);
+	dci_free(w->b.entries);
+	w->b.ranges = &w->one_range;
+	w->b.entries = &w->one_entry;
+}
+
+static void drop_batch_free(struct drop_walk *w)
+{
+	if (w->b.ranges != &w->one_range) {
+		dci_free(w->b.ranges);
+		dci_free(w->b.entries);
+	}
+}
+
+/*
+ * Claim up to a batch of @inode's mappings from w->from under the mutex;
+ * remove them outside it.  Returns true when the batch filled before the
+ * end: the next one goes on from where this one stopped, so what a batch
+ * left behind (pinned, or not written back) is not visited again: one
+ * pass, one writeback per dirty mapping.
+ */
+static bool drop_batch(struct dc_inode *inode, struct drop_walk *w)
+{
+	struct dc_cache *c = inode->cache;
+	struct dc_itree_entry e;
+	bool more = false;
+	int ret;
+
+	dc_mutex_lock(&inode->mutex);
+	if (dc_itree_first(inode->tree, w->from, w->last, &e)) {
+		do {
+			if (w->b.n == w->b.max) {
+				more = true;
+				w->from = e.start;
+				break;
+			}
+			ret = claim_found(c, inode, e.item, w->evict);
+			if (!ret)
+				batch_add(c, &w->b, e.item, NULL);
+			else if (ret == -EBUSY)
+				w->busy = true;
+			else if (!w->wb_err)
+				w->wb_err = ret;
+		} while (dc_itree_next(inode->tree, &e, w->last));
+	}
+	dc_mutex_unlock(&inode->mutex);
+	batch_flush(c, &w->b);
+	return more;
+}
+
 /* How long an eviction waits for pins before it calls them a misuse. */
 #define DC_EVICT_PIN_GRACE_NS	(100ull * 1000 * 1000)
+
+/* An eviction's wait for the pins of its inode's mappings. */
+struct pin_wait {
+	uint64_t ev;			/* the events count the last pass began at */
+	uint64_t since;			/* when the first pass found a pin */
+	bool registered, warned;
+};
+
+/*
+ * Before another pass of an eviction that found pins: the first time,
+ * register as a waiter (so that unpins count events) and look again at
+ * once; after that, sleep until an event since the last pass began.
+ * Returns false once the cache's evict_deadline has passed (only
+ * dc_cache_destroy() sets one): the eviction gives up on the pins.
+ */
+static bool evict_wait_pins(struct dc_inode *inode, struct pin_wait *pw)
+{
+	struct dc_cache *c = inode->cache;
+	uint64_t now, deadline;
+
+	if (!pw->registered) {
+		dc_waiters_enter(c);
+		pw->registered = true;
+		pw->since = dc_now_ns();
+		pw->ev = dc_pool_events(c);
+		return true;
+	}
+	now = dc_now_ns();
+	deadline = dc_atomic64_read(&c->reclaim.evict_deadline);
+	if (now >= deadline)
+		return false;
+	/*
+	 * A hit racing with a reuse may hold a range for an instant (see
+	 * try_pin()); only a pin that lasts is the caller's.
+	 */
+	if (!pw->warned && now - pw->since > DC_EVICT_PIN_GRACE_NS) {
+		dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
+			     (unsigned long long)inode->id);
+		pw->warned = true;
+	}
+	dc_waitq_wait_uninterruptible_timeout(dc_pool_waitq(c),
+			dc_pool_events(c) != pw->ev,
+			deadline - now < DC_EVICT_PIN_GRACE_NS ?
+			deadline - now : DC_EVICT_PIN_GRACE_NS);
+	pw->ev = dc_pool_events(c);
+	return true;
+}
 
 /*
  * Drop @inode's mappings of indexes [@first, @last].  Pinned mappings stay
@@ -500,105 +652,25 @@ void dci_reclaimer_fn(struct dc_worker *w)
 static int inode_drop_range(struct dc_inode *inode, uint64_t first,
 			    uint64_t last, bool evict)
 {
-	struct dc_cache *c = inode->cache;
-	struct dc_range *one_range;
-	struct dc_remove_entry one_entry;
-	struct remove_batch b = { .ranges = &one_range, .entries = &one_entry, .max = 1 };
-	struct dc_itree_entry e;
-	unsigned int want;
-	uint64_t from = first, ev = 0, busy_since = 0;
-	bool registered = false, warned = false, busy = false;
-	int wb_err = 0, ret;
+	struct drop_walk w = { .from = first, .last = last, .evict = evict };
+	struct pin_wait pw = { 0 };
 
-	want = (unsigned int)(dc_itree_count(inode->tree) < c->cfg.remove_batch_max ?
-			      dc_itree_count(inode->tree) : c->cfg.remove_batch_max);
-	if (want > 1) {
-		b.ranges = dc_alloc(want * sizeof(*b.ranges));
-		b.entries = dc_alloc(want * sizeof(*b.entries));
-		if (b.ranges && b.entries) {
-			b.max = want;
-		} else {
-			/* One at a time then: slower, but it never fails. */
-			dci_free(b.ranges);
-			dci_free(b.entries);
-			b.ranges = &one_range;
-			b.entries = &one_entry;
-		}
-	}
+	drop_batch_alloc(inode, &w);
 	for (;;) {
-		bool more = false;
-
-		/*
-		 * Claim up to a batch under the mutex; remove outside it.  The
-		 * next batch goes on from where this one stopped, so what a
-		 * batch left behind (pinned, or not written back) is not
-		 * visited again: one pass, one writeback per dirty mapping.
-		 */
-		dc_mutex_lock(&inode->mutex);
-		if (dc_itree_first(inode->tree, from, last, &e)) {
-			do {
-				if (b.n == b.max) {
-					more = true;
-					from = e.start;
-					break;
-				}
-				ret = claim_found(c, inode, e.item, evict);
-				if (!ret)
-					batch_add(c, &b, e.item, NULL);
-				else if (ret == -EBUSY)
-					busy = true;
-				else if (!wb_err)
-					wb_err = ret;
-			} while (dc_itree_next(inode->tree, &e, last));
-		}
-		dc_mutex_unlock(&inode->mutex);
-		batch_flush(c, &b);
-		if (more)
+		if (drop_batch(inode, &w))
 			continue;
-		if (!busy || !evict)
+		if (!w.busy || !evict)
 			break;
-		/*
-		 * Eviction: wait for the pins, then a new pass from the start.
-		 * The first time, register as a waiter (so that unpins count
-		 * events) and look again at once; after that, sleep until an
-		 * event since the pass began.
-		 */
-		if (!registered) {
-			dc_waiters_enter(c);
-			registered = true;
-			busy_since = dc_now_ns();
-		} else {
-			uint64_t now = dc_now_ns();
-			uint64_t deadline = dc_atomic64_read(&c->evict_deadline);
-
-			if (now >= deadline)
-				break;		/* destroy gives up on the pins */
-			/*
-			 * A hit racing with a reuse may hold a range for an
-			 * instant (see try_pin()); only a pin that lasts is
-			 * the caller's.
-			 */
-			if (!warned && now - busy_since > DC_EVICT_PIN_GRACE_NS) {
-				dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
-					     (unsigned long long)inode->id);
-				warned = true;
-			}
-			dc_waitq_wait_uninterruptible_timeout(&c->waitq,
-					dc_atomic64_read(&c->events) != ev,
-					deadline - now < DC_EVICT_PIN_GRACE_NS ?
-					deadline - now : DC_EVICT_PIN_GRACE_NS);
-		}
-		ev = dc_atomic64_read(&c->events);
-		busy = false;
-		from = first;
+		/* Eviction: wait for the pins, then a new pass from the start. */
+		if (!evict_wait_pins(inode, &pw))
+			break;
+		w.busy = false;
+		w.from = first;
 	}
-	if (registered)
-		dc_waiters_leave(c);
-	if (b.ranges != &one_range) {
-		dci_free(b.ranges);
-		dci_free(b.entries);
-	}
-	return wb_err ? wb_err : busy ? -EBUSY : 0;
+	if (pw.registered)
+		dc_waiters_leave(inode->cache);
+	drop_batch_free(&w);
+	return w.wb_err ? w.wb_err : w.busy ? -EBUSY : 0;
 }
 
 int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
@@ -625,10 +697,10 @@ void dci_inode_evict(struct dc_inode *inode)
 	struct dc_cache *c = inode->cache;
 
 	if (inode_drop_range(inode, 0, UINT64_MAX, true)) {
-		dc_spin_lock(&c->pool_lock);
-		inode->evict_next = c->orphans;
-		c->orphans = inode;
-		dc_spin_unlock(&c->pool_lock);
+		dc_pool_lock(c);
+		inode->evict_next = c->reclaim.orphans;
+		c->reclaim.orphans = inode;
+		dc_pool_unlock(c);
 		return;
 	}
 	dci_inode_free(inode);
@@ -644,21 +716,56 @@ void dc_inode_put(struct dc_inode *inode)
 }
 DC_EXPORT(dc_inode_put);
 
-/*
- * Evict the inodes of *@list, taken whole under the pool lock: c->evict_list
- * (what inode_put_deferred() left: the reclaimer, and destroy) or
- * c->orphans (what an eviction left to destroy's next pass).
- */
-void dci_inode_evict_list(struct dc_cache *c, struct dc_inode **list)
+/* The reclaimer's state of a new cache: its batch arrays.  -ENOMEM. */
+int dci_reclaim_init(struct dc_cache *c)
 {
-	struct dc_inode *head, *inode;
+	struct dc_reclaim *rc = &c->reclaim;
 
-	dc_spin_lock(&c->pool_lock);
-	head = *list;
-	*list = NULL;
-	dc_spin_unlock(&c->pool_lock);
-	while ((inode = head)) {
-		head = inode->evict_next;
-		dci_inode_evict(inode);
-	}
+	dc_atomic64_set(&rc->evict_deadline, DC_WAIT_FOREVER);
+	rc->bg_ranges = dc_alloc(c->cfg.remove_batch_max * sizeof(*rc->bg_ranges));
+	rc->bg_entries = dc_alloc(c->cfg.remove_batch_max * sizeof(*rc->bg_entries));
+	return rc->bg_ranges && rc->bg_entries ? 0 : -ENOMEM;
+}
+
+/* Free what dci_reclaim_init() allocated, all of it or not. */
+void dci_reclaim_fini(struct dc_cache *c)
+{
+	dci_free(c->reclaim.bg_entries);
+	dci_free(c->reclaim.bg_ranges);
+}
+
+/* The pool's count of kicks that the last finished run had read. */
+uint64_t dci_reclaim_answered(struct dc_cache *c)
+{
+	return dc_atomic64_read(&c->reclaim.answered);
+}
+
+/*
+ * Evictions wait for pins until @deadline from now on (dc_cache_destroy()'s
+ * grace), those in progress included: they are woken to see it.
+ */
+void dci_reclaim_set_deadline(struct dc_cache *c, uint64_t deadline)
+{
+	dc_atomic64_set(&c->reclaim.evict_deadline, deadline);
+}
+
+/* Evict what inode_put_deferred() left, the reclaimer stopped (destroy). */
+void dci_reclaim_evict_deferred(struct dc_cache *c)
+{
+	inode_evict_list(c, &c->reclaim.evict_list);
+}
+
+/*
+ * Evict once more the inodes whose eviction gave up on pins; true when
+ * some still keep pinned mappings (dc_cache_destroy()'s next call).
+ */
+bool dci_reclaim_evict_orphans(struct dc_cache *c)
+{
+	bool left;
+
+	inode_evict_list(c, &c->reclaim.orphans);
+	dc_pool_lock(c);
+	left = c->reclaim.orphans;
+	dc_pool_unlock(c);
+	return left;
 }

@@ -842,14 +842,118 @@ static void leaf_append(struct itree_node *leaf, const struct wide_entry *ne)
 	dc_store_release(&leaf->nr, pos + 1);
 }
 
+/* @t has one entry more, published: count it, then the change. */
+static void insert_done(struct dc_itree *t)
+{
+	dc_write_once(t->count, t->count + 1);
+	/* After the publish: see dci_itree_changes(). */
+	dc_store_release(&t->changes, t->changes + 1);
+}
+
+/* The first entry of the empty @t, @ne, in a root leaf from @pool. */
+static void insert_root_leaf(struct dc_itree *t, struct node_pool *pool,
+			     const struct wide_entry *ne)
+{
+	struct itree_node *lo = pool_take(pool);
+
+	lo->leaf = true;
+	lo->level = 0;
+	lo->nr = 1;
+	itn_set(lo, 0, ne);
+	itn_seal(lo);
+	dc_rcu_assign_pointer(t->root, lo);
+	t->height = 1;
+}
+
+/* The old root split into @lo and @hi (@ne, its entry): a new root over both. */
+static void grow_root(struct dc_itree *t, struct node_pool *pool,
+		      struct itree_node *lo, const struct wide_entry *ne)
+{
+	struct itree_node *root = pool_take(pool);
+
+	root->leaf = false;
+	root->level = lo->level + 1;
+	root->nr = 2;
+	dc_rcu_init_pointer(root->child[0], lo);
+	itn_set(root, 1, ne);
+	itn_seal(root);
+	dc_rcu_assign_pointer(t->root, root);
+	t->height++;
+}
+
+/*
+ * Point @lo's or @hi's child @pos (counted across both, as in the node
+ * they split from) at @rep, the left half of the child that split below.
+ */
+static void split_set_child(struct itree_node *lo, struct itree_node *hi,
+			    unsigned int pos, struct itree_node *rep)
+{
+	if (pos < lo->nr)
+		dc_rcu_init_pointer(lo->child[pos], rep);
+	else
+		dc_rcu_init_pointer(hi->child[pos - lo->nr], rep);
+}
+
+/*
+ * Insert @ne, at position @pos of the leaf @p ends at, with nodes from
+ * @pool, bottom-up: a node with room is copied with the new entry and
+ * published, which ends the walk; a full one splits into @lo and @hi, and
+ * its parent's copy must then take @lo in place of it and @hi as the new
+ * entry after it.  Replaced nodes stay reachable until the final publish,
+ * so they are retired only after it.
+ */
+static void insert_path(struct dc_itree *t, struct itree_path *p,
+			struct node_pool *pool, struct wide_entry ne,
+			unsigned int pos)
+{
+	struct itree_node *replaced[ITREE_MAX_DEPTH];
+	struct itree_node *lo, *hi, *old, *rep = NULL;
+	unsigned int lvl = p->depth - 1, nr_replaced = 0;
+
+	for (;;) {
+		old = p->node[lvl];
+		if (old->nr < ITREE_FANOUT) {
+			lo = pool_take(pool);
+			copy_insert(lo, old, pos, &ne);
+			if (rep)
+				dc_rcu_init_pointer(lo->child[pos - 1], rep);
+			itn_seal(lo);
+			publish(t, p, lvl, lo);
+			break;
+		}
+		lo = pool_take(pool);
+		hi = pool_take(pool);
+		split_insert(lo, hi, old, pos, &ne);
+		if (rep)
+			split_set_child(lo, hi, pos - 1, rep);
+		replaced[nr_replaced++] = old;
+		rep = lo;
+		ne.key = hi->key[0];
+		ne.last = 0;
+		ne.p = hi;
+		itn_seal(lo);
+		itn_seal(hi);
+		if (!lvl) {
+			grow_root(t, pool, lo, &ne);
+			old = NULL;
+			break;
+		}
+		lvl--;
+		pos = p->slot[lvl] + 1;
+	}
+	while (nr_replaced)
+		itn_retire(t, replaced[--nr_replaced]);
+	if (old)
+		itn_retire(t, old);
+}
+
 /* Insert [@start, @last] -> @item, which overlaps nothing in @t. */
 static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		      void *item)
 {
 	struct wide_entry ne = { .key = start, .last = last, .p = item };
-	struct itree_node *lo, *hi, *old, *rep;
-	struct itree_node *replaced[ITREE_MAX_DEPTH];
-	unsigned int lvl, want, pos, nr_replaced = 0;
+	struct itree_node *lo;
+	unsigned int lvl, want, pos = 0;
 	struct node_pool pool;
 	struct itree_path p;
 
@@ -860,7 +964,8 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		if (pos == lo->nr && pos < ITREE_FANOUT) {
 			spare_restock(t);
 			leaf_append(lo, &ne);
-			goto done;
+			insert_done(t);
+			return 0;
 		}
 	}
 	/*
@@ -874,81 +979,11 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 	if (pool_fill(t, &pool, want))
 		return -ENOMEM;
 	spare_restock(t);
-
-	if (!p.depth) {
-		lo = pool_take(&pool);
-		lo->leaf = true;
-		lo->level = 0;
-		lo->nr = 1;
-		itn_set(lo, 0, &ne);
-		itn_seal(lo);
-		dc_rcu_assign_pointer(t->root, lo);
-		t->height = 1;
-		goto done;
-	}
-
-	/*
-	 * Bottom-up: a node with room is copied with the new entry and
-	 * published, which ends the walk; a full one splits into @lo and @hi,
-	 * and its parent's copy must then take @lo in place of it and @hi as
-	 * the new entry after it.  Replaced nodes stay reachable until the
-	 * final publish, so they are retired only after it.
-	 */
-	lvl = p.depth - 1;
-	pos = leaf_pos(p.node[lvl], start);
-	rep = NULL;
-	for (;;) {
-		old = p.node[lvl];
-		if (old->nr < ITREE_FANOUT) {
-			lo = pool_take(&pool);
-			copy_insert(lo, old, pos, &ne);
-			if (rep)
-				dc_rcu_init_pointer(lo->child[pos - 1], rep);
-			itn_seal(lo);
-			publish(t, &p, lvl, lo);
-			break;
-		}
-		lo = pool_take(&pool);
-		hi = pool_take(&pool);
-		split_insert(lo, hi, old, pos, &ne);
-		if (rep) {
-			if (pos - 1 < lo->nr)
-				dc_rcu_init_pointer(lo->child[pos - 1], rep);
-			else
-				dc_rcu_init_pointer(hi->child[pos - 1 - lo->nr], rep);
-		}
-		replaced[nr_replaced++] = old;
-		rep = lo;
-		ne.key = hi->key[0];
-		ne.last = 0;
-		ne.p = hi;
-		itn_seal(lo);
-		itn_seal(hi);
-		if (!lvl) {
-			struct itree_node *root = pool_take(&pool);
-
-			root->leaf = false;
-			root->level = lo->level + 1;
-			root->nr = 2;
-			dc_rcu_init_pointer(root->child[0], lo);
-			itn_set(root, 1, &ne);
-			itn_seal(root);
-			dc_rcu_assign_pointer(t->root, root);
-			t->height++;
-			old = NULL;
-			break;
-		}
-		lvl--;
-		pos = p.slot[lvl] + 1;
-	}
-	while (nr_replaced)
-		itn_retire(t, replaced[--nr_replaced]);
-	if (old)
-		itn_retire(t, old);
-done:
-	dc_write_once(t->count, t->count + 1);
-	/* After the publish: see dci_itree_changes(). */
-	dc_store_release(&t->changes, t->changes + 1);
+	if (p.depth)
+		insert_path(t, &p, &pool, ne, pos);
+	else
+		insert_root_leaf(t, &pool, &ne);
+	insert_done(t);
 	return 0;
 }
 

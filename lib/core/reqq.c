@@ -309,12 +309,49 @@ void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
 }
 DC_EXPORT(dc_reqq_req_init);
 
+/*
+ * Call the submit op for @req, which is nobody else's to send (q->lock
+ * held; the op runs without it), again while it says -ENOSPC and a
+ * completion came meanwhile.  *@kick: a completion nested in an op call
+ * left the parked requests to this thread.  Returns the op's last answer.
+ */
+static int submit_op(struct dc_reqq *q, struct dc_reqq_req *req, bool *kick)
+{
+	struct op_frame f;
+	uint64_t seq;
+	int ret;
+
+	for (;;) {
+		q->st.in_flight++;
+		seq = q->seq;
+		ret = call_submit(q, req, &f);
+		*kick |= f.kick;
+		if (!ret) {
+			q->st.submitted++;
+			return 0;
+		}
+		q->st.in_flight--;
+		if (ret != -ENOSPC)
+			return ret;
+		q->st.enospc++;
+		/*
+		 * A completion that came while this submission failed found
+		 * nothing parked to resubmit: try again here rather than park
+		 * and dispatch, which could end other requests (or this one)
+		 * from inside dc_reqq_submit().  Anything parked already has
+		 * a completion coming, or a dispatcher, to take this one too.
+		 */
+		if (q->shutdown || q->timer || q->seq == seq || q->head ||
+		    q->dispatching)
+			return ret;
+	}
+}
+
 int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 {
 	struct dc_reqq_req *own = NULL;
-	struct op_frame f, *nest;
+	struct op_frame *nest;
 	bool kick = false;
-	uint64_t seq;
 	int ret, err;
 
 	if (dc_fork_check(__func__))
@@ -342,30 +379,7 @@ int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 		dc_spin_unlock(&q->lock);
 		return 0;
 	}
-	for (;;) {
-		q->st.in_flight++;
-		seq = q->seq;
-		ret = call_submit(q, req, &f);
-		kick |= f.kick;
-		if (!ret) {
-			q->st.submitted++;
-			break;
-		}
-		q->st.in_flight--;
-		if (ret != -ENOSPC)
-			break;
-		q->st.enospc++;
-		/*
-		 * A completion that came while this submission failed found
-		 * nothing parked to resubmit: try again here rather than park
-		 * and dispatch, which could end other requests (or this one)
-		 * from inside dc_reqq_submit().  Anything parked already has
-		 * a completion coming, or a dispatcher, to take this one too.
-		 */
-		if (q->shutdown || q->timer || q->seq == seq || q->head ||
-		    q->dispatching)
-			break;
-	}
+	ret = submit_op(q, req, &kick);
 	if (ret == -ENOSPC && !q->shutdown) {
 		park_tail(q, req);
 		if (q->timer)

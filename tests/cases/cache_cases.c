@@ -487,7 +487,7 @@ DC_TEST(cache_config_invalid)
 	BAD(reclaim_threshold_pct, 101);
 	BAD(reclaim_batch, 0);
 	BAD(remove_batch_max, 0);
-	BAD(victim, (enum dc_victim_policy)2);
+	BAD(victim, (enum dc_victim_policy)(DC_VICTIM_SIEVE + 1));
 	BAD(flags, 0x80000000u);
 	BAD(flags, 0x8u);
 #undef BAD
@@ -1958,6 +1958,92 @@ ENV_CASE_CFG(cache_victim_clock, 4, victim_body,
 ENV_CASE_CFG(cache_victim_round_robin, 4, victim_body,
 	     e.cfg.reclaim_batch = 1, e.cfg.victim = DC_VICTIM_ROUND_ROBIN)
 
+/* Which of the window ranges @w[0..@n) the backend maps: bit k for w[k]. */
+static unsigned int mapped_mask(struct env *e, const uint64_t *w, unsigned int n)
+{
+	struct dc_simbe_mapping m;
+	unsigned int k, mask = 0;
+
+	for (k = 0; k < n; k++)
+		if (!dc_simbe_lookup(e->be, w[k], &m, sizeof(m)))
+			mask |= 1u << k;
+	return mask;
+}
+
+/*
+ * Where a new mapping joins the order, four ranges, one reclaimed per pass.
+ * A (pinned throughout), B, C mapped in inode 0; C hit.  D and E are inode
+ * 1's, so that the reclaimer's trylock of inode 0's mutex never meets a
+ * miss of the test's holding it (a pass that fails it moves on: the hand
+ * would clear C's bit and take C).  D takes the last free range:
+ * the pass passes A (pinned) and takes B (idle, not hit), under every
+ * policy, and the hand stops at C.  Then C and D are hit and pinned, and E
+ * takes the last free range while everything is pinned: that pass finds
+ * nothing.  Unpinned, with C and D hit, A and E not, the next pass takes
+ * what the policy puts first from the hand: SIEVE passes the visited C
+ * and D (old to new) and takes E, the newest, at the end it reached (A,
+ * older and not hit either, stays); CLOCK put E just behind the hand, so
+ * it passes C, D and wraps to A; round-robin takes C.
+ */
+static void victim_order_body(struct dc_test *t, struct env *e)
+{
+	unsigned int want = e->cfg.victim == DC_VICTIM_SIEVE ? 4 :
+			    e->cfg.victim == DC_VICTIM_CLOCK ? 0 : 2;
+	uint64_t w[5];
+	unsigned int k;
+
+	DC_ASSERT_EQ(t, e->nr, 4);
+	for (k = 0; k < 3; k++) {
+		pin_at(t, e, k, 0, k * e->rs, 0);
+		DC_RETURN_IF_FAILED(t);
+		w[k] = pin_base(e, &e->pin[k]);
+		if (k)
+			dc_unpin(&e->pin[k]);
+	}
+	touch(t, e, 0, 2 * e->rs, 0);
+	pin_at(t, e, 3, 1, 3 * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	w[3] = pin_base(e, &e->pin[3]);
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_LIMIT_NS), 0);
+	env_settle(t, e);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).nr_free, 1);
+	/* A, C and D mapped: B went. */
+	DC_ASSERT_EQ(t, mapped_mask(e, w, 4), 0xdu);
+
+	/* C and D hit and pinned (A still is): E's pass finds nothing. */
+	dc_unpin(&e->pin[3]);
+	pin_at(t, e, 3, 1, 3 * e->rs, 0);
+	pin_at(t, e, 2, 0, 2 * e->rs, 0);
+	pin_at(t, e, 4, 1, 4 * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	w[4] = pin_base(e, &e->pin[4]);
+	env_settle(t, e);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).nr_free, 0);
+	for (k = 0; k < 5; k++)
+		if (k != 1)
+			dc_unpin(&e->pin[k]);
+	/* Nothing free: the wait kicks the reclaimer, whose pass takes one. */
+	DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_LIMIT_NS), 0);
+	env_settle(t, e);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).nr_free, 1);
+	/* B's range is E's: A, C, D, E but the victim. */
+	DC_ASSERT_EQ(t, w[4], w[1]);
+	DC_ASSERT_EQ(t, mapped_mask(e, w, 5) & ~2u, 0x1du & ~(1u << want));
+	DC_ASSERT_EQ(t, cst(e).inline_reclaims, 0);
+}
+
+ENV_CASE_CFG(cache_victim_sieve, 4, victim_order_body,
+	     e.cfg.reclaim_batch = 1, e.cfg.victim = DC_VICTIM_SIEVE)
+
+ENV_CASE_CFG(cache_victim_clock_order, 4, victim_order_body,
+	     e.cfg.reclaim_batch = 1)
+
+ENV_CASE_CFG(cache_victim_round_robin_order, 4, victim_order_body,
+	     e.cfg.reclaim_batch = 1, e.cfg.victim = DC_VICTIM_ROUND_ROBIN)
+
 /* --- pins hold ----------------------------------------------------------------- */
 
 static void pin_stable_body(struct dc_test *t, struct env *e)
@@ -2807,6 +2893,9 @@ DC_SUITE(cache,
 	 DC_CASE(cache_bg_reclaim_second_chance),
 	 DC_CASE(cache_victim_clock),
 	 DC_CASE(cache_victim_round_robin),
+	 DC_CASE(cache_victim_sieve),
+	 DC_CASE(cache_victim_clock_order),
+	 DC_CASE(cache_victim_round_robin_order),
 	 DC_CASE(cache_pin_blocks_reclaim),
 	 DC_CASE(cache_alloc_failures),
 	 DC_CASE(cache_create_enomem),

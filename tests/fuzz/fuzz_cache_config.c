@@ -44,8 +44,8 @@ static bool decode(struct fz_in *in, struct fz_world *w)
 	c->remove_batch_max = (b >> 3) % 6 == 5 ? 256 : (b >> 3) % 6;
 	if (!c->reclaim_batch || !c->remove_batch_max)
 		ok = false;
-	c->victim = (enum dc_victim_policy)((f & 3) == 3 ? 2 + (f >> 7) : (f & 1));
-	if (c->victim != DC_VICTIM_CLOCK && c->victim != DC_VICTIM_ROUND_ROBIN)
+	c->victim = (enum dc_victim_policy)((f & 3) == 3 ? 3 + (f >> 7) : (f & 3));
+	if (c->victim > DC_VICTIM_SIEVE)
 		ok = false;
 	c->flags = (f >> 2) & 7;
 	if ((f & 0xe0) == 0xe0) {

@@ -474,7 +474,8 @@ static int run_window(unsigned int nr, unsigned int threads, uint64_t phase_ns,
 	if (!wks)
 		return -ENOMEM;
 	dc_cache_config_init(&cfg, sizeof(cfg), (uint64_t)nr << 21);
-	cfg.victim = below(&rng, 2) ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK;
+	/* CLOCK, round-robin or SIEVE. */
+	cfg.victim = (enum dc_victim_policy)below(&rng, 3);
 	cfg.flags = (unsigned int)below(&rng, 8);
 	cfg.remove_batch_max = 1 + (unsigned int)below(&rng, 8);
 	cfg.reclaim_batch = 1 + (unsigned int)below(&rng, 10);

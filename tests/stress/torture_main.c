@@ -256,9 +256,10 @@ static int run_round(const struct t_opts *o, unsigned int number, uint64_t round
 	cfg.range_shift = t_below(&rng, 2) ? 21 : 12;
 	cfg.window_size = (uint64_t)rd.nr << cfg.range_shift;
 	/* Victim policy and legacy flags in rotation, from a seeded start. */
-	combo = (unsigned int)((o->seed + number) % 16);
-	cfg.victim = combo & 1 ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK;
-	cfg.flags = combo >> 1;
+	combo = (unsigned int)((o->seed + number) % 24);
+	/* CLOCK, round-robin or SIEVE. */
+	cfg.victim = (enum dc_victim_policy)(combo % 3);
+	cfg.flags = combo / 3;
 	cfg.remove_batch_max = 1 + (unsigned int)t_below(&rng, 8);
 	cfg.reclaim_batch = 1 + (unsigned int)t_below(&rng, 10);
 	cfg.reclaim_threshold_pct = thresholds[t_below(&rng, 4)];

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/**
+ * DOC: cache_victim_clock.c - the CLOCK victim policy (DC_VICTIM_CLOCK, the
+ * default): a mapping hit since the hand last passed it gets a second
+ * chance.
+ *
+ * A new mapping goes just behind the hand, so that the hand reaches it
+ * last: a full turn before it can be taken.  The hand (and the own-inode
+ * walk of inline reclaim) clears the accessed bit of each idle mapping that
+ * has it and passes on; the first idle mapping without it is the victim.
+ * See struct dc_victim_ops for what a policy decides and when.
+ */
+#include "cache_internal.h"
+
+/* Pool lock. */
+static void clock_mapped(struct dc_cache *c, struct dc_range *r)
+{
+	dc_rlist_add_before(c, r, dc_pool_hand(c));
+}
+
+/* Test and clear the accessed bit: a hit since the last pass is spared. */
+static bool clock_spare(struct dc_range *r)
+{
+	if (!dc_read_once(r->accessed))
+		return false;
+	dc_write_once(r->accessed, false);
+	return true;
+}
+
+const struct dc_victim_ops dci_victim_clock = {
+	.mapped = clock_mapped,
+	.spare = clock_spare,
+};

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/**
+ * DOC: cache_victim_round_robin.c - the round-robin victim policy
+ * (DC_VICTIM_ROUND_ROBIN): the next idle mapping, hit or not, as upstream
+ * Linux (fs/fuse/dax.c) takes them.
+ *
+ * A new mapping goes just behind the hand, so that mappings are taken in
+ * the order they were set up; hits change nothing (their accessed bit is
+ * never read).  See struct dc_victim_ops.
+ */
+#include "cache_internal.h"
+
+/* Pool lock. */
+static void round_robin_mapped(struct dc_cache *c, struct dc_range *r)
+{
+	dc_rlist_add_before(c, r, dc_pool_hand(c));
+}
+
+const struct dc_victim_ops dci_victim_round_robin = {
+	.mapped = round_robin_mapped,
+};
