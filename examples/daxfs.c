@@ -2835,6 +2835,24 @@ static void dfs_access(fuse_req_t req, fuse_ino_t ino, int mask)
 }
 
 /*
+ * SEEK_DATA and SEEK_HOLE in the text an open of .daxfs-stats took: data
+ * without a hole up to its end, as in any regular file (cp looks for holes
+ * with them, and fails on an error other than ENXIO).
+ */
+static off_t stats_seek(const struct dfile *f, off_t off, int whence)
+{
+	if (off < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (off >= (off_t)f->text_len) {
+		errno = ENXIO;
+		return -1;
+	}
+	return whence == SEEK_HOLE ? (off_t)f->text_len : off;
+}
+
+/*
  * SEEK_DATA and SEEK_HOLE, answered by the source (SEEK_SET, SEEK_CUR and
  * SEEK_END the kernel answers itself).  Without .lseek the kernel, answered
  * ENOSYS once, treats every file as data without a hole.
@@ -2844,11 +2862,10 @@ static void dfs_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 {
 	off_t r;
 
-	if (get_node(ino) == &stats_node) {
-		fuse_reply_err(req, ESPIPE);
-		return;
-	}
-	r = lseek((int)fi->fh, off, whence);
+	if (get_node(ino) == &stats_node)
+		r = stats_seek((struct dfile *)(uintptr_t)fi->fh, off, whence);
+	else
+		r = lseek((int)fi->fh, off, whence);
 	if (r < 0)
 		fuse_reply_err(req, errno);
 	else

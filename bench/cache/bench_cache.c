@@ -2,7 +2,7 @@
 /*
  * bench_cache.c - the DAX window cache side by side with the kernel's
  * approach, in one run: memory per range, the hit path (1 and 2 threads, against a per-inode
- * rwlock + rbtree + refcount), the miss path (with and without inline
+ * rwlock + rbtree + refcount), its scaling by what two threads share, the miss path (with and without inline
  * reclaim), and reclaim throughput under churn for the four
  * inline/background x remove/no-remove policies.
  *
@@ -133,6 +133,7 @@ int main(int argc, char **argv)
 	       o.seconds, BENCH_SLICES, cpus);
 	bench_mem(&o, j);
 	bench_hit(&o, j);
+	bench_share(&o, j);
 	bench_miss(&o, j);
 	bench_churn(&o, j);
 	dc_barrier();

@@ -43,6 +43,15 @@ void bench_mem(const struct bench_opts *o, struct bench_json *j);
 void bench_hit(const struct bench_opts *o, struct bench_json *j);
 
 /**
+ * bench_share() - section 1b: the hit's 2-thread scaling on one inode of
+ * 4096 mapped ranges, by what the threads share (random ranges, adjacent
+ * ones, the same one), beside the baseline and a hazard-pointer pin.
+ * @o: options.
+ * @j: results.
+ */
+void bench_share(const struct bench_opts *o, struct bench_json *j);
+
+/**
  * bench_miss() - section 2: misses with a null backend, with and without
  * inline reclaim.
  * @o: options.

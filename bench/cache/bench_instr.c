@@ -15,6 +15,10 @@
  *                   that never reclaims: each lands inside a leaf of the
  *                   tree (a copy), where the ascending ones of "miss" are
  *                   appended in place
+ *   evict:R         N evictions of an inode that maps R ranges (its last
+ *                   dc_inode_put(): every range back to the pool, the
+ *                   tree and the inode freed); "evict" is R = EVICT_RANGES
+ *   evict-kernel:R  the same in the kernel-style baseline (kr_inode_destroy())
  *
  * The loop runs once as a warm-up and then N times; the script runs each
  * twice (N and 2N) and divides the difference of the collected counts by
@@ -45,6 +49,7 @@
 #define HIT_RANGES	8	/* "hit-dc", "hit-kernel" */
 #define HIT_RANGES_MAX	(1u << 20)
 #define MISS_FULL	64	/* the reclaiming window */
+#define EVICT_RANGES	256	/* "evict": as bench/kernel's miss rounds */
 
 static uint64_t bad, measured;
 
@@ -235,8 +240,72 @@ static void run_hits(uint64_t n, unsigned int nr, bool kernel)
 	free(want);
 }
 
-/* The R of "hit-dc:R" after @prefix in @what, 0 if @what is not one. */
-static unsigned int hit_ranges(const char *what, const char *prefix)
+/* The eviction measured: the inode's last reference dropped. */
+static void __attribute__((noinline)) evict_dc(struct dc_inode *inode)
+{
+	dc_inode_put(inode);
+}
+
+static void __attribute__((noinline)) evict_kernel(struct kr_inode *inode)
+{
+	kr_inode_destroy(inode);
+}
+
+/* A baseline inode of @nr mappings, to destroy. */
+static struct kr_inode *kernel_inode(unsigned int nr)
+{
+	struct kr_inode *kr = kr_inode_create(BENCH_RANGE_SHIFT);
+	unsigned int k;
+
+	for (k = 0; kr && k < nr; k++)
+		if (kr_inode_add(kr, k, (uint64_t)k << BENCH_RANGE_SHIFT))
+			break;
+	if (!kr || k < nr) {
+		fprintf(stderr, "bench-instr: out of memory\n");
+		exit(1);
+	}
+	return kr;
+}
+
+/*
+ * @n + 1 rounds (the first a warm-up): a fresh inode maps @nr new ranges,
+ * then is evicted.  The window holds twice @nr: the reclaimer never runs,
+ * and every range an eviction drops is back in the pool before the next
+ * round maps (the stats check it).
+ */
+static void run_evictions(uint64_t n, unsigned int nr, bool kernel)
+{
+	struct dc_cache *c = kernel ? NULL :
+		bench_cache_new(2 * nr + 64, 0, &null_backend_ops, NULL);
+	struct dc_cache_stats st;
+	struct dc_inode *inode;
+	uint64_t i;
+
+	for (i = 0; i <= n; i++) {
+		if (kernel) {
+			evict_kernel(kernel_inode(nr));
+			continue;
+		}
+		inode = bench_inode_get(c, i + 1);
+		misses(inode, 0, nr);
+		evict_dc(inode);
+		bench_stats(c, &st);
+		if (st.nr_mapped || st.nr_free != st.nr_ranges || st.bg_reclaims ||
+		    st.inline_reclaims)
+			bench_fail("evict: after round %" PRIu64 ": %" PRIu64 " mapped, %" PRIu64 " of %" PRIu64 " free, %" PRIu64 " reclaims",
+				   i, st.nr_mapped, st.nr_free, st.nr_ranges,
+				   st.bg_reclaims + st.inline_reclaims);
+	}
+	if (c)
+		bench_cache_done(c, "evict cache");
+}
+
+/*
+ * The R of "hit-dc:R" after @prefix in @what (@dflt without ":R"), 0 if
+ * @what is not one.
+ */
+static unsigned int ranges_of(const char *what, const char *prefix,
+			      unsigned int dflt)
 {
 	size_t len = strlen(prefix);
 	unsigned long r;
@@ -245,7 +314,7 @@ static unsigned int hit_ranges(const char *what, const char *prefix)
 	if (strncmp(what, prefix, len))
 		return 0;
 	if (!what[len])
-		return HIT_RANGES;
+		return dflt;
 	if (what[len] != ':')
 		return 0;
 	r = strtoul(what + len + 1, &end, 10);
@@ -323,7 +392,7 @@ int main(int argc, char **argv)
 	char *end;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: bench-instr hit-dc[:R]|hit-kernel[:R]|miss|miss-reclaim|miss-scattered N\n");
+		fprintf(stderr, "usage: bench-instr hit-dc[:R]|hit-kernel[:R]|miss|miss-reclaim|miss-scattered|evict[:R]|evict-kernel[:R] N\n");
 		return 2;
 	}
 	n = strtoull(argv[2], &end, 10);
@@ -332,9 +401,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dc_thread_register();
-	if ((nr = hit_ranges(argv[1], "hit-dc")))
+	if ((nr = ranges_of(argv[1], "hit-dc", HIT_RANGES)))
 		run_hits(n, nr, false);
-	else if ((nr = hit_ranges(argv[1], "hit-kernel")))
+	else if ((nr = ranges_of(argv[1], "hit-kernel", HIT_RANGES)))
 		run_hits(n, nr, true);
 	else if (!strcmp(argv[1], "miss"))
 		run_misses(n, false, false);
@@ -342,6 +411,10 @@ int main(int argc, char **argv)
 		run_misses(n, true, false);
 	else if (!strcmp(argv[1], "miss-scattered"))
 		run_misses(n, false, true);
+	else if ((nr = ranges_of(argv[1], "evict-kernel", EVICT_RANGES)))
+		run_evictions(n, nr, true);
+	else if ((nr = ranges_of(argv[1], "evict", EVICT_RANGES)))
+		run_evictions(n, nr, false);
 	else {
 		fprintf(stderr, "bench-instr: unknown %s\n", argv[1]);
 		return 2;

@@ -8,7 +8,8 @@
 noinst_PROGRAMS += bench/cache/bench-cache
 bench_cache_bench_cache_SOURCES = \
 	bench/cache/bench_cache.c bench/cache/bench_cache.h \
-	bench/cache/bench_hit.c bench/cache/bench_miss.c bench/cache/bench_churn.c \
+	bench/cache/bench_hit.c bench/cache/bench_share.c \
+	bench/cache/bench_miss.c bench/cache/bench_churn.c \
 	bench/cache/bench_mem.c \
 	bench/cache/bench_util.c bench/cache/bench_util.h \
 	bench/cache/cache_setup.c \
