@@ -767,6 +767,8 @@ void dci_cache_wake(struct dc_cache *c);
 void dci_reclaimer_kick(struct dc_cache *c);
 struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick);
 void dci_pool_put_free(struct dc_cache *c, struct dc_range *r);
+void dci_pool_put_free_many(struct dc_cache *c, struct dc_range **ranges,
+			    unsigned int n, bool on_busy);
 void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r);
 void dci_pool_del_busy(struct dc_cache *c, struct dc_range *r);
 int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,

@@ -157,15 +157,47 @@ struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
 	return r;
 }
 
-void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
+static void put_free_locked(struct dc_cache *c, struct dc_range *r)
 {
-	dc_spin_lock(&c->pool.lock);
 	dc_rlist_add_before(c, r, dc_range_next(c, c->pool.free_list));
 	dc_write_once(c->pool.nr_free, c->pool.nr_free + 1);
+}
+
+static void del_busy_locked(struct dc_cache *c, struct dc_range *r)
+{
+	if (c->pool.hand == r)
+		c->pool.hand = dc_range_next(c, r);
+	dc_rlist_del(c, r);
+	dc_write_once(c->pool.nr_mapped, c->pool.nr_mapped - 1);
+}
+
+/*
+ * Give @n claimed ranges back to the free pool, under one hold of the pool
+ * lock; @on_busy: they are still on the busy ring (an eviction's, see
+ * cache_reclaim.c's claim_dead()), and leave it in the same hold.
+ */
+void dci_pool_put_free_many(struct dc_cache *c, struct dc_range **ranges,
+			    unsigned int n, bool on_busy)
+{
+	unsigned int i;
+
+	if (!n)
+		return;
+	dc_spin_lock(&c->pool.lock);
+	for (i = 0; i < n; i++) {
+		if (on_busy)
+			del_busy_locked(c, ranges[i]);
+		put_free_locked(c, ranges[i]);
+	}
 	dc_spin_unlock(&c->pool.lock);
 	dc_smp_mb();
 	if (dc_atomic_read(&c->pool.waiters))
 		dci_cache_wake(c);
+}
+
+void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
+{
+	dci_pool_put_free_many(c, &r, 1, false);
 }
 
 /* Put a new mapping on the busy ring, where the victim policy says. */
@@ -184,10 +216,7 @@ void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r)
 void dci_pool_del_busy(struct dc_cache *c, struct dc_range *r)
 {
 	dc_spin_lock(&c->pool.lock);
-	if (c->pool.hand == r)
-		c->pool.hand = dc_range_next(c, r);
-	dc_rlist_del(c, r);
-	dc_write_once(c->pool.nr_mapped, c->pool.nr_mapped - 1);
+	del_busy_locked(c, r);
 	dc_spin_unlock(&c->pool.lock);
 }
 

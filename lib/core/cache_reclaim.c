@@ -32,10 +32,16 @@
 
 /* --- remove batches -------------------------------------------------------- */
 
+/*
+ * Claimed ranges, and the removes of what they map.  @on_busy: the ranges
+ * are still on the busy ring (an eviction's, see claim_dead()), to leave it
+ * under the same hold of the pool lock that frees them.
+ */
 struct remove_batch {
 	struct dc_range **ranges;
 	struct dc_remove_entry *entries;
 	unsigned int n, max;
+	bool on_busy;
 };
 
 static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
@@ -79,11 +85,10 @@ static void batch_flush(struct dc_cache *c, struct remove_batch *b)
 	unsigned int i;
 
 	send_remove(c, b->entries, b->n);
-	for (i = 0; i < b->n; i++) {
-		/* Even after a failed remove: a later setup replaces it. */
+	/* Even after a failed remove: a later setup replaces it. */
+	for (i = 0; i < b->n; i++)
 		b->ranges[i]->backend_mapped = false;
-		dci_pool_put_free(c, b->ranges[i]);
-	}
+	dci_pool_put_free_many(c, b->ranges, b->n, b->on_busy);
 	b->n = 0;
 }
 
@@ -97,7 +102,7 @@ static void batch_add(struct dc_cache *c, struct remove_batch *b,
 	struct dc_range_backend m;
 
 	if (!r->backend_mapped) {
-		dci_pool_put_free(c, r);
+		dci_pool_put_free_many(c, &r, 1, b->on_busy);
 		return;
 	}
 	if (!was) {
@@ -121,16 +126,12 @@ void dci_range_release(struct dc_cache *c, struct dc_range *r,
 /* --- claiming -------------------------------------------------------------- */
 
 /*
- * claim_locked() of a mapping the caller has just found in @owner's tree
- * under @owner's mutex, held since: it is the owner's (the tree changes
- * only under that mutex, and every range in it is a set-up mapping of the
- * inode: map_new() fills one in before it lets the mutex go), so only the
- * pin count is left to check.  Saves the tree lookup of claim_locked() on
- * every inline reclaim from the allocating inode and every range a punch
- * or an eviction drops.
+ * Claim the idle mapping @r of @owner (1 -> 0) and write it back if it was
+ * writable; a failed writeback gives it back unless @force.  Returns 0, or
+ * -EBUSY when it is pinned, or the writeback error.
  */
-static int claim_found(struct dc_cache *c, struct dc_inode *owner,
-		       struct dc_range *r, bool force)
+static int claim_written(struct dc_cache *c, struct dc_inode *owner,
+			 struct dc_range *r, bool force)
 {
 	unsigned int nth;
 	int ret;
@@ -156,9 +157,47 @@ static int claim_found(struct dc_cache *c, struct dc_inode *owner,
 			}
 		}
 	}
+	return 0;
+}
+
+/*
+ * claim_locked() of a mapping the caller has just found in @owner's tree
+ * under @owner's mutex, held since: it is the owner's (the tree changes
+ * only under that mutex, and every range in it is a set-up mapping of the
+ * inode: map_new() fills one in before it lets the mutex go), so only the
+ * pin count is left to check.  Saves the tree lookup of claim_locked() on
+ * every inline reclaim from the allocating inode and every range a punch
+ * drops (an eviction's: claim_dead()).
+ */
+static int claim_found(struct dc_cache *c, struct dc_inode *owner,
+		       struct dc_range *r, bool force)
+{
+	int ret = claim_written(c, owner, r, force);
+
+	if (ret)
+		return ret;
 	dc_itree_remove(owner->tree, r->index, NULL);
 	dci_pool_del_busy(c, r);
 	return 0;
+}
+
+/*
+ * Claim @r, found at @index in the tree of @owner, an inode being evicted
+ * (no reference left, unhashed: the caller is the only thread that claims
+ * its mappings, and the tree is freed whole with the inode).  The range
+ * stays in the tree, and on the busy ring until its batch is flushed
+ * (remove_batch.on_busy).  Returns 0 with it claimed; -ENOENT when an
+ * earlier pass of the eviction dropped it (the range now free, or another
+ * inode's), -EBUSY when pinned, or the writeback error (claim_written(),
+ * forced).
+ */
+static int claim_dead(struct dc_cache *c, struct dc_inode *owner,
+		      struct dc_range *r, uint64_t index)
+{
+	if (dc_read_once(r->owner) != owner || dc_read_once(r->index) != index ||
+	    !dc_refcount_read(&r->ref))
+		return -ENOENT;
+	return claim_written(c, owner, r, true);
 }
 
 /*
@@ -577,12 +616,13 @@ static bool drop_batch(struct dc_inode *inode, struct drop_walk *w)
 				w->from = e.start;
 				break;
 			}
-			ret = claim_found(c, inode, e.item, w->evict);
+			ret = w->evict ? claim_dead(c, inode, e.item, e.start) :
+				claim_found(c, inode, e.item, false);
 			if (!ret)
 				batch_add(c, &w->b, e.item, NULL);
 			else if (ret == -EBUSY)
 				w->busy = true;
-			else if (!w->wb_err)
+			else if (ret != -ENOENT && !w->wb_err)
 				w->wb_err = ret;
 		} while (dc_itree_next(inode->tree, &e, w->last));
 	}
@@ -645,14 +685,19 @@ static bool evict_wait_pins(struct dc_inode *inode, struct pin_wait *pw)
  * Drop @inode's mappings of indexes [@first, @last].  Pinned mappings stay
  * (-EBUSY) unless @evict, which waits for their pins (until the cache's
  * evict_deadline: only dc_cache_destroy() sets one, and -EBUSY then says
- * some stayed) and drops mappings even when their writeback fails.  A
+ * some stayed) and drops mappings even when their writeback fails.  An
+ * eviction leaves the tree as it is, to be freed whole with the inode
+ * (claim_dead()): removing each entry copied the nodes on its path, more
+ * than half of what dropping a mapping cost.  A
  * failed writeback (the mapping stays) is what the caller hears, even when
  * some mappings were pinned too: a pin is no data loss.
  */
 static int inode_drop_range(struct dc_inode *inode, uint64_t first,
 			    uint64_t last, bool evict)
 {
-	struct drop_walk w = { .from = first, .last = last, .evict = evict };
+	struct drop_walk w = {
+		.b.on_busy = evict, .from = first, .last = last, .evict = evict,
+	};
 	struct pin_wait pw = { 0 };
 
 	drop_batch_alloc(inode, &w);

@@ -1602,6 +1602,81 @@ static void put_pinned_body(struct dc_test *t, struct env *e)
 ENV_CASE(cache_put_with_pin_waits, 8, put_pinned_body)
 
 /*
+ * An eviction leaves the evicted inode's tree as it is (cache_reclaim.c,
+ * claim_dead()): when a pin makes it pass again, the ranges an earlier
+ * pass freed may be another inode's by then, even at the same index, and
+ * must be left alone.  In a window of three (never empty, so that the
+ * background reclaimer stays idle), X maps indexes 0 and 1; thread 0 pins
+ * X's 1, thread 1 drops X's last reference; once X's 0 is free, thread 0
+ * maps inode 0's index 0 into it (the free stack hands out the range freed
+ * last) and then lets X's pin go.
+ */
+struct reuse_ctx {
+	struct env *e;
+	struct dc_inode *x;
+	uint64_t x0;			/* the window range of X's index 0 */
+	dc_atomic_t pinned;
+};
+
+static void evict_reuse_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct reuse_ctx *c = arg;
+	struct env *e = c->e;
+	struct dc_pin pin;
+	int ret;
+
+	if (idx == 1) {
+		while (!dc_atomic_read(&c->pinned))
+			dc_test_sleep_us(100);
+		dc_inode_put(c->x);
+		return;
+	}
+	ret = dc_map(c->x, e->rs, 0, &pin);
+	dc_atomic_set(&c->pinned, 1);
+	DC_ASSERT_INT_EQ(t, ret, 0);
+	/* The first pass freed X's index 0, and waits for this pin. */
+	DC_WAIT_FOR(t, cst(e).nr_free == 2);
+	pin_at(t, e, 0, 0, 0, 0);
+	DC_ASSERT_EQ(t, pin_base(e, &e->pin[0]), c->x0);
+	dc_unpin(&e->pin[0]);
+	dc_unpin(&pin);
+}
+
+static void evict_reuse_body(struct dc_test *t, struct env *e)
+{
+	struct reuse_ctx c = { .e = e };
+	struct dc_cache_stats s0, s1;
+	struct dc_pin pin;
+	unsigned int k;
+
+	dc_atomic_set(&c.pinned, 0);
+	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, 91, &c.x), 0);
+	for (k = 0; k < 2; k++) {
+		DC_ASSERT_INT_EQ(t, dc_map(c.x, (uint64_t)k * e->rs, 0, &pin), 0);
+		if (!k)
+			c.x0 = pin_base(e, &pin);
+		dc_unpin(&pin);
+	}
+	DC_RETURN_IF_FAILED(t);
+	dc_set_log_fn(count_log, NULL);
+	dc_test_run_threads(t, 2, evict_reuse_thread, &c);
+	dc_set_log_fn(NULL, NULL);
+	DC_RETURN_IF_FAILED(t);
+	env_settle(t, e);
+	s0 = cst(e);
+	DC_ASSERT_EQ(t, s0.nr_mapped, 1);
+	DC_ASSERT_EQ(t, s0.nr_free, 2);
+	DC_ASSERT_EQ(t, sst(e).nr_mapped, 1);
+	/* Inode 0's mapping survived the eviction's second pass: a hit. */
+	touch(t, e, 0, 0, 0);
+	s1 = cst(e);
+	DC_ASSERT_EQ(t, s1.hits - s0.hits, 1);
+	DC_ASSERT_EQ(t, s1.misses, s0.misses);
+}
+
+ENV_CASE(cache_evict_pinned_reuse, 3, evict_reuse_body)
+
+/*
  * A simbe and a default cache of @nr ranges over it, outside an environment
  * (for the cases of dc_cache_destroy(), which env_finish() would repeat).
  * Records a failure when they cannot be made.
@@ -2884,6 +2959,7 @@ DC_SUITE(cache,
 	 DC_CASE(cache_punch),
 	 DC_CASE(cache_evict_on_last_put),
 	 DC_CASE(cache_put_with_pin_waits),
+	 DC_CASE(cache_evict_pinned_reuse),
 	 DC_CASE(cache_destroy_live_inodes),
 	 DC_CASE(cache_nowait_noreclaim),
 	 DC_CASE(cache_all_pinned_waiter_sleeps),
