@@ -13,7 +13,7 @@
  *
  * Each thread is a state machine: one `atomic { pc == X -> ... }` per step,
  * named after the code it stands for.  A step holds one access to state
- * that others touch without a lock (a refcount operation, c->waiters, the
+ * that others touch without a lock (a refcount operation, c->pool.waiters, the
  * event counter, the pending flag, a lock-free tree lookup, a pool-locked
  * section, a lock-free read of r->owner or r->index).  By Lipton's
  * reduction it may also hold a lock acquisition before that access, a
@@ -71,18 +71,18 @@ byte idx[NR];			/* r->index */
  */
 byte gload[NT];
 bool genmoved[NT];
-bool infree[NR] = 1;		/* on c->free_list */
-bool onbusy[NR];		/* on c->busy */
-byte nfree = NR;		/* c->nr_free */
+bool infree[NR] = 1;		/* on c->pool.free_list */
+bool onbusy[NR];		/* on c->pool.busy */
+byte nfree = NR;		/* c->pool.nr_free */
 byte tree[NI * NX];		/* inode->tree: slot -> range + 1 */
 byte mtx[NI + 1];		/* inode->mutex, by inode number */
 
-byte waiters;			/* c->waiters */
-bool reg[NT];			/* map_slow()'s registered: counted in c->waiters */
-bool moved[NT];			/* c->events moved past this thread's snapshot ev */
-byte wqw;			/* c->waitq.waiters */
-bool asleep[NT];		/* in pthread_cond_wait(&c->waitq.cond) */
-bool pending;			/* c->reclaimer.pending */
+byte waiters;			/* c->pool.waiters */
+bool reg[NT];			/* map_slow()'s registered: counted in c->pool.waiters */
+bool moved[NT];			/* c->pool.events moved past this thread's snapshot ev */
+byte wqw;			/* c->pool.waitq.waiters */
+bool asleep[NT];		/* in pthread_cond_wait(&c->pool.waitq.cond) */
+bool pending;			/* c->pool.reclaimer.pending */
 
 /* --- ghosts: not in the code; for the properties --------------------------------- */
 
@@ -111,7 +111,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 /*
  * The pool-locked half of dci_pool_take_free(): pop the free stack's top;
  * below the threshold, kick the reclaimer (after the unlock).  The code
- * first reads c->nr_free without the lock and returns at 0: nr_free
+ * first reads c->pool.nr_free without the lock and returns at 0: nr_free
  * changes only with the free list, in pool-locked sections, so that read
  * answers as this section would at that moment (an empty stack), and a
  * nonzero one just leads here.  One step either way.
@@ -191,8 +191,8 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 /* --- dci_cache_wake(), shared by both kinds of thread ------------------------------------- */
 
 /*
- * wake_waiters(ret): if (dc_atomic_read(&c->waiters)) dci_cache_wake(c);
- * then go on at @ret.  dci_cache_wake(): dc_atomic64_inc(&c->events), then
+ * wake_waiters(ret): if (dc_atomic_read(&c->pool.waiters)) dci_cache_wake(c);
+ * then go on at @ret.  dci_cache_wake(): dc_atomic64_inc(&c->pool.events), then
  * dci_waitq_wake_all(): under the waitq lock, broadcast if anyone sleeps.
  *
  * The increment and the broadcast are one step.  A thread's snapshot of
@@ -243,10 +243,10 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define PUBLISH		16	/* count 2: the mapping and our pin */
 #define ADD_BUSY	17	/* onto the busy ring; unlock */
 #define KICK_WAIT	18	/* no range: unlocked; kick the reclaimer */
-#define REGISTER	19	/* dc_atomic_inc(&c->waiters); ev = events */
+#define REGISTER	19	/* dc_atomic_inc(&c->pool.waiters); ev = events */
 #define SLEEP		21	/* dc_waitq_wait_timeout(): check, sleep */
 #define WOKEN		22	/* woken: check again */
-#define UNREGISTER	23	/* dc_atomic_dec(&c->waiters) */
+#define UNREGISTER	23	/* dc_atomic_dec(&c->pool.waiters) */
 #define PINNED		24	/* holding the pin; the step is dc_unpin() */
 #define UNPIN_DEC	25	/* M_UNPIN_PEEK_FIRST: the decrement */
 #define WAKE_CHECK	26
@@ -599,7 +599,7 @@ active [NT] proctype mapper()
 	:: atomic {
 		pc == SLEEP ->
 		/*
-		 * dc_waitq_wait_timeout(&c->waitq, events != ev, forever):
+		 * dc_waitq_wait_timeout(&c->pool.waitq, events != ev, forever):
 		 * lock, count, check, and pthread_cond_wait's unlock-and-
 		 * sleep, in one step (lock ... unlock around one read).
 		 * No timeout and no spurious wake-up: a lost wake-up sleeps
