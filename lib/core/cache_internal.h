@@ -317,6 +317,18 @@ struct dc_victim_ops {
 };
 
 /*
+ * Test and clear @r's accessed bit (set by every hit): whether it was hit
+ * since the last look.  The @spare of CLOCK and of SIEVE.
+ */
+static inline bool dc_range_accessed_clear(struct dc_range *r)
+{
+	if (!dc_read_once(r->accessed))
+		return false;
+	dc_write_once(r->accessed, false);
+	return true;
+}
+
+/*
  * The range pool's state (cache_pool.c's: no other file names a member;
  * they use the dc_pool_*() accessors below and cache_pool.c's functions).
  */

@@ -21,10 +21,7 @@ static void clock_mapped(struct dc_cache *c, struct dc_range *r)
 /* Test and clear the accessed bit: a hit since the last pass is spared. */
 static bool clock_spare(struct dc_range *r)
 {
-	if (!dc_read_once(r->accessed))
-		return false;
-	dc_write_once(r->accessed, false);
-	return true;
+	return dc_range_accessed_clear(r);
 }
 
 const struct dc_victim_ops dci_victim_clock = {

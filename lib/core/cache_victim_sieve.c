@@ -24,10 +24,7 @@ static void sieve_mapped(struct dc_cache *c, struct dc_range *r)
 /* A visited mapping survives the hand's pass, unvisited from then on. */
 static bool sieve_spare(struct dc_range *r)
 {
-	if (!dc_read_once(r->accessed))
-		return false;
-	dc_write_once(r->accessed, false);
-	return true;
+	return dc_range_accessed_clear(r);
 }
 
 const struct dc_victim_ops dci_victim_sieve = {
