@@ -324,6 +324,12 @@ static inline int dc_refcount_read(const dc_refcount_t *r)
 	return atomic_read(&r->refs);
 }
 
+/* The count, and what was written before the store or release that set it. */
+static inline int dc_refcount_read_acquire(const dc_refcount_t *r)
+{
+	return atomic_read_acquire(&r->refs);
+}
+
 /* Add one unless the count is zero.  Returns true if it was incremented. */
 static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
 						 struct dc_plat_refcount_site *site)

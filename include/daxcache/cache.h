@@ -220,7 +220,7 @@ struct dc_pin {
  * @writeback_failures: writeback() calls that failed.
  * @nr_ranges: gauge: ranges in the window.
  * @nr_free: gauge: ranges in the free pool.
- * @nr_mapped: gauge: ranges mapping a file range.
+ * @nr_mapped: gauge: ranges mapping a file range (or being set up to).
  * @nr_inodes: gauge: inodes with references.
  * @bypasses: dc_map() calls that answered DC_MAP_BYPASS.
  * @bypass_full: bypasses because the read miss lost to the victim (or

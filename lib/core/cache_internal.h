@@ -740,7 +740,7 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 				    const struct dc_admit_cand *cand,
 				    bool *refused, struct dc_range_backend *was);
 void dci_range_release(struct dc_cache *c, struct dc_range *r,
-		       const struct dc_range_backend *was);
+		       const struct dc_range_backend *was, bool on_busy);
 void dci_reclaimer_fn(struct dc_worker *w);
 void dci_inode_evict(struct dc_inode *inode);
 int dci_reclaim_init(struct dc_cache *c);

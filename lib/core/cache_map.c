@@ -222,12 +222,13 @@ static uint64_t time_left(uint64_t deadline, uint64_t now)
  * reclaimer, and inline reclaim contests its victim: NULL with *@refused
  * means bypass.  *@contested tells a range won over a victim.  *@was: what
  * the backend still maps in a range reclaimed inline (its backend_mapped
- * says whether anything).
+ * says whether anything).  *@on_busy: the range is on the busy ring
+ * already (one from the free pool: dci_pool_take_free()).
  */
 static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 				    const struct dc_admit_cand *cand,
 				    bool *refused, bool *contested,
-				    struct dc_range_backend *was)
+				    struct dc_range_backend *was, bool *on_busy)
 {
 	struct dc_cache *c = inode->cache;
 	struct dc_range *r;
@@ -235,6 +236,7 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 	*refused = false;
 	*contested = false;
 	r = dci_pool_take_free(c, !cand);
+	*on_busy = r;
 	if (r || (flags & DC_MAP_NORECLAIM))
 		return r;
 	if (c->cfg.flags & DC_CACHE_KICK_BG_FIRST)
@@ -246,8 +248,8 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 
 /*
  * Set up and publish a mapping of @index in the claimed range @r (count 0,
- * in no list and no tree), in which the backend maps @was if
- * r->backend_mapped.  The range goes into the tree first, still at count 0,
+ * in no tree, and on the busy ring if @on_busy, else in no list), in which
+ * the backend maps @was if r->backend_mapped.  The range goes into the tree first, still at count 0,
  * so that a failed insert needs no undo at the backend; lock-free readers
  * that find it fail to pin it and wait on the inode mutex we hold.  Its
  * identity becomes @inode's only once the setup has succeeded: until then
@@ -256,7 +258,8 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
  * caller.
  */
 static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
-		   unsigned int flags, const struct dc_range_backend *was)
+		   unsigned int flags, const struct dc_range_backend *was,
+		   bool on_busy)
 {
 	struct dc_cache *c = inode->cache;
 	bool writable = flags & DC_MAP_WRITE;
@@ -270,7 +273,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 			dc_itree_remove(inode->tree, index, NULL);
 	}
 	if (ret) {
-		dci_range_release(c, r, was);
+		dci_range_release(c, r, was, on_busy);
 		return ret;
 	}
 	r->backend_mapped = true;
@@ -281,7 +284,8 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	dc_store_release(&r->gen, dc_range_gen_next(r->gen, writable));
 	/* One reference for the mapping, one for the caller's pin. */
 	dc_refcount_set_release(&r->ref, 2);
-	dci_pool_add_busy(c, r);
+	if (!on_busy)
+		dci_pool_add_busy(c, r);
 	dc_hint_set(inode, index, r);
 	dc_stat_inc(c, DC_STAT_MISSES);
 	return 0;
@@ -449,7 +453,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 	struct dc_cache *c = inode->cache;
 	uint64_t index = file_off >> c->cfg.range_shift;
 	bool admit = dc_admit_applies(c, flags);
-	bool noted = false, refused, contested;
+	bool noted = false, refused, contested, on_busy;
 	struct map_wait w = { .deadline = DC_WAIT_FOREVER };
 	struct dc_admit_cand cand;
 	struct dc_range_backend was;
@@ -485,9 +489,9 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			noted = true;
 		}
 		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
-				&contested, &was);
+				&contested, &was, &on_busy);
 		if (r) {
-			ret = map_new(inode, r, index, flags, &was);
+			ret = map_new(inode, r, index, flags, &was, on_busy);
 			dc_mutex_unlock(&inode->mutex);
 			if (!ret && contested)
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);

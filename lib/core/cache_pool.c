@@ -125,7 +125,11 @@ void dci_reclaimer_kick(struct dc_cache *c)
 }
 
 /*
- * Take a free range.  Falling below the threshold starts the background
+ * Take a free range for a new mapping, and put it on the busy ring in the
+ * same hold of the pool lock, where the victim policy says: at count 0, no
+ * walk takes it (nor pins it) until the mapping is published, and a failed
+ * setup takes it off again (dci_range_release()).  It counts as mapped from
+ * here on.  Falling below the threshold starts the background
  * reclaimer, unless !@may_kick: a miss under admission control maps into
  * free ranges without having mappings evicted to make more.  An empty pool
  * is seen without the lock (a full window's every miss asks): a range
@@ -149,6 +153,8 @@ struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
 		r = dc_range_next(c, c->pool.free_list);
 		dc_rlist_del(c, r);
 		dc_write_once(c->pool.nr_free, c->pool.nr_free - 1);
+		c->victim->mapped(c, r);
+		dc_write_once(c->pool.nr_mapped, c->pool.nr_mapped + 1);
 		kick = may_kick && c->pool.nr_free < c->threshold;
 	}
 	dc_spin_unlock(&c->pool.lock);
@@ -200,7 +206,10 @@ void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
 	dci_pool_put_free_many(c, &r, 1, false);
 }
 
-/* Put a new mapping on the busy ring, where the victim policy says. */
+/*
+ * Put a new mapping in a range reclaimed inline (off the ring since its
+ * claim) on the busy ring, where the victim policy says.
+ */
 void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r)
 {
 	dc_spin_lock(&c->pool.lock);

@@ -114,10 +114,12 @@ static void batch_add(struct dc_cache *c, struct remove_batch *b,
 }
 
 void dci_range_release(struct dc_cache *c, struct dc_range *r,
-		       const struct dc_range_backend *was)
+		       const struct dc_range_backend *was, bool on_busy)
 {
 	struct dc_remove_entry e;
-	struct remove_batch b = { .ranges = &r, .entries = &e, .max = 1 };
+	struct remove_batch b = {
+		.ranges = &r, .entries = &e, .max = 1, .on_busy = on_busy,
+	};
 
 	batch_add(c, &b, r, was);
 	batch_flush(c, &b);
@@ -194,8 +196,9 @@ static int claim_found(struct dc_cache *c, struct dc_inode *owner,
 static int claim_dead(struct dc_cache *c, struct dc_inode *owner,
 		      struct dc_range *r, uint64_t index)
 {
-	if (dc_read_once(r->owner) != owner || dc_read_once(r->index) != index ||
-	    !dc_refcount_read(&r->ref))
+	/* The count first: a non-zero one was set after the identity. */
+	if (!dc_refcount_read_acquire(&r->ref) ||
+	    dc_read_once(r->owner) != owner || dc_read_once(r->index) != index)
 		return -ENOENT;
 	return claim_written(c, owner, r, true);
 }
@@ -249,7 +252,12 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 		if (pos == dc_pool_busy_head(c))
 			continue;
 		r = pos;
-		if (dc_refcount_read(&r->ref) != 1)
+		/*
+		 * Acquire: a range joins the ring before its setup, still
+		 * naming its old owner (dci_pool_take_free()); a count of 1
+		 * comes after map_new() published the new one.
+		 */
+		if (dc_refcount_read_acquire(&r->ref) != 1)
 			goto next;
 		if (victim_spared(c, r->owner, r))
 			goto next;

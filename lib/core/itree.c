@@ -895,12 +895,34 @@ static void split_set_child(struct itree_node *lo, struct itree_node *hi,
 }
 
 /*
+ * Start @hi, a new right sibling of the full @old, with @ne alone; @ne then
+ * becomes the entry that points at it.  @hi's first key is read before the
+ * seal, which zeroes an inner node's.
+ */
+static void sibling_start(struct itree_node *hi, const struct itree_node *old,
+			  struct wide_entry *ne)
+{
+	hi->leaf = old->leaf;
+	hi->level = old->level;
+	hi->nr = 1;
+	itn_set(hi, 0, ne);
+	ne->key = hi->key[0];
+	ne->last = 0;
+	ne->p = hi;
+	itn_seal(hi);
+}
+
+/*
  * Insert @ne, at position @pos of the leaf @p ends at, with nodes from
  * @pool, bottom-up: a node with room is copied with the new entry and
  * published, which ends the walk; a full one splits into @lo and @hi, and
  * its parent's copy must then take @lo in place of it and @hi as the new
- * entry after it.  Replaced nodes stay reachable until the final publish,
- * so they are retired only after it.
+ * entry after it.  An entry appended past the end of a full node whose
+ * own entries do not change (ascending insertion, as sequential access
+ * maps ranges) leaves that node as it is, still published, and starts a
+ * sibling alone: @lo is the node itself, which a split would only have
+ * copied.  Replaced nodes stay reachable until the final publish, so they
+ * are retired only after it.  insert_want() counts the nodes this takes.
  */
 static void insert_path(struct dc_itree *t, struct itree_path *p,
 			struct node_pool *pool, struct wide_entry ne,
@@ -909,9 +931,23 @@ static void insert_path(struct dc_itree *t, struct itree_path *p,
 	struct itree_node *replaced[ITREE_MAX_DEPTH];
 	struct itree_node *lo, *hi, *old, *rep = NULL;
 	unsigned int lvl = p->depth - 1, nr_replaced = 0;
+	bool kept = true;	/* every node below kept as it was */
 
 	for (;;) {
 		old = p->node[lvl];
+		kept = kept && old->nr == ITREE_FANOUT && pos == old->nr;
+		if (kept) {
+			sibling_start(pool_take(pool), old, &ne);
+			rep = old;
+			if (!lvl) {
+				grow_root(t, pool, old, &ne);
+				old = NULL;
+				break;
+			}
+			lvl--;
+			pos = p->slot[lvl] + 1;
+			continue;
+		}
 		if (old->nr < ITREE_FANOUT) {
 			lo = pool_take(pool);
 			copy_insert(lo, old, pos, &ne);
@@ -947,13 +983,37 @@ static void insert_path(struct dc_itree *t, struct itree_path *p,
 		itn_retire(t, old);
 }
 
+/*
+ * The nodes insert_path() takes for an entry at @pos of the leaf @p ends
+ * at: two per full node on the path (it splits), or one for a full node
+ * kept as it is (a sibling), and one for the first node with room (its
+ * copy), or for a new root when they are all full.
+ */
+static unsigned int insert_want(const struct itree_path *p, unsigned int pos)
+{
+	unsigned int lvl = p->depth, want = 0;
+	bool kept = true;
+
+	while (lvl-- > 0) {
+		const struct itree_node *n = p->node[lvl];
+
+		if (n->nr < ITREE_FANOUT)
+			return want + 1;
+		kept = kept && pos == n->nr;
+		want += kept ? 1 : 2;
+		if (lvl)
+			pos = p->slot[lvl - 1] + 1;
+	}
+	return want + 1;
+}
+
 /* Insert [@start, @last] -> @item, which overlaps nothing in @t. */
 static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		      void *item)
 {
 	struct wide_entry ne = { .key = start, .last = last, .p = item };
 	struct itree_node *lo;
-	unsigned int lvl, want, pos = 0;
+	unsigned int pos = 0;
 	struct node_pool pool;
 	struct itree_path p;
 
@@ -968,21 +1028,16 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 			return 0;
 		}
 	}
-	/*
-	 * Allocate every node first, so that failure changes nothing: two per
-	 * full node on the path (it splits), one for the first node with room
-	 * (its copy), or for a new root when they are all full.
-	 */
-	want = 1;
-	for (lvl = p.depth; lvl-- > 0 && p.node[lvl]->nr == ITREE_FANOUT;)
-		want += 2;
-	if (pool_fill(t, &pool, want))
+	/* Allocate every node first, so that failure changes nothing. */
+	if (pool_fill(t, &pool, insert_want(&p, pos)))
 		return -ENOMEM;
 	spare_restock(t);
 	if (p.depth)
 		insert_path(t, &p, &pool, ne, pos);
 	else
 		insert_root_leaf(t, &pool, &ne);
+	dc_warn_once(pool.nr, "itree: insert_want() counted %u nodes too many",
+		     pool.nr);
 	insert_done(t);
 	return 0;
 }
