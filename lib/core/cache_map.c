@@ -108,19 +108,17 @@ static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 /*
  * The tree half of the hit path: find the range mapping @index under RCU
  * and pin it, taking no lock; a pinned range becomes the index's hint if
- * it is not already (dc_hint_refresh(): no store when it is).
- * *@absent_at: when the tree mapped nothing there, the tree's change count
- * the lookup saw it at (see dci_itree_changes()), else ~0.
+ * it is not already (dc_hint_refresh(): no store when it is).  When the
+ * tree maps nothing there, @seen says where a miss inserts, as the tree
+ * was (dci_itree_lookup_path()).
  */
 static struct dc_range *map_tree(struct dc_inode *inode, uint64_t index,
-				 uint64_t *genp, uint64_t *absent_at)
+				 uint64_t *genp, struct dci_itree_path *seen)
 {
-	uint64_t changes = dci_itree_changes(inode->tree);
 	struct dc_range *r;
 
 	dc_rcu_read_lock();
-	r = dc_itree_lookup(inode->tree, index);
-	*absent_at = r ? ~0ull : changes;
+	r = dci_itree_lookup_path(inode->tree, index, seen);
 	if (r && !try_pin(r, inode, index, genp))
 		r = NULL;
 	dc_rcu_read_unlock();
@@ -259,14 +257,17 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
  */
 static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 		   unsigned int flags, const struct dc_range_backend *was,
-		   bool on_busy)
+		   bool on_busy, const struct dci_itree_path *seen)
 {
 	struct dc_cache *c = inode->cache;
 	bool writable = flags & DC_MAP_WRITE;
 	int ret;
 
-	/* map_slow() looked under the mutex we hold: nothing maps @index. */
-	ret = dci_itree_insert_new(inode->tree, index, index, r);
+	/*
+	 * map_slow() looked under the mutex we hold: nothing maps @index,
+	 * and the tree is as @seen says.
+	 */
+	ret = dci_itree_insert_new(inode->tree, index, index, r, seen);
 	if (!ret) {
 		ret = range_setup(inode, r, index, writable);
 		if (ret)
@@ -448,7 +449,8 @@ static void map_wait_end(struct dc_cache *c, const struct map_wait *w)
  * returns DC_MAP_BYPASS.
  */
 static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
-		    uint64_t timeout_ns, uint64_t absent_at, struct dc_range **out)
+		    uint64_t timeout_ns, struct dci_itree_path *seen,
+		    struct dc_range **out)
 {
 	struct dc_cache *c = inode->cache;
 	uint64_t index = file_off >> c->cfg.range_shift;
@@ -470,13 +472,14 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		if (ret)
 			break;
 		/*
-		 * Look again, unless the tree has not changed since the
-		 * lock-free lookup found nothing (the first time round).
+		 * Look again, unless the tree has not changed since the last
+		 * lookup found nothing (the lock-free one, the first time
+		 * round): then @seen is where the insert goes.
 		 */
 		r = NULL;
-		if (dci_itree_changes(inode->tree) != absent_at)
-			r = dc_itree_lookup(inode->tree, index);
-		absent_at = ~0ull;
+		if (seen->depth == DCI_ITREE_PATH_NONE ||
+		    dci_itree_changes(inode->tree) != seen->changes)
+			r = dci_itree_lookup_path(inode->tree, index, seen);
 		if (r) {
 			/* Mapped by a racing thread; ours to pin (we hold the mutex). */
 			dc_refcount_inc(&r->ref);
@@ -491,7 +494,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
 				&contested, &was, &on_busy);
 		if (r) {
-			ret = map_new(inode, r, index, flags, &was, on_busy);
+			ret = map_new(inode, r, index, flags, &was, on_busy, seen);
 			dc_mutex_unlock(&inode->mutex);
 			if (!ret && contested)
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
@@ -536,7 +539,9 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 {
 	struct dc_cache *c;
 	struct dc_range *r;
-	uint64_t index, gen = 0, absent_at = ~0ull;
+	/* Not zeroed: only @depth is read before a lookup fills it. */
+	struct dci_itree_path seen;
+	uint64_t index, gen = 0;
 	int ret;
 
 	ret = dci_entry_check(inode && pin && !(flags & ~DC_MAP_KNOWN),
@@ -544,12 +549,13 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	if (dc_unlikely(ret))
 		goto no_pin;
 	c = inode->cache;
+	seen.depth = DCI_ITREE_PATH_NONE;
 	if (use_cfg)
 		timeout_ns = c->cfg.wait_timeout_ns;
 	index = file_off >> c->cfg.range_shift;
 	r = dc_hint_get(inode, index);
 	if (!try_pin(r, inode, index, &gen))
-		r = map_tree(inode, index, &gen, &absent_at);
+		r = map_tree(inode, index, &gen, &seen);
 	if (dc_likely(r)) {
 		if ((flags & DC_MAP_WRITE) && !(gen & 1) &&
 		    upgrade_bypassed(c, inode, r, flags)) {
@@ -567,7 +573,7 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 			}
 		}
 	} else {
-		ret = map_slow(inode, file_off, flags, timeout_ns, absent_at, &r);
+		ret = map_slow(inode, file_off, flags, timeout_ns, &seen, &r);
 		if (ret)
 			goto no_pin;
 	}

@@ -46,7 +46,7 @@
 #include "itree_internal.h"
 
 #define ITREE_FANOUT	16
-#define ITREE_MAX_DEPTH	24	/* 16^16 intervals would not fit in memory */
+#define ITREE_MAX_DEPTH	DCI_ITREE_MAX_DEPTH
 #define ITREE_PAD	UINT64_MAX
 /*
  * Lookups prefetch each node's lines in trees whose root is at least this
@@ -138,12 +138,6 @@ struct dc_itree {
  */
 #define private_child(n, i)	dc_rcu_dereference_protected((n)->child[i], true)
 
-/* A writer's walk from the root to a leaf. */
-struct itree_path {
-	unsigned int depth;
-	struct itree_node *node[ITREE_MAX_DEPTH];
-	unsigned int slot[ITREE_MAX_DEPTH];	/* child taken at each level */
-};
 
 /*
  * A node, cache-line aligned (see itn_prefetch()).  Not from dc_alloc():
@@ -467,30 +461,51 @@ search_floor_left(const struct dc_itree *t, uint64_t key, unsigned int *idx)
  * stay cached (below that, the prefetches would only cost instructions).
  */
 static dc_always_inline const struct itree_node *
-search_floor(const struct dc_itree *t, uint64_t key, unsigned int *idx)
+search_floor_path(const struct dc_itree *t, uint64_t key, unsigned int *idx,
+		  struct dci_itree_path *p)
 {
 	const struct itree_node *n = reader_root(t);
-	unsigned int level, i;
+	unsigned int level, i, depth = 0;
 	bool big;
 
-	if (!n)
+	if (!n) {
+		if (p)
+			p->depth = 0;
 		return NULL;
-	if (dc_unlikely(key == UINT64_MAX))
+	}
+	if (dc_unlikely(key == UINT64_MAX)) {
+		if (p)
+			p->depth = DCI_ITREE_PATH_NONE;	/* walk() routes pads */
 		return rightmost(t, n, idx);	/* pads count: the greatest start */
+	}
 	level = n->level;
 	big = level >= ITREE_PREFETCH_LEVEL;
 	for (; level; level--) {
-		/* key[0] of an inner node is 0 and always counts. */
+		/* key[0] of an inner node is 0 and always counts: route(). */
 		i = count_le_below_max(n, key) - 1;
+		if (p) {
+			p->node[depth] = (struct itree_node *)n;
+			p->slot[depth++] = i;
+		}
 		n = child(t, n, i);
 		if (big)
 			itn_prefetch(n, level == 1);
+	}
+	if (p) {
+		p->node[depth] = (struct itree_node *)n;
+		p->depth = depth + 1;
 	}
 	i = leaf_count_le(n, leaf_nr(n), key);
 	if (dc_unlikely(!i))
 		return search_floor_left(t, key, idx);
 	*idx = i - 1;
 	return n;
+}
+
+static dc_always_inline const struct itree_node *
+search_floor(const struct dc_itree *t, uint64_t key, unsigned int *idx)
+{
+	return search_floor_path(t, key, idx, NULL);
 }
 
 /* Find the entry with the smallest start >= @key, like search_floor(). */
@@ -546,6 +561,20 @@ bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
 	return true;
 }
 DC_EXPORT(dc_itree_lookup_entry);
+
+void *dci_itree_lookup_path(const struct dc_itree *t, uint64_t point,
+			    struct dci_itree_path *p)
+{
+	const struct itree_node *n;
+	unsigned int j;
+
+	p->changes = dci_itree_changes(t);
+	n = search_floor_path(t, point, &j, p);
+	if (!n || n->ent[j].last < point)
+		return NULL;
+	p->depth = DCI_ITREE_PATH_NONE;	/* found: nothing to insert */
+	return n->ent[j].item;
+}
 
 void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
 {
@@ -661,7 +690,7 @@ void dc_itree_destroy(struct dc_itree *t)
 DC_EXPORT(dc_itree_destroy);
 
 /* Walk from the root towards @key, recording the path. */
-static void walk(struct dc_itree *t, uint64_t key, struct itree_path *p)
+static void walk(struct dc_itree *t, uint64_t key, struct dci_itree_path *p)
 {
 	struct itree_node *n = dc_rcu_dereference_protected(t->root, itree_writer(t));
 
@@ -680,7 +709,8 @@ static void walk(struct dc_itree *t, uint64_t key, struct itree_path *p)
 }
 
 /* Make @n the node at @level of @p's path, where the old one hung. */
-static void publish(struct dc_itree *t, struct itree_path *p, unsigned int level,
+static void publish(struct dc_itree *t, const struct dci_itree_path *p,
+		    unsigned int level,
 		    struct itree_node *n)
 {
 	if (!level)
@@ -924,7 +954,7 @@ static void sibling_start(struct itree_node *hi, const struct itree_node *old,
  * copied.  Replaced nodes stay reachable until the final publish, so they
  * are retired only after it.  insert_want() counts the nodes this takes.
  */
-static void insert_path(struct dc_itree *t, struct itree_path *p,
+static void insert_path(struct dc_itree *t, const struct dci_itree_path *p,
 			struct node_pool *pool, struct wide_entry ne,
 			unsigned int pos)
 {
@@ -989,7 +1019,7 @@ static void insert_path(struct dc_itree *t, struct itree_path *p,
  * kept as it is (a sibling), and one for the first node with room (its
  * copy), or for a new root when they are all full.
  */
-static unsigned int insert_want(const struct itree_path *p, unsigned int pos)
+static unsigned int insert_want(const struct dci_itree_path *p, unsigned int pos)
 {
 	unsigned int lvl = p->depth, want = 0;
 	bool kept = true;
@@ -1007,19 +1037,26 @@ static unsigned int insert_want(const struct itree_path *p, unsigned int pos)
 	return want + 1;
 }
 
-/* Insert [@start, @last] -> @item, which overlaps nothing in @t. */
+/*
+ * Insert [@start, @last] -> @item, which overlaps nothing in @t, at @seen
+ * (a lookup's path) if @t is as the lookup saw it, else where a walk says.
+ */
 static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
-		      void *item)
+		      void *item, const struct dci_itree_path *seen)
 {
 	struct wide_entry ne = { .key = start, .last = last, .p = item };
+	const struct dci_itree_path *p = seen;
 	struct itree_node *lo;
 	unsigned int pos = 0;
 	struct node_pool pool;
-	struct itree_path p;
+	struct dci_itree_path walked;
 
-	walk(t, start, &p);
-	if (p.depth) {
-		lo = p.node[p.depth - 1];
+	if (!p || p->depth == DCI_ITREE_PATH_NONE || p->changes != t->changes) {
+		walk(t, start, &walked);
+		p = &walked;
+	}
+	if (p->depth) {
+		lo = p->node[p->depth - 1];
 		pos = leaf_pos(lo, start);
 		if (pos == lo->nr && pos < ITREE_FANOUT) {
 			spare_restock(t);
@@ -1029,11 +1066,11 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		}
 	}
 	/* Allocate every node first, so that failure changes nothing. */
-	if (pool_fill(t, &pool, insert_want(&p, pos)))
+	if (pool_fill(t, &pool, insert_want(p, pos)))
 		return -ENOMEM;
 	spare_restock(t);
-	if (p.depth)
-		insert_path(t, &p, &pool, ne, pos);
+	if (p->depth)
+		insert_path(t, p, &pool, ne, pos);
 	else
 		insert_root_leaf(t, &pool, &ne);
 	dc_warn_once(pool.nr, "itree: insert_want() counted %u nodes too many",
@@ -1053,16 +1090,16 @@ int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 		return -ECHILD;
 	if (dc_itree_first(t, start, last, &cur))
 		return -EEXIST;
-	return insert_new(t, start, last, item);
+	return insert_new(t, start, last, item, NULL);
 }
 DC_EXPORT(dc_itree_insert);
 
 int dci_itree_insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
-			 void *item)
+			 void *item, const struct dci_itree_path *p)
 {
 	if (start > last || !item)
 		return -EINVAL;
-	return insert_new(t, start, last, item);
+	return insert_new(t, start, last, item, p);
 }
 
 /* --- removal ------------------------------------------------------------ */
@@ -1100,7 +1137,7 @@ static void copy_delete(struct itree_node *dst, const struct itree_node *src,
 int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 {
 	struct itree_node *leaf, *old, *n;
-	struct itree_path p;
+	struct dci_itree_path p;
 	unsigned int lvl, pos;
 	bool from_reserve;
 

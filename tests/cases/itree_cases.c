@@ -8,6 +8,8 @@
 
 #include <daxcache/fault.h>
 
+#include "itree_internal.h"
+
 /* Items are fake pointers that encode the interval start: never dereferenced. */
 static void *item_of(uint64_t start)
 {
@@ -338,6 +340,88 @@ DC_TEST(itree_differential)
 	differential_run(t, (t->seed | 1) << 20, ops / 4);
 }
 
+#define PATH_SPAN	4096u
+
+/*
+ * A miss's insert at the path its lookup noted (dci_itree_lookup_path()):
+ * used while the tree is as the lookup saw it, walked again once anything
+ * changed.  Each key is looked up, then, at random, the tree changes
+ * before the insert (an insert that may split the noted leaf, or a
+ * remove that may merge or empty it), so that the noted path is stale;
+ * an insert that trusted a stale path would put its entry in a node no
+ * longer in the tree, and the lookups after it would miss.
+ */
+DC_TEST(itree_insert_at_lookup_path)
+{
+	struct dc_test_rng rng;
+	struct dci_itree_path seen;
+	struct dc_itree *tree;
+	uint8_t *in;
+	unsigned int i, stale = 0, ops = 20000 * dc_test_scale();
+	size_t count = 0;
+	uint64_t k, other;
+
+	dc_test_rng_init(&rng, t->seed);
+	in = dc_test_alloc(PATH_SPAN);
+	DC_ASSERT(t, in);
+	memset(in, 0, PATH_SPAN);
+	DC_ASSERT_INT_EQ(t, dc_itree_create(&tree), 0);
+	/* An empty tree's path (depth 0) is stale once the tree has an entry. */
+	DC_ASSERT(t, !dci_itree_lookup_path(tree, 7, &seen));
+	DC_ASSERT_EQ(t, seen.depth, 0);
+	DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, 3, 3, item_of(3)), 0);
+	DC_ASSERT_INT_EQ(t, dci_itree_insert_new(tree, 7, 7, item_of(7), &seen), 0);
+	DC_ASSERT(t, dc_itree_lookup(tree, 3) == item_of(3));
+	DC_ASSERT(t, dc_itree_lookup(tree, 7) == item_of(7));
+	in[3] = in[7] = 1;
+	count = 2;
+	for (i = 0; i < ops && !dc_test_failed(t); i++) {
+		/* Mostly ascending runs (appends), else anywhere. */
+		k = dc_test_below(&rng, 4) ? (i * 7) % PATH_SPAN :
+					     dc_test_below(&rng, PATH_SPAN);
+		if (dci_itree_lookup_path(tree, k, &seen)) {
+			DC_ASSERT(t, in[k]);
+			DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, k, NULL), 0);
+			in[k] = 0;
+			count--;
+			continue;
+		}
+		DC_ASSERT(t, !in[k]);
+		if (dc_test_below(&rng, 3) == 0) {
+			other = dc_test_below(&rng, PATH_SPAN);
+			if (other == k)
+				continue;
+			if (in[other]) {
+				DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, other, NULL), 0);
+				in[other] = 0;
+				count--;
+			} else {
+				DC_ASSERT_INT_EQ(t, dc_itree_insert(tree, other, other,
+								    item_of(other)), 0);
+				in[other] = 1;
+				count++;
+			}
+			stale++;
+		}
+		DC_ASSERT_INT_EQ(t, dci_itree_insert_new(tree, k, k, item_of(k),
+							 &seen), 0);
+		in[k] = 1;
+		count++;
+		if (i % 512 == 0) {
+			for (k = 0; k < PATH_SPAN; k++)
+				DC_ASSERT(t, dc_itree_lookup(tree, k) ==
+					     (in[k] ? item_of(k) : NULL));
+		}
+	}
+	for (k = 0; k < PATH_SPAN; k++)
+		DC_ASSERT(t, dc_itree_lookup(tree, k) == (in[k] ? item_of(k) : NULL));
+	DC_ASSERT_EQ(t, dc_itree_count(tree), count);
+	dc_test_log(t, "%u ops, %u inserts at a stale path, %zu entries at the end",
+		    i, stale, count);
+	dc_itree_destroy(tree);
+	dc_test_free(in);
+}
+
 /* Sequential fills split nodes at every level; each failed step is a no-op. */
 DC_TEST(itree_enomem_leaves_tree_intact)
 {
@@ -643,6 +727,7 @@ DC_SUITE(itree,
 	 DC_CASE(itree_boundaries),
 	 DC_CASE(itree_deep_lookups),
 	 DC_CASE(itree_differential),
+	 DC_CASE(itree_insert_at_lookup_path),
 	 DC_CASE(itree_enomem_leaves_tree_intact),
 	 DC_CASE(itree_rcu_readers_vs_writer),
 	 DC_CASE(itree_rcu_readers_vs_appender));
