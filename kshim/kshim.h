@@ -24,11 +24,4 @@ static inline bool dci_fault_should_fail(void)
 }
 #endif
 
-/* After a helper's definition: export it to the test module (test builds). */
-#ifdef DC_TEST_BUILD
-#define DCI_TEST_EXPORT(sym)	DCI_EXPORT_NS_GPL(sym, DAXCACHE_KSHIM)
-#else
-#define DCI_TEST_EXPORT(sym)
-#endif
-
 #endif /* DC_KSHIM_H */

@@ -72,12 +72,31 @@
  * symbol namespace DAXCACHE (compat_kernel.h).
  */
 #define DC_EXPORT(sym)		DCI_EXPORT_GPL(sym)
+/*
+ * After an internal helper's definition: export it to the test module,
+ * whose cases call it, in test builds only (namespace DAXCACHE_KSHIM).
+ */
+#ifdef DC_TEST_BUILD
+#define DCI_TEST_EXPORT(sym)	DCI_EXPORT_NS_GPL(sym, DAXCACHE_KSHIM)
+#else
+#define DCI_TEST_EXPORT(sym)
+#endif
 #define dc_prefetch(p)		prefetch(p)
 #define dc_noinline		noinline
 #define dc_cold			__cold
 /* A global of the library that no other object uses (a module's are local). */
 #define DC_HIDDEN
 #define dc_always_inline	__always_inline
+/*
+ * On a large local that the code writes before it reads: kernels built
+ * with CONFIG_INIT_STACK_ALL_ZERO would otherwise zero it on every call
+ * (a miss's tree path and node pool: hundreds of bytes).
+ */
+#ifdef __uninitialized
+#define dc_uninitialized	__uninitialized
+#else
+#define dc_uninitialized
+#endif
 #define DC_CACHELINE		SMP_CACHE_BYTES
 #define __dc_cacheline_aligned	____cacheline_aligned
 

@@ -539,8 +539,8 @@ map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 {
 	struct dc_cache *c;
 	struct dc_range *r;
-	/* Not zeroed: only @depth is read before a lookup fills it. */
-	struct dci_itree_path seen;
+	/* Only @depth is read before a lookup fills it. */
+	struct dci_itree_path seen dc_uninitialized;
 	uint64_t index, gen = 0;
 	int ret;
 

@@ -575,6 +575,7 @@ void *dci_itree_lookup_path(const struct dc_itree *t, uint64_t point,
 	p->depth = DCI_ITREE_PATH_NONE;	/* found: nothing to insert */
 	return n->ent[j].item;
 }
+DCI_TEST_EXPORT(dci_itree_lookup_path);
 
 void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
 {
@@ -958,7 +959,7 @@ static void insert_path(struct dc_itree *t, const struct dci_itree_path *p,
 			struct node_pool *pool, struct wide_entry ne,
 			unsigned int pos)
 {
-	struct itree_node *replaced[ITREE_MAX_DEPTH];
+	struct itree_node *replaced[ITREE_MAX_DEPTH] dc_uninitialized;
 	struct itree_node *lo, *hi, *old, *rep = NULL;
 	unsigned int lvl = p->depth - 1, nr_replaced = 0;
 	bool kept = true;	/* every node below kept as it was */
@@ -1048,8 +1049,8 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 	const struct dci_itree_path *p = seen;
 	struct itree_node *lo;
 	unsigned int pos = 0;
-	struct node_pool pool;
-	struct dci_itree_path walked;
+	struct node_pool pool dc_uninitialized;
+	struct dci_itree_path walked dc_uninitialized;
 
 	if (!p || p->depth == DCI_ITREE_PATH_NONE || p->changes != t->changes) {
 		walk(t, start, &walked);
@@ -1101,6 +1102,7 @@ int dci_itree_insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		return -EINVAL;
 	return insert_new(t, start, last, item, p);
 }
+DCI_TEST_EXPORT(dci_itree_insert_new);
 
 /* --- removal ------------------------------------------------------------ */
 
@@ -1137,7 +1139,7 @@ static void copy_delete(struct itree_node *dst, const struct itree_node *src,
 int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 {
 	struct itree_node *leaf, *old, *n;
-	struct dci_itree_path p;
+	struct dci_itree_path p dc_uninitialized;
 	unsigned int lvl, pos;
 	bool from_reserve;
 

@@ -49,10 +49,25 @@
  * declaration it expands to only makes the compiler check the name.
  */
 #define DC_EXPORT(sym)		extern __typeof__(sym) sym
+/*
+ * After an internal helper that test cases call: nothing to do here (the
+ * tests link the core's convenience library); the kernel exports it to its
+ * test module.
+ */
+#define DCI_TEST_EXPORT(sym)	extern __typeof__(sym) sym
 #define dc_prefetch(p)		__builtin_prefetch(p)
 #define dc_noinline		__attribute__((__noinline__))
 #define dc_cold			__attribute__((__cold__))
 #define dc_always_inline	inline __attribute__((__always_inline__))
+/*
+ * On a large local that the code writes before it reads: not zeroed on
+ * each call when the library is built with -ftrivial-auto-var-init.
+ */
+#if defined(__has_attribute) && __has_attribute(__uninitialized__)
+#define dc_uninitialized	__attribute__((__uninitialized__))
+#else
+#define dc_uninitialized
+#endif
 /*
  * A global of the library that no other object uses: addressed directly
  * (one instruction), not through the global offset table.
