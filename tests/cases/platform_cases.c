@@ -124,6 +124,72 @@ static void huge_thread(struct dc_test *t, void *arg, unsigned int idx)
 	}
 }
 
+struct lock_ctx {
+	dc_mutex_t mutex;
+	dc_spinlock_t spin;
+	dc_atomic_t inside_mutex, inside_spin;
+	unsigned long mutex_count, spin_count, rounds;
+	unsigned long overlaps;		/* a second holder seen: must stay 0 */
+};
+
+/*
+ * Each thread takes each lock @rounds times (the mutex by trylock every
+ * fourth time) and checks that it is alone inside; inside the mutex it
+ * sometimes sleeps, so that the others find it held and have to wait for
+ * a wake-up rather than only retry.
+ */
+static void lock_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct lock_ctx *c = arg;
+	unsigned long i;
+
+	for (i = 0; i < c->rounds; i++) {
+		if ((i + idx) % 4 == 0) {
+			while (!dc_mutex_trylock(&c->mutex))
+				dc_test_sleep_us(0);
+		} else {
+			dc_mutex_lock(&c->mutex);
+		}
+		dc_atomic_inc(&c->inside_mutex);
+		if (dc_atomic_read(&c->inside_mutex) != 1)
+			c->overlaps++;
+		c->mutex_count++;
+		if (i % 64 == idx)
+			dc_test_sleep_us(1);
+		dc_atomic_dec(&c->inside_mutex);
+		dc_mutex_unlock(&c->mutex);
+
+		dc_spin_lock(&c->spin);
+		dc_atomic_inc(&c->inside_spin);
+		if (dc_atomic_read(&c->inside_spin) != 1)
+			c->overlaps++;
+		c->spin_count++;
+		dc_atomic_dec(&c->inside_spin);
+		dc_spin_unlock(&c->spin);
+	}
+}
+
+/*
+ * The platform's mutex and spinlock exclude: four threads count under
+ * each, and no count is lost and no two holders overlap.
+ */
+DC_TEST(platform_lock_exclusion)
+{
+	struct lock_ctx c = { .rounds = 20000 / dc_test_slowdown() };
+
+	dc_mutex_init(&c.mutex);
+	dc_spin_lock_init(&c.spin);
+	dc_atomic_set(&c.inside_mutex, 0);
+	dc_atomic_set(&c.inside_spin, 0);
+	dc_test_run_threads(t, 4, lock_thread, &c);
+	/* The threads are joined: their counts are ours to read. */
+	DC_ASSERT_EQ(t, c.mutex_count, 4 * c.rounds);
+	DC_ASSERT_EQ(t, c.spin_count, 4 * c.rounds);
+	DC_ASSERT_EQ(t, c.overlaps, 0);
+	dc_mutex_destroy(&c.mutex);
+	dc_spin_lock_destroy(&c.spin);
+}
+
 /*
  * A timeout just short of UINT64_MAX is a very long wait, not one that has
  * already run out (now + timeout used to wrap into the past).
@@ -368,6 +434,7 @@ DC_SUITE(platform,
 	 DC_CASE(platform_waitq_timeout_at_least),
 	 DC_CASE(platform_waitq_wake),
 	 DC_CASE(platform_waitq_huge_timeout),
+	 DC_CASE(platform_lock_exclusion),
 	 DC_CASE(platform_refcount),
 	 DC_CASE(platform_refcount_reports_per_site),
 	 DC_CASE(platform_warn_once_counts),

@@ -7,7 +7,10 @@
  */
 #include "platform.h"
 
+#include <linux/futex.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* Allocation                                                           */
@@ -44,9 +47,21 @@ void dci_free(void *p)
 /* ------------------------------------------------------------------ */
 /* Locks and wait queues                                                */
 
-void dci_plat_lock_init(pthread_mutex_t *m)
+/*
+ * The lock was held: mark it contended (2), so that whoever drops it wakes
+ * a sleeper, and sleep while it stays so.  The exchange that finds it free
+ * takes it, still marked contended: one wake too many at worst.
+ */
+void dci_plat_lock_wait(struct dci_plat_lock *l)
 {
-	pthread_mutex_init(m, NULL);
+	while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire))
+		syscall(SYS_futex, &l->word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+
+/* A contended lock was dropped: wake one sleeper, which takes it or sleeps again. */
+void dci_plat_lock_wake(struct dci_plat_lock *l)
+{
+	syscall(SYS_futex, &l->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /* A condition variable whose timed waits run on CLOCK_MONOTONIC. */
