@@ -132,23 +132,14 @@ static inline uint64_t range_file_off(const struct dc_cache *c, uint64_t index)
 	return index << c->cfg.range_shift;
 }
 
-/*
- * Ask the backend to map @index of @inode in @r, writable or not; a failure
- * is counted and logged (dci_backend_failed()).  Returns 0 or the error.
- */
-static int range_setup(struct dc_inode *inode, struct dc_range *r,
-		       uint64_t index, bool writable)
+/* A setup of @index of @inode failed with @ret: count and log it. */
+static dc_noinline dc_cold int setup_failed(struct dc_inode *inode,
+					    uint64_t index, bool writable,
+					    int ret)
 {
-	struct dc_cache *c = inode->cache;
 	unsigned int nth;
-	int ret;
 
-	ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
-			    r->win_off, c->range_size,
-			    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
-	if (!ret)
-		return 0;
-	ret = dci_backend_failed(c, DC_BE_SETUP, ret, &nth);
+	ret = dci_backend_failed(inode->cache, DC_BE_SETUP, ret, &nth);
 	if (nth)
 		dc_pr_warn("setup of inode %llu range %llu%s failed: %d"
 			   DC_BE_FAIL_NOTE,
@@ -156,6 +147,22 @@ static int range_setup(struct dc_inode *inode, struct dc_range *r,
 			   (unsigned long long)index,
 			   writable ? " for writing" : "", ret, nth);
 	return ret;
+}
+
+/*
+ * Ask the backend to map @index of @inode in @r, writable or not; a failure
+ * is counted and logged (dci_backend_failed()).  Returns 0 or the error.
+ */
+static inline int range_setup(struct dc_inode *inode, struct dc_range *r,
+			      uint64_t index, bool writable)
+{
+	struct dc_cache *c = inode->cache;
+	int ret;
+
+	ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
+			    r->win_off, c->range_size,
+			    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
+	return dc_likely(!ret) ? 0 : setup_failed(inode, index, writable, ret);
 }
 
 /*

@@ -1039,8 +1039,35 @@ static unsigned int insert_want(const struct dci_itree_path *p, unsigned int pos
 }
 
 /*
+ * Insert @ne at @pos of the leaf @p ends at (or as the first entry of an
+ * empty @t) with new nodes: the leaf has no room, or @ne does not go past
+ * its last entry.  Returns 0 or -ENOMEM, @t unchanged.
+ */
+static dc_noinline int insert_copying(struct dc_itree *t,
+				      const struct dci_itree_path *p,
+				      const struct wide_entry *ne,
+				      unsigned int pos)
+{
+	struct node_pool pool dc_uninitialized;
+
+	/* Allocate every node first, so that failure changes nothing. */
+	if (pool_fill(t, &pool, insert_want(p, pos)))
+		return -ENOMEM;
+	spare_restock(t);
+	if (p->depth)
+		insert_path(t, p, &pool, *ne, pos);
+	else
+		insert_root_leaf(t, &pool, ne);
+	dc_warn_once(pool.nr, "itree: insert_want() counted %u nodes too many",
+		     pool.nr);
+	insert_done(t);
+	return 0;
+}
+
+/*
  * Insert [@start, @last] -> @item, which overlaps nothing in @t, at @seen
  * (a lookup's path) if @t is as the lookup saw it, else where a walk says.
+ * An entry past the last of a leaf with room goes in place.
  */
 static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 		      void *item, const struct dci_itree_path *seen)
@@ -1049,7 +1076,6 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 	const struct dci_itree_path *p = seen;
 	struct itree_node *lo;
 	unsigned int pos = 0;
-	struct node_pool pool dc_uninitialized;
 	struct dci_itree_path walked dc_uninitialized;
 
 	if (!p || p->depth == DCI_ITREE_PATH_NONE || p->changes != t->changes) {
@@ -1066,18 +1092,7 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 			return 0;
 		}
 	}
-	/* Allocate every node first, so that failure changes nothing. */
-	if (pool_fill(t, &pool, insert_want(p, pos)))
-		return -ENOMEM;
-	spare_restock(t);
-	if (p->depth)
-		insert_path(t, p, &pool, ne, pos);
-	else
-		insert_root_leaf(t, &pool, &ne);
-	dc_warn_once(pool.nr, "itree: insert_want() counted %u nodes too many",
-		     pool.nr);
-	insert_done(t);
-	return 0;
+	return insert_copying(t, p, &ne, pos);
 }
 
 int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
