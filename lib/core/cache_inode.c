@@ -202,9 +202,12 @@ static struct dc_hint_leaf *hint_leaf_new(void)
 
 /*
  * Replace @inode's directory @old by one that reaches leaf @blk (below
- * DC_HINT_DIR_MAX): the next power of two, at least twice @old's.  @old
- * stays readable until the inode is freed.  Inode mutex.  Returns the new
- * directory, or NULL (no memory: the hint is not kept).
+ * DC_HINT_DIR_MAX): the next power of two, at least twice @old's, if the
+ * inode maps enough ranges for it (at most DC_HINT_DIR_PER_MAPPING entries
+ * per mapping: a far index of a sparse file gets no hint rather than a
+ * directory that reaches it).  @old stays readable until the inode is
+ * freed.  Inode mutex.  Returns the new directory, or NULL (too sparse, or
+ * no memory: the hint is not kept).
  */
 static struct dc_hint_dir *hint_dir_grow(struct dc_inode *inode,
 					 struct dc_hint_dir *old, uint64_t blk)
@@ -214,6 +217,8 @@ static struct dc_hint_dir *hint_dir_grow(struct dc_inode *inode,
 
 	while (nr <= blk)
 		nr *= 2;
+	if (nr > DC_HINT_DIR_PER_MAPPING * (uint64_t)dc_itree_count(inode->tree))
+		return NULL;
 	dir = dc_alloc(sizeof(*dir) + nr * sizeof(dir->leaf[0]));
 	if (!dir)
 		return NULL;
@@ -237,8 +242,9 @@ static struct dc_hint_dir *hint_dir_grow(struct dc_inode *inode,
  *     checks is set)
  *
  * An index past the directory's reach (DC_HINT_DIR_MAX leaves) gets no
- * hint: its hits go to the tree.  So does one whose leaf or directory
- * cannot be allocated: a hint is an optimisation, never an error.
+ * hint: its hits go to the tree.  So does one whose directory would be too
+ * large for the inode's mappings (hint_dir_grow()), and one whose leaf or
+ * directory cannot be allocated: a hint is an optimisation, never an error.
  *
  * Context: the inode mutex held (a miss, cache_map.c); may allocate.
  * Return: nothing.

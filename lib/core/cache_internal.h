@@ -158,12 +158,18 @@ static inline bool dc_range_writable(const struct dc_range *r)
  * after a grace period, with the leaves (hint_free() in cache_inode.c).
  *
  * Memory per inode: @hint_near (512 bytes), a leaf (512 bytes) per other
- * block of 64 indexes mapped at least once during the inode's life, at most DC_HINT_DIR_MAX of them, and
- * the directories (8 bytes per entry, below twice the last one's).
+ * block of 64 indexes mapped at least once during the inode's life, at most
+ * DC_HINT_DIR_MAX of them, and the directories (8 bytes per entry, below
+ * twice the last one's).  A directory grows only while it has at most
+ * DC_HINT_DIR_PER_MAPPING entries per range the inode maps, so that the
+ * directories take at most 2 * 8 * 8 = 128 bytes per mapping however far
+ * into its file an inode maps: a sparse file's far indexes get no hint
+ * (their hits go to the tree) until the inode maps enough.
  */
 #define DC_HINT_LEAF_SHIFT	6
 #define DC_HINT_LEAF_SLOTS	(1u << DC_HINT_LEAF_SHIFT)
 #define DC_HINT_DIR_MAX		(1u << 14)	/* reach: indexes below 2^20 */
+#define DC_HINT_DIR_PER_MAPPING	8u
 
 struct dc_hint_leaf {
 	struct dc_range *slot[DC_HINT_LEAF_SLOTS];

@@ -47,6 +47,10 @@ tests_unit_urcu_app_test_LDADD = lib/libdaxcache.la $(URCU_LIBS) $(PTHREAD_LIBS)
 check_PROGRAMS += tests/unit/version-test
 tests_unit_version_test_SOURCES = tests/unit/version_test.c
 tests_unit_version_test_LDADD = lib/libdaxcache.la
+# An inode's heap does not grow with how far into its file it maps.
+check_PROGRAMS += tests/unit/inode-memory
+tests_unit_inode_memory_SOURCES = tests/unit/inode_memory_test.c
+tests_unit_inode_memory_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la
 # Old and new callers' copies of the sized structures.
 check_PROGRAMS += tests/unit/struct-size
 tests_unit_struct_size_SOURCES = tests/unit/struct_size_test.c
