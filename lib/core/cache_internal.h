@@ -83,8 +83,11 @@
  * writable: one word, so that a pin reads both with one load and a hit that
  * saw the bit set fills its pin with the generation that set it.
  *
- * 48 bytes, packed in an array (see docs/design.md, "Memory per range"):
- * what the hit path reads first, the pool's links last.  Its cache is found
+ * 48 bytes of fields, one cache line each in an array (see docs/design.md,
+ * "Memory per range"): a hit writes its range's line (the pin, the
+ * accessed bit) and no other range's, so threads that hit different ranges
+ * never share a written line.  What the hit path reads first, the pool's
+ * links last.  Its cache is found
  * from the range itself (dci_range_cache()).  What the backend maps is the
  * owner's @index: @owner and @index change only once a setup has succeeded
  * (map_new()); until then they name the old mapping, and the range is its
@@ -106,10 +109,10 @@ struct dc_range {
 	uint64_t win_off;		/* constant */
 	/* Free stack or busy ring, by range number (dc_rlist_*()); pool lock. */
 	uint32_t next, prev;
-};
+} __dc_cacheline_aligned;
 
-dc_static_assert(sizeof(struct dc_range) == 48,
-		 "struct dc_range is 48 bytes: see docs/design.md, \"Memory per range\"");
+dc_static_assert(sizeof(struct dc_range) == DC_CACHELINE,
+		 "struct dc_range is one cache line: see docs/design.md, \"Memory per range\"");
 
 /*
  * What the backend maps in a range (its inode number and range index), for
@@ -309,7 +312,7 @@ static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
  *   updating the range's state as it does.  It returns true for a range
  *   that was hit since, which admission control counts as a reference.
  * - the state it keeps per range: @accessed and the place in the busy
- *   ring, nothing more (struct dc_range is full at 48 bytes); per cache,
+ *   ring, nothing more (struct dc_range keeps no policy fields); per cache,
  *   none of its own: the ring and the hand are the pool's, reached through
  *   dc_pool_hand() and dc_pool_busy_head().
  *
