@@ -536,66 +536,99 @@ static inline void pin_fill(uint64_t range_size, struct dc_range *r,
 }
 
 /*
+ * Every answer without a pin leaves an empty one, which dc_unpin() ignores:
+ * a caller that unpins after an error must not find garbage.  Only the
+ * paths that fail pay for it.
+ */
+static int map_no_pin(struct dc_pin *pin, int ret)
+{
+	if (pin)
+		memset(pin, 0, sizeof(*pin));
+	return ret;
+}
+
+/*
+ * A hit: @r maps the range of @file_off in @inode, pinned at generation
+ * @gen.  A write to a read-only mapping upgrades it, or under admission
+ * control may be refused (DC_MAP_BYPASS); then fill @pin.
+ */
+static inline int map_pinned(struct dc_cache *c, struct dc_inode *inode,
+			     struct dc_range *r, uint64_t gen, uint64_t file_off,
+			     unsigned int flags, struct dc_pin *pin)
+{
+	int ret;
+
+	if ((flags & DC_MAP_WRITE) && !(gen & 1) &&
+	    upgrade_bypassed(c, inode, r, flags)) {
+		range_unpin(r);
+		dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
+		return map_no_pin(pin, DC_MAP_BYPASS);
+	}
+	dc_stat_inc(c, DC_STAT_HITS);
+	if ((flags & DC_MAP_WRITE) && !(gen & 1)) {
+		ret = map_upgrade(inode, r, flags);
+		if (ret) {
+			range_unpin(r);
+			return map_no_pin(pin, ret);
+		}
+	}
+	pin_fill(c->range_size, r, file_off, dc_read_once(r->gen), pin);
+	return 0;
+}
+
+/*
+ * The general way once the hint did not pin: the tree under RCU, a hit
+ * there, else a miss.  The arguments are checked and the caller may call
+ * in (map_general(), or the hit path, whose readiness test says so).
+ * @use_cfg: wait for the cache's wait_timeout_ns rather than @timeout_ns
+ * (dc_map()).
+ */
+static dc_noinline int
+map_unhinted(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+	     uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
+{
+	struct dc_cache *c = inode->cache;
+	/* Only @depth is read before a lookup fills it. */
+	struct dci_itree_path seen dc_uninitialized;
+	uint64_t index, gen = 0;
+	struct dc_range *r;
+	int ret;
+
+	seen.depth = DCI_ITREE_PATH_NONE;
+	index = file_off >> c->cfg.range_shift;
+	r = map_tree(inode, index, &gen, &seen);
+	if (dc_likely(r))
+		return map_pinned(c, inode, r, gen, file_off, flags, pin);
+	if (use_cfg)
+		timeout_ns = c->cfg.wait_timeout_ns;
+	ret = map_slow(inode, file_off, flags, timeout_ns, &seen, &r);
+	if (ret)
+		return map_no_pin(pin, ret);
+	pin_fill(c->range_size, r, file_off, dc_read_once(r->gen), pin);
+	return 0;
+}
+
+/*
  * Everything but a read hit through the hint: the arguments' checks, the
- * tree lookup, writes (upgrades, bypassed writes) and misses.  @use_cfg:
- * wait for the cache's wait_timeout_ns rather than @timeout_ns (dc_map()).
+ * hint again (writes come here first), then map_unhinted().
  */
 static dc_noinline int
 map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	    uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
 {
-	struct dc_cache *c;
 	struct dc_range *r;
-	/* Only @depth is read before a lookup fills it. */
-	struct dci_itree_path seen dc_uninitialized;
 	uint64_t index, gen = 0;
 	int ret;
 
 	ret = dci_entry_check(inode && pin && !(flags & ~DC_MAP_KNOWN),
 			      use_cfg ? "dc_map" : "dc_map_timeout");
 	if (dc_unlikely(ret))
-		goto no_pin;
-	c = inode->cache;
-	seen.depth = DCI_ITREE_PATH_NONE;
-	if (use_cfg)
-		timeout_ns = c->cfg.wait_timeout_ns;
-	index = file_off >> c->cfg.range_shift;
+		return map_no_pin(pin, ret);
+	index = file_off >> inode->cache->cfg.range_shift;
 	r = dc_hint_get(inode, index);
-	if (!try_pin(r, inode, index, &gen))
-		r = map_tree(inode, index, &gen, &seen);
-	if (dc_likely(r)) {
-		if ((flags & DC_MAP_WRITE) && !(gen & 1) &&
-		    upgrade_bypassed(c, inode, r, flags)) {
-			range_unpin(r);
-			dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
-			ret = DC_MAP_BYPASS;
-			goto no_pin;
-		}
-		dc_stat_inc(c, DC_STAT_HITS);
-		if ((flags & DC_MAP_WRITE) && !(gen & 1)) {
-			ret = map_upgrade(inode, r, flags);
-			if (ret) {
-				range_unpin(r);
-				goto no_pin;
-			}
-		}
-	} else {
-		ret = map_slow(inode, file_off, flags, timeout_ns, &seen, &r);
-		if (ret)
-			goto no_pin;
-	}
-	pin_fill(c->range_size, r, file_off, dc_read_once(r->gen), pin);
-	return 0;
-
-no_pin:
-	/*
-	 * Every answer without a pin leaves an empty one, which dc_unpin()
-	 * ignores: a caller that unpins after an error must not find garbage.
-	 * Only the paths that fail pay for it.
-	 */
-	if (pin)
-		memset(pin, 0, sizeof(*pin));
-	return ret;
+	if (try_pin(r, inode, index, &gen))
+		return map_pinned(inode->cache, inode, r, gen, file_off, flags, pin);
+	return map_unhinted(inode, file_off, flags, timeout_ns, use_cfg, pin);
 }
 
 /* The hit path's pin lost a race with a setup: drop it, go the general way. */
@@ -640,7 +673,7 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 	if (dc_unlikely(dc_read_once_ne(r->owner, inode) ||
 			dc_read_once_ne(r->index, index) ||
 			!dc_refcount_inc_not_zero_fast(&r->ref)))
-		goto general;
+		goto unhinted;
 	if (dc_unlikely(dc_read_once_ne(r->gen, gen)))
 		return map_raced(r, inode, file_off, flags, timeout_ns, use_cfg, pin);
 	/* Pinned: the line is ours already, a store costs nothing more. */
@@ -651,6 +684,9 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 
 general:
 	return map_general(inode, file_off, flags, timeout_ns, use_cfg, pin);
+unhinted:
+	/* A read with valid arguments, from a caller that may call in. */
+	return map_unhinted(inode, file_off, flags, timeout_ns, use_cfg, pin);
 }
 
 int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
