@@ -192,8 +192,9 @@ static int inode_get_op(struct fx *x)
 
 /*
  * A miss at range index @first + the next one.  Past index 63 the miss
- * also grows the inode's hint directory and allocates a leaf: a failure
- * there keeps no hint and the map succeeds.
+ * also grows the inode's hint directory and allocates a leaf (at index 64,
+ * whose directory of 2 entries one mapping allows): a failure there keeps
+ * no hint and the map succeeds.
  */
 static int miss_op_at(struct fx *x, uint64_t first, unsigned int flags)
 {
@@ -230,7 +231,7 @@ static int miss_write_op(struct fx *x)
 
 static int miss_far_op(struct fx *x)
 {
-	return miss_op_at(x, 4096, 0);
+	return miss_op_at(x, 64, 0);
 }
 
 /* An upgrade: a write to a read-only mapping. */
@@ -732,7 +733,7 @@ static const struct scenario scenarios[] = {
 	  env_teardown, -ENOMEM },
 	{ "map miss (write)", env_setup, NULL, miss_write_op, env_check,
 	  env_teardown, -ENOMEM },
-	{ "map miss (index 4096)", env_setup, NULL, miss_far_op, env_check,
+	{ "map miss (index 64)", env_setup, NULL, miss_far_op, env_check,
 	  env_teardown, -ENOMEM },
 	{ "map upgrade", env_setup, upgrade_prepare, upgrade_op, env_check,
 	  env_teardown, -ENOMEM },

@@ -7,7 +7,8 @@
  * the inode's mappings, not with its largest index (it took 128 KiB more
  * for the far mapping before).  Measured with mallinfo2() (the heap in
  * use, each allocation at its real size); under a sanitizer or valgrind,
- * whose allocators mallinfo2() does not see, the test is skipped.
+ * whose allocators mallinfo2() does not see, only the maps and hits are
+ * checked (the plain build checks the sizes).
  * Public headers and the shared library only.
  */
 #include "config.h"
@@ -89,11 +90,9 @@ int main(void)
 	struct dc_cache_stats st;
 	struct dc_simbe *be;
 	struct dc_cache *cache;
+	bool visible;
 
-	if (!heap_visible()) {
-		printf("inode-memory: SKIP: mallinfo2() does not see this allocator\n");
-		return 77;
-	}
+	visible = heap_visible();
 	dc_simbe_config_init(&bcfg, sizeof(bcfg), NR_RANGES << RANGE_SHIFT);
 	bcfg.range_shift = RANGE_SHIFT;
 	dc_cache_config_init(&cfg, sizeof(cfg), NR_RANGES << RANGE_SHIFT);
@@ -111,9 +110,12 @@ int main(void)
 	printf("# heap per inode with one mapping: index 0 %" PRId64 " (the first), index 100 %"
 	       PRId64 ", index %llu %" PRId64 " bytes\n", near_bytes, near2_bytes,
 	       (unsigned long long)FAR_INDEX, far_bytes);
-	check(far_bytes <= near2_bytes + SLACK,
-	      "an inode mapping its index 2^20 - 1 takes no more than one mapping index 100",
-	      (long)(far_bytes - near2_bytes));
+	if (visible)
+		check(far_bytes <= near2_bytes + SLACK,
+		      "an inode mapping its index 2^20 - 1 takes no more than one mapping index 100",
+		      (long)(far_bytes - near2_bytes));
+	else
+		printf("# mallinfo2() does not see this allocator (a sanitizer or valgrind): sizes not checked\n");
 	memset(&st, 0, sizeof(st));
 	check(!dc_cache_stats(cache, &st, sizeof(st)) && st.hits == 3 && st.misses == 3,
 	      "three misses and three hits", (long)st.hits);
