@@ -213,7 +213,9 @@ struct dc_pin {
  * @removes_skipped: inline reuses that needed no remove().
  * @remove_batches: remove() calls.
  * @remove_failures: remove() calls that failed.
- * @waits: dc_map() calls that slept for a range.
+ * @waits: dc_map() calls that slept for a range: for a free one, or for
+ *	another thread's setup of the one they asked for (a miss of the
+ *	same range, or the upgrade of a mapping to writable).
  * @wait_ns: total time slept for a range.
  * @setup_failures: setup() calls that failed.
  * @writebacks: writeback() calls.
@@ -229,7 +231,9 @@ struct dc_pin {
  * @admits_contested: misses mapped over a victim they beat.
  * @bypass_write: bypassed writes that would upgrade or evict.
  * @bg_passes: passes of the background reclaimer.
- * @nr_waiting: gauge: dc_map() and dc_wait_free() calls asleep for a range.
+ * @nr_waiting: gauge: dc_map() and dc_wait_free() calls asleep for a range,
+ *	and dc_map() and dc_inode_punch() calls asleep for another thread's
+ *	setup of a range.
  * @bg_pending: gauge: requests to run that the background reclaimer has not
  *	finished answering.  Read before the other gauges: when it is 0 and
  *	no thread maps, unpins or puts an inode, no background work is left

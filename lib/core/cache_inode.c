@@ -238,8 +238,8 @@ static struct dc_hint_dir *hint_dir_grow(struct dc_inode *inode,
  * directory and leaf its slot needs (dc_hint_set() when they are missing)
  * @inode: the inode
  * @index: a range index of @inode
- * @r: the range that maps @index, published (the identity the hit path
- *     checks is set)
+ * @r: the range that maps @index, or is about to (a pending entry: its
+ *     identity fails the hit path's check until the setup publishes it)
  *
  * An index past the directory's reach (DC_HINT_DIR_MAX leaves) gets no
  * hint: its hits go to the tree.  So does one whose directory would be too

@@ -83,7 +83,7 @@
  * writable: one word, so that a pin reads both with one load and a hit that
  * saw the bit set fills its pin with the generation that set it.
  *
- * 48 bytes of fields, one cache line each in an array (see docs/design.md,
+ * 49 bytes of fields, one cache line each in an array (see docs/design.md,
  * "Memory per range"): a hit writes its range's line (the pin, the
  * accessed bit) and no other range's, so threads that hit different ranges
  * never share a written line.  What the hit path reads first, the pool's
@@ -103,6 +103,14 @@ struct dc_range {
 	 */
 	bool backend_mapped;
 	uint8_t range_shift;		/* constant: the cache's (dci_range_cache()) */
+	/*
+	 * A setup of this range is in flight, with no lock held: a miss's
+	 * (count 0, in its inode's tree as a pending entry) or an upgrade's
+	 * (pinned).  Set under the inode mutex by the thread that starts it,
+	 * cleared with release by that thread when done; whoever finds it set
+	 * waits for it to clear (dci_pool_setup_wait()).
+	 */
+	bool setting_up;
 	uint64_t gen;			/* moved by each setup; low bit: writable */
 	struct dc_inode *owner;
 	uint64_t index;			/* file range index */
@@ -370,6 +378,14 @@ struct dc_pool {
 
 	/* Failed calls of each backend op, for the log (@lock). */
 	unsigned int be_failures[DC_BE_NR];
+
+	/*
+	 * Threads waiting for a range's setup in flight to end (struct
+	 * dc_range's @setting_up), and the queue they sleep on: a setup that
+	 * ends wakes it only when the count says someone waits.
+	 */
+	struct dc_waitq setup_waitq;
+	dc_atomic_t setup_waiters;
 };
 
 /*
@@ -786,6 +802,8 @@ void dci_pool_counts(struct dc_cache *c, unsigned int *nr_free,
 		     unsigned int *nr_mapped);
 void dci_cache_wake(struct dc_cache *c);
 void dci_reclaimer_kick(struct dc_cache *c);
+void dci_pool_setup_wait(struct dc_cache *c, struct dc_range *r);
+void dci_pool_setup_wake(struct dc_cache *c);
 struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick);
 void dci_pool_put_free(struct dc_cache *c, struct dc_range *r);
 void dci_pool_put_free_many(struct dc_cache *c, struct dc_range **ranges,
@@ -794,6 +812,30 @@ void dci_pool_add_busy(struct dc_cache *c, struct dc_range *r);
 void dci_pool_del_busy(struct dc_cache *c, struct dc_range *r);
 int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
 		       unsigned int *nth);
+
+/*
+ * Start a setup of @r with no lock held: whoever finds @r (a pending entry
+ * of its inode's tree, or a mapping being upgraded) waits for
+ * dc_pool_setup_end() rather than start its own.  The inode mutex held.
+ */
+static inline void dc_range_setup_begin(struct dc_range *r)
+{
+	dc_write_once(r->setting_up, true);
+}
+
+/*
+ * The setup in flight on @r is over: clear the mark, then wake whoever waits
+ * for it.  The barrier orders the clear before the look at the waiters'
+ * count, against a waiter's count before its look at the mark
+ * (dci_pool_setup_wait()): either it sees the mark clear, or we see it.
+ */
+static inline void dc_pool_setup_end(struct dc_cache *c, struct dc_range *r)
+{
+	dc_store_release(&r->setting_up, false);
+	dc_smp_mb();
+	if (dc_unlikely(dc_atomic_read(&c->pool.setup_waiters)))
+		dci_pool_setup_wake(c);
+}
 
 /* 4: cache_inode.c */
 int dci_inode_table_init(struct dc_cache *c);
@@ -804,7 +846,9 @@ bool dci_inode_tryhold(struct dc_inode *inode);
 void dci_hint_set_new(struct dc_inode *inode, uint64_t index, struct dc_range *r);
 
 /*
- * Make @r, just published as the mapping of @index in @inode, its hint:
+ * Make @r, about to be set up as the mapping of @index in @inode (a pending
+ * entry of its tree, whose identity fails every hit's check until the
+ * setup publishes it), its hint:
  * a store (when the hint differs) into the slot, or dci_hint_set_new()
  * when the slot's leaf or directory is still to be allocated.  Inode mutex.
  */

@@ -8,9 +8,15 @@
  * control and the pool; no cache file calls it.
  *
  * Locks: a hit takes none (an RCU lookup, a pin by refcount, an identity
- * check); a miss takes the inode's mutex and, inside the pool functions of
- * cache_pool.c, the pool spinlock.  Waiting for a free range sleeps on the
- * cache's wait queue with no lock held.
+ * check); a miss takes the inode's mutex to look, claim a range and put it
+ * in the tree as a pending entry, and again only if the setup fails; the
+ * backend's setup runs with no lock held, so misses of different ranges of
+ * one file run their setups in parallel, and a miss of the same range
+ * waits for the range (@setting_up), not for the inode.  An upgrade holds
+ * the mutex only to decide who sets up.  Inside the pool functions of
+ * cache_pool.c, the pool spinlock.  Waiting for a free range, or for a
+ * setup in flight, sleeps on one of the cache's wait queues with no lock
+ * held.
  *
  * Callers: the API (<daxcache/cache.h>: dc_map(), dc_map_timeout(),
  * dc_unpin(), dc_wait_free()).
@@ -165,31 +171,74 @@ static inline int range_setup(struct dc_inode *inode, struct dc_range *r,
 	return dc_likely(!ret) ? 0 : setup_failed(inode, index, writable, ret);
 }
 
+/* Take @inode's mutex; -EAGAIN rather than wait for it under DC_MAP_NOWAIT. */
+static int map_lock(struct dc_inode *inode, unsigned int flags)
+{
+	if (flags & DC_MAP_NOWAIT)
+		return dc_mutex_trylock(&inode->mutex) ? 0 : -EAGAIN;
+	dc_mutex_lock(&inode->mutex);
+	return 0;
+}
+
+/*
+ * A setup of @r is in flight in another thread (a pending entry found in
+ * the tree, or an upgrade): wait for it to end, with no lock held, then the
+ * caller looks again.  Counted as a wait for a range.  Returns 0, or
+ * -EAGAIN under DC_MAP_NOWAIT.
+ */
+static dc_noinline int map_setup_wait(struct dc_cache *c, struct dc_range *r,
+				      unsigned int flags)
+{
+	uint64_t start;
+
+	if (flags & DC_MAP_NOWAIT)
+		return -EAGAIN;
+	start = dc_now_ns();
+	dci_pool_setup_wait(c, r);
+	dc_stat_inc(c, DC_STAT_WAITS);
+	dc_stat_add(c, DC_STAT_WAIT_NS, dc_now_ns() - start);
+	return 0;
+}
+
 /*
  * Make the pinned mapping @r writable: one setup with DC_MAP_WRITE, done
- * once however many writers race for it.  Takes the inode mutex.
+ * once however many writers race for it.  The inode mutex decides who sets
+ * up (@setting_up); the setup runs with no lock held, and the other writers
+ * wait for it to end, then look again.
  */
 static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 		       unsigned int flags)
 {
 	struct dc_cache *c = inode->cache;
-	int ret = 0;
+	bool busy;
+	int ret;
 
-	if (flags & DC_MAP_NOWAIT) {
-		if (!dc_mutex_trylock(&inode->mutex))
-			return -EAGAIN;
-	} else {
-		dc_mutex_lock(&inode->mutex);
-	}
-	if (!dc_range_writable(r)) {
-		ret = range_setup(inode, r, r->index, true);
-		if (!ret) {
-			/* A setup: a new generation, and a writable one. */
-			dc_store_release(&r->gen, dc_range_gen_next(r->gen, true));
-			dc_stat_inc(c, DC_STAT_UPGRADES);
+	for (;;) {
+		ret = map_lock(inode, flags);
+		if (ret)
+			return ret;
+		if (dc_range_writable(r)) {
+			dc_mutex_unlock(&inode->mutex);
+			return 0;
 		}
+		busy = dc_read_once(r->setting_up);
+		if (!busy)
+			dc_range_setup_begin(r);
+		dc_mutex_unlock(&inode->mutex);
+		if (!busy)
+			break;
+		ret = map_setup_wait(c, r, flags);
+		if (ret)
+			return ret;
 	}
-	dc_mutex_unlock(&inode->mutex);
+	/* Pinned: nobody claims @r, and only we move its generation now. */
+	ret = range_setup(inode, r, r->index, true);
+	if (!ret) {
+		/* A setup: a new generation, and a writable one. */
+		dc_store_release(&r->gen, dc_range_gen_next(r->gen, true));
+		dc_stat_inc(c, DC_STAT_UPGRADES);
+	}
+	dc_pool_setup_end(c, r);
 	return ret;
 }
 
@@ -252,15 +301,41 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 }
 
 /*
+ * The setup of @index of @inode in @r, a pending entry of the tree (see
+ * map_new()), failed with @ret: take the entry out under the mutex, end
+ * the setup (its waiters look again, and find nothing), then give the
+ * range back, removing what the backend maps there (@was).  The mark is
+ * cleared before the range can be anyone else's.  Returns @ret.
+ */
+static dc_noinline dc_cold int map_new_failed(struct dc_inode *inode,
+					      struct dc_range *r, uint64_t index,
+					      const struct dc_range_backend *was,
+					      bool on_busy, int ret)
+{
+	struct dc_cache *c = inode->cache;
+
+	dc_mutex_lock(&inode->mutex);
+	dc_itree_remove(inode->tree, index, NULL);
+	dc_mutex_unlock(&inode->mutex);
+	dc_pool_setup_end(c, r);
+	dci_range_release(c, r, was, on_busy);
+	return ret;
+}
+
+/*
  * Set up and publish a mapping of @index in the claimed range @r (count 0,
  * in no tree, and on the busy ring if @on_busy, else in no list), in which
- * the backend maps @was if r->backend_mapped.  The range goes into the tree first, still at count 0,
- * so that a failed insert needs no undo at the backend; lock-free readers
- * that find it fail to pin it and wait on the inode mutex we hold.  Its
- * identity becomes @inode's only once the setup has succeeded: until then
- * it names what the backend maps (struct dc_range), which a failed setup
- * removes.  Returns 0 with the mapping published and pinned once for the
- * caller.
+ * the backend maps @was if r->backend_mapped.  Called with the inode mutex
+ * held; it drops it for the setup.  The range goes into the tree first, as
+ * a pending entry (still at count 0, @setting_up set), with its hint, so
+ * that a failed insert needs no undo at the backend: lock-free readers
+ * that find it fail to pin it, and a miss that finds it under the mutex
+ * waits for the setup to end (map_slow()) rather than set the index up
+ * again.  Misses of other indexes take the mutex meanwhile.  Its identity
+ * becomes @inode's only once the setup has succeeded: until then it names
+ * what the backend maps (struct dc_range), which a failed setup removes.
+ * Returns 0 with the mapping published and pinned once for the caller; the
+ * mutex is dropped either way.
  */
 static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 		   unsigned int flags, const struct dc_range_backend *was,
@@ -272,18 +347,24 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 
 	/*
 	 * map_slow() looked under the mutex we hold: nothing maps @index,
-	 * and the tree is as @seen says.
+	 * and the tree is as @seen says.  The mark first: whoever finds the
+	 * entry finds it set.
 	 */
+	dc_range_setup_begin(r);
 	ret = dci_itree_insert_new(inode->tree, index, index, r, seen);
-	if (!ret) {
-		ret = range_setup(inode, r, index, writable);
-		if (ret)
-			dc_itree_remove(inode->tree, index, NULL);
-	}
-	if (ret) {
+	if (dc_unlikely(ret)) {
+		/* Nobody found it: no wake-up owed. */
+		dc_write_once(r->setting_up, false);
+		dc_mutex_unlock(&inode->mutex);
 		dci_range_release(c, r, was, on_busy);
 		return ret;
 	}
+	/* Before the identity is ours, it fails every hit's check. */
+	dc_hint_set(inode, index, r);
+	dc_mutex_unlock(&inode->mutex);
+	ret = range_setup(inode, r, index, writable);
+	if (dc_unlikely(ret))
+		return map_new_failed(inode, r, index, was, on_busy, ret);
 	r->backend_mapped = true;
 	dc_write_once(r->owner, inode);
 	dc_write_once(r->index, index);
@@ -294,7 +375,8 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	dc_refcount_set_release(&r->ref, 2);
 	if (!on_busy)
 		dci_pool_add_busy(c, r);
-	dc_hint_set(inode, index, r);
+	/* Published first: a waiter that sees the setup end can pin it. */
+	dc_pool_setup_end(c, r);
 	dc_stat_inc(c, DC_STAT_MISSES);
 	return 0;
 }
@@ -319,15 +401,6 @@ static bool miss_hopeless(struct dc_cache *c, struct dc_inode *inode,
 		return false;
 	dc_stat_inc(c, cand->write ? DC_STAT_BYPASS_WRITE : DC_STAT_BYPASS_FULL);
 	return true;
-}
-
-/* Take @inode's mutex; -EAGAIN rather than wait for it under DC_MAP_NOWAIT. */
-static int map_lock(struct dc_inode *inode, unsigned int flags)
-{
-	if (flags & DC_MAP_NOWAIT)
-		return dc_mutex_trylock(&inode->mutex) ? 0 : -EAGAIN;
-	dc_mutex_lock(&inode->mutex);
-	return 0;
 }
 
 /*
@@ -449,11 +522,13 @@ static void map_wait_end(struct dc_cache *c, const struct map_wait *w)
 
 /*
  * The slow path: under the inode mutex, look again (another thread may have
- * mapped the range of @file_off meanwhile: then pin theirs), else allocate
- * and set up.  When no range can be had, drop the mutex and wait for a free
- * range or an unpin, then start over.  Under admission control the miss is
- * counted, and instead of waiting (or when it loses to its victim) it
- * returns DC_MAP_BYPASS.
+ * mapped the range of @file_off meanwhile: then pin theirs; or be setting
+ * it up: then wait for that setup to end, and start over), else allocate
+ * and set up (map_new(), which drops the mutex for the setup).  When no
+ * range can be had, drop the mutex and wait for a free range or an unpin,
+ * then start over.  Under admission control the miss is counted, and
+ * instead of waiting (or when it loses to its victim) it returns
+ * DC_MAP_BYPASS.
  */
 static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		    uint64_t timeout_ns, struct dci_itree_path *seen,
@@ -488,11 +563,21 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		    dci_itree_changes(inode->tree) != seen->changes)
 			r = dci_itree_lookup_path(inode->tree, index, seen);
 		if (r) {
-			/* Mapped by a racing thread; ours to pin (we hold the mutex). */
-			dc_refcount_inc(&r->ref);
+			/*
+			 * Mapped by a racing thread (under the mutex, a count
+			 * of 0 is a pending entry: see map_new()).
+			 */
+			if (dc_likely(dc_refcount_inc_not_zero(&r->ref))) {
+				dc_mutex_unlock(&inode->mutex);
+				ret = map_found(inode, r, flags);
+				break;
+			}
 			dc_mutex_unlock(&inode->mutex);
-			ret = map_found(inode, r, flags);
-			break;
+			ret = map_setup_wait(c, r, flags);
+			if (ret)
+				break;
+			seen->depth = DCI_ITREE_PATH_NONE;
+			continue;
 		}
 		if (admit && !noted) {
 			dci_admit_note_miss(c, inode, file_off, flags & DC_MAP_WRITE, &cand);
@@ -502,7 +587,6 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 				&contested, &was, &on_busy);
 		if (r) {
 			ret = map_new(inode, r, index, flags, &was, on_busy, seen);
-			dc_mutex_unlock(&inode->mutex);
 			if (!ret && contested)
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
 			break;

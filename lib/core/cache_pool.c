@@ -53,6 +53,7 @@ void dci_pool_init(struct dc_cache *c)
 
 	dc_spin_lock_init(&c->pool.lock);
 	dci_waitq_init(&c->pool.waitq);
+	dci_waitq_init(&c->pool.setup_waitq);
 
 	((struct dc_pool_head *)(void *)c->ranges)[-1].cache = c;
 	/* The heads too find their cache (dci_range_cache()), though none asks. */
@@ -76,6 +77,7 @@ void dci_pool_init(struct dc_cache *c)
 
 void dci_pool_fini(struct dc_cache *c)
 {
+	dci_waitq_destroy(&c->pool.setup_waitq);
 	dci_waitq_destroy(&c->pool.waitq);
 	dc_spin_lock_destroy(&c->pool.lock);
 }
@@ -113,6 +115,30 @@ void dci_cache_wake(struct dc_cache *c)
 {
 	dc_atomic64_inc(&c->pool.events);
 	dci_waitq_wake_all(&c->pool.waitq);
+}
+
+/*
+ * Wait, with no lock held, until the setup in flight on @r is over (its
+ * @setting_up clear): it may be set again by then for another setup of
+ * the same range, which only makes the wait longer.  Counted in
+ * @setup_waiters before the look, against dc_pool_setup_end(), and in the
+ * gauge of sleepers (dc_cache_stats' @nr_waiting) while it waits.
+ */
+void dci_pool_setup_wait(struct dc_cache *c, struct dc_range *r)
+{
+	dc_atomic_inc(&c->pool.setup_waiters);
+	dc_smp_mb__after_atomic();
+	dc_pool_sleep_begin(c);
+	dc_waitq_wait_uninterruptible(&c->pool.setup_waitq,
+				      !dc_load_acquire(&r->setting_up));
+	dc_pool_sleep_end(c);
+	dc_atomic_dec(&c->pool.setup_waiters);
+}
+
+/* Wake the threads waiting for a setup to end (dc_pool_setup_end()). */
+void dci_pool_setup_wake(struct dc_cache *c)
+{
+	dci_waitq_wake_all(&c->pool.setup_waitq);
 }
 
 /* Run the background reclaimer (cache_reclaim.c), unless destroy stops it. */

@@ -165,9 +165,10 @@ static int claim_written(struct dc_cache *c, struct dc_inode *owner,
 /*
  * claim_locked() of a mapping the caller has just found in @owner's tree
  * under @owner's mutex, held since: it is the owner's (the tree changes
- * only under that mutex, and every range in it is a set-up mapping of the
- * inode: map_new() fills one in before it lets the mutex go), so only the
- * pin count is left to check.  Saves the tree lookup of claim_locked() on
+ * only under that mutex, and every range in it at a count above 0 is a
+ * set-up mapping of the inode; one at 0 is a pending entry, whose setup is
+ * in flight (map_new()), and the claim refuses it as it refuses a pinned
+ * one), so only the pin count is left to check.  Saves the tree lookup of claim_locked() on
  * every inline reclaim from the allocating inode and every range a punch
  * drops (an eviction's: claim_dead()).
  */
@@ -563,6 +564,8 @@ struct drop_walk {
 	struct dc_range *one_range;
 	struct dc_remove_entry one_entry;
 	uint64_t from, last;
+	/* A punch met a pending entry (a setup in flight): wait for it. */
+	struct dc_range *setting_up;
 	bool evict, busy;
 	int wb_err;
 };
@@ -607,7 +610,12 @@ static void drop_batch_free(struct drop_walk *w)
  * remove them outside it.  Returns true when the batch filled before the
  * end: the next one goes on from where this one stopped, so what a batch
  * left behind (pinned, or not written back) is not visited again: one
- * pass, one writeback per dirty mapping.
+ * pass, one writeback per dirty mapping.  A punch that meets a pending
+ * entry (a count of 0 under the mutex: a miss's setup in flight, see
+ * cache_map.c's map_new()) stops there too, with w->setting_up set: the
+ * caller waits for that setup to end and goes on from the same index, so
+ * that a mapping set up from before the punch is dropped as if the miss
+ * had finished first.  (An eviction meets none: a miss holds a reference.)
  */
 static bool drop_batch(struct dc_inode *inode, struct drop_walk *w)
 {
@@ -619,15 +627,19 @@ static bool drop_batch(struct dc_inode *inode, struct drop_walk *w)
 	dc_mutex_lock(&inode->mutex);
 	if (dc_itree_first(inode->tree, w->from, w->last, &e)) {
 		do {
-			if (w->b.n == w->b.max) {
+			struct dc_range *r = e.item;
+			bool pending = !w->evict && !dc_refcount_read(&r->ref);
+
+			if (w->b.n == w->b.max || pending) {
+				w->setting_up = pending ? r : NULL;
 				more = true;
 				w->from = e.start;
 				break;
 			}
-			ret = w->evict ? claim_dead(c, inode, e.item, e.start) :
-				claim_found(c, inode, e.item, false);
+			ret = w->evict ? claim_dead(c, inode, r, e.start) :
+				claim_found(c, inode, r, false);
 			if (!ret)
-				batch_add(c, &w->b, e.item, NULL);
+				batch_add(c, &w->b, r, NULL);
 			else if (ret == -EBUSY)
 				w->busy = true;
 			else if (ret != -ENOENT && !w->wb_err)
@@ -710,8 +722,11 @@ static int inode_drop_range(struct dc_inode *inode, uint64_t first,
 
 	drop_batch_alloc(inode, &w);
 	for (;;) {
-		if (drop_batch(inode, &w))
+		if (drop_batch(inode, &w)) {
+			if (w.setting_up)
+				dci_pool_setup_wait(inode->cache, w.setting_up);
 			continue;
+		}
 		if (!w.busy || !evict)
 			break;
 		/* Eviction: wait for the pins, then a new pass from the start. */

@@ -2929,6 +2929,215 @@ DC_TEST(cache_stats_threads_exit)
 	ENV_RUN(t, &e, stats_fresh_body);
 }
 
+/* --- misses in parallel within an inode ---------------------------------- */
+
+/*
+ * A miss holds no lock across the backend's setup: while one thread's
+ * setup of inode 0's range 0 is held at the backend, another thread's miss
+ * of range 1 of the same inode reaches the backend too (its mutex was
+ * serialising them), and a write upgrade of range 2 does as well.  @k: the
+ * miss's range (thread k), the last thread opens the gate once all three
+ * are at it.
+ */
+struct par_ctx {
+	struct env *e;
+	int ret[3];
+	struct dc_pin pin[3];
+};
+
+static void par_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct par_ctx *c = arg;
+	struct env *e = c->e;
+
+	switch (idx) {
+	case 0:
+	case 1:
+		/* One after the other: each finds the other's setup held. */
+		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == idx);
+		c->ret[idx] = dc_map(e->inode[0], idx * e->rs, 0, &c->pin[idx]);
+		break;
+	case 2:
+		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 2);
+		/* A pinned read-only mapping made writable: its setup. */
+		c->ret[2] = dc_map(e->inode[0], 2 * e->rs, DC_MAP_WRITE, &c->pin[2]);
+		break;
+	default:
+		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 3);
+		dc_simbe_gate_open(e->be, DC_SIMBE_SETUP);
+		break;
+	}
+}
+
+static void par_body(struct dc_test *t, struct env *e)
+{
+	struct par_ctx c = { .e = e };
+	struct dc_simbe_stats b0;
+	unsigned int k;
+
+	/* Range 2 mapped read-only and idle, for the upgrade. */
+	touch(t, e, 0, 2 * e->rs, 0);
+	DC_RETURN_IF_FAILED(t);
+	b0 = sst(e);
+	dc_simbe_gate_close(e->be, DC_SIMBE_SETUP);
+	dc_test_run_threads(t, 4, par_thread, &c);
+	for (k = 0; k < 3; k++) {
+		DC_ASSERT_INT_EQ(t, c.ret[k], 0);
+		if (!c.ret[k])
+			check_pin(t, e, 0, k * e->rs, &c.pin[k]);
+	}
+	DC_ASSERT(t, c.pin[2].writable);
+	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_SETUP] - b0.calls[DC_SIMBE_SETUP], 3);
+	DC_ASSERT_EQ(t, cst(e).misses, 3);
+	DC_ASSERT_EQ(t, cst(e).upgrades, 1);
+	for (k = 0; k < 3; k++)
+		dc_unpin(&c.pin[k]);
+}
+
+ENV_CASE(cache_miss_parallel_in_inode, 4, par_body)
+
+/*
+ * A second miss of a range whose setup is in flight waits for that setup
+ * (asleep: the gauge says so) and pins its mapping: one setup, not two;
+ * under DC_MAP_NOWAIT it does not wait.  With @fail, the first setup fails:
+ * the waiter then sets the range up itself.
+ */
+struct same_ctx {
+	struct env *e;
+	bool fail;
+	int ret[2];
+	struct dc_pin pin[2];
+};
+
+static void same_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct same_ctx *c = arg;
+	struct env *e = c->e;
+	struct dc_pin pin;
+
+	switch (idx) {
+	case 0:
+		c->ret[0] = dc_map(e->inode[0], 5, 0, &c->pin[0]);
+		break;
+	case 1:
+		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 1);
+		DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], 7, DC_MAP_NOWAIT, &pin), -EAGAIN);
+		c->ret[1] = dc_map(e->inode[0], 9, 0, &c->pin[1]);
+		break;
+	default:
+		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 1);
+		DC_WAIT_FOR(t, cst(e).nr_waiting == 1);
+		/* Still one setup at the gate: the waiter did not start its own. */
+		DC_ASSERT_EQ(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP), 1);
+		dc_simbe_gate_open(e->be, DC_SIMBE_SETUP);
+		break;
+	}
+}
+
+static void same_run(struct dc_test *t, struct env *e, bool fail)
+{
+	struct same_ctx c = { .e = e, .fail = fail };
+	struct dc_simbe_stats b0 = sst(e);
+	struct dc_cache_stats s0 = cst(e);
+
+	if (fail)
+		DC_ASSERT_INT_EQ(t, dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, -EIO), 0);
+	dc_simbe_gate_close(e->be, DC_SIMBE_SETUP);
+	dc_test_run_threads(t, 3, same_thread, &c);
+	DC_ASSERT_INT_EQ(t, c.ret[0], fail ? -EIO : 0);
+	DC_ASSERT_INT_EQ(t, c.ret[1], 0);
+	DC_RETURN_IF_FAILED(t);
+	check_pin(t, e, 0, 9, &c.pin[1]);
+	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_SETUP] - b0.calls[DC_SIMBE_SETUP],
+		     fail ? 2 : 1);
+	DC_ASSERT_EQ(t, cst(e).misses - s0.misses, 1);
+	DC_ASSERT_EQ(t, cst(e).waits - s0.waits, 1);
+	if (!fail) {
+		check_pin(t, e, 0, 5, &c.pin[0]);
+		DC_ASSERT_EQ(t, pin_base(e, &c.pin[0]), pin_base(e, &c.pin[1]));
+		DC_ASSERT_EQ(t, cst(e).hits - s0.hits, 1);
+	}
+	dc_unpin(&c.pin[0]);
+	dc_unpin(&c.pin[1]);
+}
+
+static void same_body(struct dc_test *t, struct env *e)
+{
+	same_run(t, e, false);
+	DC_RETURN_IF_FAILED(t);
+	e->failures = true;
+	/* Another range, its setup failing this time. */
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, e->rs), 0);
+	same_run(t, e, true);
+}
+
+ENV_CASE(cache_miss_same_range_waits, 4, same_body)
+
+/*
+ * A punch that meets a setup in flight in its range waits for it, and
+ * treats its mapping as if the miss had finished first: here pinned by the
+ * miss's caller until the punch is over, so the punch says -EBUSY and the
+ * mapping stays; once unpinned, a punch drops it.
+ */
+struct punchset_ctx {
+	struct env *e;
+	dc_atomic_t punched;
+	int map_ret, punch_ret;
+};
+
+static void punchset_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct punchset_ctx *c = arg;
+	struct env *e = c->e;
+	struct dc_pin pin;
+
+	switch (idx) {
+	case 0:
+		c->map_ret = dc_map(e->inode[0], e->rs + 3, 0, &pin);
+		if (c->map_ret)
+			break;
+		DC_WAIT_FOR(t, dc_atomic_read(&c->punched));
+		check_pin(t, e, 0, e->rs + 3, &pin);
+		dc_unpin(&pin);
+		break;
+	case 1:
+		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 1);
+		c->punch_ret = dc_inode_punch(e->inode[0], 0, 4 * e->rs);
+		dc_atomic_set(&c->punched, 1);
+		break;
+	default:
+		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 1);
+		DC_WAIT_FOR(t, cst(e).nr_waiting == 1);
+		dc_simbe_gate_open(e->be, DC_SIMBE_SETUP);
+		break;
+	}
+}
+
+static void punchset_body(struct dc_test *t, struct env *e)
+{
+	struct punchset_ctx c = { .e = e };
+	struct dc_simbe_mapping m;
+	uint64_t win = 0;
+
+	dc_atomic_set(&c.punched, 0);
+	/* Range 0 idle: the punch drops it either way. */
+	touch(t, e, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	dc_simbe_gate_close(e->be, DC_SIMBE_SETUP);
+	dc_test_run_threads(t, 3, punchset_thread, &c);
+	DC_ASSERT_INT_EQ(t, c.map_ret, 0);
+	DC_ASSERT_INT_EQ(t, c.punch_ret, -EBUSY);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 1);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, 4 * e->rs), 0);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
+	for (win = 0; win < e->cfg.window_size; win += e->rs)
+		DC_ASSERT(t, dc_simbe_lookup(e->be, win, &m, sizeof(m)) != 0 ||
+			  m.ino != ino_id(0));
+}
+
+ENV_CASE(cache_punch_waits_for_setup, 4, punchset_body)
+
 DC_SUITE(cache,
 	 DC_CASE(cache_simbe_model),
 	 DC_CASE(cache_config_defaults),
@@ -2985,4 +3194,7 @@ DC_SUITE(cache,
 	 DC_CASE(cache_punch_linear),
 	 DC_CASE(cache_remove_batch_max_capped),
 	 DC_CASE(cache_destroy_with_pin_returns),
-	 DC_CASE(cache_stats_threads_exit));
+	 DC_CASE(cache_stats_threads_exit),
+	 DC_CASE(cache_miss_parallel_in_inode),
+	 DC_CASE(cache_miss_same_range_waits),
+	 DC_CASE(cache_punch_waits_for_setup));

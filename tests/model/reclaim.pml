@@ -34,6 +34,13 @@
  *   LIVE		the LTL properties (spin -a; pan -a -f -N name)
  *   FIXED_INODE	the last thread maps inode 2 only, the others inode 1
  *   M_*		mutants, each one known bug; see tests/model/run
+ *
+ * A miss's setup runs with no lock held (map_new()): the range goes into
+ * the tree at count 0 marked as being set up (r->setting_up), the mutex is
+ * dropped, and once the setup is over the mark is cleared and whoever waits
+ * for it (a miss of the same index that found the pending entry under the
+ * mutex) is woken through the setup wait queue (dci_pool_setup_wait(),
+ * dc_pool_setup_end()).
  */
 
 #ifndef NT
@@ -83,6 +90,10 @@ bool moved[NT];			/* c->pool.events moved past this thread's snapshot ev */
 byte wqw;			/* c->pool.waitq.waiters */
 bool asleep[NT];		/* in pthread_cond_wait(&c->pool.waitq.cond) */
 bool pending;			/* c->pool.reclaimer.pending */
+bool setting[NR];		/* r->setting_up: a setup in flight, no lock held */
+byte swaiters;			/* c->pool.setup_waiters */
+bool sasleep[NT];		/* asleep on c->pool.setup_waitq */
+byte swr[NT];			/* the range whose setup the thread waits for */
 
 /* --- ghosts: not in the code; for the properties --------------------------------- */
 
@@ -239,7 +250,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define V_CLAIM		12	/* the claim; unlock the owner */
 #define MAP_NEW		13	/* owner, index, into the tree at count 0 */
 #define SETUP		14	/* ops->setup(): succeeds, or fails and frees */
-#define SETUP_UNLOCK	15	/* after the failed setup's free: unlock, return */
+#define FAILED_DONE	15	/* after the failed setup's free: return */
 #define PUBLISH		16	/* count 2: the mapping and our pin */
 #define ADD_BUSY	17	/* onto the busy ring; unlock */
 #define KICK_WAIT	18	/* no range: unlocked; kick the reclaimer */
@@ -254,6 +265,14 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define SETUP_FREE	30	/* M_WAKE_BEFORE_FREE: the free after the wake */
 #define PRECHECK	31	/* try_pin(): owner and index, before the count */
 #define GEN_LOAD	32	/* try_pin(): load-acquire the generation */
+#define SETUP_END	33	/* dc_pool_setup_end(): clear the mark */
+#define SETUP_WAKE	34	/* ... barrier; setup waiters? wake them */
+#define SETUP_CLEAR	35	/* M_SETUP_PEEK_FIRST: the clear after the look */
+#define SW_REG		36	/* dci_pool_setup_wait(): count us in */
+#define SW_SLEEP	37	/* dc_waitq_wait(): check the mark, sleep */
+#define SW_WOKEN	38	/* woken: check again */
+#define SW_UNREG	39	/* count us out; look again (map_slow()) */
+#define FAILED_FREE	40	/* the failed setup's dci_range_release() */
 
 /*
  * range_unpin(r), then go on at @next: dc_refcount_dec(&r->ref); barrier;
@@ -269,7 +288,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 active [NT] proctype mapper()
 {
 	byte me = _pid;
-	byte pc = START, ret;
+	byte pc = START, ret, ret2;
 	byte i, x, r, o, v, n, ci, k;
 	bool ok, lk, kick_it;
 #if ITERS
@@ -368,13 +387,19 @@ active [NT] proctype mapper()
 		LOCK(i);
 		r = tree[SLOT(i, x)];
 		if
-		:: r ->
+		:: r && ref[r - 1] > 0 ->
 			/* mapped by a racing thread: pin theirs */
-			assert(ref[r - 1] > 0);
 			ref[r - 1]++;
 			UNLOCK(i);
 			GOT_PIN(r);
 			pc = (reg[me] -> UNREGISTER : PINNED)
+		:: r && ref[r - 1] == 0 ->
+			/* a pending entry: wait for its setup, then again */
+			assert(setting[r - 1]);
+			UNLOCK(i);
+			swr[me] = r;
+			r = 0;
+			pc = SW_REG
 		:: else ->
 			/* alloc_range(): the free pool first */
 			TAKE_FREE(r);
@@ -503,44 +528,54 @@ active [NT] proctype mapper()
 	:: atomic {
 		pc == MAP_NEW ->
 		/*
-		 * map_new(): into the tree, at count 0, still naming what
-		 * the backend maps there (owner and index change at PUBLISH,
-		 * once the setup succeeded).  A lock-free reader that finds
-		 * a range at count 0 fails to pin it whatever it read.
+		 * map_new(): the mark, then into the tree, at count 0, still
+		 * naming what the backend maps there (owner and index change
+		 * at PUBLISH, once the setup succeeded), and unlock for the
+		 * setup.  A lock-free reader that finds a range at count 0
+		 * fails to pin it whatever it read; a miss that finds it
+		 * under the mutex waits for the mark to clear.
 		 */
 		assert(mtx[i] == _pid + 1);
 		assert(ref[r - 1] == 0 && held[r - 1] && gpins[r - 1] == 0 &&
-		       !infree[r - 1] && !onbusy[r - 1] && tree[SLOT(i, x)] == 0);
+		       !infree[r - 1] && !onbusy[r - 1] && tree[SLOT(i, x)] == 0 &&
+		       !setting[r - 1]);
+		setting[r - 1] = 1;
 		tree[SLOT(i, x)] = r;
-#ifdef SETUP_FAIL
+		UNLOCK(i);
 		pc = SETUP
-#else
-		pc = PUBLISH
-#endif
 	}
-#ifdef SETUP_FAIL
+	/* ops->setup(), no lock held: it succeeds ... */
 	:: atomic { pc == SETUP -> pc = PUBLISH }
+#ifdef SETUP_FAIL
 	:: atomic {
-		pc == SETUP ->
-		/* setup failed: out of the tree, dci_range_release() */
+		pc == SETUP && LOCK_FREE(i) ->
+		/* ... or fails: map_new_failed(): out of the tree under the mutex */
+		LOCK(i);
+		assert(tree[SLOT(i, x)] == r && ref[r - 1] == 0);
 		tree[SLOT(i, x)] = 0;
+		UNLOCK(i);
+		ret2 = FAILED_FREE;
+		pc = SETUP_END
+	}
+	:: atomic {
+		pc == FAILED_FREE ->
+		/* dci_range_release(), after the mark is clear */
 #ifdef M_WAKE_BEFORE_FREE
 		ret = SETUP_FREE;	/* the free after the wake */
 		pc = WAKE_CHECK
 #else
 		PUT_FREE(r);
-		ret = SETUP_UNLOCK;
+		ret = FAILED_DONE;
 		pc = WAKE_CHECK
 #endif
 	}
 	:: atomic {
-		pc == SETUP_UNLOCK ->
-		UNLOCK(i);
+		pc == FAILED_DONE ->
 		r = 0; i = 0; x = 0;
 		pc = (reg[me] -> UNREGISTER : START)
 	}
 #ifdef M_WAKE_BEFORE_FREE
-	:: atomic { pc == SETUP_FREE -> PUT_FREE(r); pc = SETUP_UNLOCK }
+	:: atomic { pc == SETUP_FREE -> PUT_FREE(r); pc = FAILED_DONE }
 #endif
 #endif
 	:: atomic {
@@ -569,11 +604,65 @@ active [NT] proctype mapper()
 	}
 	:: atomic {
 		pc == ADD_BUSY ->
-		/* dci_pool_add_busy(), then unlock in map_slow() */
+		/* dci_pool_add_busy(), then the setup's end */
 		onbusy[r - 1] = 1;
-		UNLOCK(i);
-		pc = (reg[me] -> UNREGISTER : PINNED)
+		ret2 = (reg[me] -> UNREGISTER : PINNED);
+		pc = SETUP_END
 	}
+	/*
+	 * dc_pool_setup_end(): clear the mark (release); full barrier; if the
+	 * count of setup waiters says someone waits, wake the setup queue
+	 * (under its lock, as a sleeper checks the mark under it).  Then on
+	 * at ret2.
+	 */
+#ifdef M_SETUP_PEEK_FIRST
+	/* The waiters are counted before the mark is cleared. */
+	:: atomic { pc == SETUP_END -> lk = swaiters > 0; pc = SETUP_CLEAR }
+	:: atomic {
+		pc == SETUP_CLEAR ->
+		setting[r - 1] = 0;
+		if
+		:: lk -> for (k : 0 .. NT - 1) { sasleep[k] = 0 }; k = 0
+		:: else
+		fi;
+		lk = 0;
+		pc = ret2;
+		ret2 = 0
+	}
+#else
+	:: atomic { pc == SETUP_END -> setting[r - 1] = 0; pc = SETUP_WAKE }
+	:: atomic {
+		pc == SETUP_WAKE ->
+		if
+		:: swaiters > 0 -> for (k : 0 .. NT - 1) { sasleep[k] = 0 }; k = 0
+		:: else
+		fi;
+		pc = ret2;
+		ret2 = 0
+	}
+#endif
+	/*
+	 * dci_pool_setup_wait(): count us in (then a full barrier), then
+	 * dc_waitq_wait(): under the queue's lock, check the mark and sleep
+	 * (one step, as in SLEEP); woken, check again.  No timeout: a lost
+	 * wake-up sleeps for good, which the watchdog reports.
+	 */
+	:: atomic { pc == SW_REG -> swaiters++; pc = SW_SLEEP }
+	:: atomic {
+		pc == SW_SLEEP ->
+		if
+		:: !setting[swr[me] - 1] -> pc = SW_UNREG
+		:: else -> sasleep[me] = 1; pc = SW_WOKEN
+		fi
+	}
+	:: atomic {
+		pc == SW_WOKEN && !sasleep[me] ->
+		if
+		:: !setting[swr[me] - 1] -> pc = SW_UNREG
+		:: else -> sasleep[me] = 1
+		fi
+	}
+	:: atomic { pc == SW_UNREG -> swaiters--; swr[me] = 0; pc = SLOW_LOCK }
 	:: atomic {
 		pc == KICK_WAIT ->
 		/* unlocked, no range: dci_reclaimer_kick() */
@@ -783,12 +872,16 @@ end_reclaimer:
 #define AVAILABLE	(infree[0] || ref[0] == 1)
 #endif
 
+/* Thread k sleeps for a setup that is over: a lost wake-up. */
+#define SLOST(k)	(sasleep[k] && !setting[swr[k] - 1])
 #if NT == 3
 #define ASLEEP		(asleep[0] || asleep[1] || asleep[2])
 #define ANYPIN		(gotpin[0] || gotpin[1] || gotpin[2])
+#define SETUP_LOST	(SLOST(0) || SLOST(1) || SLOST(2))
 #else
 #define ASLEEP		(asleep[0] || asleep[1])
 #define ANYPIN		(gotpin[0] || gotpin[1])
+#define SETUP_LOST	(SLOST(0) || SLOST(1))
 #endif
 
 /* Blocked until the invariant breaks: so it is checked in every state. */
@@ -800,13 +893,14 @@ end_monitor:
 
 /*
  * When nothing can move (spin's timeout), no thread may sleep while a range
- * is free or idle: that is a lost wake-up.  Any other stuck state is an
- * invalid end state: a mapping thread is not at its end.
+ * is free or idle, nor for a setup that is over: each is a lost wake-up.
+ * Any other stuck state is an invalid end state: a mapping thread is not
+ * at its end.
  */
 active proctype watchdog()
 {
 end_watchdog:
-	timeout -> assert(!(ASLEEP && AVAILABLE))
+	timeout -> assert(!(ASLEEP && AVAILABLE) && !SETUP_LOST)
 }
 
 #ifdef LIVE
