@@ -46,12 +46,16 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		  .dst = &us, .min = 0, .max = 1e6,
 		  .help = "churn backend busy-wait per setup and remove call (default "
 			  XSTR(DEFAULT_LATENCY_US) ")" },
+		{ .name = "section", .arg = "NAME", .type = BENCH_OPT_STRING,
+		  .dst = &o->section,
+		  .help = "run only this section: mem, hit, share, miss, parmiss or churn" },
 		BENCH_OPT_JSON(&o->json, "results file (default bench/results/cache.json)"),
 		BENCH_OPT_END,
 	};
 
 	o->seconds = DEFAULT_SECONDS;
 	o->json = "bench/results/cache.json";
+	o->section = NULL;
 	bench_opts_main("bench-cache", opts, argc, argv);
 	o->latency_ns = (uint64_t)(us * 1e3);
 	return 0;
@@ -110,6 +114,30 @@ static void print_notes(const struct bench_opts *o, long cpus)
 	       "  ranges costs as much as a remove of one.\n");
 }
 
+/* The sections, in the order they run. */
+static const struct {
+	const char *name;
+	void (*run)(const struct bench_opts *o, struct bench_json *j);
+} sections[] = {
+	{ "mem", bench_mem },
+	{ "hit", bench_hit },
+	{ "share", bench_share },
+	{ "miss", bench_miss },
+	{ "parmiss", bench_parmiss },
+	{ "churn", bench_churn },
+};
+
+/* Whether @name is a section's (or NULL: all of them). */
+static bool section_known(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (!strcmp(name, sections[i].name))
+			return true;
+	return !name;
+}
+
 int main(int argc, char **argv)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -117,10 +145,15 @@ int main(int argc, char **argv)
 	struct bench_opts o;
 	struct bench_json *j;
 	uint64_t t0;
+	size_t i;
 	int ret = 0;
 
 	if (parse_options(argc, argv, &o) || check_json_dir(o.json))
 		return 2;
+	if (!section_known(o.section)) {
+		fprintf(stderr, "bench_cache: no section %s\n", o.section);
+		return 2;
+	}
 	j = bench_json_new();
 	if (!j) {
 		fprintf(stderr, "bench_cache: out of memory\n");
@@ -131,11 +164,9 @@ int main(int argc, char **argv)
 	t0 = bench_now_ns();
 	printf("libdaxcache cache bench: %.2f s per cell, %d interleaved slices, %ld CPUs\n\n",
 	       o.seconds, BENCH_SLICES, cpus);
-	bench_mem(&o, j);
-	bench_hit(&o, j);
-	bench_share(&o, j);
-	bench_miss(&o, j);
-	bench_churn(&o, j);
+	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (!o.section || !strcmp(o.section, sections[i].name))
+			sections[i].run(&o, j);
 	dc_barrier();
 	print_notes(&o, cpus);
 	bench_json_addf(j, o.seconds, "meta/seconds_per_cell");

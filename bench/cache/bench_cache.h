@@ -24,6 +24,7 @@ struct bench_opts {
 	double seconds;
 	uint64_t latency_ns;
 	const char *json;
+	const char *section;		/* run only this one (NULL: all) */
 };
 
 /**
@@ -58,6 +59,14 @@ void bench_share(const struct bench_opts *o, struct bench_json *j);
  * @j: results.
  */
 void bench_miss(const struct bench_opts *o, struct bench_json *j);
+
+/**
+ * bench_parmiss() - section 2b: misses of T threads in one inode against
+ * T threads with an inode each, with a setup that sleeps.
+ * @o: options.
+ * @j: results.
+ */
+void bench_parmiss(const struct bench_opts *o, struct bench_json *j);
 
 /**
  * bench_churn() - section 3: reclaim under churn with a slow backend, for

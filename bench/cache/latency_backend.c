@@ -16,6 +16,7 @@
 struct lat_backend {
 	uint64_t setup_ns;
 	uint64_t remove_ns;
+	bool sleep;			/* sleep out each call's time */
 	unsigned int nr_ranges;
 	unsigned int shift;
 	uint64_t *slot;
@@ -48,6 +49,19 @@ static uint64_t spin_until(uint64_t t0, uint64_t ns)
 	return now;
 }
 
+/*
+ * Spend a call's @ns from @t0, spinning or (lat_backend_set_sleep())
+ * sleeping; return when it ended.
+ */
+static uint64_t wait_until(const struct lat_backend *b, uint64_t t0, uint64_t ns)
+{
+	uint64_t now = bench_now_ns();
+
+	if (b->sleep && now - t0 < ns)
+		bench_sleep_for((double)(ns - (now - t0)) / 1e9);
+	return spin_until(t0, ns);
+}
+
 /* The slot of window offset @win_off, or NULL if it is not a range start. */
 static uint64_t *slot_of(struct lat_backend *b, uint64_t win_off)
 {
@@ -70,7 +84,7 @@ static int lat_setup(void *priv, uint64_t ino, uint64_t file_off,
 	else
 		__atomic_store_n(s, key(ino, file_off >> b->shift),
 				 __ATOMIC_RELAXED);
-	add(&b->c.setup_ns, spin_until(t0, b->setup_ns) - t0);
+	add(&b->c.setup_ns, wait_until(b, t0, b->setup_ns) - t0);
 	add(&b->c.setups, 1);
 	return 0;
 }
@@ -94,7 +108,7 @@ static int lat_remove(void *priv, const struct dc_remove_entry *e,
 						 __ATOMIC_RELAXED))
 			add(&b->c.stale_removes, 1);
 	}
-	add(&b->c.remove_ns, spin_until(t0, b->remove_ns) - t0);
+	add(&b->c.remove_ns, wait_until(b, t0, b->remove_ns) - t0);
 	add(&b->c.remove_entries, n);
 	add(&b->c.removes, 1);
 	return 0;
@@ -123,6 +137,11 @@ struct lat_backend *lat_backend_create(uint64_t setup_ns, uint64_t remove_ns,
 	b->nr_ranges = nr_ranges;
 	b->shift = range_shift;
 	return b;
+}
+
+void lat_backend_set_sleep(struct lat_backend *b, bool sleep)
+{
+	b->sleep = sleep;
 }
 
 void lat_backend_destroy(struct lat_backend *b)

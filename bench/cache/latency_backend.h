@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * latency_backend.h - a backend that models a slow device: each setup and
- * each remove call busy-waits a fixed time (per call, whatever the batch
- * size), as a round trip to a virtio-fs daemon would take.
+ * each remove call busy-waits (or sleeps: lat_backend_set_sleep()) a fixed
+ * time (per call, whatever the batch size), as a round trip to a virtio-fs
+ * daemon would take.
  *
  * It also keeps what each window range maps, so that a caller can check
  * that a pin names the mapping it asked for, and it counts calls that
@@ -44,6 +45,15 @@ struct lat_backend_counts {
 
 /* The ops; priv is the struct lat_backend. */
 extern const struct dc_backend_ops lat_backend_ops;
+
+/**
+ * lat_backend_set_sleep() - make each setup and remove sleep its time
+ * (nanosleep) instead of busy-waiting: a round trip to the host is a wait,
+ * in which the CPU serves other threads.
+ * @b: the backend.
+ * @sleep: true to sleep, false (the default) to busy-wait.
+ */
+void lat_backend_set_sleep(struct lat_backend *b, bool sleep);
 
 /**
  * lat_backend_create() - a backend for a window of @nr_ranges ranges.

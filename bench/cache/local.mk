@@ -10,7 +10,7 @@ bench_cache_bench_cache_SOURCES = \
 	bench/cache/bench_cache.c bench/cache/bench_cache.h \
 	bench/cache/bench_hit.c bench/cache/bench_share.c \
 	bench/cache/bench_miss.c bench/cache/bench_churn.c \
-	bench/cache/bench_mem.c \
+	bench/cache/bench_mem.c bench/cache/bench_parmiss.c \
 	bench/cache/bench_util.c bench/cache/bench_util.h \
 	bench/cache/cache_setup.c \
 	bench/cache/kernel_rwlock.c bench/cache/kernel_rwlock.h \
