@@ -17,6 +17,12 @@
  *         threads map in a round, so nothing is ever reclaimed), then puts
  *         the inode, which drops them (timed apart, not in the ns/op).
  *         Both backends' setup does nothing.
+ *   parmiss: misses in parallel within a file: each thread maps new
+ *         ranges of its own block of ONE inode, the library's against
+ *         the replica's, beside the library with an inode per thread;
+ *         every setup sleeps @parmiss_us (usleep_range(): a round trip
+ *         is a wait).  Reported as misses per second of all threads:
+ *         with a setup that sleeps, TCG's speed hardly matters.
  *
  * Each cell runs @rounds times @slice_ms for each of the two, alternating
  * which goes first, and reports nanoseconds per operation per thread (all
@@ -27,6 +33,7 @@
 
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
@@ -57,6 +64,10 @@ MODULE_PARM_DESC(slice_ms, "milliseconds per measuring slice (default 200)");
 static unsigned int rounds = 5;
 module_param(rounds, uint, 0444);
 MODULE_PARM_DESC(rounds, "slices per cell and implementation (default 5)");
+
+static unsigned int parmiss_us = 200;
+module_param(parmiss_us, uint, 0444);
+MODULE_PARM_DESC(parmiss_us, "parmiss cells: microseconds each setup sleeps (default 200; 0: no such cells)");
 
 enum bench_impl { IMPL_DC, IMPL_FUSE, NR_IMPLS };
 enum bench_path { PATH_HIT, PATH_MISS, NR_PATHS };
@@ -401,6 +412,243 @@ static int bench_check(struct dc_cache *c, const char *what, bool misses)
 	return 0;
 }
 
+/* --- parmiss: misses in parallel within a file ----------------------------- */
+
+#define PM_BLOCK	1024		/* indexes per thread: no slice maps more */
+
+enum pm_mode { PM_DC_ONE, PM_DC_OWN, PM_FUSE_ONE, NR_PM_MODES };
+
+static const char *const pm_name[NR_PM_MODES] = { "dc_one", "dc_own", "fuse_one" };
+
+struct pm_slice {
+	enum pm_mode mode;
+	unsigned int nthreads;
+	atomic_t ready;
+	struct dc_cache *cache;
+	struct fr_window *win;
+	struct dc_inode *dc[MAX_THREADS];	/* [0] the shared one */
+	struct fr_inode *fr;
+	u64 next_ino;
+};
+
+struct pm_thread {
+	struct pm_slice *s;
+	unsigned int k;
+	struct completion done;
+	u64 ns, ops;
+	int err;
+};
+
+static void pm_sleep(void)
+{
+	usleep_range(parmiss_us, parmiss_us + parmiss_us / 8 + 1);
+}
+
+static int pm_setup(void *priv, u64 ino, u64 file_off, u64 win_off, u64 len,
+		    unsigned int flags)
+{
+	pm_sleep();
+	return 0;
+}
+
+static int pm_remove(void *priv, const struct dc_remove_entry *e, unsigned int n)
+{
+	return 0;
+}
+
+static const struct dc_backend_ops pm_ops = {
+	.setup = pm_setup,
+	.remove = pm_remove,
+};
+
+/* Thread k maps new indexes of its block until the slice ends. */
+static int pm_thread_main(void *arg)
+{
+	struct pm_thread *pt = arg;
+	struct pm_slice *s = pt->s;
+	struct dc_inode *inode = s->dc[s->mode == PM_DC_OWN ? pt->k : 0];
+	u64 first = (u64)pt->k * PM_BLOCK, start, end, i;
+	struct dc_pin pin;
+	struct fr_map *m;
+
+	dc_thread_register();
+	atomic_inc(&s->ready);
+	while (atomic_read(&s->ready) < s->nthreads) {
+		cpu_relax();
+		cond_resched();
+	}
+	start = ktime_get_ns();
+	end = start + (u64)slice_ms * NSEC_PER_MSEC;
+	for (i = 0; i < PM_BLOCK && ktime_get_ns() < end; i++) {
+		if (s->mode == PM_FUSE_ONE) {
+			pt->err = fr_map(s->fr, first + i, &m);
+			if (pt->err)
+				break;
+			fr_unpin(m);
+		} else {
+			pt->err = dc_map(inode, (first + i) << BENCH_SHIFT, 0, &pin);
+			if (pt->err)
+				break;
+			dc_unpin(&pin);
+		}
+	}
+	if (pt->err)
+		pr_err("parmiss %s: map: %d\n", pm_name[s->mode], pt->err);
+	pt->ops = i;
+	pt->ns = ktime_get_ns() - start;
+	dc_thread_unregister();
+	kthread_complete_and_exit(&pt->done, 0);
+}
+
+/* Fresh inodes for a slice of @s->mode; dropped by pm_inodes_put(). */
+static int pm_inodes_get(struct pm_slice *s)
+{
+	unsigned int i, n = s->mode == PM_DC_OWN ? s->nthreads : 1;
+	int ret;
+
+	if (s->mode == PM_FUSE_ONE) {
+		s->fr = fr_inode_create(s->win);
+		return s->fr ? 0 : -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		ret = dc_inode_get(s->cache, ++s->next_ino, &s->dc[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void pm_inodes_put(struct pm_slice *s)
+{
+	unsigned int i;
+
+	fr_inode_destroy(s->fr);
+	s->fr = NULL;
+	for (i = 0; i < MAX_THREADS; i++) {
+		dc_inode_put(s->dc[i]);
+		s->dc[i] = NULL;
+	}
+}
+
+/* One slice of @mode with @n threads; adds the misses and the longest time. */
+static int pm_slice_run(struct pm_slice *s, enum pm_mode mode, unsigned int n,
+			u64 *ops, u64 *ns)
+{
+	struct pm_thread *pt;
+	unsigned int i, cpu, started = 0;
+	u64 longest = 0;
+	int ret;
+
+	pt = kcalloc(n, sizeof(*pt), GFP_KERNEL);
+	if (!pt)
+		return -ENOMEM;
+	s->mode = mode;
+	s->nthreads = n;
+	atomic_set(&s->ready, 0);
+	ret = pm_inodes_get(s);
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; !ret && i < n; i++, cpu = cpumask_next(cpu, cpu_online_mask)) {
+		struct task_struct *task;
+
+		pt[i].s = s;
+		pt[i].k = i;
+		init_completion(&pt[i].done);
+		task = kthread_create(pm_thread_main, &pt[i], "dc_pm/%u", i);
+		if (IS_ERR(task)) {
+			ret = PTR_ERR(task);
+			break;
+		}
+		kthread_bind(task, cpu);
+		wake_up_process(task);
+		started++;
+	}
+	atomic_add(n - started, &s->ready);
+	for (i = 0; i < started; i++) {
+		wait_for_completion(&pt[i].done);
+		if (pt[i].err && !ret)
+			ret = pt[i].err;
+		*ops += pt[i].ops;
+		longest = max(longest, pt[i].ns);
+	}
+	*ns += longest;
+	pm_inodes_put(s);
+	kfree(pt);
+	return ret;
+}
+
+/* Misses per second, whole. */
+static u64 pm_rate(u64 ops, u64 ns)
+{
+	return ns ? div64_u64(ops * NSEC_PER_SEC, ns) : 0;
+}
+
+static int pm_cell(struct pm_slice *s, unsigned int n)
+{
+	u64 ops[NR_PM_MODES] = { 0 }, ns[NR_PM_MODES] = { 0 }, rate[NR_PM_MODES];
+	char one_own[24], dc_fuse[24];
+	unsigned int r, m, mode;
+	int ret;
+
+	for (r = 0; r < rounds; r++) {
+		for (m = 0; m < NR_PM_MODES; m++) {
+			/* Each round starts with another of the three. */
+			mode = (m + r) % NR_PM_MODES;
+			ret = pm_slice_run(s, mode, n, &ops[mode], &ns[mode]);
+			if (ret)
+				return ret;
+		}
+	}
+	for (m = 0; m < NR_PM_MODES; m++)
+		rate[m] = pm_rate(ops[m], ns[m]);
+	fmt_ratio(one_own, sizeof(one_own), rate[PM_DC_ONE], rate[PM_DC_OWN], 100);
+	fmt_ratio(dc_fuse, sizeof(dc_fuse), rate[PM_DC_ONE], rate[PM_FUSE_ONE], 100);
+	pr_info("parmiss threads=%u setup_us=%u dc_one=%llu dc_own=%llu fuse_one=%llu one/own=%s dc/fuse=%s\n",
+		n, parmiss_us, rate[PM_DC_ONE], rate[PM_DC_OWN],
+		rate[PM_FUSE_ONE], one_own, dc_fuse);
+	return 0;
+}
+
+/* The cells for 1, 2, 4... threads, up to one per CPU. */
+static int pm_cells(unsigned int ncpus)
+{
+	struct dc_cache_config cfg;
+	struct dc_cache_stats st;
+	struct pm_slice *s;
+	unsigned int n;
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	dc_cache_config_init(&cfg, sizeof(cfg), (u64)(MAX_THREADS * PM_BLOCK) << BENCH_SHIFT);
+	cfg.range_shift = BENCH_SHIFT;
+	ret = dc_cache_create(&cfg, sizeof(cfg), &pm_ops, sizeof(pm_ops), NULL, &s->cache);
+	if (ret)
+		goto out;
+	s->win = fr_window_create(MAX_THREADS * PM_BLOCK);
+	if (!s->win) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	fr_window_set_setup(s->win, pm_sleep);
+	for (n = 1; !ret && n <= ncpus; n *= 2)
+		ret = pm_cell(s, n);
+	if (!ret)
+		ret = dc_cache_stats(s->cache, &st, sizeof(st));
+	/* Only misses, and nobody waited: no two threads miss one index. */
+	if (!ret && (st.hits || st.waits || st.inline_reclaims || st.bg_reclaims)) {
+		pr_err("parmiss cache: hits %llu waits %llu inline reclaims %llu bg reclaims %llu\n",
+		       st.hits, st.waits, st.inline_reclaims, st.bg_reclaims);
+		ret = -EIO;
+	}
+out:
+	if (s->cache && dc_cache_destroy(s->cache))
+		ret = ret ? : -EBUSY;
+	fr_window_destroy(s->win);
+	kfree(s);
+	return ret;
+}
+
 static int __init daxcache_bench_init(void)
 {
 	unsigned int ncpus = min_t(unsigned int, num_online_cpus(), MAX_THREADS);
@@ -439,6 +687,8 @@ static int __init daxcache_bench_init(void)
 		ret = bench_check(hit_cache, "hit", false);
 	if (!ret)
 		ret = bench_check(s->cache, "miss", true);
+	if (!ret && parmiss_us)
+		ret = pm_cells(ncpus);
 out:
 	fr_inode_destroy(s->fr_hit);
 	dc_inode_put(s->dc_hit);

@@ -38,6 +38,7 @@ struct fr_window {
 	unsigned int nr_free;
 	unsigned int nr_ranges;
 	struct fr_map *maps;
+	void (*setup)(void);		/* the device's setup, or NULL */
 };
 
 struct fr_inode {
@@ -75,6 +76,21 @@ struct fr_window *fr_window_create(unsigned int nr_ranges)
 	w->nr_free = nr_ranges;
 	w->nr_ranges = nr_ranges;
 	return w;
+}
+
+/**
+ * fr_window_set_setup() - what a miss calls where the setup request would go
+ * to the device: under the inode's semaphore, held for writing, as in
+ * fs/fuse/dax.c.
+ * @w: the window.
+ * @setup: the function (it may sleep), or NULL for none.
+ *
+ * Context: before the window is used.
+ * Return: nothing.
+ */
+void fr_window_set_setup(struct fr_window *w, void (*setup)(void))
+{
+	w->setup = setup;
 }
 
 /**
@@ -221,7 +237,9 @@ int fr_map(struct fr_inode *fi, unsigned long idx, struct fr_map **out)
 		*out = m;
 		return 0;
 	}
-	/* The setup request would go to the device here. */
+	/* The setup request goes to the device here. */
+	if (fi->w->setup)
+		fi->w->setup();
 	fresh->itn.start = idx;
 	fresh->itn.last = idx;
 	refcount_set(&fresh->refcnt, 2);

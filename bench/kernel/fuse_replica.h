@@ -15,6 +15,8 @@ struct fr_map;
 
 struct fr_window *fr_window_create(unsigned int nr_ranges);
 void fr_window_destroy(struct fr_window *w);
+/* Call @setup (it may sleep) where each miss's setup goes to the device. */
+void fr_window_set_setup(struct fr_window *w, void (*setup)(void));
 struct fr_inode *fr_inode_create(struct fr_window *w);
 void fr_inode_destroy(struct fr_inode *fi);
 
