@@ -26,6 +26,8 @@
 #define PM_MAX_T	16u	/* the most threads a cell runs */
 #define PM_SETUP_US	200u	/* each setup sleeps this long */
 #define PM_INO_BASE	100u
+/* At least this long per cell: a slice must hold many 200 us setups. */
+#define PM_MIN_SECONDS	1.0
 
 struct pm_cell_result {
 	uint64_t misses;
@@ -189,7 +191,8 @@ void bench_parmiss(const struct bench_opts *o, struct bench_json *j)
 			ctx->threads[ctx->nt++] = t;
 	printf("== 2b. misses in parallel within a file: misses/s, setup sleeps %u us, no reclaim ==\n"
 	       "   T threads map new ranges (%u each per round, then punch them) of ONE inode,\n"
-	       "   against T threads with an inode each\n\n", PM_SETUP_US, PM_ROUND);
+	       "   against T threads with an inode each; at least %.1f s per cell\n\n",
+	       PM_SETUP_US, PM_ROUND, PM_MIN_SECONDS);
 	ctx->be = lat_backend_create(PM_SETUP_US * 1000ull, 0, nr, BENCH_RANGE_SHIFT);
 	if (!ctx->be) {
 		fprintf(stderr, "bench_cache: out of memory\n");
@@ -199,7 +202,8 @@ void bench_parmiss(const struct bench_opts *o, struct bench_json *j)
 	ctx->cache = bench_cache_new(nr, 0, &lat_backend_ops, ctx->be);
 	for (i = 0; i < PM_MAX_T; i++)
 		ctx->inode[i] = bench_inode_get(ctx->cache, PM_INO_BASE + i);
-	bench_interleave(2 * ctx->nt, o->seconds, pm_run_cell, ctx);
+	bench_interleave(2 * ctx->nt, o->seconds < PM_MIN_SECONDS ? PM_MIN_SECONDS :
+			 o->seconds, pm_run_cell, ctx);
 	pm_check(ctx);
 	pm_report(ctx, j);
 	for (i = 0; i < PM_MAX_T; i++)
