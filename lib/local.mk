@@ -48,7 +48,7 @@ fault_sources = lib/platform/user/fault.c
 # the programs built against the installed library check is that product.
 noinst_LTLIBRARIES = lib/libdaxcache-core.la
 lib_libdaxcache_core_la_SOURCES = $(core_sources) $(sim_sources) $(fault_sources)
-lib_libdaxcache_core_la_CFLAGS = $(AM_CFLAGS) -DDC_FAULT_INJECTION
+lib_libdaxcache_core_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -DDC_FAULT_INJECTION
 lib_libdaxcache_core_la_LIBADD = $(URCU_LIBS) $(PTHREAD_LIBS)
 
 lib_LTLIBRARIES = lib/libdaxcache.la lib/libdaxcache-sim.la
@@ -56,7 +56,7 @@ lib_libdaxcache_la_SOURCES = $(core_sources)
 # What leaves a shared library is its version script, made from the
 # DC_EXPORT(name) line after each exported function's definition; the rest
 # binds locally (so calls inside the library need no interposition).
-lib_libdaxcache_la_CFLAGS = $(AM_CFLAGS) -fno-semantic-interposition
+lib_libdaxcache_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -fno-semantic-interposition
 lib_libdaxcache_la_LIBADD = $(URCU_LIBS) $(PTHREAD_LIBS)
 # -z nodelete: the library leaves code behind in every thread that used it
 # (pthread key destructors for its per-thread counters and registration,
@@ -68,7 +68,7 @@ lib_libdaxcache_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(DC_LT_VERSION) -no-un
 # stateless platform part (it cannot reach libdaxcache's internals).
 lib_libdaxcache_sim_la_SOURCES = $(sim_sources) lib/platform/user/memwait.c \
 	lib/platform/user/sim_log.c
-lib_libdaxcache_sim_la_CFLAGS = $(AM_CFLAGS) -fno-semantic-interposition
+lib_libdaxcache_sim_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -fno-semantic-interposition
 lib_libdaxcache_sim_la_LIBADD = lib/libdaxcache.la $(PTHREAD_LIBS)
 lib_libdaxcache_sim_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(DC_SIM_LT_VERSION) \
 	-no-undefined -Wl,-Bsymbolic-functions

@@ -102,8 +102,8 @@ static void print_notes(const struct bench_opts *o, long cpus)
 		       "  spent descheduled, and bg-first policies are penalized for it.\n"
 		       "  The cpu%% columns say how much CPU the measured threads really got:\n"
 		       "  well below 100%% means they shared their CPUs with something else, or\n"
-		       "  (churn, sleeps/s) blocked on an inode mutex that a miss holds across\n"
-		       "  its backend setup.\n");
+		       "  (churn, sleeps/s) slept: on an inode mutex (a claim, or a writeback\n"
+		       "  of an inline victim), or for another thread's setup of the same range.\n");
 	printf("- hit ns/op is thread-time per pin (the latency one thread sees); Mops/s is\n"
 	       "  pins per second of wall time summed over the threads.\n"
 	       "- kernel_rwlock models one shared rwlock per inode; the kernel's read path\n"

@@ -31,6 +31,16 @@ bench_cache_bench_instr_SOURCES = \
 	bench/itree/rbtree_rwlock.c bench/itree/rbtree_rwlock.h
 bench_cache_bench_instr_CFLAGS = $(AM_CFLAGS)
 bench_cache_bench_instr_LDADD = $(bench_ldadd)
+# The same program linked with the shared library users get (libdaxcache.so,
+# as built for installation): its miss is what a user's miss costs
+# (bench/cache/instr).  -no-install: no libtool wrapper script, so that
+# valgrind runs the program itself.
+noinst_PROGRAMS += bench/cache/bench-instr-shared
+bench_cache_bench_instr_shared_SOURCES = $(bench_cache_bench_instr_SOURCES)
+bench_cache_bench_instr_shared_CFLAGS = $(AM_CFLAGS)
+bench_cache_bench_instr_shared_LDADD = bench/common/libbench-common.la lib/libdaxcache.la \
+	$(URCU_LIBS) $(PTHREAD_LIBS)
+bench_cache_bench_instr_shared_LDFLAGS = -no-install
 EXTRA_DIST += bench/cache/instr
 
 bench_runs += bench-cache bench-instr
