@@ -16,6 +16,7 @@
  * dc_unpin(), dc_wait_free()).
  */
 #include "cache_internal.h"
+#include "cache_trace.h"
 #include "itree_internal.h"
 
 #define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
@@ -157,11 +158,14 @@ static inline int range_setup(struct dc_inode *inode, struct dc_range *r,
 			      uint64_t index, bool writable)
 {
 	struct dc_cache *c = inode->cache;
+	unsigned int flags = DC_MAP_READ | (writable ? DC_MAP_WRITE : 0);
+	uint64_t t0 = dci_trace_clock(miss);
 	int ret;
 
 	ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
-			    r->win_off, c->range_size,
-			    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
+			    r->win_off, c->range_size, flags);
+	dci_trace_miss(inode->id, index, r->win_off, c->range_size, flags, t0,
+		       ret);
 	return dc_likely(!ret) ? 0 : setup_failed(inode, index, writable, ret);
 }
 
@@ -318,6 +322,8 @@ static bool miss_hopeless(struct dc_cache *c, struct dc_inode *inode,
 	if (!dc_admit_cand_hopeless(cand))
 		return false;
 	dc_stat_inc(c, cand->write ? DC_STAT_BYPASS_WRITE : DC_STAT_BYPASS_FULL);
+	dci_trace_bypass(inode->id, cand->index, cand->write ?
+			 DCI_TRACE_BYPASS_WRITE : DCI_TRACE_BYPASS_FULL);
 	return true;
 }
 
@@ -515,6 +521,13 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			break;
 	}
 	map_wait_end(c, &w);
+	if (w.registered)
+		dci_trace_wait(inode->id, dc_now_ns() - w.start, ret);
+	/* map_no_range() or map_wait(), after alloc_range() set @refused. */
+	if (ret == DC_MAP_BYPASS)
+		dci_trace_bypass(inode->id, index, !refused ? DCI_TRACE_BYPASS_BUSY :
+				 flags & DC_MAP_WRITE ? DCI_TRACE_BYPASS_WRITE :
+				 DCI_TRACE_BYPASS_FULL);
 	if (!ret)
 		*out = r;
 	return ret;
