@@ -158,14 +158,14 @@ static inline int range_setup(struct dc_inode *inode, struct dc_range *r,
 			      uint64_t index, bool writable)
 {
 	struct dc_cache *c = inode->cache;
-	unsigned int flags = DC_MAP_READ | (writable ? DC_MAP_WRITE : 0);
 	uint64_t t0 = dci_trace_clock(miss);
 	int ret;
 
 	ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
-			    r->win_off, c->range_size, flags);
-	dci_trace_miss(inode->id, index, r->win_off, c->range_size, flags, t0,
-		       ret);
+			    r->win_off, c->range_size,
+			    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
+	dci_trace_miss(inode->id, index, r->win_off, c->range_size,
+		       DC_MAP_READ | (writable ? DC_MAP_WRITE : 0), t0, ret);
 	return dc_likely(!ret) ? 0 : setup_failed(inode, index, writable, ret);
 }
 

@@ -51,66 +51,96 @@ DCI_TRACE_SEMAPHORE(admit);
 #define dci_trace_on(name) \
 	__builtin_expect(__atomic_load_n(&daxcache_##name##_semaphore, \
 					 __ATOMIC_RELAXED) != 0, 0)
-#define DCI_PROBE(name, ...)	STAP_PROBEV(daxcache, name, __VA_ARGS__)
+/*
+ * The probe itself sits in a cold function of its own, called only while
+ * a tracer is attached: the caller keeps its size and its registers (a
+ * probe's asm inlined into the miss path had range_setup() no longer
+ * inlined), and every argument is in its register of the calling
+ * convention at the probe (readelf -n: 8@%rdi 8@%rsi ...).
+ */
+#define DCI_PROBE_FN(name, params, ...)					\
+static __attribute__((__unused__, __noinline__, __cold__)) void		\
+dci_usdt_##name params							\
+{									\
+	STAP_PROBEV(daxcache, name, __VA_ARGS__);			\
+}
 #else
 #define dci_trace_on(name)	0
-/* The arguments stay type-checked and "used", and compile to nothing. */
-#define DCI_PROBE(name, ...)	dci_trace_none(0, __VA_ARGS__)
-static inline void dci_trace_none(int n, ...)
-{
-	(void)n;
+/* The arguments stay type-checked, and compile to nothing. */
+#define DCI_PROBE_FN(name, params, ...)					\
+static inline void dci_usdt_##name params				\
+{									\
 }
 #endif
 
-/* The clock of a timed event, read only while something is attached. */
-#define dci_trace_clock(name)	(dci_trace_on(name) ? dc_now_ns() : 0)
-/* The ns since @t0 of dci_trace_clock() (0 when it was not read). */
-#define dci_trace_since(t0)	((t0) ? dc_now_ns() - (t0) : 0)
+DCI_PROBE_FN(miss, (uint64_t ino, uint64_t index, uint64_t win_off,
+		    uint64_t len, unsigned int flags, uint64_t ns, int ret),
+	     ino, index, win_off, len, flags, ns, ret)
+DCI_PROBE_FN(bypass, (uint64_t ino, uint64_t index, int reason),
+	     ino, index, reason)
+DCI_PROBE_FN(reclaim, (int bg, uint64_t ino, uint64_t index,
+		       uint64_t win_off, int writeback),
+	     bg, ino, index, win_off, writeback)
+DCI_PROBE_FN(evict, (uint64_t ino, uint64_t ranges, int ret),
+	     ino, ranges, ret)
+DCI_PROBE_FN(wait, (uint64_t ino, uint64_t ns, int ret), ino, ns, ret)
+DCI_PROBE_FN(backend_fail, (int op, int err), op, err)
+DCI_PROBE_FN(admit, (uint64_t ino, uint64_t index, unsigned int est,
+		     uint64_t v_ino, uint64_t v_index, unsigned int v_est,
+		     int verdict),
+	     ino, index, est, v_ino, v_index, v_est, verdict)
 
+/* The clock, out of line: read only while a tracer is attached. */
+static __attribute__((__unused__, __noinline__, __cold__)) uint64_t
+dci_trace_now(void)
+{
+	return dc_now_ns();
+}
+
+/* The clock of a timed event, read only while something is attached. */
+#define dci_trace_clock(name)	(dci_trace_on(name) ? dci_trace_now() : 0)
+/* The ns since @t0 of dci_trace_clock(). */
+#define dci_trace_since(t0)	(dci_trace_now() - (t0))
+
+/*
+ * A miss fires when its @t0 was read (dci_trace_clock(miss)): one test of
+ * the semaphore per miss, not two.
+ */
 #define dci_trace_miss(ino, index, win_off, len, flags, t0, ret) do {	\
-	if (dci_trace_on(miss))						\
-		DCI_PROBE(miss, (uint64_t)(ino), (uint64_t)(index),	\
-			  (uint64_t)(win_off), (uint64_t)(len),		\
-			  (unsigned int)(flags),			\
-			  (uint64_t)dci_trace_since(t0), (int)(ret));	\
+	if (dc_unlikely(t0))						\
+		dci_usdt_miss(ino, index, win_off, len, flags,		\
+			      dci_trace_since(t0), ret);		\
 } while (0)
 
 #define dci_trace_bypass(ino, index, reason) do {			\
 	if (dci_trace_on(bypass))					\
-		DCI_PROBE(bypass, (uint64_t)(ino), (uint64_t)(index),	\
-			  (int)(reason));				\
+		dci_usdt_bypass(ino, index, reason);			\
 } while (0)
 
 #define dci_trace_reclaim(bg, ino, index, win_off, writeback) do {	\
 	if (dci_trace_on(reclaim))					\
-		DCI_PROBE(reclaim, (int)(bg), (uint64_t)(ino),		\
-			  (uint64_t)(index), (uint64_t)(win_off),	\
-			  (int)(writeback));				\
+		dci_usdt_reclaim(bg, ino, index, win_off, writeback);	\
 } while (0)
 
 #define dci_trace_evict(ino, ranges, ret) do {				\
 	if (dci_trace_on(evict))					\
-		DCI_PROBE(evict, (uint64_t)(ino), (uint64_t)(ranges),	\
-			  (int)(ret));					\
+		dci_usdt_evict(ino, ranges, ret);			\
 } while (0)
 
 #define dci_trace_wait(ino, ns, ret) do {				\
 	if (dci_trace_on(wait))						\
-		DCI_PROBE(wait, (uint64_t)(ino), (uint64_t)(ns),	\
-			  (int)(ret));					\
+		dci_usdt_wait(ino, ns, ret);				\
 } while (0)
 
 #define dci_trace_backend_fail(op, err) do {				\
 	if (dci_trace_on(backend_fail))					\
-		DCI_PROBE(backend_fail, (int)(op), (int)(err));		\
+		dci_usdt_backend_fail(op, err);				\
 } while (0)
 
 #define dci_trace_admit(ino, index, est, v_ino, v_index, v_est, verdict) do { \
 	if (dci_trace_on(admit))					\
-		DCI_PROBE(admit, (uint64_t)(ino), (uint64_t)(index),	\
-			  (unsigned int)(est), (uint64_t)(v_ino),	\
-			  (uint64_t)(v_index), (unsigned int)(v_est),	\
-			  (int)(verdict));				\
+		dci_usdt_admit(ino, index, est, v_ino, v_index, v_est,	\
+			       verdict);				\
 } while (0)
 
 #endif /* DC_PLATFORM_USER_TRACE_H */
