@@ -1,12 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/*
- * cache_trace.h - the values the cache's trace events carry.
- */
-#ifndef DC_CACHE_TRACE_H
-#define DC_CACHE_TRACE_H
-
 /**
- * DOC: Trace events
+ * DOC: cache_trace.h - the cache's trace events, and the values they carry.
  *
  * The core names each event once, with a dci_trace_NAME() call (internal,
  * hence dci_, like every name that is not part of the API); the platform
@@ -19,9 +13,10 @@
  *
  * - miss: inode, range index, window offset, length, flags (DC_MAP_READ,
  *   DC_MAP_WRITE: a setup for a write, or the upgrade of a read mapping),
- *   the backend's setup time in ns (0 when the tracer attached during the
- *   setup), the setup's result (0 or -errno).  One per setup.
- * - bypass: inode, range index, reason (enum dci_trace_bypass_reason).
+ *   the backend's setup time in ns, the setup's result (0 or -errno).
+ *   One per setup (not for a setup under way when the tracer attached).
+ * - bypass: inode, range index, reason (enum dci_trace_bypass_reason) of
+ *   a miss; a write refused its upgrade on a hit is not traced.
  * - reclaim: background (1) or inline (0), the victim's inode and range
  *   index, its window offset, whether it was written back (1) or not (0).
  * - evict: inode, the number of ranges it mapped, the result (0, -EBUSY
@@ -34,6 +29,8 @@
  *   inode, range index and estimate, the verdict (1 map over the victim,
  *   0 bypass).
  */
+#ifndef DC_CACHE_TRACE_H
+#define DC_CACHE_TRACE_H
 
 /* Why a miss was served without the window (the bypass event). */
 enum dci_trace_bypass_reason {
