@@ -39,19 +39,9 @@ void dci_ktrace_admit(u64 ino, u64 index, unsigned int est, u64 v_ino,
 
 #define dci_trace_on(name)	tracepoint_enabled(daxcache_##name)
 
-/* The clock of a timed event, read only while the event is enabled. */
-#define dci_trace_clock(name)	(dci_trace_on(name) ? dc_now_ns() : 0)
-/* The ns since @t0 of dci_trace_clock(). */
-#define dci_trace_since(t0)	(dc_now_ns() - (t0))
-
-/*
- * A miss fires when its @t0 was read (dci_trace_clock(miss)): one test of
- * the semaphore per miss, not two.
- */
-#define dci_trace_miss(ino, index, win_off, len, flags, t0, ret) do {	\
-	if (dc_unlikely(t0))						\
-		dci_ktrace_miss(ino, index, win_off, len, flags,	\
-				dci_trace_since(t0), ret);		\
+#define dci_trace_miss(ino, index, win_off, len, flags, ns, ret) do {	\
+	if (dci_trace_on(miss))						\
+		dci_ktrace_miss(ino, index, win_off, len, flags, ns, ret); \
 } while (0)
 
 #define dci_trace_bypass(ino, index, reason) do {			\

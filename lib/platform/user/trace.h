@@ -90,26 +90,9 @@ DCI_PROBE_FN(admit, (uint64_t ino, uint64_t index, unsigned int est,
 		     int verdict),
 	     ino, index, est, v_ino, v_index, v_est, verdict)
 
-/* The clock, out of line: read only while a tracer is attached. */
-static __attribute__((__unused__, __noinline__, __cold__)) uint64_t
-dci_trace_now(void)
-{
-	return dc_now_ns();
-}
-
-/* The clock of a timed event, read only while something is attached. */
-#define dci_trace_clock(name)	(dci_trace_on(name) ? dci_trace_now() : 0)
-/* The ns since @t0 of dci_trace_clock(). */
-#define dci_trace_since(t0)	(dci_trace_now() - (t0))
-
-/*
- * A miss fires when its @t0 was read (dci_trace_clock(miss)): one test of
- * the semaphore per miss, not two.
- */
-#define dci_trace_miss(ino, index, win_off, len, flags, t0, ret) do {	\
-	if (dc_unlikely(t0))						\
-		dci_usdt_miss(ino, index, win_off, len, flags,		\
-			      dci_trace_since(t0), ret);		\
+#define dci_trace_miss(ino, index, win_off, len, flags, ns, ret) do {	\
+	if (dci_trace_on(miss))						\
+		dci_usdt_miss(ino, index, win_off, len, flags, ns, ret);	\
 } while (0)
 
 #define dci_trace_bypass(ino, index, reason) do {			\
