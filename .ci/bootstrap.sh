@@ -18,7 +18,8 @@ dc_need_pkgs() {
 	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-DC_BUILD_PKGS="autoconf automake libtool make gcc g++ pkg-config liburcu-dev libcmocka-dev libfuse3-dev fuse3 liburing-dev"
+# systemtap-sdt-dev: <sys/sdt.h>, the library's USDT probes (build time only).
+DC_BUILD_PKGS="autoconf automake libtool make gcc g++ pkg-config liburcu-dev libcmocka-dev libfuse3-dev fuse3 liburing-dev systemtap-sdt-dev"
 
 # dc_autogen: (re)generate ./configure when it is missing or stale.
 dc_autogen() {

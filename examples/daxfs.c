@@ -53,6 +53,8 @@
  * The cache counters can be read at any time from /.daxfs-stats in the
  * mount root and are logged when the filesystem is unmounted (fuse_log():
  * stderr in the foreground; a daemon's go to -o log=FILE, or syslog).
+ * Its line "tracing:" points to the events behind the counters: the
+ * library's USDT probes (README.md, "Tracing").
  * Daemonized, what can fail to start (the ring, the cache, the writeback
  * pool) runs before the parent exits (see daemon_begin()).
  *
@@ -595,7 +597,8 @@ static size_t stats_text(char *buf, size_t size)
 		       "uring_timer_retries: %" PRIu64 "\n"
 		       "uring_errors: %" PRIu64 "\n"
 		       "uring_parked: %" PRIu64 "\n"
-		       "uring_in_flight: %" PRIu64 "\n",
+		       "uring_in_flight: %" PRIu64 "\n"
+		       "tracing: each miss, bypass, reclaim, wait: see README.md, Tracing\n",
 		       opt.no_dax ? "no-dax" : "dax", opt.policy,
 		       opt.window_size, (uint64_t)1 << opt.range_shift,
 		       reads, (uint64_t)atomic_load(&n_writes),

@@ -622,4 +622,9 @@ static inline bool dc_caller_ok(void)
 	return true;
 }
 
+/* ------------------------------------------------------------------ */
+/* Trace points (trace events of system daxcache): dci_trace_*()        */
+
+#include "trace.h"
+
 #endif /* DC_PLATFORM_KERNEL_H */

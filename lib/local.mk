@@ -13,6 +13,7 @@ core_sources = \
 	lib/core/cache_map.c \
 	lib/core/cache_pool.c \
 	lib/core/cache_reclaim.c \
+	lib/core/cache_trace.h \
 	lib/core/cache_victim_clock.c \
 	lib/core/cache_victim_round_robin.c \
 	lib/core/cache_victim_sieve.c \
@@ -29,7 +30,8 @@ core_sources = \
 	lib/platform/user/memwait.c \
 	lib/platform/user/platform.c \
 	lib/platform/user/platform.h \
-	lib/platform/user/rcu.h
+	lib/platform/user/rcu.h \
+	lib/platform/user/trace.h
 # The simulation backend, a library of its own (libdaxcache-sim).
 sim_sources = lib/core/simbe.c
 # Allocation fault injection (<daxcache/fault.h>): test builds only.

@@ -22,9 +22,9 @@ extern "C" {
 
 /* The release these headers belong to: MAJOR.MINOR.PATCH. */
 #define DC_VERSION_MAJOR	1
-#define DC_VERSION_MINOR	0
+#define DC_VERSION_MINOR	1
 #define DC_VERSION_PATCH	0
-#define DC_VERSION_STRING	"1.0.0"
+#define DC_VERSION_STRING	"1.1.0"
 
 /**
  * DC_VERSION_ENCODE - one number for a version, ordered as versions are.

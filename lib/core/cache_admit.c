@@ -330,7 +330,7 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 {
 	struct dc_admit *a = &c->adm;
 	unsigned int vest;
-	bool again;
+	bool again, admit;
 	uint64_t h;
 
 	if (dc_admit_cand_hopeless(cand))
@@ -344,8 +344,12 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 	a->victim_h = h;
 	dc_spin_unlock(&a->lock);
 	if (again)
-		return cand->est >= 2 * vest + DC_ADMIT_MARGIN;
-	return cand->est >= vest + DC_ADMIT_MARGIN;
+		admit = cand->est >= 2 * vest + DC_ADMIT_MARGIN;
+	else
+		admit = cand->est >= vest + DC_ADMIT_MARGIN;
+	dci_trace_admit(cand->ino, cand->index, cand->est, victim_ino,
+			victim_index, vest, admit);
+	return admit;
 }
 
 /**

@@ -22,6 +22,7 @@
  * dc_unpin(), dc_wait_free()).
  */
 #include "cache_internal.h"
+#include "cache_trace.h"
 #include "itree_internal.h"
 
 #define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
@@ -156,6 +157,26 @@ static dc_noinline dc_cold int setup_failed(struct dc_inode *inode,
 }
 
 /*
+ * range_setup() while the miss event is enabled: the same call, timed, and
+ * the event.  Out of line, so that a miss without a tracer pays one test.
+ */
+static dc_noinline dc_cold int range_setup_traced(struct dc_inode *inode,
+						  struct dc_range *r,
+						  uint64_t index,
+						  unsigned int flags)
+{
+	struct dc_cache *c = inode->cache;
+	uint64_t t0 = dc_now_ns();
+	int ret;
+
+	ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
+			    r->win_off, c->range_size, flags);
+	dci_trace_miss(inode->id, index, r->win_off, c->range_size, flags,
+		       dc_now_ns() - t0, ret);
+	return ret;
+}
+
+/*
  * Ask the backend to map @index of @inode in @r, writable or not; a failure
  * is counted and logged (dci_backend_failed()).  Returns 0 or the error.
  */
@@ -163,11 +184,14 @@ static inline int range_setup(struct dc_inode *inode, struct dc_range *r,
 			      uint64_t index, bool writable)
 {
 	struct dc_cache *c = inode->cache;
+	unsigned int flags = DC_MAP_READ | (writable ? DC_MAP_WRITE : 0);
 	int ret;
 
-	ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
-			    r->win_off, c->range_size,
-			    DC_MAP_READ | (writable ? DC_MAP_WRITE : 0));
+	if (dc_unlikely(dci_trace_on(miss)))
+		ret = range_setup_traced(inode, r, index, flags);
+	else
+		ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
+				    r->win_off, c->range_size, flags);
 	return dc_likely(!ret) ? 0 : setup_failed(inode, index, writable, ret);
 }
 
@@ -400,6 +424,8 @@ static bool miss_hopeless(struct dc_cache *c, struct dc_inode *inode,
 	if (!dc_admit_cand_hopeless(cand))
 		return false;
 	dc_stat_inc(c, cand->write ? DC_STAT_BYPASS_WRITE : DC_STAT_BYPASS_FULL);
+	dci_trace_bypass(inode->id, cand->index, cand->write ?
+			 DCI_TRACE_BYPASS_WRITE : DCI_TRACE_BYPASS_FULL);
 	return true;
 }
 
@@ -511,13 +537,18 @@ static int map_wait(struct dc_cache *c, struct map_wait *w, bool admit,
 }
 
 /* A miss is done waiting: leave the waiters, and count the wait. */
-static void map_wait_end(struct dc_cache *c, const struct map_wait *w)
+static void map_wait_end(struct dc_cache *c, const struct map_wait *w,
+			 uint64_t ino, int ret)
 {
+	uint64_t ns;
+
 	if (!w->registered)
 		return;
 	dc_waiters_leave(c);
+	ns = dc_now_ns() - w->start;
 	dc_stat_inc(c, DC_STAT_WAITS);
-	dc_stat_add(c, DC_STAT_WAIT_NS, dc_now_ns() - w->start);
+	dc_stat_add(c, DC_STAT_WAIT_NS, ns);
+	dci_trace_wait(ino, ns, ret);
 }
 
 /*
@@ -598,9 +629,14 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		if (ret)
 			break;
 	}
-	map_wait_end(c, &w);
+	map_wait_end(c, &w, inode->id, ret);
 	if (!ret)
 		*out = r;
+	/* map_no_range() or map_wait(), after alloc_range() set @refused. */
+	else if (ret == DC_MAP_BYPASS)
+		dci_trace_bypass(inode->id, index, !refused ? DCI_TRACE_BYPASS_BUSY :
+				 flags & DC_MAP_WRITE ? DCI_TRACE_BYPASS_WRITE :
+				 DCI_TRACE_BYPASS_FULL);
 	return ret;
 }
 

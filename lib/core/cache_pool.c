@@ -283,6 +283,7 @@ int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
 {
 	unsigned int n;
 
+	dci_trace_backend_fail(op, ret);
 	dc_stat_inc(c, backend_op_failures[op]);
 	dc_spin_lock(&c->pool.lock);
 	n = ++c->pool.be_failures[op];

@@ -419,6 +419,8 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 	if (!r)
 		return NULL;
 	dc_stat_inc(c, DC_STAT_INLINE_RECLAIMS);
+	dci_trace_reclaim(0, was->ino, was->index, r->win_off,
+			  dc_range_writable(r) && c->ops->writeback);
 	if (c->cfg.flags & DC_CACHE_REMOVE_ON_INLINE) {
 		struct dc_remove_entry e;
 
@@ -532,6 +534,8 @@ void dci_reclaimer_fn(struct dc_worker *w)
 			}
 			/* Counted before it can be free: whoever sees it free sees it counted. */
 			dc_stat_inc(c, DC_STAT_BG_RECLAIMS);
+			dci_trace_reclaim(1, owner->id, r->index, r->win_off,
+					  dc_range_writable(r) && c->ops->writeback);
 			/* While @owner is held: the remove names its inode. */
 			batch_add(c, &b, r, NULL);
 			dc_inode_put(owner);
@@ -763,8 +767,10 @@ DC_EXPORT(dc_inode_punch);
 void dci_inode_evict(struct dc_inode *inode)
 {
 	struct dc_cache *c = inode->cache;
+	int ret = inode_drop_range(inode, 0, UINT64_MAX, true);
 
-	if (inode_drop_range(inode, 0, UINT64_MAX, true)) {
+	dci_trace_evict(inode->id, dc_itree_count(inode->tree), ret);
+	if (ret) {
 		dc_pool_lock(c);
 		inode->evict_next = c->reclaim.orphans;
 		c->reclaim.orphans = inode;

@@ -31,7 +31,10 @@ recorded() {
 # dump BUILDDIR LIB OUT: the ABI of BUILDDIR's shared library LIB.so as
 # abidw sees it, restricted to the types of the public headers (of the
 # source tree BUILDDIR was configured from), without paths or line numbers
-# (so that the baseline does not change with every edit or build directory).
+# (so that the baseline does not change with every edit or build directory),
+# and with only what the library exports: no declaration of a symbol it does
+# not define (--drop-undefined-syms), nothing internal (dci_*:
+# tests/abi/internal.supp).
 dump() {
 	local so=$1/lib/.libs/$2.so src
 	src=$(sed -n 's/^abs_top_srcdir = //p' "$1/Makefile")
@@ -40,6 +43,7 @@ dump() {
 		return 1
 	fi
 	abidw --no-corpus-path --no-comp-dir-path --no-show-locs --drop-private-types \
+		--drop-undefined-syms --suppressions "$src/tests/abi/internal.supp" \
 		--headers-dir "$src/include/daxcache" --out-file "$3.tmp" "$so" || return 1
 	# The compilation units' names: relative to the source tree.
 	sed "s|path='$src/|path='|" "$3.tmp" > "$3" && rm -f "$3.tmp"

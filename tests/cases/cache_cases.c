@@ -1542,6 +1542,41 @@ static void evict_body(struct dc_test *t, struct env *e)
 ENV_CASE_CFG(cache_evict_on_last_put, 16, evict_body,
 	     e.cfg.remove_batch_max = 4)
 
+/*
+ * The sequence whose trace events tests/kernel/init reads back from the
+ * kernel's trace buffer, and tests/unit/trace-probes from the USDT probes
+ * (README, "Tracing"): inode TRACE_INO misses index 0 for writing and
+ * writes it, misses index 1 in a window of one range, which reclaims
+ * index 0 with a writeback, and its last put evicts its one range.  Keep
+ * the three in step.
+ */
+#define TRACE_INO	41041u
+
+static void trace_scenario_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats s;
+	struct dc_inode *x;
+	struct dc_pin pin;
+
+	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, TRACE_INO, &x), 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_map(x, 0, DC_MAP_WRITE, &pin), 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, pin.win_off, TRACE_INO, 0), 0);
+	dc_unpin(&pin);
+	DC_ASSERT_INT_EQ(t, dc_map(x, e->rs, 0, &pin), 0);
+	DC_RETURN_IF_FAILED(t);
+	dc_unpin(&pin);
+	dc_inode_put(x);
+	s = cst(e);
+	DC_ASSERT_EQ(t, s.misses, 2);
+	DC_ASSERT_EQ(t, s.inline_reclaims + s.bg_reclaims, 1);
+	DC_ASSERT_EQ(t, s.writebacks, 1);
+	DC_ASSERT_EQ(t, sst(e).nr_mapped, 0);
+}
+
+ENV_CASE(cache_trace_scenario, 1, trace_scenario_body)
+
 /* The last put while another thread holds a pin: reported, and waits. */
 struct put_ctx {
 	struct env *e;
@@ -3167,6 +3202,7 @@ DC_SUITE(cache,
 	 DC_CASE(cache_writeback_failure),
 	 DC_CASE(cache_punch),
 	 DC_CASE(cache_evict_on_last_put),
+	 DC_CASE(cache_trace_scenario),
 	 DC_CASE(cache_put_with_pin_waits),
 	 DC_CASE(cache_evict_pinned_reuse),
 	 DC_CASE(cache_destroy_live_inodes),

@@ -32,6 +32,9 @@ tests_unit_fork_all_test_SOURCES = tests/unit/fork_all_test.c
 tests_unit_fork_all_test_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la
 TESTS += tests/unit/fork-all-check
 EXTRA_DIST += tests/unit/fork-all-check
+# tests/run's install step: the installed library's USDT probes, attached
+# and fired (the program is built against the installed library there).
+EXTRA_DIST += tests/unit/trace-probes tests/unit/trace_probe_test.c
 tests_unit_unregistered_test_SOURCES = tests/unit/unregistered_test.c
 tests_unit_unregistered_test_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la $(PTHREAD_LIBS)
 # libdaxcache as a plugin: dlopen(), threads that outlive dlclose().  Links

@@ -4,6 +4,8 @@
  * part: logging, per-thread counters, workers, fork, RCU registration
  * (allocation, locks and wait queues are in memwait.c).
  */
+/* The USDT probes' semaphores are defined here (trace.h). */
+#define DCI_TRACE_DEFINE_SEMAPHORES
 #include "platform.h"
 
 #include <signal.h>

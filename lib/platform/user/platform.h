@@ -785,4 +785,9 @@ static inline int dc_fork_check(const char *fn)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Trace points (USDT probes): dci_trace_*()                            */
+
+#include "trace.h"
+
 #endif /* DC_PLATFORM_USER_H */
