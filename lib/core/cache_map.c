@@ -210,17 +210,20 @@ static int map_lock(struct dc_inode *inode, unsigned int flags)
  * caller looks again.  Counted as a wait for a range.  Returns 0, or
  * -EAGAIN under DC_MAP_NOWAIT.
  */
-static dc_noinline int map_setup_wait(struct dc_cache *c, struct dc_range *r,
+static dc_noinline int map_setup_wait(struct dc_inode *inode, struct dc_range *r,
 				      unsigned int flags)
 {
-	uint64_t start;
+	struct dc_cache *c = inode->cache;
+	uint64_t start, ns;
 
 	if (flags & DC_MAP_NOWAIT)
 		return -EAGAIN;
 	start = dc_now_ns();
 	dci_pool_setup_wait(c, r);
+	ns = dc_now_ns() - start;
 	dc_stat_inc(c, DC_STAT_WAITS);
-	dc_stat_add(c, DC_STAT_WAIT_NS, dc_now_ns() - start);
+	dc_stat_add(c, DC_STAT_WAIT_NS, ns);
+	dci_trace_wait(inode->id, ns, 0);
 	return 0;
 }
 
@@ -251,7 +254,7 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 		dc_mutex_unlock(&inode->mutex);
 		if (!busy)
 			break;
-		ret = map_setup_wait(c, r, flags);
+		ret = map_setup_wait(inode, r, flags);
 		if (ret)
 			return ret;
 	}
@@ -604,7 +607,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 				break;
 			}
 			dc_mutex_unlock(&inode->mutex);
-			ret = map_setup_wait(c, r, flags);
+			ret = map_setup_wait(inode, r, flags);
 			if (ret)
 				break;
 			seen->depth = DCI_ITREE_PATH_NONE;

@@ -22,7 +22,8 @@
  * - evict: inode, the number of ranges it mapped, the result (0, -EBUSY
  *   while pins stay, or a failed writeback's error).
  * - wait: inode, ns waited for a range, the result (0: got one, else
- *   DC_MAP_BYPASS or -errno).
+ *   DC_MAP_BYPASS or -errno); also, with result 0, a miss's wait for
+ *   another thread's setup of the same range (after which it looks again).
  * - backend_fail: the operation (0 setup, 1 remove, 2 writeback), the
  *   error the backend returned.
  * - admit: the candidate's inode, range index and estimate, the victim's
