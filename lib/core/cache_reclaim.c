@@ -293,7 +293,11 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
 	while (have && budget--) {
 		struct dc_range *r = e.item;
 
-		if (dc_refcount_read(&r->ref) == 1 && !victim_spared(c, self, r)) {
+		/*
+		 * Acquire: a count of 1 comes after map_new() published the
+		 * range's identity, which the setup wrote without our mutex.
+		 */
+		if (dc_refcount_read_acquire(&r->ref) == 1 && !victim_spared(c, self, r)) {
 			if (cand && !dci_admit_contest(c, cand, self->id, r->index)) {
 				/* The next contest starts from this victim. */
 				self->reclaim_cursor = e.start;
