@@ -7,10 +7,13 @@
  * window of WINDOW bytes (shared memory region 0).
  *
  *   daxvfsd --socket PATH --dir DIR [--window BYTES] [--tag TAG]
- *           [--workers N] [--counts FILE]
+ *           [--workers N] [--counts FILE] [--counts-on-lookup]
  *
  * --counts FILE: the FUSE requests counted by opcode ("SETUPMAPPING 12"),
  * written when the front-end goes away and on SIGUSR1.
+ * --counts-on-lookup: the guest looking up .daxvfsd-counts-N in the share's
+ * root makes daxvfsd write the counts to that file first (the benchmark
+ * reads them between measurements).
  * DAXVFSD_BREAK_MAPPING=1 (the negative test only): every SETUPMAPPING maps
  * the start of the file instead of the offset asked for.
  */
@@ -43,7 +46,7 @@ static void *signal_thread(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: daxvfsd --socket PATH --dir DIR [--window BYTES] [--tag TAG]"
-		" [--workers N] [--counts FILE]\n");
+		" [--workers N] [--counts FILE] [--counts-on-lookup]\n");
 	exit(2);
 }
 
@@ -52,6 +55,7 @@ int main(int argc, char **argv)
 	const char *sock_path = NULL, *dir = NULL, *tag = "daxvfs", *brk;
 	struct vu_device dev = { .window = 64ull << 20, .num_queues = 2, .workers = 4 };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int lookup_counts = 0;
 	uint8_t config[40];
 	static sigset_t set;
 	pthread_t t;
@@ -59,6 +63,12 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc; i += 2) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(argv[i], "--counts-on-lookup")) {
+			lookup_counts = 1;
+			i--;
+			continue;
+		}
 
 		if (!v)
 			usage();
@@ -82,7 +92,7 @@ int main(int argc, char **argv)
 	    strlen(sock_path) >= sizeof(sa.sun_path))
 		usage();
 	brk = getenv("DAXVFSD_BREAK_MAPPING");
-	if (fs_init(dir, dev.window, brk && !strcmp(brk, "1"))) {
+	if (fs_init(dir, dev.window, brk && !strcmp(brk, "1"), lookup_counts)) {
 		perror(dir);
 		return 1;
 	}
