@@ -55,6 +55,7 @@ static uint64_t window_size;
 static int broken;
 static const char *share_dir;
 static int counts_on_lookup;
+static int trace;	/* DAXVFSD_TRACE=1: every map and unmap on stderr */
 
 /*
  * QEMU 11.1 refuses to map a range that the file's end cuts ("backing store
@@ -248,6 +249,7 @@ int fs_init(const char *dir, uint64_t window, int break_mapping, int lookup_coun
 	broken = break_mapping;
 	share_dir = dir;
 	counts_on_lookup = lookup_counts;
+	trace = getenv("DAXVFSD_TRACE") && !strcmp(getenv("DAXVFSD_TRACE"), "1");
 	return 0;
 }
 
@@ -347,6 +349,12 @@ static int unmap_overlapping(uint64_t m, uint64_t len)
 		if (maps[i].moffset < m + len && m < maps[i].moffset + maps[i].len) {
 			int e = vu_shmem_unmap(maps[i].moffset, maps[i].len);
 
+			if (trace || e)
+				fprintf(stderr, "daxvfsd: unmap window %llu+%llu (ino %llu offset %llu): %d\n",
+					(unsigned long long)maps[i].moffset,
+					(unsigned long long)maps[i].len,
+					(unsigned long long)maps[i].ino,
+					(unsigned long long)maps[i].foffset, e);
 			if (e)
 				err = e;
 			maps[i] = maps[--nmaps];
@@ -453,13 +461,24 @@ static int setupmapping(struct req *r)
 		if (maps[i].moffset == in->moffset && maps[i].len == in->len)
 			old = &maps[i];
 	if (old && old->dev == st.st_dev && old->ino == st.st_ino && old->foffset == foffset &&
-	    (old->writable || !writable))
+	    (old->writable || !writable)) {
+		if (trace)
+			fprintf(stderr, "daxvfsd: map window %llu+%llu (ino %llu offset %llu%s): already\n",
+				(unsigned long long)in->moffset, (unsigned long long)in->len,
+				(unsigned long long)st.st_ino, (unsigned long long)foffset,
+				writable ? " w" : "");
 		goto out;	/* already mapped so */
+	}
 	err = pad_for_map(nfd, foffset + in->len);
 	if (!err)
 		err = unmap_overlapping(in->moffset, in->len);
 	if (!err)
 		err = vu_shmem_map(nfd, foffset, in->moffset, in->len, map_writable);
+	if (trace && !err)
+		fprintf(stderr, "daxvfsd: map window %llu+%llu (ino %llu offset %llu%s): done\n",
+			(unsigned long long)in->moffset, (unsigned long long)in->len,
+			(unsigned long long)st.st_ino, (unsigned long long)foffset,
+			writable ? " w" : "");
 	if (err) {
 		fprintf(stderr, "daxvfsd: SETUPMAPPING at window %llu (%llu bytes of file offset %llu): %s\n",
 			(unsigned long long)in->moffset, (unsigned long long)in->len,

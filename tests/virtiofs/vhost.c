@@ -756,6 +756,8 @@ void vu_serve(int sock, const struct vu_device *dev)
 			break;
 		case VU_SET_PROTOCOL_FEATURES:
 			acked_protocol = p->u64;
+			fprintf(stderr, "daxvfsd: protocol features 0x%llx\n",
+				(unsigned long long)acked_protocol);
 			break;
 		case VU_GET_QUEUE_NUM:
 			send_u64(sock, &h, dev->num_queues);
