@@ -444,7 +444,7 @@ int main(int argc, char **argv)
 		verify(argv[2]);
 		printf("dcvcheck verify: ok\n");
 	} else if (!strcmp(mode, "fsx") && argc == 6) {
-		rng = strtoull(argv[5], NULL, 0) | 1;
+		rng = strtoull(argv[5], NULL, 0) * 2 + 1;	/* odd, and one per seed */
 		fsx(argv[2], strtoull(argv[3], NULL, 0) << 20, strtoul(argv[4], NULL, 0));
 	} else if (!strcmp(mode, "faults") && argc == 5) {
 		faults(argv[2], atoi(argv[3]), atoi(argv[4]));
