@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * dcvcheck: the data checks the virtio-fs DAX guest runs (tests/virtiofs/
+ * init), linked statically for the busybox initramfs.  Every check compares
+ * against what the data must be (a reference copy in memory, or the
+ * pattern a word's offset defines) and never waits for a time: processes
+ * wait for each other's states through counters in shared memory.
+ *
+ *   dcvcheck pattern FILE MIB       write the pattern, then read it back
+ *                                   (pread) and through mmap
+ *   dcvcheck verify FILE            the pattern, through pread and mmap
+ *   dcvcheck fsx FILE MAXMIB OPS SEED
+ *                                   random write/read/mmap-write/mmap-read/
+ *                                   truncate/fsync against a reference copy
+ *   dcvcheck faults FILE NPROC PASSES
+ *                                   NPROC processes map FILE (the pattern)
+ *                                   and fault it in random orders; each also
+ *                                   writes its own pages through the map;
+ *                                   then everything is checked
+ *   dcvcheck truncate FILE PASSES   a reader faults FILE (the pattern) over
+ *                                   and over while the writer truncates the
+ *                                   second half away and writes it back; a
+ *                                   page of the first half must always read
+ *                                   right, one of the second the pattern or
+ *                                   zeros or SIGBUS (beyond the end)
+ *
+ * Prints "dcvcheck MODE: ok ..." or "dcvcheck MODE: FAILED ..." and exits
+ * 0 or 1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PAGE 4096u
+
+static const char *mode = "?";
+
+static void fail(const char *fmt, unsigned long long a, unsigned long long b)
+{
+	printf("dcvcheck %s: FAILED: ", mode);
+	printf(fmt, a, b);
+	printf("\n");
+	fflush(stdout);
+	exit(1);
+}
+
+static void sysfail(const char *what)
+{
+	printf("dcvcheck %s: FAILED: %s: %s\n", mode, what, strerror(errno));
+	fflush(stdout);
+	exit(1);
+}
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* The pattern: each 8-byte word names its own offset. */
+static uint64_t word(uint64_t off)
+{
+	return (off * 0x9E3779B97F4A7C15ull) ^ 0x5DEECE66Dull ^ (off >> 3);
+}
+
+static void fill(uint8_t *buf, uint64_t off, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 8) {
+		uint64_t w = word(off + i);
+
+		memcpy(buf + i, &w, 8);
+	}
+}
+
+/* First bad byte of a pattern buffer at off, or -1. */
+static long long check(const uint8_t *buf, uint64_t off, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 8) {
+		uint64_t w = word(off + i), got;
+
+		memcpy(&got, buf + i, 8);
+		if (got != w)
+			return (long long)i;
+	}
+	return -1;
+}
+
+static void verify(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	uint8_t *buf = malloc(1 << 20), *m;
+	uint64_t off;
+	long long bad;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !buf)
+		sysfail(path);
+	for (off = 0; off < (uint64_t)st.st_size; off += 1 << 20) {
+		size_t len = st.st_size - off < (1 << 20) ? st.st_size - off : (1 << 20);
+
+		if (pread(fd, buf, len, off) != (ssize_t)len)
+			sysfail("pread");
+		bad = check(buf, off, len);
+		if (bad >= 0)
+			fail("pread: wrong data at offset %llu (size %llu)", off + bad, st.st_size);
+	}
+	m = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		sysfail("mmap");
+	bad = check(m, 0, st.st_size);
+	if (bad >= 0)
+		fail("mmap: wrong data at offset %llu (size %llu)", bad, st.st_size);
+	munmap(m, st.st_size);
+	close(fd);
+	free(buf);
+}
+
+static void pattern(const char *path, uint64_t mib)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	uint8_t *buf = malloc(1 << 20);
+	uint64_t i;
+
+	if (fd < 0 || !buf)
+		sysfail(path);
+	for (i = 0; i < mib; i++) {
+		fill(buf, i << 20, 1 << 20);
+		if (pwrite(fd, buf, 1 << 20, i << 20) != 1 << 20)
+			sysfail("pwrite");
+	}
+	if (fsync(fd) < 0)
+		sysfail("fsync");
+	close(fd);
+	free(buf);
+	verify(path);
+}
+
+/* --- fsx: random operations against a reference copy ------------------- */
+
+static void fsx(const char *path, uint64_t maxsize, unsigned long ops)
+{
+	uint8_t *ref = calloc(1, maxsize), *buf = malloc(maxsize);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	uint64_t size = 0, counts[6] = { 0 };
+	unsigned long op;
+
+	if (!ref || !buf || fd < 0)
+		sysfail(path);
+	for (op = 0; op < ops; op++) {
+		unsigned int kind = rnd() % 12;
+		uint64_t off = rnd() % maxsize, len = 1 + rnd() % (256 * 1024);
+		uint64_t i;
+		uint8_t *m;
+
+		if (len > maxsize - off)
+			len = maxsize - off;
+		switch (kind) {
+		case 0: case 1: case 2:	/* write */
+			for (i = 0; i < len; i++)
+				buf[i] = rnd();
+			if (pwrite(fd, buf, len, off) != (ssize_t)len)
+				sysfail("pwrite");
+			memcpy(ref + off, buf, len);
+			if (off + len > size)
+				size = off + len;
+			counts[0]++;
+			break;
+		case 3: case 4: case 5: {	/* read */
+			ssize_t n = pread(fd, buf, len, off), want;
+
+			want = off >= size ? 0 : (ssize_t)(off + len > size ? size - off : len);
+			if (n != want)
+				fail("op %llu: pread returned %llu bytes", op, n);
+			if (n > 0 && memcmp(buf, ref + off, n))
+				fail("op %llu: pread: wrong data at offset %llu", op, off);
+			counts[1]++;
+			break;
+		}
+		case 6: case 7:	/* write through mmap, within the size */
+			if (!size)
+				break;
+			off %= size;
+			if (len > size - off)
+				len = size - off;
+			m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (m == MAP_FAILED)
+				sysfail("mmap");
+			for (i = 0; i < len; i++)
+				ref[off + i] = m[off + i] = rnd();
+			if (rnd() & 1 && msync(m, size, MS_SYNC) < 0)
+				sysfail("msync");
+			munmap(m, size);
+			counts[2]++;
+			break;
+		case 8: case 9:	/* read through mmap */
+			if (!size)
+				break;
+			off %= size;
+			if (len > size - off)
+				len = size - off;
+			m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+			if (m == MAP_FAILED)
+				sysfail("mmap");
+			if (memcmp(m + off, ref + off, len))
+				fail("op %llu: mmap read: wrong data at offset %llu", op, off);
+			munmap(m, size);
+			counts[3]++;
+			break;
+		case 10:	/* truncate, down or up */
+			off = rnd() % maxsize;
+			if (ftruncate(fd, off) < 0)
+				sysfail("ftruncate");
+			if (off < size)
+				memset(ref + off, 0, size - off);
+			size = off;
+			counts[4]++;
+			break;
+		case 11:
+			if (fsync(fd) < 0)
+				sysfail("fsync");
+			counts[5]++;
+			break;
+		}
+	}
+	close(fd);
+	/* Everything, through a new descriptor and a new map. */
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		sysfail(path);
+	{
+		struct stat st;
+		uint8_t *m;
+
+		if (fstat(fd, &st) < 0)
+			sysfail("fstat");
+		if ((uint64_t)st.st_size != size)
+			fail("size %llu, expected %llu", st.st_size, size);
+		if (size && (pread(fd, buf, size, 0) != (ssize_t)size || memcmp(buf, ref, size)))
+			fail("final pread of %llu bytes differs (%llu)", size, 0);
+		if (size) {
+			m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+			if (m == MAP_FAILED)
+				sysfail("mmap");
+			if (memcmp(m, ref, size))
+				fail("final mmap read of %llu bytes differs (%llu)", size, 0);
+			munmap(m, size);
+		}
+	}
+	close(fd);
+	printf("dcvcheck fsx: ok: %lu ops (write %llu, read %llu, mmap-write %llu, mmap-read %llu,"
+	       " truncate %llu, fsync %llu), final size %llu\n", ops,
+	       (unsigned long long)counts[0], (unsigned long long)counts[1],
+	       (unsigned long long)counts[2], (unsigned long long)counts[3],
+	       (unsigned long long)counts[4], (unsigned long long)counts[5],
+	       (unsigned long long)size);
+	free(ref);
+	free(buf);
+}
+
+/* --- several processes faulting one file -------------------------------- */
+
+static void faults(const char *path, int nproc, int passes)
+{
+	int fd = open(path, O_RDWR), i, status, bad = 0;
+	struct stat st;
+	uint64_t pages;
+	volatile uint64_t *ready;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		sysfail(path);
+	pages = st.st_size / PAGE;
+	ready = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ready == MAP_FAILED)
+		sysfail("mmap");
+	for (i = 0; i < nproc; i++) {
+		if (fork() == 0) {
+			uint8_t *m = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			uint64_t p, n;
+			int pass;
+
+			if (m == MAP_FAILED)
+				sysfail("mmap");
+			rng = 0x1234567ull * (i + 1);
+			/* All start together: each waits for the others' maps. */
+			__atomic_fetch_add(ready, 1, __ATOMIC_SEQ_CST);
+			while (__atomic_load_n(ready, __ATOMIC_SEQ_CST) < (uint64_t)nproc)
+				;
+			for (pass = 0; pass < passes; pass++) {
+				for (n = 0; n < pages; n++) {
+					uint64_t w;
+
+					p = rnd() % pages;
+					/* Page p belongs to process p % nproc: it writes it. */
+					if (p % nproc == (uint64_t)i && (rnd() & 3) == 0) {
+						w = word(p * PAGE) ^ 0xffffffffffffffffull;
+						memcpy(m + p * PAGE + 8, &w, 8);
+						w = word(p * PAGE + 8);
+						memcpy(m + p * PAGE + 8, &w, 8);
+					}
+					memcpy(&w, m + p * PAGE, 8);
+					if (w != word(p * PAGE))
+						fail("process faulted page %llu: wrong word %llu", p, w);
+				}
+			}
+			munmap(m, st.st_size);
+			exit(0);
+		}
+	}
+	for (i = 0; i < nproc; i++) {
+		if (wait(&status) < 0)
+			sysfail("wait");
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	}
+	close(fd);
+	if (bad)
+		fail("%llu of %llu processes failed", bad, nproc);
+	verify(path);
+	printf("dcvcheck faults: ok: %d processes, %d passes over %llu pages each\n",
+	       nproc, passes, (unsigned long long)pages);
+}
+
+/* --- truncation under a reader -------------------------------------------- */
+
+static sigjmp_buf bus_jmp;
+
+static void on_bus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+static void truncate_test(const char *path, int passes)
+{
+	int fd = open(path, O_RDWR), status, pass;
+	struct stat st;
+	uint64_t half, size;
+	volatile uint64_t *shared;	/* [0] reader's passes, [1] stop */
+	uint8_t *buf;
+	pid_t pid;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		sysfail(path);
+	size = st.st_size;
+	half = size / 2 & ~(uint64_t)(PAGE - 1);
+	buf = malloc(size - half);
+	shared = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!buf || shared == MAP_FAILED)
+		sysfail("memory");
+	pid = fork();
+	if (pid == 0) {
+		uint8_t *m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+		struct sigaction sa = { .sa_handler = on_bus };
+		volatile uint64_t bus = 0, zero = 0;
+
+		if (m == MAP_FAILED)
+			sysfail("mmap");
+		sigaction(SIGBUS, &sa, NULL);
+		while (!__atomic_load_n(&shared[1], __ATOMIC_SEQ_CST)) {
+			volatile uint64_t p;
+
+			for (p = 0; p < size / PAGE; p++) {
+				volatile uint64_t w;
+
+				if (sigsetjmp(bus_jmp, 1)) {
+					if (p * PAGE < half)
+						fail("SIGBUS at page %llu, in the half never truncated (%llu)",
+						     p, half / PAGE);
+					bus++;
+					continue;
+				}
+				w = *(volatile uint64_t *)(m + p * PAGE);
+				if (w == word(p * PAGE))
+					continue;
+				if (p * PAGE >= half && w == 0) {
+					zero++;
+					continue;
+				}
+				fail("page %llu read a wrong word %llu", p, w);
+			}
+			__atomic_fetch_add(&shared[0], 1, __ATOMIC_SEQ_CST);
+		}
+		printf("dcvcheck truncate: reader: %llu passes, %llu SIGBUS and %llu zero pages past the cut\n",
+		       (unsigned long long)shared[0], (unsigned long long)bus,
+		       (unsigned long long)zero);
+		exit(0);
+	}
+	fill(buf, half, size - half);
+	for (pass = 0; pass < passes; pass++) {
+		uint64_t seen = __atomic_load_n(&shared[0], __ATOMIC_SEQ_CST);
+
+		if (ftruncate(fd, half) < 0)
+			sysfail("ftruncate down");
+		/* The reader makes a whole pass over the short file. */
+		while (__atomic_load_n(&shared[0], __ATOMIC_SEQ_CST) < seen + 2)
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				fail("reader ended early (status %llu, pass %llu)", status, pass);
+		if (ftruncate(fd, size) < 0)
+			sysfail("ftruncate up");
+		if (pwrite(fd, buf, size - half, half) != (ssize_t)(size - half))
+			sysfail("pwrite");
+		seen = __atomic_load_n(&shared[0], __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&shared[0], __ATOMIC_SEQ_CST) < seen + 2)
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				fail("reader ended early (status %llu, pass %llu)", status, pass);
+	}
+	__atomic_store_n(&shared[1], 1, __ATOMIC_SEQ_CST);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		fail("reader failed (status %llu after %llu passes)", status, passes);
+	close(fd);
+	verify(path);
+	printf("dcvcheck truncate: ok: %d truncations of the second half under a reader\n", passes);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 3) {
+		fprintf(stderr, "usage: dcvcheck pattern|verify|fsx|faults|truncate FILE ...\n");
+		return 2;
+	}
+	mode = argv[1];
+	if (!strcmp(mode, "pattern") && argc == 4) {
+		pattern(argv[2], strtoull(argv[3], NULL, 0));
+		printf("dcvcheck pattern: ok: %s MiB written and read back\n", argv[3]);
+	} else if (!strcmp(mode, "verify") && argc == 3) {
+		verify(argv[2]);
+		printf("dcvcheck verify: ok\n");
+	} else if (!strcmp(mode, "fsx") && argc == 6) {
+		rng = strtoull(argv[5], NULL, 0) * 2 + 1;	/* odd, and one per seed */
+		fsx(argv[2], strtoull(argv[3], NULL, 0) << 20, strtoul(argv[4], NULL, 0));
+	} else if (!strcmp(mode, "faults") && argc == 5) {
+		faults(argv[2], atoi(argv[3]), atoi(argv[4]));
+	} else if (!strcmp(mode, "truncate") && argc == 4) {
+		truncate_test(argv[2], atoi(argv[3]));
+	} else {
+		fprintf(stderr, "dcvcheck: bad arguments\n");
+		return 2;
+	}
+	return 0;
+}
