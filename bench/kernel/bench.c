@@ -256,13 +256,44 @@ struct bench_sum {
 	u64 ns, ops, evict_ns, evicted;
 };
 
+/*
+ * Start thread i of @n on the i-th online CPU, running @fn(@arg(i)), named
+ * @name/i.  Returns how many started (a failure is logged and the rest
+ * not started); *@err gets the failure's error.
+ */
+static unsigned int bench_kthreads_start(unsigned int n, int (*fn)(void *),
+					 void *(*arg)(void *base, unsigned int i),
+					 void *base, const char *name, int *err)
+{
+	unsigned int i, cpu = cpumask_first(cpu_online_mask);
+
+	for (i = 0; i < n; i++, cpu = cpumask_next(cpu, cpu_online_mask)) {
+		struct task_struct *task;
+
+		task = kthread_create(fn, arg(base, i), "%s/%u", name, i);
+		if (IS_ERR(task)) {
+			*err = PTR_ERR(task);
+			pr_err("kthread_create: %d\n", *err);
+			break;
+		}
+		kthread_bind(task, cpu);
+		wake_up_process(task);
+	}
+	return i;
+}
+
+static void *bench_thread_arg(void *base, unsigned int i)
+{
+	return (struct bench_thread *)base + i;
+}
+
 /* One slice of @impl on @path with @n threads, one per online CPU. */
 static int bench_slice_run(struct bench_slice *s, enum bench_impl impl,
 			   enum bench_path path, unsigned int n,
 			   struct bench_sum *sum)
 {
 	struct bench_thread *bt;
-	unsigned int i, cpu, started = 0;
+	unsigned int i, started = 0;
 	int ret = 0;
 
 	bt = kcalloc(n, sizeof(*bt), GFP_KERNEL);
@@ -272,22 +303,12 @@ static int bench_slice_run(struct bench_slice *s, enum bench_impl impl,
 	s->path = path;
 	s->nthreads = n;
 	atomic_set(&s->ready, 0);
-	cpu = cpumask_first(cpu_online_mask);
-	for (i = 0; i < n; i++, cpu = cpumask_next(cpu, cpu_online_mask)) {
-		struct task_struct *task;
-
+	for (i = 0; i < n; i++) {
 		bt[i].s = s;
 		init_completion(&bt[i].done);
-		task = kthread_create(bench_thread_main, &bt[i], "dc_bench/%u", i);
-		if (IS_ERR(task)) {
-			ret = PTR_ERR(task);
-			pr_err("kthread_create: %d\n", ret);
-			break;
-		}
-		kthread_bind(task, cpu);
-		wake_up_process(task);
-		started++;
 	}
+	started = bench_kthreads_start(n, bench_thread_main, bench_thread_arg, bt,
+				       "dc_bench", &ret);
 	/* A thread that could not start: let the others past the start line. */
 	atomic_add(n - started, &s->ready);
 	for (i = 0; i < started; i++) {
@@ -530,12 +551,17 @@ static void pm_inodes_put(struct pm_slice *s)
 	}
 }
 
+static void *pm_thread_arg(void *base, unsigned int i)
+{
+	return (struct pm_thread *)base + i;
+}
+
 /* One slice of @mode with @n threads; adds the misses and the longest time. */
 static int pm_slice_run(struct pm_slice *s, enum pm_mode mode, unsigned int n,
 			u64 *ops, u64 *ns)
 {
 	struct pm_thread *pt;
-	unsigned int i, cpu, started = 0;
+	unsigned int i, started = 0;
 	u64 longest = 0;
 	int ret;
 
@@ -545,23 +571,15 @@ static int pm_slice_run(struct pm_slice *s, enum pm_mode mode, unsigned int n,
 	s->mode = mode;
 	s->nthreads = n;
 	atomic_set(&s->ready, 0);
-	ret = pm_inodes_get(s);
-	cpu = cpumask_first(cpu_online_mask);
-	for (i = 0; !ret && i < n; i++, cpu = cpumask_next(cpu, cpu_online_mask)) {
-		struct task_struct *task;
-
+	for (i = 0; i < n; i++) {
 		pt[i].s = s;
 		pt[i].k = i;
 		init_completion(&pt[i].done);
-		task = kthread_create(pm_thread_main, &pt[i], "dc_pm/%u", i);
-		if (IS_ERR(task)) {
-			ret = PTR_ERR(task);
-			break;
-		}
-		kthread_bind(task, cpu);
-		wake_up_process(task);
-		started++;
 	}
+	ret = pm_inodes_get(s);
+	if (!ret)
+		started = bench_kthreads_start(n, pm_thread_main, pm_thread_arg, pt,
+					       "dc_pm", &ret);
 	atomic_add(n - started, &s->ready);
 	for (i = 0; i < started; i++) {
 		wait_for_completion(&pt[i].done);
