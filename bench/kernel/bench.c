@@ -226,21 +226,31 @@ static int miss_loop(struct bench_thread *bt, u64 end)
 	return 0;
 }
 
+/*
+ * A benchmark kthread's start: register as a caller, then wait until all
+ * @n threads of the slice are at the line (@ready counts them: they start
+ * together, each on a CPU of its own).  *@start is when it went; returns
+ * when the slice ends.
+ */
+static u64 bench_start_line(atomic_t *ready, unsigned int n, u64 *start)
+{
+	dc_thread_register();
+	atomic_inc(ready);
+	while (atomic_read(ready) < n) {
+		cpu_relax();
+		cond_resched();
+	}
+	*start = ktime_get_ns();
+	return *start + (u64)slice_ms * NSEC_PER_MSEC;
+}
+
 static int bench_thread_main(void *arg)
 {
 	struct bench_thread *bt = arg;
 	struct bench_slice *s = bt->s;
 	u64 start, end;
 
-	dc_thread_register();
-	/* All threads start together: each has a CPU of its own. */
-	atomic_inc(&s->ready);
-	while (atomic_read(&s->ready) < s->nthreads) {
-		cpu_relax();
-		cond_resched();
-	}
-	start = ktime_get_ns();
-	end = start + (u64)slice_ms * NSEC_PER_MSEC;
+	end = bench_start_line(&s->ready, s->nthreads, &start);
 	if (s->path == PATH_MISS) {
 		bt->err = miss_loop(bt, end);
 	} else {
@@ -492,14 +502,7 @@ static int pm_thread_main(void *arg)
 	struct dc_pin pin;
 	struct fr_map *m;
 
-	dc_thread_register();
-	atomic_inc(&s->ready);
-	while (atomic_read(&s->ready) < s->nthreads) {
-		cpu_relax();
-		cond_resched();
-	}
-	start = ktime_get_ns();
-	end = start + (u64)slice_ms * NSEC_PER_MSEC;
+	end = bench_start_line(&s->ready, s->nthreads, &start);
 	for (i = 0; i < PM_BLOCK && ktime_get_ns() < end; i++) {
 		if (s->mode == PM_FUSE_ONE) {
 			pt->err = fr_map(s->fr, first + i, &m);
