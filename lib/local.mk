@@ -50,6 +50,12 @@ fault_sources = lib/platform/user/fault.c
 # the programs built against the installed library check is that product.
 noinst_LTLIBRARIES = lib/libdaxcache-core.la
 lib_libdaxcache_core_la_SOURCES = $(core_sources) $(sim_sources) $(fault_sources)
+# The USDT probes (SDT_CPPFLAGS) are the core's, in the two libraries that
+# hold it: libdaxcache-sim, the tests and the benchmarks include the same
+# platform header without them (an unoptimised build, such as coverage's,
+# would emit the unused probe functions, whose semaphores only the core
+# defines).
+lib_libdaxcache_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(SDT_CPPFLAGS)
 lib_libdaxcache_core_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -DDC_FAULT_INJECTION
 lib_libdaxcache_core_la_LIBADD = $(URCU_LIBS) $(PTHREAD_LIBS)
 
@@ -58,6 +64,7 @@ lib_libdaxcache_la_SOURCES = $(core_sources)
 # What leaves a shared library is its version script, made from the
 # DC_EXPORT(name) line after each exported function's definition; the rest
 # binds locally (so calls inside the library need no interposition).
+lib_libdaxcache_la_CPPFLAGS = $(AM_CPPFLAGS) $(SDT_CPPFLAGS)
 lib_libdaxcache_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -fno-semantic-interposition
 lib_libdaxcache_la_LIBADD = $(URCU_LIBS) $(PTHREAD_LIBS)
 # -z nodelete: the library leaves code behind in every thread that used it
