@@ -17,6 +17,13 @@
  *                                   and fault it in random orders; each also
  *                                   writes its own pages through the map;
  *                                   then everything is checked
+ *   dcvcheck files FILE MIB OPS NPROC
+ *                                   NPROC processes at once, each on a file
+ *                                   of its own (FILE.0, FILE.1, ...) of MIB
+ *                                   MiB: random 4 KiB writes and reads
+ *                                   through pwrite/pread and through a map
+ *                                   held open, each checked against the
+ *                                   process's reference copy
  *   dcvcheck truncate FILE PASSES   a reader faults FILE (the pattern) over
  *                                   and over while the writer truncates the
  *                                   second half away and writes it back; a
@@ -337,6 +344,122 @@ static void faults(const char *path, int nproc, int passes)
 	       nproc, passes, (unsigned long long)pages);
 }
 
+/* --- several processes, each on a file of its own ----------------------- */
+
+/* One process of files(): OPS random page operations on its own file. */
+static void files_one(const char *path, uint64_t size, unsigned long ops, int idx,
+		      volatile uint64_t *ready, int nproc)
+{
+	uint8_t *ref = malloc(size), page[PAGE], *m;
+	uint64_t counts[4] = { 0 }, i;
+	unsigned long op;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	if (!ref || fd < 0)
+		sysfail(path);
+	rng = 0x9e3779b97f4a7c15ull * (idx + 1) | 1;
+	/* Contents no other process's file has: the pattern, turned per process. */
+	for (i = 0; i < size; i += 8) {
+		uint64_t w = word(i) ^ (0x0101010101010101ull * (idx + 1));
+
+		memcpy(ref + i, &w, 8);
+	}
+	for (i = 0; i < size; i += 1 << 20)
+		if (pwrite(fd, ref + i, 1 << 20, i) != 1 << 20)
+			sysfail("pwrite");
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		sysfail("mmap");
+	/* All start together, so that their mappings contend for the window. */
+	__atomic_fetch_add(ready, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(ready, __ATOMIC_SEQ_CST) < (uint64_t)nproc)
+		;
+	for (op = 0; op < ops; op++) {
+		uint64_t off = (rnd() % (size / PAGE)) * PAGE;
+		unsigned int kind = rnd() % 4;
+
+		switch (kind) {
+		case 0:	/* pwrite */
+		case 2:	/* a write through the map */
+			for (i = 0; i < PAGE; i += 8) {
+				uint64_t w = rnd();
+
+				memcpy(page + i, &w, 8);
+			}
+			if (kind == 0) {
+				if (pwrite(fd, page, PAGE, off) != PAGE)
+					sysfail("pwrite");
+			} else {
+				memcpy(m + off, page, PAGE);
+			}
+			memcpy(ref + off, page, PAGE);
+			break;
+		case 1:	/* pread */
+		case 3:	/* a read through the map */
+			if (kind == 1) {
+				if (pread(fd, page, PAGE, off) != PAGE)
+					sysfail("pread");
+			} else {
+				memcpy(page, m + off, PAGE);
+			}
+			if (memcmp(page, ref + off, PAGE)) {
+				int zeros = 1;
+
+				for (i = 0; i < PAGE; i++)
+					if (page[i])
+						zeros = 0;
+				printf("dcvcheck files: FAILED: %s: op %lu: %s of page at %llu: %s\n",
+				       path, op, kind == 1 ? "pread" : "map read",
+				       (unsigned long long)off,
+				       zeros ? "zeros" : "other data");
+				fflush(stdout);
+				exit(1);
+			}
+			break;
+		}
+		counts[kind]++;
+	}
+	munmap(m, size);
+	/* Everything, through pread. */
+	for (i = 0; i < size; i += PAGE) {
+		if (pread(fd, page, PAGE, i) != PAGE)
+			sysfail("pread");
+		if (memcmp(page, ref + i, PAGE))
+			fail("final pread: wrong data at offset %llu (%llu)", i, idx);
+	}
+	close(fd);
+	printf("dcvcheck files: %s: ok: %lu ops (pwrite %llu, pread %llu, map write %llu, map read %llu)\n",
+	       path, ops, (unsigned long long)counts[0], (unsigned long long)counts[1],
+	       (unsigned long long)counts[2], (unsigned long long)counts[3]);
+	free(ref);
+	exit(0);
+}
+
+static void files(const char *path, uint64_t mib, unsigned long ops, int nproc)
+{
+	volatile uint64_t *ready;
+	int i, status, bad = 0;
+	char name[4096];
+
+	ready = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ready == MAP_FAILED)
+		sysfail("mmap");
+	for (i = 0; i < nproc; i++) {
+		snprintf(name, sizeof(name), "%s.%d", path, i);
+		if (fork() == 0)
+			files_one(name, mib << 20, ops, i, ready, nproc);
+	}
+	for (i = 0; i < nproc; i++) {
+		if (wait(&status) < 0)
+			sysfail("wait");
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	}
+	if (bad)
+		fail("%llu of %llu processes failed", bad, nproc);
+	printf("dcvcheck files: ok: %d processes at once, %lu operations each\n", nproc, ops);
+}
+
 /* --- truncation under a reader -------------------------------------------- */
 
 static sigjmp_buf bus_jmp;
@@ -433,7 +556,7 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 3) {
-		fprintf(stderr, "usage: dcvcheck pattern|verify|fsx|faults|truncate FILE ...\n");
+		fprintf(stderr, "usage: dcvcheck pattern|verify|fsx|faults|files|truncate FILE ...\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -448,6 +571,8 @@ int main(int argc, char **argv)
 		fsx(argv[2], strtoull(argv[3], NULL, 0) << 20, strtoul(argv[4], NULL, 0));
 	} else if (!strcmp(mode, "faults") && argc == 5) {
 		faults(argv[2], atoi(argv[3]), atoi(argv[4]));
+	} else if (!strcmp(mode, "files") && argc == 6) {
+		files(argv[2], strtoull(argv[3], NULL, 0), strtoul(argv[4], NULL, 0), atoi(argv[5]));
 	} else if (!strcmp(mode, "truncate") && argc == 4) {
 		truncate_test(argv[2], atoi(argv[3]));
 	} else {
