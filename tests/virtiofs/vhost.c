@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <linux/fuse.h>
 #include <linux/virtio_ring.h>
 
 #include "daxvfsd.h"
@@ -148,6 +149,9 @@ struct region {
 	uint8_t *host;		/* the mapping's start */
 	size_t maplen;
 	uint64_t offset;	/* of gpa within the mapping */
+	uint64_t fd_offset;	/* of gpa in the file */
+	dev_t dev;		/* the file */
+	ino_t ino;
 };
 
 /* A segment of a descriptor chain: guest-physical, translated at use. */
@@ -185,6 +189,15 @@ struct vq {
 };
 
 static pthread_rwlock_t mem_lock = PTHREAD_RWLOCK_INITIALIZER;
+/*
+ * A map or unmap waits on mem_cond (under mem_wait_lock) for the memory
+ * table to show it; the main thread broadcasts every change.
+ */
+static pthread_mutex_t mem_wait_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t mem_cond = PTHREAD_COND_INITIALIZER;
+/* The window's guest-physical address, once a map has shown it (mem_wait_lock). */
+static uint64_t window_gpa;
+static int window_gpa_known;
 static struct region regions[MAX_SLOTS];
 static int nregions;
 static struct vq vqs[MAX_QUEUES];
@@ -192,6 +205,8 @@ static struct vq vqs[MAX_QUEUES];
 static uint64_t acked_protocol;
 static int backend_fd = -1;
 static pthread_mutex_t backend_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int vtrace;	/* DAXVFSD_TRACE=1: memory table and backend channel on stderr */
 
 static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t jobs_cond = PTHREAD_COND_INITIALIZER;
@@ -201,6 +216,14 @@ static void die(const char *what)
 {
 	perror(what);
 	exit(1);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* Under mem_lock: the host address of guest-physical [gpa, gpa + len). */
@@ -450,6 +473,9 @@ static void *worker(void *arg)
 		if (job->nsegs)
 			outlen = fs_request(in, inlen, out, room);
 		job_complete(job, out, outlen);
+		if (vtrace && inlen >= 8 && (in[4] == FUSE_SETUPMAPPING || in[4] == FUSE_REMOVEMAPPING))
+			fprintf(stderr, "daxvfsd: %.3f worker: %s completed to the guest\n", now_ms(),
+				in[4] == FUSE_SETUPMAPPING ? "SETUPMAPPING" : "REMOVEMAPPING");
 		free(job);
 	}
 	return NULL;
@@ -532,6 +558,10 @@ static int backend_call(uint32_t req, const struct vu_shmem_map *m, int fd)
 	if (backend_fd < 0)
 		return -ENOTCONN;
 	pthread_mutex_lock(&backend_lock);
+	if (vtrace)
+		fprintf(stderr, "daxvfsd: %.3f backend: %s %llu+%llu sent\n", now_ms(),
+			req == VU_BACKEND_SHMEM_MAP ? "MAP" : "UNMAP",
+			(unsigned long long)m->shm_offset, (unsigned long long)m->len);
 	n = sendmsg(backend_fd, &mh, MSG_NOSIGNAL);
 	if (n != (ssize_t)sizeof(msg)) {
 		pthread_mutex_unlock(&backend_lock);
@@ -550,9 +580,82 @@ static int backend_call(uint32_t req, const struct vu_shmem_map *m, int fd)
 		got += n;
 	}
 	pthread_mutex_unlock(&backend_lock);
+	if (vtrace)
+		fprintf(stderr, "daxvfsd: %.3f backend: %s %llu+%llu answered %llu\n", now_ms(),
+			req == VU_BACKEND_SHMEM_MAP ? "MAP" : "UNMAP",
+			(unsigned long long)m->shm_offset, (unsigned long long)m->len,
+			(unsigned long long)rep.u64);
 	if (rep.h.request != req || !(rep.h.flags & VU_FLAG_REPLY))
 		return -EIO;
 	return rep.u64 ? -EIO : 0;
+}
+
+/*
+ * QEMU 11.1 answers BACKEND_SHMEM_MAP and BACKEND_SHMEM_UNMAP before it
+ * commits the change to the guest's memory map (it commits after the
+ * answer, to avoid a deadlock with a backend that serves both sockets on
+ * one thread).  A guest told "mapped" on that answer can touch the range
+ * before it is there: reads return zeros, writes are dropped (with two
+ * files at once, the guest sees the completion while another request's
+ * interrupt is being handled).  The commit ends with QEMU's memory listeners:
+ * TCG's first (every vCPU is made to switch its map before it runs on), then
+ * vhost's, which sends this backend the window's range as a memory region
+ * (ADD_MEM_REG, REM_MEM_REG or SET_MEM_TABLE, with the file's descriptor).
+ * So a map is done, for the guest, when the memory table holds a region of
+ * that file at that offset and length (at the window's address of the
+ * range, once that address is known), and an unmap when it no longer holds
+ * the range: a state the main thread's messages bring, waited for here.
+ */
+
+/* Under mem_lock: the region of the window range, of (dev, ino) at fd_offset if dev. */
+static struct region *window_region(uint64_t shm_offset, uint64_t len, dev_t dev, ino_t ino,
+				    uint64_t fd_offset)
+{
+	int i;
+
+	for (i = 0; i < nregions; i++) {
+		struct region *r = &regions[i];
+
+		if (r->size != len)
+			continue;
+		if (window_gpa_known && r->gpa != window_gpa + shm_offset)
+			continue;
+		if (dev && (r->dev != dev || r->ino != ino || r->fd_offset != fd_offset))
+			continue;
+		return r;
+	}
+	return NULL;
+}
+
+/* Wait for the window range to be in the memory table (present) or gone. */
+static void window_wait(uint64_t shm_offset, uint64_t len, dev_t dev, ino_t ino,
+			uint64_t fd_offset, int present)
+{
+	double t0 = vtrace ? now_ms() : 0;
+
+	pthread_mutex_lock(&mem_wait_lock);
+	/* Only a range mapped since the window's address is known can be told gone. */
+	while (present || window_gpa_known) {
+		struct region *r;
+		int done;
+
+		pthread_rwlock_rdlock(&mem_lock);
+		r = window_region(shm_offset, len, dev, ino, fd_offset);
+		done = present ? r != NULL : r == NULL;
+		if (r && present && !window_gpa_known) {
+			window_gpa = r->gpa - shm_offset;
+			window_gpa_known = 1;
+		}
+		pthread_rwlock_unlock(&mem_lock);
+		if (done)
+			break;
+		pthread_cond_wait(&mem_cond, &mem_wait_lock);
+	}
+	pthread_mutex_unlock(&mem_wait_lock);
+	if (vtrace)
+		fprintf(stderr, "daxvfsd: %.3f backend: %s %llu+%llu %s the memory table after %.3f ms\n",
+			now_ms(), present ? "MAP" : "UNMAP", (unsigned long long)shm_offset,
+			(unsigned long long)len, present ? "in" : "gone from", now_ms() - t0);
 }
 
 int vu_shmem_map(int fd, uint64_t fd_offset, uint64_t shm_offset, uint64_t len, int writable)
@@ -564,23 +667,42 @@ int vu_shmem_map(int fd, uint64_t fd_offset, uint64_t shm_offset, uint64_t len, 
 		.len = len,
 		.flags = writable ? 1 : 0,
 	};
+	struct stat st;
+	int err;
 
-	return backend_call(VU_BACKEND_SHMEM_MAP, &m, fd);
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	err = backend_call(VU_BACKEND_SHMEM_MAP, &m, fd);
+	if (!err)
+		window_wait(shm_offset, len, st.st_dev, st.st_ino, fd_offset, 1);
+	return err;
 }
 
 int vu_shmem_unmap(uint64_t shm_offset, uint64_t len)
 {
 	struct vu_shmem_map m = { .shmid = 0, .shm_offset = shm_offset, .len = len };
+	int err = backend_call(VU_BACKEND_SHMEM_UNMAP, &m, -1);
 
-	return backend_call(VU_BACKEND_SHMEM_UNMAP, &m, -1);
+	if (!err)
+		window_wait(shm_offset, len, 0, 0, 0, 0);
+	return err;
 }
 
 /* --- the main socket -------------------------------------------------------- */
+
+/* The memory table has changed: wake the maps and unmaps waiting for it. */
+static void mem_changed(void)
+{
+	pthread_mutex_lock(&mem_wait_lock);
+	pthread_cond_broadcast(&mem_cond);
+	pthread_mutex_unlock(&mem_wait_lock);
+}
 
 static void region_map(struct region *r, const struct vu_region_msg *m, int fd)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t start = m->offset & ~(uint64_t)(pg - 1);
+	struct stat st;
 	void *h;
 
 	r->gpa = m->gpa;
@@ -588,6 +710,15 @@ static void region_map(struct region *r, const struct vu_region_msg *m, int fd)
 	r->uaddr = m->uaddr;
 	r->offset = m->offset - start;
 	r->maplen = m->size + r->offset;
+	r->fd_offset = m->offset;
+	if (fstat(fd, &st) < 0)
+		die("fstat guest memory");
+	r->dev = st.st_dev;
+	r->ino = st.st_ino;
+	if (vtrace)
+		fprintf(stderr, "daxvfsd: %.3f   region gpa 0x%llx size 0x%llx offset 0x%llx ino %llu\n",
+			now_ms(), (unsigned long long)m->gpa, (unsigned long long)m->size,
+			(unsigned long long)m->offset, (unsigned long long)st.st_ino);
 	h = mmap(NULL, r->maplen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, start);
 	if (h == MAP_FAILED)
 		die("mmap guest memory");
@@ -622,6 +753,7 @@ static void mem_reg(int add, const struct vu_region_msg *m, int *fds, int nfds)
 	for (i = 0; i < MAX_QUEUES; i++)
 		vq_translate(&vqs[i]);
 	pthread_rwlock_unlock(&mem_lock);
+	mem_changed();
 }
 
 static void set_mem_table(union vu_payload *p, int *fds, int nfds)
@@ -643,6 +775,7 @@ static void set_mem_table(union vu_payload *p, int *fds, int nfds)
 	for (i = 0; i < MAX_QUEUES; i++)
 		vq_translate(&vqs[i]);
 	pthread_rwlock_unlock(&mem_lock);
+	mem_changed();
 }
 
 static ssize_t read_full(int fd, void *buf, size_t len)
@@ -723,6 +856,7 @@ void vu_serve(int sock, const struct vu_device *dev)
 
 	if (!p)
 		die("malloc");
+	vtrace = getenv("DAXVFSD_TRACE") && !strcmp(getenv("DAXVFSD_TRACE"), "1");
 	for (i = 0; i < MAX_QUEUES; i++) {
 		vqs[i].index = i;
 		vqs[i].kick = vqs[i].call = vqs[i].stopfd = -1;
@@ -742,6 +876,17 @@ void vu_serve(int sock, const struct vu_device *dev)
 
 		if (recv_msg(sock, &h, p, fds, &nfds) < 0)
 			return;		/* the front-end has gone */
+		if (vtrace && (h.request == VU_SET_MEM_TABLE || h.request == VU_ADD_MEM_REG ||
+			       h.request == VU_REM_MEM_REG))
+			fprintf(stderr, "daxvfsd: %.3f main: %s%s\n", now_ms(),
+				h.request == VU_SET_MEM_TABLE ? "SET_MEM_TABLE" :
+				h.request == VU_ADD_MEM_REG ? "ADD_MEM_REG" : "REM_MEM_REG",
+				h.request == VU_REM_MEM_REG ? "" : " (regions follow)");
+		if (vtrace && h.request == VU_REM_MEM_REG)
+			fprintf(stderr, "daxvfsd: %.3f   region gpa 0x%llx size 0x%llx offset 0x%llx\n",
+				now_ms(), (unsigned long long)p->memreg.r.gpa,
+				(unsigned long long)p->memreg.r.size,
+				(unsigned long long)p->memreg.r.offset);
 		switch (h.request) {
 		case VU_GET_FEATURES:
 			send_u64(sock, &h, (1ull << F_VERSION_1) | (1ull << F_PROTOCOL_FEATURES) |
