@@ -9,8 +9,10 @@
  * started virtqueue pops descriptor chains and queues them; WORKERS worker
  * threads serve them (fs.c) and complete them out of order.  Guest memory
  * is read and written only under mem_lock (read side), never while waiting
- * for the front-end: a map on the backend channel makes QEMU send
- * SET_MEM_TABLE (write side) before it answers the map.
+ * for the front-end: a map on the backend channel makes QEMU send the
+ * memory table (ADD_MEM_REG, REM_MEM_REG or SET_MEM_TABLE: write side),
+ * after it has answered the map, and a worker waits for that table before
+ * it tells the guest the range is mapped (window_wait()).
  */
 #include <errno.h>
 #include <poll.h>
