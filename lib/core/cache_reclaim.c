@@ -826,9 +826,11 @@ DC_EXPORT(dc_inode_punch);
 void dci_inode_evict(struct dc_inode *inode)
 {
 	struct dc_cache *c = inode->cache;
+	/* What it maps as it goes (no other thread adds to a dead inode). */
+	unsigned int nr = dc_maptab_count(inode);
 	int ret = inode_drop_range(inode, 0, UINT64_MAX, true);
 
-	dci_trace_evict(inode->id, dc_maptab_count(inode), ret);
+	dci_trace_evict(inode->id, nr, ret);
 	if (ret) {
 		dc_pool_lock(c);
 		inode->evict_next = c->reclaim.orphans;
