@@ -113,7 +113,8 @@ static void ring_add(struct dc_cache *c, struct dc_inode *owner, struct dc_range
 		h->iprev = n;
 	}
 	owner->maps_head = n;
-	owner->nr_maps++;
+	/* Read without the mutex too: dc_maptab_count(). */
+	dc_write_once(owner->nr_maps, owner->nr_maps + 1);
 }
 
 static void ring_del(struct dc_cache *c, struct dc_inode *owner, struct dc_range *r)
@@ -131,7 +132,7 @@ static void ring_del(struct dc_cache *c, struct dc_inode *owner, struct dc_range
 	if (owner->reclaim_cursor == n)
 		owner->reclaim_cursor = DCI_MAP_NONE;
 	r->inext = r->iprev = DCI_MAP_NONE;
-	owner->nr_maps--;
+	dc_write_once(owner->nr_maps, owner->nr_maps - 1);
 }
 
 /**
