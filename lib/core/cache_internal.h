@@ -84,7 +84,7 @@
  * writable: one word, so that a pin reads both with one load and a hit that
  * saw the bit set fills its pin with the generation that set it.
  *
- * 64 bytes of fields, one cache line each in an array (see docs/design.md,
+ * 52 bytes of fields, one cache line each in an array (see docs/design.md,
  * "Memory per range"): a hit writes its range's line (the pin, the
  * accessed bit) and no other range's, so threads that hit different ranges
  * never share a written line.  What the hit path reads first, the pool's
@@ -121,14 +121,11 @@ struct dc_range {
 	uint32_t next, prev;
 	/*
 	 * The mapping table's (cache_maptab.c): the next range of the hash
-	 * chain (written under the chain's lock, read lock-free), and the
-	 * owner's ring of mappings, by range number (DCI_MAP_NONE: in no
-	 * ring), with the number of the last punch walk that passed this
-	 * range (cache_reclaim.c); the owner's mutex.
+	 * chain, by number (written under the chain's lock, read lock-free).
+	 * Its other links, which no hit reads, are in the table's own array
+	 * (struct dci_maplink).
 	 */
 	uint32_t hnext;
-	uint32_t inext, iprev;
-	uint32_t drop_seq;
 } __dc_cacheline_aligned;
 
 dc_static_assert(sizeof(struct dc_range) == DC_CACHELINE,
@@ -437,8 +434,20 @@ struct dc_itab {
 #define DCI_MAP_NULLS	0x80000000u
 #define DCI_MAP_NONE	UINT32_MAX	/* no range: an empty ring, an unlinked range */
 
+/*
+ * A range's place in its owner's ring of mappings, by range number
+ * (DCI_MAP_NONE: in no ring), and the number of the last punch walk that
+ * passed it (cache_reclaim.c); the owner's mutex.  Off the range's own
+ * line: no hit reads them.
+ */
+struct dci_maplink {
+	uint32_t inext, iprev;
+	uint32_t drop_seq;
+};
+
 struct dc_maptab {
 	uint32_t *bucket;
+	struct dci_maplink *links;	/* one per range, by number */
 	dc_spinlock_t *locks;
 	unsigned int bits;
 	unsigned int lock_mask;
@@ -536,12 +545,19 @@ static inline struct dc_range *dc_maptab_first(const struct dc_cache *c,
 	return inode->maps_head == DCI_MAP_NONE ? NULL : &c->ranges[inode->maps_head];
 }
 
+/* The ring links of @r. */
+static inline struct dci_maplink *dc_maptab_link(const struct dc_cache *c,
+						 const struct dc_range *r)
+{
+	return &c->maps.links[r - c->ranges];
+}
+
 /* The oldest range of @inode's ring (the head's predecessor), or NULL.  The mutex. */
 static inline struct dc_range *dc_maptab_oldest(const struct dc_cache *c,
 						const struct dc_inode *inode)
 {
 	return inode->maps_head == DCI_MAP_NONE ? NULL :
-	       &c->ranges[c->ranges[inode->maps_head].iprev];
+	       &c->ranges[c->maps.links[inode->maps_head].iprev];
 }
 
 /*
@@ -551,19 +567,20 @@ static inline struct dc_range *dc_maptab_oldest(const struct dc_cache *c,
 static inline struct dc_range *dc_maptab_newer(const struct dc_cache *c,
 					       const struct dc_range *r)
 {
-	return &c->ranges[r->iprev];
+	return &c->ranges[dc_maptab_link(c, r)->iprev];
 }
 
 /* Make the second range of @inode's ring its head, the head its tail.  The mutex. */
 static inline void dc_maptab_rotate(const struct dc_cache *c, struct dc_inode *inode)
 {
-	inode->maps_head = c->ranges[inode->maps_head].inext;
+	inode->maps_head = c->maps.links[inode->maps_head].inext;
 }
 
-/* Whether @r is in a ring (so in the table).  Its owner's mutex. */
-static inline bool dc_maptab_linked(const struct dc_range *r)
+/* The number of the last punch walk that passed @r.  Its owner's mutex. */
+static inline uint32_t *dc_maptab_drop_seq(const struct dc_cache *c,
+					   const struct dc_range *r)
 {
-	return r->inext != DCI_MAP_NONE;
+	return &dc_maptab_link(c, r)->drop_seq;
 }
 
 /*

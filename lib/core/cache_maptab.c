@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /**
  * DOC: cache_maptab.c - the mapping table: which range maps an index of an
- * inode, found in one hash table for the whole window, whose links live
- * inside the range objects, so that a miss allocates nothing.
+ * inode, found in one hash table for the whole window whose chains run
+ * through the range objects, so that a miss allocates nothing.
  *
  * A bucket holds the number of the first range of its chain; a range's
  * @hnext the next one's.  A chain ends in a "nulls" word: DCI_MAP_NULLS
@@ -27,14 +27,17 @@
  * cache_map.c).
  *
  * Each inode also keeps a ring of the ranges it has in the table
- * (@maps_head, the ranges' @inext and @iprev; the inode's mutex): its
- * count, the victim walk over its own mappings and punch walk it.
+ * (@maps_head, and the table's struct dci_maplink of each range, an array
+ * of its own beside the range objects, since no hit reads them; the
+ * inode's mutex): its count, the victim walk over its own mappings and
+ * punch walk it.
  *
  * Locks: inserts and removes take one of the table's spinlocks (the
  * bucket's, hashed: chains hold the ranges of many inodes) inside the
  * owner's inode mutex; nothing is taken inside it.
  *
- * Owns struct dc_maptab in the cache, which no other file names.
+ * Owns struct dc_maptab in the cache (the buckets, the ring links, the
+ * chain locks), which other files reach through dc_maptab_*().
  *
  * Callers: cache_map.c (lookups, inserts, the undo of a failed setup),
  * cache_reclaim.c (lookups, removes, the rings), cache_admit.c (lookups),
@@ -63,12 +66,15 @@ int dci_maptab_init(struct dc_cache *c)
 		bits++;
 	t->bits = bits;
 	t->bucket = dc_alloc(((size_t)1 << bits) * sizeof(*t->bucket));
+	t->links = dc_alloc((size_t)c->nr_ranges * sizeof(*t->links));
 	nr_locks = (1u << bits) < MAPTAB_LOCKS_MAX ? 1u << bits : MAPTAB_LOCKS_MAX;
 	t->locks = dc_alloc(nr_locks * sizeof(*t->locks));
-	if (!t->bucket || !t->locks) {
+	if (!t->bucket || !t->links || !t->locks) {
 		dci_free(t->bucket);
+		dci_free(t->links);
 		dci_free(t->locks);
 		t->bucket = NULL;
+		t->links = NULL;
 		t->locks = NULL;
 		return -ENOMEM;
 	}
@@ -77,8 +83,10 @@ int dci_maptab_init(struct dc_cache *c)
 		dc_spin_lock_init(&t->locks[i]);
 	for (i = 0; i < 1u << bits; i++)
 		t->bucket[i] = DCI_MAP_NULLS | i;
-	for (i = 0; i < c->nr_ranges; i++)
-		c->ranges[i].inext = c->ranges[i].iprev = DCI_MAP_NONE;
+	for (i = 0; i < c->nr_ranges; i++) {
+		t->links[i].inext = t->links[i].iprev = DCI_MAP_NONE;
+		t->links[i].drop_seq = 0;
+	}
 	return 0;
 }
 
@@ -92,24 +100,28 @@ void dci_maptab_fini(struct dc_cache *c)
 	for (i = 0; i <= t->lock_mask; i++)
 		dc_spin_lock_destroy(&t->locks[i]);
 	dci_free(t->locks);
+	dci_free(t->links);
 	dci_free(t->bucket);
 	t->locks = NULL;
+	t->links = NULL;
 	t->bucket = NULL;
 }
 
 /* Into @owner's ring, at its head (a punch walks from the head: cache_reclaim.c). */
 static void ring_add(struct dc_cache *c, struct dc_inode *owner, struct dc_range *r)
 {
+	struct dci_maplink *l = c->maps.links;
 	uint32_t n = dc_range_nr(c, r);
 
+	l[n].drop_seq = 0;
 	if (owner->maps_head == DCI_MAP_NONE) {
-		r->inext = r->iprev = n;
+		l[n].inext = l[n].iprev = n;
 	} else {
-		struct dc_range *h = &c->ranges[owner->maps_head];
+		struct dci_maplink *h = &l[owner->maps_head];
 
-		r->inext = owner->maps_head;
-		r->iprev = h->iprev;
-		c->ranges[h->iprev].inext = n;
+		l[n].inext = owner->maps_head;
+		l[n].iprev = h->iprev;
+		l[h->iprev].inext = n;
 		h->iprev = n;
 	}
 	owner->maps_head = n;
@@ -119,19 +131,20 @@ static void ring_add(struct dc_cache *c, struct dc_inode *owner, struct dc_range
 
 static void ring_del(struct dc_cache *c, struct dc_inode *owner, struct dc_range *r)
 {
+	struct dci_maplink *l = c->maps.links;
 	uint32_t n = dc_range_nr(c, r);
 
-	if (r->inext == n) {
+	if (l[n].inext == n) {
 		owner->maps_head = DCI_MAP_NONE;
 	} else {
-		c->ranges[r->iprev].inext = r->inext;
-		c->ranges[r->inext].iprev = r->iprev;
+		l[l[n].iprev].inext = l[n].inext;
+		l[l[n].inext].iprev = l[n].iprev;
 		if (owner->maps_head == n)
-			owner->maps_head = r->inext;
+			owner->maps_head = l[n].inext;
 	}
 	if (owner->reclaim_cursor == n)
 		owner->reclaim_cursor = DCI_MAP_NONE;
-	r->inext = r->iprev = DCI_MAP_NONE;
+	l[n].inext = l[n].iprev = DCI_MAP_NONE;
 	dc_write_once(owner->nr_maps, owner->nr_maps - 1);
 }
 
@@ -150,7 +163,6 @@ void dci_maptab_insert(struct dc_cache *c, struct dc_range *r)
 	uint32_t b = dc_maptab_bucket(owner, r->index);
 	dc_spinlock_t *l = maptab_lock(c, b);
 
-	r->drop_seq = 0;
 	dc_spin_lock(l);
 	dc_write_once(r->hnext, c->maps.bucket[b]);
 	/* The key and the link before the range is reachable: see dc_maptab_lookup(). */

@@ -212,7 +212,13 @@ static int claim_dead(struct dc_cache *c, struct dc_inode *owner,
 static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 			struct dc_range *r, bool force)
 {
-	if (dc_read_once(r->owner) != owner || !dc_maptab_linked(r))
+	/*
+	 * Not @r's own links: a range no longer the owner's may be joining
+	 * another inode's ring under that inode's mutex.  The table, under
+	 * @owner's mutex, is exact for @owner's keys.
+	 */
+	if (dc_read_once(r->owner) != owner ||
+	    dc_maptab_lookup(owner, dc_read_once(r->index)) != r)
 		return -EBUSY;
 	return claim_found(c, owner, r, force);
 }
@@ -300,7 +306,7 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
 			*refused = true;
 			return NULL;
 		}
-		self->reclaim_cursor = r->iprev;
+		self->reclaim_cursor = dc_range_nr(c, dc_maptab_newer(c, r));
 		if (!claim_found(c, self, r, false))
 			return r;
 	}
@@ -674,7 +680,7 @@ static bool drop_by_ring(struct dc_cache *c, struct dc_inode *inode,
 {
 	struct dc_range *r;
 
-	while ((r = dc_maptab_first(c, inode)) && r->drop_seq != w->seq) {
+	while ((r = dc_maptab_first(c, inode)) && *dc_maptab_drop_seq(c, r) != w->seq) {
 		if (r->index >= w->from && r->index <= w->last) {
 			unsigned int n = w->b.n;
 
@@ -684,7 +690,7 @@ static bool drop_by_ring(struct dc_cache *c, struct dc_inode *inode,
 			if (w->b.n != n)
 				continue;
 		}
-		r->drop_seq = w->seq;
+		*dc_maptab_drop_seq(c, r) = w->seq;
 		dc_maptab_rotate(c, inode);
 	}
 	return false;
