@@ -53,6 +53,17 @@ static dc_spinlock_t *maptab_lock(struct dc_cache *c, uint32_t b)
 	return &c->maps.locks[b & c->maps.lock_mask];
 }
 
+/* Free the table's arrays (NULL: not allocated, or freed). */
+static void maptab_free(struct dc_maptab *t)
+{
+	dci_free(t->bucket);
+	dci_free(t->links);
+	dci_free(t->locks);
+	t->bucket = NULL;
+	t->links = NULL;
+	t->locks = NULL;
+}
+
 /*
  * The table of a new cache, whose range objects exist: empty, every range
  * in no ring.  -ENOMEM.
@@ -70,12 +81,7 @@ int dci_maptab_init(struct dc_cache *c)
 	nr_locks = (1u << bits) < MAPTAB_LOCKS_MAX ? 1u << bits : MAPTAB_LOCKS_MAX;
 	t->locks = dc_alloc(nr_locks * sizeof(*t->locks));
 	if (!t->bucket || !t->links || !t->locks) {
-		dci_free(t->bucket);
-		dci_free(t->links);
-		dci_free(t->locks);
-		t->bucket = NULL;
-		t->links = NULL;
-		t->locks = NULL;
+		maptab_free(t);
 		return -ENOMEM;
 	}
 	t->lock_mask = nr_locks - 1;
@@ -99,12 +105,7 @@ void dci_maptab_fini(struct dc_cache *c)
 		return;
 	for (i = 0; i <= t->lock_mask; i++)
 		dc_spin_lock_destroy(&t->locks[i]);
-	dci_free(t->locks);
-	dci_free(t->links);
-	dci_free(t->bucket);
-	t->locks = NULL;
-	t->links = NULL;
-	t->bucket = NULL;
+	maptab_free(t);
 }
 
 /* Into @owner's ring, at its head (a punch walks from the head: cache_reclaim.c). */
