@@ -677,25 +677,21 @@ static inline int map_pinned(struct dc_cache *c, struct dc_inode *inode,
 }
 
 /*
- * The general way once the hint did not pin: the mapping table, a hit
- * there, else a miss.  The arguments are checked and the caller may call
- * in (map_general(), or the hit path, whose readiness test says so).
+ * A miss, once neither the hint nor the table pinned (the hit path's walk
+ * of the table found nothing: it does not look again; a look under the
+ * mutex will).  The arguments are checked and the caller may call in
+ * (map_general(), or the hit path, whose readiness test says so).
  * @use_cfg: wait for the cache's wait_timeout_ns rather than @timeout_ns
  * (dc_map()).
  */
 static dc_noinline int
-map_unhinted(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
-	     uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
+map_missed(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+	   uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
 {
 	struct dc_cache *c = inode->cache;
-	uint64_t index, gen = 0;
 	struct dc_range *r;
 	int ret;
 
-	index = file_off >> c->cfg.range_shift;
-	r = map_table(inode, index, &gen);
-	if (dc_likely(r))
-		return map_pinned(c, inode, r, gen, file_off, flags, pin);
 	if (use_cfg)
 		timeout_ns = c->cfg.wait_timeout_ns;
 	ret = map_slow(inode, file_off, flags, timeout_ns, &r);
@@ -703,6 +699,22 @@ map_unhinted(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		return map_no_pin(pin, ret);
 	pin_fill(c->range_size, r, file_off, dc_read_once(r->gen), pin);
 	return 0;
+}
+
+/* The general way once the hint did not pin: the table, a hit there, else map_missed(). */
+static dc_noinline int
+map_unhinted(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+	     uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
+{
+	struct dc_cache *c = inode->cache;
+	uint64_t index, gen = 0;
+	struct dc_range *r;
+
+	index = file_off >> c->cfg.range_shift;
+	r = map_table(inode, index, &gen);
+	if (dc_likely(r))
+		return map_pinned(c, inode, r, gen, file_off, flags, pin);
+	return map_missed(inode, file_off, flags, timeout_ns, use_cfg, pin);
 }
 
 /*
@@ -799,7 +811,7 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 	} else {
 		r = map_far(inode, index, &gen);
 		if (dc_unlikely(!r))
-			goto unhinted;
+			goto missed;
 	}
 	if (dc_unlikely(!dc_refcount_inc_not_zero_fast(&r->ref)))
 		goto unhinted;
@@ -813,6 +825,8 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 
 general:
 	return map_general(inode, file_off, flags, timeout_ns, use_cfg, pin);
+missed:
+	return map_missed(inode, file_off, flags, timeout_ns, use_cfg, pin);
 unhinted:
 	/* A read with valid arguments, from a caller that may call in. */
 	return map_unhinted(inode, file_off, flags, timeout_ns, use_cfg, pin);
