@@ -11,6 +11,7 @@ core_sources = \
 	lib/core/cache_inode.c \
 	lib/core/cache_internal.h \
 	lib/core/cache_map.c \
+	lib/core/cache_maptab.c \
 	lib/core/cache_pool.c \
 	lib/core/cache_reclaim.c \
 	lib/core/cache_trace.h \

@@ -421,9 +421,10 @@ void dc_inode_put(struct dc_inode *inode);
  * DC_MAP_NOWAIT or DC_MAP_NORECLAIM when it would sleep or reclaim (see
  * dc_wait_free()); -ETIMEDOUT when no range came free in time (for instance
  * when the caller itself pins every range); -EINTR when interrupted
- * (kernel); -ENOMEM; or the error of setup().  Whatever the answer other than
- * 0, @pin (when not NULL) is left empty, its fields zero: dc_unpin() on it
- * does nothing.
+ * (kernel); or the error of setup().  Never -ENOMEM: what a mapping needs
+ * was allocated by dc_cache_create() and dc_inode_get().  Whatever the
+ * answer other than 0, @pin (when not NULL) is left empty, its fields
+ * zero: dc_unpin() on it does nothing.
  */
 int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	   struct dc_pin *pin);

@@ -60,6 +60,7 @@ static void cache_free(struct dc_cache *c)
 {
 	dci_admit_fini(c);
 	dci_reclaim_fini(c);
+	dci_maptab_fini(c);
 	dci_pool_free(c->ranges);
 	dci_pcounters_destroy(&c->stats);
 	dci_free(c);
@@ -189,6 +190,8 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 		goto fail_free;
 	}
 	ret = dci_admit_init(c);
+	if (!ret)
+		ret = dci_maptab_init(c);
 	if (ret)
 		goto fail_free;
 	dci_pool_init(c);

@@ -261,7 +261,7 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 	 * mapping of @inode is claimed only under its mutex.
 	 */
 	if (pos < DC_ADMIT_POS_NEAR && index)
-		prev = dc_itree_lookup(inode->tree, index - 1);
+		prev = dc_maptab_lookup(inode, index - 1);
 	dc_spin_lock(&a->lock);
 	cand->recent = a->ghost[g] == fp;
 	cand->stream = stream_locked(a, inode, index, pos, cand->recent,

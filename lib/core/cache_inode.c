@@ -8,7 +8,7 @@
  * eviction of its mappings in between is cache_reclaim.c's).
  *
  * A bottom layer of the cache (see cache_internal.h): it calls no other
- * cache file, only the interval tree.
+ * cache file.
  *
  * Locks: lookups of an existing inode take no lock: they walk a bucket
  * inside an RCU read-side section and keep what they find only if
@@ -29,11 +29,9 @@
  * passing reference: dci_inode_tryhold(); every put, dc_inode_put()
  * included: dci_inode_put_unhash(); the free after an eviction:
  * dci_inode_free()) and dc_cache_create() / dc_cache_destroy() (cache.c:
- * dci_inode_table_init(), _unhash_next() and _fini()); the miss path
- * (cache_map.c: dci_hint_set_new()).
+ * dci_inode_table_init(), _unhash_next() and _fini()).
  */
 #include "cache_internal.h"
-#include "itree_internal.h"
 
 /* The first table's size, and the largest one the table grows to. */
 #define DC_INODE_HASH_BITS_MIN	10
@@ -181,133 +179,21 @@ struct dc_hint_leaf dci_hint_leaf_none = {
 	.slot = { [0 ... DC_HINT_LEAF_SLOTS - 1] = &dci_range_none },
 };
 
-/* No leaf but the empty one: a GNU initializer of the flexible array. */
-struct dc_hint_dir dci_hint_dir_none = {
-	.leaf = { &dci_hint_leaf_none },
-};
-
-/* A leaf of empty hints, or NULL. */
-static struct dc_hint_leaf *hint_leaf_new(void)
-{
-	/* Unaligned: an aligned allocation costs glibc hundreds more instructions. */
-	struct dc_hint_leaf *leaf = dc_alloc_unaligned(sizeof(*leaf));
-	unsigned int i;
-
-	if (!leaf)
-		return NULL;
-	for (i = 0; i < DC_HINT_LEAF_SLOTS; i++)
-		leaf->slot[i] = &dci_range_none;
-	return leaf;
-}
-
-/*
- * Replace @inode's directory @old by one that reaches leaf @blk (below
- * DC_HINT_DIR_MAX): the next power of two, at least twice @old's, if the
- * inode maps enough ranges for it (at most DC_HINT_DIR_PER_MAPPING entries
- * per mapping: a far index of a sparse file gets no hint rather than a
- * directory that reaches it).  @old stays readable until the inode is
- * freed.  Inode mutex.  Returns the new directory, or NULL (too sparse, or
- * no memory: the hint is not kept).
- */
-static struct dc_hint_dir *hint_dir_grow(struct dc_inode *inode,
-					 struct dc_hint_dir *old, uint64_t blk)
-{
-	uint64_t nr = old == &dci_hint_dir_none ? 1 : 2 * (old->mask + 1), i;
-	struct dc_hint_dir *dir;
-
-	while (nr <= blk)
-		nr *= 2;
-	if (nr > DC_HINT_DIR_PER_MAPPING * (uint64_t)dc_itree_count(inode->tree))
-		return NULL;
-	dir = dc_alloc(sizeof(*dir) + nr * sizeof(dir->leaf[0]));
-	if (!dir)
-		return NULL;
-	dir->mask = nr - 1;
-	dir->retired = old == &dci_hint_dir_none ? NULL : old;
-	for (i = 0; old != &dci_hint_dir_none && i <= old->mask; i++)
-		dir->leaf[i] = old->leaf[i];
-	for (; i < nr; i++)
-		dir->leaf[i] = &dci_hint_leaf_none;
-	/* Its entries before it: see dc_hint_get(). */
-	dc_store_release(&inode->hints, dir);
-	return dir;
-}
-
-/**
- * dci_hint_set_new() - make @r the hint of @index in @inode, allocating the
- * directory and leaf its slot needs (dc_hint_set() when they are missing)
- * @inode: the inode
- * @index: a range index of @inode
- * @r: the range that maps @index, or is about to (a pending entry: its
- *     identity fails the hit path's check until the setup publishes it)
- *
- * An index past the directory's reach (DC_HINT_DIR_MAX leaves) gets no
- * hint: its hits go to the tree.  So does one whose directory would be too
- * large for the inode's mappings (hint_dir_grow()), and one whose leaf or
- * directory cannot be allocated: a hint is an optimisation, never an error.
- *
- * Context: the inode mutex held (a miss, cache_map.c); may allocate.
- * Return: nothing.
- */
-void dci_hint_set_new(struct dc_inode *inode, uint64_t index, struct dc_range *r)
-{
-	struct dc_hint_dir *dir = inode->hints;
-	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
-	struct dc_hint_leaf *leaf;
-
-	if (blk >= DC_HINT_DIR_MAX)
-		return;
-	if (dir == &dci_hint_dir_none || blk > dir->mask) {
-		dir = hint_dir_grow(inode, dir, blk);
-		if (!dir)
-			return;
-	}
-	leaf = dir->leaf[blk];
-	if (leaf == &dci_hint_leaf_none) {
-		leaf = hint_leaf_new();
-		if (!leaf)
-			return;
-		leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)] = r;
-		/* Its slots before it: see dc_hint_get(). */
-		dc_store_release(&dir->leaf[blk], leaf);
-		return;
-	}
-	dc_write_once(leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)], r);
-}
-
-/* Free @inode's hints: no hit can read them (its last reference is gone). */
-static void hint_free(struct dc_inode *inode)
-{
-	struct dc_hint_dir *dir = inode->hints, *next;
-	uint64_t i;
-
-	for (i = 0; dir != &dci_hint_dir_none && i <= dir->mask; i++)
-		if (dir->leaf[i] != &dci_hint_leaf_none)
-			dci_free(dir->leaf[i]);
-	for (; dir && dir != &dci_hint_dir_none; dir = next) {
-		next = dir->retired;
-		dci_free(dir);
-	}
-	inode->hints = &dci_hint_dir_none;
-}
-
 static void inode_free_rcu(dc_rcu_head_t *head)
 {
 	struct dc_inode *inode = dc_container_of(head, struct dc_inode, rcu);
 
-	hint_free(inode);
 	dc_mutex_destroy(&inode->mutex);
 	dci_free(inode);
 }
 
 /*
  * Free an unhashed inode whose mappings are gone (cache_reclaim.c evicted
- * them): its tree now, the rest after a grace period, since lookups and
- * reclaim walks may still look at it.
+ * them) after a grace period, since lookups and reclaim walks may still
+ * look at it.
  */
 void dci_inode_free(struct dc_inode *inode)
 {
-	dc_itree_destroy(inode->tree);
 	dc_call_rcu(&inode->rcu, inode_free_rcu);
 }
 
@@ -317,11 +203,6 @@ static struct dc_inode *inode_new(struct dc_cache *c, uint64_t id)
 
 	if (!inode)
 		return NULL;
-	if (dc_itree_create(&inode->tree)) {
-		dci_free(inode);
-		return NULL;
-	}
-	dci_itree_set_writer_lock(inode->tree, &inode->mutex);
 	inode->cache = c;
 	inode->id = id;
 	dc_inode_hit_init(inode, c);

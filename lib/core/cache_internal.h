@@ -20,12 +20,13 @@
  *   5 cache_victim_clock.c, cache_victim_round_robin.c,
  *     cache_victim_sieve.c: the victim policies, one file each (struct
  *     dc_victim_ops), reached through the cache's table only
- *   6 itree.c: the interval tree
+ *   6 cache_maptab.c: the mapping table (which range maps an index of an
+ *     inode) and each inode's ring of mappings
  *
  * The drawing: calls run down the left, never up or across; on the right,
  * the state each file owns in struct dc_cache.  Only the owner names it;
  * the other files use its accessors (dc_pool_*(), dc_reclaim_*(),
- * dc_itab_*(), below)
+ * dc_itab_*(), dc_maptab_*(), below)
  * or its functions (tests/unit/layering-check holds both rules):
  *
  *       cache.c  cache_map.c      cfg, ops, victim, the range objects
@@ -46,7 +47,8 @@
  *       cache_victim_*.c          none: reached through c->victim; per
  *          |                      range, the accessed bit and the ring
  *          v                      place (under the pool lock)
- *       itree.c                   each inode's tree (struct dc_itree)
+ *       cache_maptab.c            maps: the table's buckets and locks;
+ *                                 per range, its chain and ring links
  *
  * A range object (struct dc_range) is shared, field by field: see its
  * comment for who writes what, and when.
@@ -69,7 +71,6 @@
 #include "platform.h"
 
 #include <daxcache/cache.h>
-#include <daxcache/itree.h>
 
 /*
  * One window range.  Type-stable for the life of the cache: a reader that
@@ -83,15 +84,16 @@
  * writable: one word, so that a pin reads both with one load and a hit that
  * saw the bit set fills its pin with the generation that set it.
  *
- * 49 bytes of fields, one cache line each in an array (see docs/design.md,
+ * 52 bytes of fields, one cache line each in an array (see docs/design.md,
  * "Memory per range"): a hit writes its range's line (the pin, the
  * accessed bit) and no other range's, so threads that hit different ranges
  * never share a written line.  What the hit path reads first, the pool's
  * links last.  Its cache is found
- * from the range itself (dci_range_cache()).  What the backend maps is the
- * owner's @index: @owner and @index change only once a setup has succeeded
- * (map_new()); until then they name the old mapping, and the range is its
- * claimer's alone.
+ * from the range itself (dci_range_cache()).  @owner and @index are also
+ * the range's key in the mapping table (cache_maptab.c): a miss writes its
+ * own under the new owner's mutex before the insert, while the count is 0
+ * and the setup still to come (map_new()); what the backend maps until the
+ * setup succeeds is the claimer's to remember (struct dc_range_backend).
  */
 struct dc_range {
 	dc_refcount_t ref;
@@ -105,7 +107,7 @@ struct dc_range {
 	uint8_t range_shift;		/* constant: the cache's (dci_range_cache()) */
 	/*
 	 * A setup of this range is in flight, with no lock held: a miss's
-	 * (count 0, in its inode's tree as a pending entry) or an upgrade's
+	 * (count 0, in the mapping table as a pending entry) or an upgrade's
 	 * (pinned).  Set under the inode mutex by the thread that starts it,
 	 * cleared with release by that thread when done; whoever finds it set
 	 * waits for it to clear (dci_pool_setup_wait()).
@@ -117,6 +119,13 @@ struct dc_range {
 	uint64_t win_off;		/* constant */
 	/* Free stack or busy ring, by range number (dc_rlist_*()); pool lock. */
 	uint32_t next, prev;
+	/*
+	 * The mapping table's (cache_maptab.c): the next range of the hash
+	 * chain, by number (written under the chain's lock, read lock-free).
+	 * Its other links, which no hit reads, are in the table's own array
+	 * (struct dci_maplink).
+	 */
+	uint32_t hnext;
 } __dc_cacheline_aligned;
 
 dc_static_assert(sizeof(struct dc_range) == DC_CACHELINE,
@@ -144,53 +153,25 @@ static inline bool dc_range_writable(const struct dc_range *r)
 }
 
 /*
- * Hit hints: for each range index of an inode, the range that mapped it
- * last, in a two-level table grown on misses (cache_inode.c, dc_hint_set()).
- * A hint is never trusted: range objects are type-stable, so the hit path
- * pins whatever a hint points at and keeps the pin only if the identity
- * check passes; a stale hint just sends it on to the tree.
- *
- * The first leaf, indexes below DC_HINT_LEAF_SLOTS, is the inode's own
- * (@hint_near): a file of up to 64 ranges, the common case, pays one
- * compare and one load for its hint, as the direct-mapped table that came
- * before this one did.  The other indexes go through a directory of
- * leaves, each leaf DC_HINT_LEAF_SLOTS slots of consecutive indexes (one
- * slot per index: no collisions; the directory's entry 0 stays empty).  The directory has @mask + 1
- * entries (a power of two, at most DC_HINT_DIR_MAX); an index past them has
- * no hint of its own: the hit path, to spare a compare, reads the slot its
- * leaf number masked falls on, another index's, whose identity check fails,
- * and goes to the tree.  An empty entry points at dci_hint_leaf_none, whose
- * slots all point at dci_range_none, so that the hit path follows each
- * level without a test for NULL.  Leaves and directories are allocated on misses
- * under the inode mutex, published with release stores and read with
- * acquire loads, never on a hit; a directory grown replaces the old one,
- * which stays on @retired (the hit path reads it without RCU: the caller's
- * inode reference keeps everything here alive) until the inode is freed
- * after a grace period, with the leaves (hint_free() in cache_inode.c).
- *
- * Memory per inode: @hint_near (512 bytes), a leaf (512 bytes) per other
- * block of 64 indexes mapped at least once during the inode's life, at most
- * DC_HINT_DIR_MAX of them, and the directories (8 bytes per entry, below
- * twice the last one's).  A directory grows only while it has at most
- * DC_HINT_DIR_PER_MAPPING entries per range the inode maps, so that the
- * directories take at most 2 * 8 * 8 = 128 bytes per mapping however far
- * into its file an inode maps: a sparse file's far indexes get no hint
- * (their hits go to the tree) until the inode maps enough.
+ * Hit hints: for each range index below DC_HINT_LEAF_SLOTS of an inode, the
+ * range that mapped it last, in the inode itself (@hint_near): a file of up
+ * to 64 ranges, the common case, pays one compare and one load for its
+ * hint.  Other indexes go to the mapping table, whose lookup costs a hash
+ * and a chain of about one range (dc_maptab_lookup()).  A hint is never
+ * trusted: range objects are type-stable, so the hit path pins whatever a
+ * hint points at and keeps the pin only if the identity check passes; a
+ * stale hint just sends it on to the table.  An empty slot points at
+ * dci_range_none, so that the hit path follows it without a test for NULL.
+ * Misses store hints under the inode mutex, hits refresh them without it;
+ * nothing is allocated.
  */
 #define DC_HINT_LEAF_SHIFT	6
 #define DC_HINT_LEAF_SLOTS	(1u << DC_HINT_LEAF_SHIFT)
-#define DC_HINT_DIR_MAX		(1u << 14)	/* reach: indexes below 2^20 */
-#define DC_HINT_DIR_PER_MAPPING	8u
 
 struct dc_hint_leaf {
 	struct dc_range *slot[DC_HINT_LEAF_SLOTS];
 };
 
-struct dc_hint_dir {
-	uint64_t mask;			/* entries of @leaf, less one */
-	struct dc_hint_dir *retired;	/* the directory this one replaced */
-	struct dc_hint_leaf *leaf[];
-};
 
 /*
  * What an empty hint points at (cache_inode.c): a range object that maps
@@ -198,24 +179,34 @@ struct dc_hint_dir {
  * test for NULL and fails the identity check.  Never pinned, never written.
  */
 extern struct dc_range dci_range_none;
-/* An empty leaf (every slot at dci_range_none) and directory (no entry). */
+/* An empty leaf: every slot at dci_range_none. */
 extern struct dc_hint_leaf dci_hint_leaf_none;
-extern struct dc_hint_dir dci_hint_dir_none;
 
 struct dc_inode {
 	/* The hints of indexes below DC_HINT_LEAF_SLOTS: first, no offset to add. */
 	struct dc_hint_leaf hint_near;
-	struct dc_hint_dir *hints;	/* the other indexes' */
 	/* The cache's, copied for the hit path (dc_inode_hit_init()). */
 	dc_pcounter_ref_t stats;	/* c->stats: dc_pcounter_ref_ready() */
 	uint64_t range_size;
 	unsigned int range_shift;
+	/* The mapping table's, and this inode's place in it: dc_maptab_bucket(). */
+	uint32_t map_mask, map_salt;
+	uint32_t *map_bucket;
+	struct dc_range *ranges;
 	struct dc_cache *cache;
 	uint64_t id;
 	dc_refcount_t ref;
-	dc_mutex_t mutex;		/* serializes tree writers and claims */
-	struct dc_itree *tree;		/* index -> struct dc_range */
-	uint64_t reclaim_cursor;	/* own-inode victim scan position; mutex */
+	dc_mutex_t mutex;		/* serializes table writers and claims */
+	/*
+	 * The ring of this inode's ranges in the mapping table (by range
+	 * number, DCI_MAP_NONE when empty), how many, where the own-inode
+	 * victim walk goes on, and the last punch walk's number
+	 * (cache_maptab.c, cache_reclaim.c); the mutex.
+	 */
+	uint32_t maps_head;
+	uint32_t nr_maps;
+	uint32_t reclaim_cursor;
+	uint32_t drop_seq;
 	/* Inode table chains, one per table generation (cache_inode.c). */
 	struct dc_inode __rcu *hash_next[2];
 	struct dc_inode *evict_next;	/* evict_list or orphans; pool lock */
@@ -434,6 +425,34 @@ struct dc_itab {
 	int links_busy;			/* a retired table is still read */
 };
 
+/*
+ * The mapping table (cache_maptab.c's; other files use dc_maptab_*()):
+ * 2^@bits buckets, each the number of its chain's first range or
+ * DCI_MAP_NULLS with its own number; @locks, @lock_mask + 1 of them, guard
+ * the chains' writers, a bucket's lock being @locks[bucket & @lock_mask].
+ */
+#define DCI_MAP_NULLS	0x80000000u
+#define DCI_MAP_NONE	UINT32_MAX	/* no range: an empty ring, an unlinked range */
+
+/*
+ * A range's place in its owner's ring of mappings, by range number
+ * (DCI_MAP_NONE: in no ring), and the number of the last punch walk that
+ * passed it (cache_reclaim.c); the owner's mutex.  Off the range's own
+ * line: no hit reads them.
+ */
+struct dci_maplink {
+	uint32_t inext, iprev;
+	uint32_t drop_seq;
+};
+
+struct dc_maptab {
+	uint32_t *bucket;
+	struct dci_maplink *links;	/* one per range, by number */
+	dc_spinlock_t *locks;
+	unsigned int bits;
+	unsigned int lock_mask;
+};
+
 struct dc_cache {
 	struct dc_cache_config cfg;
 	const struct dc_victim_ops *victim;	/* cfg.victim's */
@@ -454,12 +473,115 @@ struct dc_cache {
 	struct dc_admit adm;		/* cache_admit.c's */
 
 	struct dc_itab itab;		/* cache_inode.c's */
+	struct dc_maptab maps;		/* cache_maptab.c's */
 
 	/* The first dc_cache_destroy() has stopped the reclaimer and emptied the table. */
 	bool destroying;
 
 	struct dc_pcounters stats;	/* enum dc_stat */
 };
+
+/* The mapping table's part of a new inode of @c: copies for the lookups. */
+static inline void dc_maptab_inode_init(struct dc_inode *inode, struct dc_cache *c)
+{
+	inode->map_mask = (1u << c->maps.bits) - 1;
+	/* Where its index 0 goes: a hash of the object's address. */
+	inode->map_salt = (uint32_t)(((uintptr_t)inode * 0x9e3779b97f4a7c15ull) >> 32);
+	inode->map_bucket = c->maps.bucket;
+	inode->ranges = c->ranges;
+	inode->maps_head = DCI_MAP_NONE;
+	inode->reclaim_cursor = DCI_MAP_NONE;
+}
+
+/*
+ * The bucket of (@inode, @index) in its cache's mapping table: the inode's
+ * indexes in consecutive buckets from a place of its own (so that a file
+ * of any size spreads over the table without collisions of its own, and
+ * a sequential read walks the buckets in order); other inodes' places are
+ * elsewhere, by the hash of their addresses.  Two lines of the hit path.
+ */
+static inline uint32_t dc_maptab_bucket(const struct dc_inode *inode,
+					uint64_t index)
+{
+	return ((uint32_t)index + inode->map_salt) & inode->map_mask;
+}
+
+/*
+ * The range whose key is (@inode, @index) in the mapping table, or NULL.
+ * No lock, no RCU section: the caller holds a reference to @inode.  Without
+ * @inode's mutex the answer may be stale by the time it is used, and a
+ * range found may be changing hands (the caller validates it: try_pin());
+ * under the mutex it is exact (see cache_maptab.c).
+ */
+static inline struct dc_range *dc_maptab_lookup(const struct dc_inode *inode,
+						uint64_t index)
+{
+	uint32_t b = dc_maptab_bucket(inode, index), v;
+	struct dc_range *r;
+
+	do {
+		for (v = dc_load_acquire(&inode->map_bucket[b]); !(v & DCI_MAP_NULLS);
+		     v = dc_load_acquire(&r->hnext)) {
+			r = &inode->ranges[v];
+			if (dc_read_once(r->owner) == inode &&
+			    dc_read_once(r->index) == index)
+				return r;
+		}
+		/* Off the end of another chain: a range moved under us. */
+	} while (dc_unlikely(v != (DCI_MAP_NULLS | b)));
+	return NULL;
+}
+
+/* @inode's mappings now: exact under its mutex, else a racy look. */
+static inline unsigned int dc_maptab_count(const struct dc_inode *inode)
+{
+	return dc_read_once(inode->nr_maps);
+}
+
+/* The first range of @inode's ring, the newest, or NULL.  The inode mutex. */
+static inline struct dc_range *dc_maptab_first(const struct dc_cache *c,
+					       const struct dc_inode *inode)
+{
+	return inode->maps_head == DCI_MAP_NONE ? NULL : &c->ranges[inode->maps_head];
+}
+
+/* The ring links of @r. */
+static inline struct dci_maplink *dc_maptab_link(const struct dc_cache *c,
+						 const struct dc_range *r)
+{
+	return &c->maps.links[r - c->ranges];
+}
+
+/* The oldest range of @inode's ring (the head's predecessor), or NULL.  The mutex. */
+static inline struct dc_range *dc_maptab_oldest(const struct dc_cache *c,
+						const struct dc_inode *inode)
+{
+	return inode->maps_head == DCI_MAP_NONE ? NULL :
+	       &c->ranges[c->maps.links[inode->maps_head].iprev];
+}
+
+/*
+ * The range that joined @r's owner's ring after @r, or the oldest after the
+ * newest (@r itself when alone).  The inode mutex.
+ */
+static inline struct dc_range *dc_maptab_newer(const struct dc_cache *c,
+					       const struct dc_range *r)
+{
+	return &c->ranges[dc_maptab_link(c, r)->iprev];
+}
+
+/* Make the second range of @inode's ring its head, the head its tail.  The mutex. */
+static inline void dc_maptab_rotate(const struct dc_cache *c, struct dc_inode *inode)
+{
+	inode->maps_head = c->maps.links[inode->maps_head].inext;
+}
+
+/* The number of the last punch walk that passed @r.  Its owner's mutex. */
+static inline uint32_t *dc_maptab_drop_seq(const struct dc_cache *c,
+					   const struct dc_range *r)
+{
+	return &dc_maptab_link(c, r)->drop_seq;
+}
 
 /*
  * The pool's accessors, for the files other than cache_pool.c
@@ -576,8 +698,8 @@ static inline bool dc_reclaim_in_flight(struct dc_cache *c)
 }
 
 /*
- * The hit path's part of a new inode of @c: copies of the cache's, and no
- * hint (see dci_hint_dir_none).
+ * The hit path's part of a new inode of @c: copies of the cache's, no hint,
+ * no mapping.
  */
 static inline void dc_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
 {
@@ -585,64 +707,38 @@ static inline void dc_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
 	inode->range_size = c->range_size;
 	inode->range_shift = c->cfg.range_shift;
 	inode->hint_near = dci_hint_leaf_none;
-	inode->hints = &dci_hint_dir_none;
+	dc_maptab_inode_init(inode, c);
 }
 
 /*
  * The hint of @index in @inode: a range to try_pin(), which fails its
- * identity check when it is none (dci_range_none) or, past the directory,
- * another index's.  Lock-free; the caller holds a reference to @inode.
+ * identity check when it is none (dci_range_none).  Past the inode's own
+ * hints, the mapping table's answer.  Lock-free; the caller holds a
+ * reference to @inode.
  */
 static inline struct dc_range *dc_hint_get(struct dc_inode *inode, uint64_t index)
 {
-	struct dc_hint_dir *dir;
-	struct dc_hint_leaf *leaf;
+	struct dc_range *r;
 
-	/* A file of up to 64 ranges never reads the directory. */
+	/* A file of up to 64 ranges never hashes. */
 	if (dc_likely(index < DC_HINT_LEAF_SLOTS))
 		return dc_read_once(inode->hint_near.slot[index]);
-	dir = dc_load_acquire(&inode->hints);
-	leaf = dc_load_acquire(&dir->leaf[(index >> DC_HINT_LEAF_SHIFT) & dir->mask]);
-	return dc_read_once(leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)]);
+	r = dc_maptab_lookup(inode, index);
+	return r ? r : &dci_range_none;
 }
 
 /*
- * The slot of @index in @inode that a store can use now, or NULL when its
- * leaf or the directory's reach is still to be made (a miss makes them:
- * dci_hint_set_new()).  Lock-free.
- */
-static inline struct dc_range **dc_hint_slot(struct dc_inode *inode,
-					     uint64_t index)
-{
-	struct dc_hint_dir *dir = dc_load_acquire(&inode->hints);
-	uint64_t blk = index >> DC_HINT_LEAF_SHIFT;
-	struct dc_hint_leaf *leaf = &inode->hint_near;
-
-	if (blk) {
-		/* (The empty directory's one entry is the empty leaf.) */
-		if (blk > dir->mask)
-			return NULL;
-		leaf = dc_load_acquire(&dir->leaf[blk]);
-		if (leaf == &dci_hint_leaf_none)
-			return NULL;
-	}
-	return &leaf->slot[index & (DC_HINT_LEAF_SLOTS - 1)];
-}
-
-/*
- * Make @r, pinned and found mapping @index of @inode, its hint if there is
- * a slot for it, storing only when the hint differs: a hit writes no
- * shared line but the pin's.  Lock-free, allocates nothing (a miss makes
- * the slots: dc_hint_set()).  A racing store of another validated hint
- * may win: hints are never trusted.
+ * Make @r, pinned and found mapping @index of @inode, its hint if the index
+ * has one, storing only when the hint differs: a hit writes no shared line
+ * but the pin's.  Lock-free.  A racing store of another validated hint may
+ * win: hints are never trusted.
  */
 static inline void dc_hint_refresh(struct dc_inode *inode, uint64_t index,
 				   struct dc_range *r)
 {
-	struct dc_range **slot = dc_hint_slot(inode, index);
-
-	if (slot && dc_read_once(*slot) != r)
-		dc_write_once(*slot, r);
+	if (index < DC_HINT_LEAF_SLOTS &&
+	    dc_read_once(inode->hint_near.slot[index]) != r)
+		dc_write_once(inode->hint_near.slot[index], r);
 }
 
 /*
@@ -815,7 +911,7 @@ int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
 
 /*
  * Start a setup of @r with no lock held: whoever finds @r (a pending entry
- * of its inode's tree, or a mapping being upgraded) waits for
+ * of the mapping table, or a mapping being upgraded) waits for
  * dc_pool_setup_end() rather than start its own.  The inode mutex held.
  */
 static inline void dc_range_setup_begin(struct dc_range *r)
@@ -843,30 +939,25 @@ struct dc_inode *dci_inode_table_unhash_next(struct dc_cache *c,
 					     unsigned long *bucket);
 void dci_inode_table_fini(struct dc_cache *c);
 bool dci_inode_tryhold(struct dc_inode *inode);
-void dci_hint_set_new(struct dc_inode *inode, uint64_t index, struct dc_range *r);
 
 /*
  * Make @r, about to be set up as the mapping of @index in @inode (a pending
- * entry of its tree, whose identity fails every hit's check until the
- * setup publishes it), its hint:
- * a store (when the hint differs) into the slot, or dci_hint_set_new()
- * when the slot's leaf or directory is still to be allocated.  Inode mutex.
+ * entry of the table, whose identity fails every hit's check until the
+ * setup publishes it), its hint, if the index has one.  Inode mutex.
  */
 static inline void dc_hint_set(struct dc_inode *inode, uint64_t index,
 			       struct dc_range *r)
 {
-	struct dc_range **slot = dc_hint_slot(inode, index);
-
-	if (dc_unlikely(!slot)) {
-		dci_hint_set_new(inode, index, r);
-		return;
-	}
-	/* Once: a hit's dc_hint_refresh() may store here without the mutex. */
-	if (dc_read_once(*slot) != r)
-		dc_write_once(*slot, r);
+	dc_hint_refresh(inode, index, r);
 }
 bool dci_inode_put_unhash(struct dc_inode *inode);
 void dci_inode_free(struct dc_inode *inode);
+
+/* 6: cache_maptab.c */
+int dci_maptab_init(struct dc_cache *c);
+void dci_maptab_fini(struct dc_cache *c);
+void dci_maptab_insert(struct dc_cache *c, struct dc_range *r);
+void dci_maptab_remove(struct dc_cache *c, struct dc_range *r);
 
 /* 5: cache_victim_*.c, one victim policy each (struct dc_victim_ops) */
 extern const struct dc_victim_ops dci_victim_clock DC_HIDDEN;

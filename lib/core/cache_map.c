@@ -7,9 +7,10 @@
  * The top layer (see cache_internal.h): it calls inline reclaim, admission
  * control and the pool; no cache file calls it.
  *
- * Locks: a hit takes none (an RCU lookup, a pin by refcount, an identity
- * check); a miss takes the inode's mutex to look, claim a range and put it
- * in the tree as a pending entry, and again only if the setup fails; the
+ * Locks: a hit takes none (a hint or a lookup in the mapping table, a pin by
+ * refcount, an identity check); a miss takes the inode's mutex to look,
+ * claim a range and put it in the table as a pending entry, and again only
+ * if the setup fails; the
  * backend's setup runs with no lock held, so misses of different ranges of
  * one file run their setups in parallel, and a miss of the same range
  * waits for the range (@setting_up), not for the inode.  An upgrade holds
@@ -23,7 +24,6 @@
  */
 #include "cache_internal.h"
 #include "cache_trace.h"
-#include "itree_internal.h"
 
 #define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
 			 DC_MAP_MAY_BYPASS)
@@ -113,24 +113,18 @@ static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 }
 
 /*
- * The tree half of the hit path: find the range mapping @index under RCU
- * and pin it, taking no lock; a pinned range becomes the index's hint if
- * it is not already (dc_hint_refresh(): no store when it is).  When the
- * tree maps nothing there, @seen says where a miss inserts, as the tree
- * was (dci_itree_lookup_path()).
+ * The table half of the hit path: find the range mapping @index and pin
+ * it, taking no lock; a pinned range becomes the index's hint if it has
+ * one and it is not already (dc_hint_refresh(): no store when it is).
  */
-static struct dc_range *map_tree(struct dc_inode *inode, uint64_t index,
-				 uint64_t *genp, struct dci_itree_path *seen)
+static struct dc_range *map_table(struct dc_inode *inode, uint64_t index,
+				  uint64_t *genp)
 {
-	struct dc_range *r;
+	struct dc_range *r = dc_maptab_lookup(inode, index);
 
-	dc_rcu_read_lock();
-	r = dci_itree_lookup_path(inode->tree, index, seen);
-	if (r && !try_pin(r, inode, index, genp))
-		r = NULL;
-	dc_rcu_read_unlock();
-	if (r)
-		dc_hint_refresh(inode, index, r);
+	if (!r || !try_pin(r, inode, index, genp))
+		return NULL;
+	dc_hint_refresh(inode, index, r);
 	return r;
 }
 
@@ -206,7 +200,7 @@ static int map_lock(struct dc_inode *inode, unsigned int flags)
 
 /*
  * A setup of @r is in flight in another thread (a pending entry found in
- * the tree, or an upgrade): wait for it to end, with no lock held, then the
+ * the table, or an upgrade): wait for it to end, with no lock held, then the
  * caller looks again.  Counted as a wait for a range.  Returns 0, or
  * -EAGAIN under DC_MAP_NOWAIT.
  */
@@ -328,21 +322,21 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 }
 
 /*
- * The setup of @index of @inode in @r, a pending entry of the tree (see
+ * The setup of @inode's index in @r, a pending entry of the table (see
  * map_new()), failed with @ret: take the entry out under the mutex, end
  * the setup (its waiters look again, and find nothing), then give the
  * range back, removing what the backend maps there (@was).  The mark is
  * cleared before the range can be anyone else's.  Returns @ret.
  */
 static dc_noinline dc_cold int map_new_failed(struct dc_inode *inode,
-					      struct dc_range *r, uint64_t index,
+					      struct dc_range *r,
 					      const struct dc_range_backend *was,
 					      bool on_busy, int ret)
 {
 	struct dc_cache *c = inode->cache;
 
 	dc_mutex_lock(&inode->mutex);
-	dc_itree_remove(inode->tree, index, NULL);
+	dci_maptab_remove(c, r);
 	dc_mutex_unlock(&inode->mutex);
 	dc_pool_setup_end(c, r);
 	dci_range_release(c, r, was, on_busy);
@@ -351,50 +345,42 @@ static dc_noinline dc_cold int map_new_failed(struct dc_inode *inode,
 
 /*
  * Set up and publish a mapping of @index in the claimed range @r (count 0,
- * in no tree, and on the busy ring if @on_busy, else in no list), in which
+ * in no table, and on the busy ring if @on_busy, else in no list), in which
  * the backend maps @was if r->backend_mapped.  Called with the inode mutex
- * held; it drops it for the setup.  The range goes into the tree first, as
- * a pending entry (still at count 0, @setting_up set), with its hint, so
- * that a failed insert needs no undo at the backend: lock-free readers
- * that find it fail to pin it, and a miss that finds it under the mutex
- * waits for the setup to end (map_slow()) rather than set the index up
- * again.  Misses of other indexes take the mutex meanwhile.  Its identity
- * becomes @inode's only once the setup has succeeded: until then it names
- * what the backend maps (struct dc_range), which a failed setup removes.
- * Returns 0 with the mapping published and pinned once for the caller; the
- * mutex is dropped either way.
+ * held; it drops it for the setup.  The range goes into the mapping table
+ * first, as a pending entry (still at count 0, @setting_up set, its
+ * identity already @inode's @index: the table's key), with its hint:
+ * lock-free readers that find it fail to pin it, and a miss that finds it
+ * under the mutex waits for the setup to end (map_slow()) rather than set
+ * the index up again.  Misses of other indexes take the mutex meanwhile.
+ * What the backend maps there until the setup succeeds is @was, which a
+ * failed setup removes.  Nothing is allocated.  Returns 0 with the mapping
+ * published and pinned once for the caller; the mutex is dropped either
+ * way.
  */
 static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 		   unsigned int flags, const struct dc_range_backend *was,
-		   bool on_busy, const struct dci_itree_path *seen)
+		   bool on_busy)
 {
 	struct dc_cache *c = inode->cache;
 	bool writable = flags & DC_MAP_WRITE;
 	int ret;
 
 	/*
-	 * map_slow() looked under the mutex we hold: nothing maps @index,
-	 * and the tree is as @seen says.  The mark first: whoever finds the
-	 * entry finds it set.
+	 * map_slow() looked under the mutex we hold: nothing maps @index.
+	 * The mark first: whoever finds the entry finds it set.  At count 0
+	 * the new identity fails every pin (try_pin()).
 	 */
 	dc_range_setup_begin(r);
-	ret = dci_itree_insert_new(inode->tree, index, index, r, seen);
-	if (dc_unlikely(ret)) {
-		/* Nobody found it: no wake-up owed. */
-		dc_write_once(r->setting_up, false);
-		dc_mutex_unlock(&inode->mutex);
-		dci_range_release(c, r, was, on_busy);
-		return ret;
-	}
-	/* Before the identity is ours, it fails every hit's check. */
+	dc_write_once(r->owner, inode);
+	dc_write_once(r->index, index);
+	dci_maptab_insert(c, r);
 	dc_hint_set(inode, index, r);
 	dc_mutex_unlock(&inode->mutex);
 	ret = range_setup(inode, r, index, writable);
 	if (dc_unlikely(ret))
-		return map_new_failed(inode, r, index, was, on_busy, ret);
+		return map_new_failed(inode, r, was, on_busy, ret);
 	r->backend_mapped = true;
-	dc_write_once(r->owner, inode);
-	dc_write_once(r->index, index);
 	dc_write_once(r->accessed, false);
 	/* After the identity: see try_pin(). */
 	dc_store_release(&r->gen, dc_range_gen_next(r->gen, writable));
@@ -565,8 +551,7 @@ static void map_wait_end(struct dc_cache *c, const struct map_wait *w,
  * DC_MAP_BYPASS.
  */
 static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
-		    uint64_t timeout_ns, struct dci_itree_path *seen,
-		    struct dc_range **out)
+		    uint64_t timeout_ns, struct dc_range **out)
 {
 	struct dc_cache *c = inode->cache;
 	uint64_t index = file_off >> c->cfg.range_shift;
@@ -587,15 +572,8 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		ret = map_lock(inode, flags);
 		if (ret)
 			break;
-		/*
-		 * Look again, unless the tree has not changed since the last
-		 * lookup found nothing (the lock-free one, the first time
-		 * round): then @seen is where the insert goes.
-		 */
-		r = NULL;
-		if (seen->depth == DCI_ITREE_PATH_NONE ||
-		    dci_itree_changes(inode->tree) != seen->changes)
-			r = dci_itree_lookup_path(inode->tree, index, seen);
+		/* Under the mutex, the table's answer is exact for this inode. */
+		r = dc_maptab_lookup(inode, index);
 		if (r) {
 			/*
 			 * Mapped by a racing thread (under the mutex, a count
@@ -610,7 +588,6 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			ret = map_setup_wait(inode, r, flags);
 			if (ret)
 				break;
-			seen->depth = DCI_ITREE_PATH_NONE;
 			continue;
 		}
 		if (admit && !noted) {
@@ -620,7 +597,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
 				&contested, &was, &on_busy);
 		if (r) {
-			ret = map_new(inode, r, index, flags, &was, on_busy, seen);
+			ret = map_new(inode, r, index, flags, &was, on_busy);
 			if (!ret && contested)
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
 			break;
@@ -700,35 +677,44 @@ static inline int map_pinned(struct dc_cache *c, struct dc_inode *inode,
 }
 
 /*
- * The general way once the hint did not pin: the tree under RCU, a hit
- * there, else a miss.  The arguments are checked and the caller may call
- * in (map_general(), or the hit path, whose readiness test says so).
+ * A miss, once neither the hint nor the table pinned (the hit path's walk
+ * of the table found nothing: it does not look again; a look under the
+ * mutex will).  The arguments are checked and the caller may call in
+ * (map_general(), or the hit path, whose readiness test says so).
  * @use_cfg: wait for the cache's wait_timeout_ns rather than @timeout_ns
  * (dc_map()).
  */
+static dc_noinline int
+map_missed(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+	   uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
+{
+	struct dc_cache *c = inode->cache;
+	struct dc_range *r;
+	int ret;
+
+	if (use_cfg)
+		timeout_ns = c->cfg.wait_timeout_ns;
+	ret = map_slow(inode, file_off, flags, timeout_ns, &r);
+	if (ret)
+		return map_no_pin(pin, ret);
+	pin_fill(c->range_size, r, file_off, dc_read_once(r->gen), pin);
+	return 0;
+}
+
+/* The general way once the hint did not pin: the table, a hit there, else map_missed(). */
 static dc_noinline int
 map_unhinted(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	     uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
 {
 	struct dc_cache *c = inode->cache;
-	/* Only @depth is read before a lookup fills it. */
-	struct dci_itree_path seen dc_uninitialized;
 	uint64_t index, gen = 0;
 	struct dc_range *r;
-	int ret;
 
-	seen.depth = DCI_ITREE_PATH_NONE;
 	index = file_off >> c->cfg.range_shift;
-	r = map_tree(inode, index, &gen, &seen);
+	r = map_table(inode, index, &gen);
 	if (dc_likely(r))
 		return map_pinned(c, inode, r, gen, file_off, flags, pin);
-	if (use_cfg)
-		timeout_ns = c->cfg.wait_timeout_ns;
-	ret = map_slow(inode, file_off, flags, timeout_ns, &seen, &r);
-	if (ret)
-		return map_no_pin(pin, ret);
-	pin_fill(c->range_size, r, file_off, dc_read_once(r->gen), pin);
-	return 0;
+	return map_missed(inode, file_off, flags, timeout_ns, use_cfg, pin);
 }
 
 /*
@@ -765,13 +751,39 @@ map_raced(struct dc_range *r, struct dc_inode *inode, uint64_t file_off,
 }
 
 /*
- * The hit path: a read of a range whose hint is right (a write, even to a
- * writable mapping, goes the general way).  One load of the hint (an empty
- * one points at dci_range_none, which fails the identity check), the pin
- * (an atomic increment), a per-thread count whose readiness also says that
- * the thread may call in; no lock, no RCU section (range objects outlive
- * every inode).  Everything else is a tail call, so that this stays a leaf
- * with no stack frame.
+ * The hit path past the inode's own hints: walk the index's chain in the
+ * mapping table (a hash, about one range) for the range whose identity is
+ * @index of @inode, each range's generation loaded before its identity is
+ * compared (as try_pin() does).  No lock, no RCU section.  Returns the
+ * range, or NULL at the chain's end (nothing there, or a range that moved
+ * under the walk: see cache_maptab.c; the general way looks again).
+ */
+static dc_always_inline struct dc_range *
+map_far(struct dc_inode *inode, uint64_t index, uint64_t *genp)
+{
+	uint32_t v = dc_load_acquire(&inode->map_bucket[dc_maptab_bucket(inode, index)]);
+	struct dc_range *r;
+
+	for (;; v = dc_load_acquire(&r->hnext)) {
+		if (dc_unlikely(v & DCI_MAP_NULLS))
+			return NULL;
+		r = &inode->ranges[v];
+		*genp = dc_load_acquire(&r->gen);
+		if (dc_read_once(r->owner) == inode && dc_read_once(r->index) == index)
+			return r;
+	}
+}
+
+/*
+ * The hit path: a read of a mapped range (a write, even to a writable
+ * mapping, goes the general way).  The range comes from the inode's own
+ * hint of its index (one load; an empty one points at dci_range_none,
+ * which fails the identity check) or, past them, from the mapping table
+ * (map_far()); then the pin (an atomic increment: try_pin() spelled out,
+ * so that a lost race is a tail call), a per-thread count whose readiness
+ * also says that the thread may call in; no lock, no RCU section (range
+ * objects outlive every inode).  Everything else is a tail call, so that
+ * this stays a leaf.
  */
 static dc_always_inline int
 map_common(struct dc_inode *inode, uint64_t file_off,
@@ -790,12 +802,18 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 	if (dc_unlikely(!dc_pcounter_ref_ready(inode->stats)))
 		goto general;
 	index = file_off >> inode->range_shift;
-	r = dc_hint_get(inode, index);
-	/* try_pin(), spelled out so that a lost race is a tail call. */
-	gen = dc_load_acquire(&r->gen);
-	if (dc_unlikely(dc_read_once_ne(r->owner, inode) ||
-			dc_read_once_ne(r->index, index) ||
-			!dc_refcount_inc_not_zero_fast(&r->ref)))
+	if (dc_likely(index < DC_HINT_LEAF_SLOTS)) {
+		r = dc_read_once(inode->hint_near.slot[index]);
+		gen = dc_load_acquire(&r->gen);
+		if (dc_unlikely(dc_read_once_ne(r->owner, inode) ||
+				dc_read_once_ne(r->index, index)))
+			goto unhinted;
+	} else {
+		r = map_far(inode, index, &gen);
+		if (dc_unlikely(!r))
+			goto missed;
+	}
+	if (dc_unlikely(!dc_refcount_inc_not_zero_fast(&r->ref)))
 		goto unhinted;
 	if (dc_unlikely(dc_read_once_ne(r->gen, gen)))
 		return map_raced(r, inode, file_off, flags, timeout_ns, use_cfg, pin);
@@ -807,6 +825,8 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 
 general:
 	return map_general(inode, file_off, flags, timeout_ns, use_cfg, pin);
+missed:
+	return map_missed(inode, file_off, flags, timeout_ns, use_cfg, pin);
 unhinted:
 	/* A read with valid arguments, from a caller that may call in. */
 	return map_unhinted(inode, file_off, flags, timeout_ns, use_cfg, pin);

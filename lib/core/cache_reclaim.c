@@ -6,7 +6,7 @@
  * inode whose last reference is put.
  *
  * Claiming: a range is taken from its mapping only under its owner's inode
- * mutex, after checking that it still maps what the owner's tree says, and
+ * mutex, after checking that it still maps what the mapping table says, and
  * only by refcount_dec_if_one (1 -> 0): nobody pins it, and nobody can pin
  * it any more.  So each range has one claimer at a time, and a pinned range
  * is never taken.
@@ -163,14 +163,14 @@ static int claim_written(struct dc_cache *c, struct dc_inode *owner,
 }
 
 /*
- * claim_locked() of a mapping the caller has just found in @owner's tree
- * under @owner's mutex, held since: it is the owner's (the tree changes
- * only under that mutex, and every range in it at a count above 0 is a
- * set-up mapping of the inode; one at 0 is a pending entry, whose setup is
- * in flight (map_new()), and the claim refuses it as it refuses a pinned
- * one), so only the pin count is left to check.  Saves the tree lookup of claim_locked() on
- * every inline reclaim from the allocating inode and every range a punch
- * drops (an eviction's: claim_dead()).
+ * claim_locked() of a mapping the caller has just found in @owner's ring
+ * under @owner's mutex, held since: it is the owner's (the ring and the
+ * table change only under that mutex, and every range in them at a count
+ * above 0 is a set-up mapping of the inode; one at 0 is a pending entry,
+ * whose setup is in flight (map_new()), and the claim refuses it as it
+ * refuses a pinned one), so only the pin count is left to check.  Saves
+ * the lookup of claim_locked() on every inline reclaim from the allocating
+ * inode and every range a punch drops.
  */
 static int claim_found(struct dc_cache *c, struct dc_inode *owner,
 		       struct dc_range *r, bool force)
@@ -179,43 +179,46 @@ static int claim_found(struct dc_cache *c, struct dc_inode *owner,
 
 	if (ret)
 		return ret;
-	dc_itree_remove(owner->tree, r->index, NULL);
+	dci_maptab_remove(c, r);
 	dci_pool_del_busy(c, r);
 	return 0;
 }
 
 /*
- * Claim @r, found at @index in the tree of @owner, an inode being evicted
- * (no reference left, unhashed: the caller is the only thread that claims
- * its mappings, and the tree is freed whole with the inode).  The range
- * stays in the tree, and on the busy ring until its batch is flushed
- * (remove_batch.on_busy).  Returns 0 with it claimed; -ENOENT when an
- * earlier pass of the eviction dropped it (the range now free, or another
- * inode's), -EBUSY when pinned, or the writeback error (claim_written(),
- * forced).
+ * Claim @r, found in the ring of @owner, an inode being evicted (no
+ * reference left, unhashed: the caller is the only thread that claims its
+ * mappings; it holds the mutex, for the ring).  The range leaves the table
+ * and the ring, and stays on the busy ring until its batch is flushed
+ * (remove_batch.on_busy).  Returns 0 with it claimed, -EBUSY when pinned,
+ * or the writeback error (claim_written(), forced).
  */
 static int claim_dead(struct dc_cache *c, struct dc_inode *owner,
-		      struct dc_range *r, uint64_t index)
+		      struct dc_range *r)
 {
-	/* The count first: a non-zero one was set after the identity. */
-	if (!dc_refcount_read_acquire(&r->ref) ||
-	    dc_read_once(r->owner) != owner || dc_read_once(r->index) != index)
-		return -ENOENT;
-	return claim_written(c, owner, r, true);
+	int ret = claim_written(c, owner, r, true);
+
+	if (!ret)
+		dci_maptab_remove(c, r);
+	return ret;
 }
 
 /*
  * Take @r from @owner, whose mutex the caller holds: check it is still the
  * owner's mapping, claim it (1 -> 0), write it back if it was writable, and
  * unpublish it.  A failed writeback gives the mapping back unless @force.
- * Returns 0 with the range claimed (count 0, in no list, not in the tree),
+ * Returns 0 with the range claimed (count 0, in no list, not in the table),
  * -EBUSY when it is pinned or no longer the owner's, or the writeback error.
  */
 static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 			struct dc_range *r, bool force)
 {
+	/*
+	 * Not @r's own links: a range no longer the owner's may be joining
+	 * another inode's ring under that inode's mutex.  The table, under
+	 * @owner's mutex, is exact for @owner's keys.
+	 */
 	if (dc_read_once(r->owner) != owner ||
-	    dc_itree_lookup(owner->tree, dc_read_once(r->index)) != r)
+	    dc_maptab_lookup(owner, dc_read_once(r->index)) != r)
 		return -EBUSY;
 	return claim_found(c, owner, r, force);
 }
@@ -276,41 +279,36 @@ next:
 
 /*
  * Inline reclaim from the allocating inode itself: walk its own mappings
- * from where the last walk stopped (another turn for those the victim
- * policy spares).  The caller holds @self's mutex.  With @cand (admission control),
- * the first victim found is contested: if the miss loses, nothing is
- * claimed, the walk stops there and *@refused is set.
+ * around its ring, oldest first, from where the last walk stopped (another
+ * turn for those the victim policy spares).  The walk moves a cursor,
+ * never the ring (a punch's walk relies on the ring's order:
+ * drop_by_ring()).  The caller holds @self's mutex.  With @cand (admission
+ * control), the first victim found is contested: if the miss loses,
+ * nothing is claimed, the walk stops there and *@refused is set.
  */
 static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
 				    const struct dc_admit_cand *cand, bool *refused)
 {
-	size_t budget = 2 * dc_itree_count(self->tree);
-	struct dc_itree_entry e;
-	bool have;
+	size_t budget = 2 * (size_t)self->nr_maps;
+	struct dc_range *r = self->reclaim_cursor != DCI_MAP_NONE ?
+			     &c->ranges[self->reclaim_cursor] : dc_maptab_oldest(c, self);
 
-	have = dc_itree_first(self->tree, self->reclaim_cursor, UINT64_MAX, &e) ||
-	       dc_itree_first(self->tree, 0, UINT64_MAX, &e);
-	while (have && budget--) {
-		struct dc_range *r = e.item;
-
+	for (; r && budget--; r = dc_maptab_newer(c, r)) {
 		/*
 		 * Acquire: a count of 1 comes after map_new() published the
-		 * range's identity, which the setup wrote without our mutex.
+		 * mapping, whose setup ran without our mutex.
 		 */
-		if (dc_refcount_read_acquire(&r->ref) == 1 && !victim_spared(c, self, r)) {
-			if (cand && !dci_admit_contest(c, cand, self->id, r->index)) {
-				/* The next contest starts from this victim. */
-				self->reclaim_cursor = e.start;
-				*refused = true;
-				return NULL;
-			}
-			if (!claim_found(c, self, r, false)) {
-				self->reclaim_cursor = e.start + 1;
-				return r;
-			}
+		if (dc_refcount_read_acquire(&r->ref) != 1 || victim_spared(c, self, r))
+			continue;
+		if (cand && !dci_admit_contest(c, cand, self->id, r->index)) {
+			/* The next contest starts from this victim. */
+			self->reclaim_cursor = dc_range_nr(c, r);
+			*refused = true;
+			return NULL;
 		}
-		have = dc_itree_next(self->tree, &e, UINT64_MAX) ||
-		       dc_itree_first(self->tree, 0, UINT64_MAX, &e);
+		self->reclaim_cursor = dc_range_nr(c, dc_maptab_newer(c, r));
+		if (!claim_found(c, self, r, false))
+			return r;
 	}
 	return NULL;
 }
@@ -413,7 +411,7 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 
 	*refused = false;
 	if (!cand || own_only ||
-	    2 * dc_itree_count(self->tree) > dc_pool_nr_mapped(c)) {
+	    2 * self->nr_maps > dc_pool_nr_mapped(c)) {
 		r = reclaim_own(c, self, cand, refused);
 		if (r)
 			range_was(r, was);
@@ -565,7 +563,9 @@ void dci_reclaimer_fn(struct dc_worker *w)
 /*
  * A walk that drops an inode's mappings of [@from, @last], in batches of
  * @b (its own one-entry arrays when no larger ones could be had).  @busy:
- * a mapping was left pinned; @wb_err: the first failed writeback.
+ * a mapping was left pinned; @wb_err: the first failed writeback.  @seq:
+ * the walk's number, with which it marks the ranges it passed (0 while it
+ * goes index by index: see drop_batch()).
  */
 struct drop_walk {
 	struct remove_batch b;
@@ -574,6 +574,7 @@ struct drop_walk {
 	uint64_t from, last;
 	/* A punch met a pending entry (a setup in flight): wait for it. */
 	struct dc_range *setting_up;
+	uint32_t seq;
 	bool evict, busy;
 	int wb_err;
 };
@@ -582,7 +583,7 @@ struct drop_walk {
 static void drop_batch_alloc(struct dc_inode *inode, struct drop_walk *w)
 {
 	struct dc_cache *c = inode->cache;
-	size_t count = dc_itree_count(inode->tree);
+	size_t count = dc_maptab_count(inode);
 	unsigned int want;
 
 	want = (unsigned int)(count < c->cfg.remove_batch_max ?
@@ -614,46 +615,108 @@ static void drop_batch_free(struct drop_walk *w)
 }
 
 /*
- * Claim up to a batch of @inode's mappings from w->from under the mutex;
- * remove them outside it.  Returns true when the batch filled before the
- * end: the next one goes on from where this one stopped, so what a batch
- * left behind (pinned, or not written back) is not visited again: one
- * pass, one writeback per dirty mapping.  A punch that meets a pending
- * entry (a count of 0 under the mutex: a miss's setup in flight, see
- * cache_map.c's map_new()) stops there too, with w->setting_up set: the
- * caller waits for that setup to end and goes on from the same index, so
- * that a mapping set up from before the punch is dropped as if the miss
- * had finished first.  (An eviction meets none: a miss holds a reference.)
+ * What a drop walk does with @r, a mapping of its inode in [w->from,
+ * w->last] met under the inode mutex: claim it into the batch, or note why
+ * not.  Returns false when the walk must stop here first: the batch is
+ * full, or @r is a pending entry (a count of 0 under the mutex: a miss's
+ * setup in flight, see cache_map.c's map_new()), which w->setting_up then
+ * names; the caller waits for that setup to end and the walk comes back to
+ * @r, so that a mapping set up from before the punch is dropped as if the
+ * miss had finished first.  (An eviction meets none: a miss holds a
+ * reference.)
+ */
+static bool drop_one(struct dc_cache *c, struct dc_inode *inode,
+		     struct drop_walk *w, struct dc_range *r)
+{
+	bool pending = !w->evict && !dc_refcount_read(&r->ref);
+	int ret;
+
+	if (w->b.n == w->b.max || pending) {
+		w->setting_up = pending ? r : NULL;
+		return false;
+	}
+	ret = w->evict ? claim_dead(c, inode, r) : claim_found(c, inode, r, false);
+	if (!ret)
+		batch_add(c, &w->b, r, NULL);
+	else if (ret == -EBUSY)
+		w->busy = true;
+	else if (!w->wb_err)
+		w->wb_err = ret;
+	return true;
+}
+
+/*
+ * One batch of a walk index by index, for a span no wider than the inode's
+ * mappings: a lookup in the table for each index from w->from.  Returns
+ * true when it stopped before w->last (w->from then says where to go on).
+ */
+static bool drop_by_index(struct dc_cache *c, struct dc_inode *inode,
+			  struct drop_walk *w)
+{
+	for (;;) {
+		struct dc_range *r = dc_maptab_lookup(inode, w->from);
+
+		if (r && !drop_one(c, inode, w, r))
+			return true;
+		if (w->from == w->last)
+			return false;
+		w->from++;
+	}
+}
+
+/*
+ * One batch of a walk around the inode's ring, for a wider span: each
+ * range it passes and leaves in the ring (out of the span, pinned, or not
+ * written back) is marked with the walk's number and goes to the ring's
+ * tail.  New mappings join at the head, unmarked, and a claim takes a
+ * range out wherever it is, so the marked ones stay a run at the tail: the
+ * walk has passed every range once it finds a marked one at the head.  A
+ * walk that meets another walk's mark passes that range again (one more
+ * claim that fails, or one more writeback).  Returns true when it stopped
+ * before the end.
+ */
+static bool drop_by_ring(struct dc_cache *c, struct dc_inode *inode,
+			 struct drop_walk *w)
+{
+	struct dc_range *r;
+
+	while ((r = dc_maptab_first(c, inode)) && *dc_maptab_drop_seq(c, r) != w->seq) {
+		if (r->index >= w->from && r->index <= w->last) {
+			unsigned int n = w->b.n;
+
+			if (!drop_one(c, inode, w, r))
+				return true;
+			/* Claimed: out of the ring. */
+			if (w->b.n != n)
+				continue;
+		}
+		*dc_maptab_drop_seq(c, r) = w->seq;
+		dc_maptab_rotate(c, inode);
+	}
+	return false;
+}
+
+/*
+ * Claim up to a batch of @inode's mappings of [w->from, w->last] under the
+ * mutex; remove them outside it.  Returns true when the walk stopped before
+ * the end (a full batch, or a pending entry to wait for): the next batch
+ * goes on from where this one stopped, so what a batch left behind
+ * (pinned, or not written back) is not visited again: one pass, one
+ * writeback per dirty mapping.
  */
 static bool drop_batch(struct dc_inode *inode, struct drop_walk *w)
 {
 	struct dc_cache *c = inode->cache;
-	struct dc_itree_entry e;
-	bool more = false;
-	int ret;
+	bool more;
 
 	dc_mutex_lock(&inode->mutex);
-	if (dc_itree_first(inode->tree, w->from, w->last, &e)) {
-		do {
-			struct dc_range *r = e.item;
-			bool pending = !w->evict && !dc_refcount_read(&r->ref);
-
-			if (w->b.n == w->b.max || pending) {
-				w->setting_up = pending ? r : NULL;
-				more = true;
-				w->from = e.start;
-				break;
-			}
-			ret = w->evict ? claim_dead(c, inode, r, e.start) :
-				claim_found(c, inode, r, false);
-			if (!ret)
-				batch_add(c, &w->b, r, NULL);
-			else if (ret == -EBUSY)
-				w->busy = true;
-			else if (ret != -ENOENT && !w->wb_err)
-				w->wb_err = ret;
-		} while (dc_itree_next(inode->tree, &e, w->last));
+	if (!w->seq && w->last - w->from >= inode->nr_maps) {
+		/* Wider than the inode's mappings: around the ring, once. */
+		w->seq = ++inode->drop_seq;
+		if (!w->seq)
+			w->seq = ++inode->drop_seq;
 	}
+	more = w->seq ? drop_by_ring(c, inode, w) : drop_by_index(c, inode, w);
 	dc_mutex_unlock(&inode->mutex);
 	batch_flush(c, &w->b);
 	return more;
@@ -713,10 +776,7 @@ static bool evict_wait_pins(struct dc_inode *inode, struct pin_wait *pw)
  * Drop @inode's mappings of indexes [@first, @last].  Pinned mappings stay
  * (-EBUSY) unless @evict, which waits for their pins (until the cache's
  * evict_deadline: only dc_cache_destroy() sets one, and -EBUSY then says
- * some stayed) and drops mappings even when their writeback fails.  An
- * eviction leaves the tree as it is, to be freed whole with the inode
- * (claim_dead()): removing each entry copied the nodes on its path, more
- * than half of what dropping a mapping cost.  A
+ * some stayed) and drops mappings even when their writeback fails.  A
  * failed writeback (the mapping stays) is what the caller hears, even when
  * some mappings were pinned too: a pin is no data loss.
  */
@@ -742,6 +802,7 @@ static int inode_drop_range(struct dc_inode *inode, uint64_t first,
 			break;
 		w.busy = false;
 		w.from = first;
+		w.seq = 0;
 	}
 	if (pw.registered)
 		dc_waiters_leave(inode->cache);
@@ -771,9 +832,11 @@ DC_EXPORT(dc_inode_punch);
 void dci_inode_evict(struct dc_inode *inode)
 {
 	struct dc_cache *c = inode->cache;
+	/* What it maps as it goes (no other thread adds to a dead inode). */
+	unsigned int nr = dc_maptab_count(inode);
 	int ret = inode_drop_range(inode, 0, UINT64_MAX, true);
 
-	dci_trace_evict(inode->id, dc_itree_count(inode->tree), ret);
+	dci_trace_evict(inode->id, nr, ret);
 	if (ret) {
 		dc_pool_lock(c);
 		inode->evict_next = c->reclaim.orphans;

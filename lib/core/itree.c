@@ -34,12 +34,12 @@
  * waiting for a grace period, so removal never fails.  See docs/design.md.
  *
  * Locks: readers take none (a read-side section); writers are serialized
- * by their caller (in the cache, by the owning inode's mutex, named with
- * dci_itree_set_writer_lock() so that PROVE_RCU checks it).
+ * by their caller (a lock it may name with dci_itree_set_writer_lock(), so
+ * that PROVE_RCU checks it).
  *
- * Callers: the API (<daxcache/itree.h>); in the cache, cache_inode.c
- * (creation), cache_map.c (lookups, inserts) and cache_reclaim.c
- * (removals).
+ * Callers: the API (<daxcache/itree.h>), and itree_internal.h's extras
+ * (a lookup that notes where an insert goes, and the insert there).  The
+ * window cache no longer keeps a tree: see cache_maptab.c.
  */
 #include "platform.h"
 

@@ -2561,6 +2561,77 @@ static void punch_linear_body(struct dc_test *t, struct env *e)
 ENV_CASE_CFG(cache_punch_linear, 65, punch_linear_body,
 	     e.cfg.reclaim_threshold_pct = 0, e.cfg.remove_batch_max = 1)
 
+/* Whether @off of inode @i is mapped: a map that hits, or a miss that maps it. */
+static bool span_mapped(struct dc_test *t, struct env *e, unsigned int i,
+			uint64_t off)
+{
+	uint64_t hits = cst(e).hits;
+
+	pin_at(t, e, 15, i, off, 0);
+	dc_unpin(&e->pin[15]);
+	return cst(e).hits == hits + 1;
+}
+
+#define SPAN_MAPS	40u
+#define SPAN_CUT	10u		/* the punch starts at this mapping's index */
+
+static uint64_t span_idx(unsigned int k)
+{
+	/* Scattered, below 64 and far past it. */
+	return k * 37 + (k % 3) * 1000;
+}
+
+static bool span_pinned(unsigned int k)
+{
+	return k % 6 == 5;
+}
+
+/*
+ * A punch drops exactly the unpinned mappings of its span, whichever way
+ * it walks: around the inode's ring (a span wider than its mappings, in
+ * batches of 3, with pinned mappings left in the ring to be passed once
+ * each), or index by index (a narrow span).  Another inode's mappings, in
+ * the same table, stay.
+ */
+static void punch_span_body(struct dc_test *t, struct env *e)
+{
+	uint64_t cut = span_idx(SPAN_CUT), wb0;
+	unsigned int k, np = 0;
+
+	for (k = 0; k < 4; k++) {
+		pin_at(t, e, 14, 1, k * e->rs, 0);
+		dc_unpin(&e->pin[14]);
+	}
+	for (k = 0; k < SPAN_MAPS; k++) {
+		pin_at(t, e, span_pinned(k) ? np : 14, 0, span_idx(k) * e->rs,
+		       span_pinned(k) ? DC_MAP_WRITE : 0);
+		DC_RETURN_IF_FAILED(t);
+		if (span_pinned(k))
+			np++;
+		else
+			dc_unpin(&e->pin[14]);
+	}
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, SPAN_MAPS + 4);
+	wb0 = sst(e).calls[DC_SIMBE_WRITEBACK];
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], cut * e->rs, UINT64_MAX), -EBUSY);
+	/* The pinned ones are passed once each: no writeback of theirs is tried. */
+	DC_ASSERT_EQ(t, sst(e).calls[DC_SIMBE_WRITEBACK], wb0);
+	for (k = 0; k < np; k++)
+		dc_unpin(&e->pin[k]);
+	for (k = 0; k < SPAN_MAPS; k++)
+		DC_ASSERT_EQ(t, span_mapped(t, e, 0, span_idx(k) * e->rs),
+			     span_idx(k) < cut || span_pinned(k));
+	for (k = 0; k < 4; k++)
+		DC_ASSERT(t, span_mapped(t, e, 1, k * e->rs));
+	/* Narrow: indexes 1 and 2 of inode 1's four. */
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[1], e->rs, 2 * e->rs), 0);
+	for (k = 0; k < 4; k++)
+		DC_ASSERT_EQ(t, span_mapped(t, e, 1, k * e->rs), k == 0 || k == 3);
+}
+
+ENV_CASE_CFG(cache_punch_span_walks, 48, punch_span_body,
+	     e.cfg.reclaim_threshold_pct = 0, e.cfg.remove_batch_max = 3)
+
 /*
  * remove_batch_max above the number of ranges is capped, not allocated.
  * One range stays free (threshold 0): the background reclaimer is never
@@ -3228,6 +3299,7 @@ DC_SUITE(cache,
 	 DC_CASE(cache_gen_changes_on_upgrade),
 	 DC_CASE(cache_punch_writeback_error_wins),
 	 DC_CASE(cache_punch_linear),
+	 DC_CASE(cache_punch_span_walks),
 	 DC_CASE(cache_remove_batch_max_capped),
 	 DC_CASE(cache_destroy_with_pin_returns),
 	 DC_CASE(cache_stats_threads_exit),

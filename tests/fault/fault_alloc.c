@@ -87,9 +87,16 @@ struct scenario {
 	/* Check the state after the operation returned @ret. */
 	void (*check)(struct fx *x, int ret);
 	void (*teardown)(struct fx *x);
-	/* The errno a failed allocation may give (0: none, it must cope). */
+	/*
+	 * The errno a failed allocation may give (0: none, it must cope), or
+	 * FT_NO_ALLOC: the operation allocates nothing (a dc_map() once the
+	 * cache and the inode exist): no site is reached, and with every
+	 * site armed at once it still succeeds.
+	 */
 	int err;
 };
+
+#define FT_NO_ALLOC	1
 
 /* A cache of 16 ranges with FT_INODES inodes. */
 static int env_setup(struct fx *x)
@@ -730,15 +737,15 @@ static const struct scenario scenarios[] = {
 	{ "inode get", env_setup, NULL, inode_get_op, env_check, env_teardown,
 	  -ENOMEM },
 	{ "map miss (read)", env_setup, NULL, miss_read_op, env_check,
-	  env_teardown, -ENOMEM },
+	  env_teardown, FT_NO_ALLOC },
 	{ "map miss (write)", env_setup, NULL, miss_write_op, env_check,
-	  env_teardown, -ENOMEM },
+	  env_teardown, FT_NO_ALLOC },
 	{ "map miss (index 64)", env_setup, NULL, miss_far_op, env_check,
-	  env_teardown, -ENOMEM },
+	  env_teardown, FT_NO_ALLOC },
 	{ "map upgrade", env_setup, upgrade_prepare, upgrade_op, env_check,
-	  env_teardown, -ENOMEM },
+	  env_teardown, FT_NO_ALLOC },
 	{ "map inline reclaim", inline_setup, NULL, inline_op, inline_check,
-	  inline_teardown, -ENOMEM },
+	  inline_teardown, FT_NO_ALLOC },
 	{ "background reclaim", bg_setup, bg_prepare, bg_op, env_check,
 	  env_teardown, 0 },
 	{ "punch", env_setup, punch_prepare, punch_op, env_check,
@@ -861,7 +868,7 @@ static bool run_armed(const struct scenario *sc, unsigned int idx,
 		FT_CHECK_INT(site_failures(idx), fails + 1);
 		FT_CHECK_INT(dc_fault_alloc_last_site(), idx);
 		if (ret)
-			FT_CHECK_INT(ret, sc->err ? sc->err : 0);
+			FT_CHECK_INT(ret, sc->err < 0 ? sc->err : 0);
 	} else {
 		FT_CHECK_INT(ret, 0);
 	}
@@ -872,6 +879,54 @@ static bool run_armed(const struct scenario *sc, unsigned int idx,
 	scen_teardown(sc, x);
 	free(x);
 	return fired;
+}
+
+/*
+ * An FT_NO_ALLOC scenario's operation allocated nothing unarmed (@calls); now
+ * every site is armed to fail its next allocation at once, and the
+ * operation must still succeed, with no failure fired.  Returns 1 (the
+ * case run).
+ */
+static unsigned long run_no_alloc(const struct scenario *sc,
+				  const unsigned long *calls,
+				  unsigned int nr_sites)
+{
+	unsigned long fails = 0, calls_after[64];
+	struct fx *x;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < nr_sites; i++)
+		if (calls[i])
+			ft_fail(__FILE__, __LINE__, "%s allocated %lu times at site %u after create",
+				sc->name, calls[i], i);
+	x = calloc(1, sizeof(*x));
+	if (!x || !scen_setup(sc, x)) {
+		ft_fail(__FILE__, __LINE__, "%s: no state", sc->name);
+		free(x);
+		return 0;
+	}
+	if (sc->prepare)
+		sc->prepare(x);
+	quiesce();
+	for (i = 0; i < nr_sites; i++) {
+		fails += site_failures(i);
+		FT_CHECK_INT(dc_fault_site_fail_nth(i, 1), 0);
+	}
+	ret = sc->op(x);
+	for (i = 0; i < nr_sites; i++)
+		dc_fault_site_fail_nth(i, 0);
+	quiesce();
+	for (i = 0; i < nr_sites; i++)
+		fails -= site_failures(i);
+	FT_CHECK_INT(ret, 0);
+	FT_CHECK_INT(fails, 0);
+	if (sc->check)
+		sc->check(x, ret);
+	run_unarmed(sc, x, calls_after, nr_sites);
+	scen_teardown(sc, x);
+	free(x);
+	return 1;
 }
 
 static void print_sites(unsigned int n)
@@ -917,6 +972,8 @@ unsigned long ft_alloc_run(void)
 		run_unarmed(sc, x, calls, nr_sites);
 		scen_teardown(sc, x);
 		free(x);
+		if (sc->err == FT_NO_ALLOC)
+			sc_cases += run_no_alloc(sc, calls, nr_sites);
 		for (i = 0; i < nr_sites; i++) {
 			for (nth = 1; nth <= calls[i] && nth <= FT_MAX_NTH; nth++) {
 				snprintf(ft_context, sizeof(ft_context),

@@ -528,18 +528,21 @@ active [NT] proctype mapper()
 	:: atomic {
 		pc == MAP_NEW ->
 		/*
-		 * map_new(): the mark, then into the tree, at count 0, still
-		 * naming what the backend maps there (owner and index change
-		 * at PUBLISH, once the setup succeeded), and unlock for the
-		 * setup.  A lock-free reader that finds a range at count 0
-		 * fails to pin it whatever it read; a miss that finds it
-		 * under the mutex waits for the mark to clear.
+		 * map_new(): the mark, the new owner and index (the mapping
+		 * table's key), then into the table (tree[]), at count 0, and
+		 * unlock for the setup.  A lock-free reader that finds a
+		 * range at count 0 fails to pin it whatever it read; one that
+		 * loaded the old generation fails its check after the pin; a
+		 * miss that finds it under the mutex waits for the mark to
+		 * clear.
 		 */
 		assert(mtx[i] == _pid + 1);
 		assert(ref[r - 1] == 0 && held[r - 1] && gpins[r - 1] == 0 &&
 		       !infree[r - 1] && !onbusy[r - 1] && tree[SLOT(i, x)] == 0 &&
 		       !setting[r - 1]);
 		setting[r - 1] = 1;
+		owner[r - 1] = i;
+		idx[r - 1] = x;
 		tree[SLOT(i, x)] = r;
 		UNLOCK(i);
 		pc = SETUP
@@ -581,15 +584,14 @@ active [NT] proctype mapper()
 	:: atomic {
 		pc == PUBLISH ->
 		/*
-		 * Owner and index, the new generation (release), then
-		 * dc_refcount_set_release(&r->ref, 2): one step, as they change
-		 * only at count 0 and the release publishes them with the
-		 * count.  A reader that loaded the old generation fails its
-		 * check; one that loads the new one reads the new identity.
+		 * The new generation (release), then
+		 * dc_refcount_set_release(&r->ref, 2): one step, as the
+		 * identity (written at MAP_NEW) changes only at count 0 and
+		 * the release publishes it with the count.  A reader that
+		 * loaded the old generation fails its check; one that loads
+		 * the new one reads the new identity.
 		 */
-		assert(ref[r - 1] == 0);
-		owner[r - 1] = i;
-		idx[r - 1] = x;
+		assert(ref[r - 1] == 0 && owner[r - 1] == i && idx[r - 1] == x);
 		for (k : 0 .. NT - 1) {
 			if
 			:: gload[k] == r -> genmoved[k] = 1
