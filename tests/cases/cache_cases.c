@@ -2633,6 +2633,65 @@ ENV_CASE_CFG(cache_punch_span_walks, 48, punch_span_body,
 	     e.cfg.reclaim_threshold_pct = 0, e.cfg.remove_batch_max = 3)
 
 /*
+ * Two punches of one inode's whole span at once, in batches of one, each
+ * held at its first remove until both are there: each walks the ring with
+ * its own mark while the other moves ranges too, and each ends; between
+ * them they drop every unpinned mapping once (one remove each), and both
+ * report the pinned ones.
+ */
+#define TWOPUNCH_MAPS	16u
+
+struct twopunch_ctx {
+	struct env *e;
+	int ret[2];
+};
+
+static void twopunch_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct twopunch_ctx *c = arg;
+	struct env *e = c->e;
+
+	if (idx < 2) {
+		c->ret[idx] = dc_inode_punch(e->inode[0], 0, UINT64_MAX);
+		return;
+	}
+	DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_REMOVE) == 2);
+	dc_simbe_gate_open(e->be, DC_SIMBE_REMOVE);
+}
+
+static void twopunch_body(struct dc_test *t, struct env *e)
+{
+	struct twopunch_ctx c = { .e = e };
+	unsigned int k, np = 0;
+	uint64_t rm0;
+
+	for (k = 0; k < TWOPUNCH_MAPS; k++) {
+		bool pin = k % 4 == 1;
+
+		pin_at(t, e, pin ? np : 14, 0, 3 * k * e->rs, 0);
+		DC_RETURN_IF_FAILED(t);
+		if (pin)
+			np++;
+		else
+			dc_unpin(&e->pin[14]);
+	}
+	rm0 = sst(e).removed_entries;
+	dc_simbe_gate_close(e->be, DC_SIMBE_REMOVE);
+	dc_test_run_threads(t, 3, twopunch_thread, &c);
+	DC_ASSERT_INT_EQ(t, c.ret[0], -EBUSY);
+	DC_ASSERT_INT_EQ(t, c.ret[1], -EBUSY);
+	DC_ASSERT_EQ(t, sst(e).removed_entries - rm0, TWOPUNCH_MAPS - np);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, np);
+	for (k = 0; k < np; k++)
+		dc_unpin(&e->pin[k]);
+	for (k = 0; k < TWOPUNCH_MAPS; k++)
+		DC_ASSERT_EQ(t, span_mapped(t, e, 0, 3 * k * e->rs), k % 4 == 1);
+}
+
+ENV_CASE_CFG(cache_punch_two_at_once, 24, twopunch_body,
+	     e.cfg.reclaim_threshold_pct = 0, e.cfg.remove_batch_max = 1)
+
+/*
  * remove_batch_max above the number of ranges is capped, not allocated.
  * One range stays free (threshold 0): the background reclaimer is never
  * kicked, so the punch's remove() is the only one (with the window full,
@@ -3300,6 +3359,7 @@ DC_SUITE(cache,
 	 DC_CASE(cache_punch_writeback_error_wins),
 	 DC_CASE(cache_punch_linear),
 	 DC_CASE(cache_punch_span_walks),
+	 DC_CASE(cache_punch_two_at_once),
 	 DC_CASE(cache_remove_batch_max_capped),
 	 DC_CASE(cache_destroy_with_pin_returns),
 	 DC_CASE(cache_stats_threads_exit),
