@@ -2,10 +2,10 @@
 /*
  * inode_memory_test.c - what an inode costs does not depend on how far
  * into its file it maps.  An inode with one mapping near the start of its
- * file and one with a mapping at the far end of the hit hints' reach
- * (index 2^20 - 1) take about the same heap: the hint directory grows with
- * the inode's mappings, not with its largest index (it took 128 KiB more
- * for the far mapping before).  Measured with mallinfo2() (the heap in
+ * file and one with a mapping at index 2^20 - 1 take about the same heap:
+ * a mapping's links live in its range object and the cache's mapping
+ * table (a hint directory that grew with the largest index once took 128
+ * KiB more for the far mapping).  Measured with mallinfo2() (the heap in
  * use, each allocation at its real size); under a sanitizer or valgrind,
  * whose allocators mallinfo2() does not see, only the maps and hits are
  * checked (the plain build checks the sizes).
@@ -28,7 +28,7 @@
 #define RANGE_SHIFT	16
 #define NR_RANGES	16
 #define FAR_INDEX	((1ull << 20) - 1)
-/* More than the inode's struct, tree and leaves could differ by. */
+/* More than two inodes' structs could differ by. */
 #define SLACK		4096
 
 static int64_t heap_in_use(void)
