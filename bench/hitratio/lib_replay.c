@@ -76,7 +76,9 @@ int hr_lib_replay(const struct hr_trace *t, uint32_t cap,
 				f = nr_files - 1;
 			r -= (uint64_t)f * t->file_ranges;
 		}
-		ret = dc_map(inode[f], r << RANGE_SHIFT, flags, &pin);
+		/* At the page the generator drew: stream recognition reads it. */
+		ret = dc_map(inode[f], (r << RANGE_SHIFT) + ((uint64_t)(t->page ? t->page[i] : 0) << 12),
+			     flags, &pin);
 		if (ret == DC_MAP_BYPASS && cfg->may_bypass) {
 			out->bypasses++;
 		} else if (ret) {
