@@ -55,7 +55,7 @@ struct dc_inode;
  * ranges.
  */
 enum dc_victim_policy {
-	DC_VICTIM_CLOCK = 0,		/* second chance on an accessed bit set by hits (default) */
+	DC_VICTIM_CLOCK = 0,		/* second chance for a range hit since the hand passed (default) */
 	DC_VICTIM_ROUND_ROBIN = 1,	/* the next one, as upstream Linux */
 	DC_VICTIM_SIEVE = 2,		/* SIEVE: new mappings at the end the hand reaches next */
 };
@@ -69,8 +69,8 @@ enum dc_victim_policy {
  *	closely, or starts its range after a range of the same inode that was
  *	just read), else only if its file range was missed recently and is
  *	referenced more often than the victim it would replace (a frequency
- *	sketch, counted on misses and when the victim scan finds a range's
- *	accessed bit set); otherwise dc_map() answers DC_MAP_BYPASS.  Writes
+ *	sketch that counts misses and hits alike, whatever the victim
+ *	policy); otherwise dc_map() answers DC_MAP_BYPASS.  Writes
  *	never evict; while no range is free, a write upgrades a read-only
  *	mapping only once its range is hot (written repeatedly).  Misses served
  *	from free ranges are always mapped.  The default.

@@ -6,9 +6,11 @@
  * Two pieces of history, both updated only off the hit path:
  *
  * - a count-min sketch of how often each file range (inode id, range index)
- *   was referenced lately: +1 on each miss (mapped or bypassed), and +1 when
- *   the victim scan (the CLOCK hand, or the own-inode walk of inline reclaim)
- *   finds a mapped range's accessed bit set, and +1 on each write to a
+ *   was referenced lately: +1 on each miss (mapped or bypassed), +1 for
+ *   each hit of a mapped range (counted in the range's own cache line by
+ *   the hit, which writes it anyway, and taken into the sketch when the
+ *   victim scan, the hand or the own-inode walk of inline reclaim, passes
+ *   the range, whatever the victim policy), and +1 on each write to a
  *   read-only mapping while no range is free (dci_admit_write_hit(): a
  *   range written often enough is upgraded).  Counters saturate at
  *   DC_ADMIT_MAX and are all halved every @sample increments, so the counts
@@ -27,7 +29,7 @@
  * Locks: the admission lock, the innermost of the cache's locks.
  *
  * Callers: cache_map.c (a miss is noted), cache_reclaim.c (the victim
- * scan's accessed bits and the contest of a miss against its victim),
+ * scan's hit counts and the contest of a miss against its victim),
  * cache.c (setup and teardown).
  */
 #include "cache_internal.h"
@@ -144,34 +146,47 @@ static inline unsigned int estimate_locked(const struct dc_admit *a, uint64_t h)
 	return a->sketch[s0] < a->sketch[s1] ? a->sketch[s0] : a->sketch[s1];
 }
 
-/* Halve every counter: old references weigh half as much as new ones. */
+/*
+ * Halve every counter once per @sample references counted: old references
+ * weigh half as much as new ones.  A batch of hits taken at once may span
+ * several samples (at most 8 halvings: a counter is 8 bits).
+ */
 static void age_locked(struct dc_admit *a)
 {
+	unsigned int shift = 0;
 	uint32_t i;
 
+	while (a->incs >= a->sample && shift < 8) {
+		a->incs -= a->sample;
+		shift++;
+	}
+	if (a->incs >= a->sample)
+		a->incs = 0;
 	for (i = 0; i <= a->sketch_mask; i++)
-		a->sketch[i] >>= 1;
-	a->incs = 0;
+		a->sketch[i] >>= shift;
 }
 
 /*
- * Count one reference: both counters, as the conservative update of a
- * count-min sketch does (only those at the minimum grow), so that a
- * collision inflates an estimate as little as it can.
+ * Count @n references: both counters, as the conservative update of a
+ * count-min sketch does (only those below the new estimate grow to it),
+ * so that a collision inflates an estimate as little as it can.  Every
+ * reference counts towards the next halving, saturated or not.
  */
-static void count_locked(struct dc_admit *a, uint64_t h)
+static void count_locked(struct dc_admit *a, uint64_t h, uint32_t n)
 {
 	unsigned int est = estimate_locked(a, h);
 	uint32_t s0, s1;
 
-	if (est >= DC_ADMIT_MAX)
-		return;
-	slots_of(a, h, &s0, &s1);
-	if (a->sketch[s0] == est)
-		a->sketch[s0]++;
-	if (a->sketch[s1] == est)
-		a->sketch[s1]++;
-	if (++a->incs >= a->sample)
+	if (est < DC_ADMIT_MAX) {
+		est = n < DC_ADMIT_MAX - est ? est + n : DC_ADMIT_MAX;
+		slots_of(a, h, &s0, &s1);
+		if (a->sketch[s0] < est)
+			a->sketch[s0] = (uint8_t)est;
+		if (a->sketch[s1] < est)
+			a->sketch[s1] = (uint8_t)est;
+	}
+	a->incs += n;
+	if (a->incs >= a->sample)
 		age_locked(a);
 }
 
@@ -218,7 +233,7 @@ static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
 	if (pos >= DC_ADMIT_POS_NEAR || !index)
 		return false;
 	if (prev)
-		return dc_read_once(prev->accessed);
+		return dc_read_once(prev->hits) != 0;
 	h = key_hash(inode->id, index - 1);
 	g = ghost_slot(a, h);
 	return a->ghost[g] == fingerprint(h) &&
@@ -268,30 +283,33 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 				     a->ghost_pos[g], prev);
 	a->ghost[g] = fp;
 	a->ghost_pos[g] = (uint16_t)pos;
-	count_locked(a, h);
+	count_locked(a, h, 1);
 	cand->est = estimate_locked(a, h);
 	dc_spin_unlock(&a->lock);
 }
 
 /**
- * dci_admit_seen() - count a reference to a mapped range, seen by the victim
- *	scan as its accessed bit (which the scan then clears).
+ * dci_admit_seen() - count the hits of a mapped range, taken by the victim
+ *	scan from the range's count (dc_range_hits_take()).
  * @c: the cache.
  * @ino: the inode id.
  * @index: the range index.
+ * @hits: hits since the scan last passed the range (non-zero).
  *
- * Does nothing unless the admit policy is DC_ADMIT_FREQ.
+ * Each hit counts as a miss does: one reference.  Does nothing unless the
+ * admit policy is DC_ADMIT_FREQ.
  *
  * Context: any lock but the admission lock held; never sleeps.
  */
-void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
+void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
+		    uint32_t hits)
 {
 	struct dc_admit *a = &c->adm;
 
 	if (!a->sketch)
 		return;
 	dc_spin_lock(&a->lock);
-	count_locked(a, key_hash(ino, index));
+	count_locked(a, key_hash(ino, index), hits);
 	dc_spin_unlock(&a->lock);
 }
 
@@ -379,7 +397,7 @@ bool dci_admit_write_hit(struct dc_cache *c, uint64_t ino, uint64_t index)
 	unsigned int est;
 
 	dc_spin_lock(&a->lock);
-	count_locked(a, h);
+	count_locked(a, h, 1);
 	est = estimate_locked(a, h);
 	dc_spin_unlock(&a->lock);
 	return est >= DC_ADMIT_UPGRADE_MIN;

@@ -104,7 +104,7 @@ static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 		return false;
 	if (dc_likely(dc_read_once(r->gen) == gen)) {
 		/* Pinned: the line is ours already, a store costs nothing more. */
-		dc_write_once(r->accessed, true);
+		dc_write_once(r->hits, dc_read_once(r->hits) + 1);
 		*genp = gen;
 		return true;
 	}
@@ -395,7 +395,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	r->backend_mapped = true;
 	dc_write_once(r->owner, inode);
 	dc_write_once(r->index, index);
-	dc_write_once(r->accessed, false);
+	dc_write_once(r->hits, 0);
 	/* After the identity: see try_pin(). */
 	dc_store_release(&r->gen, dc_range_gen_next(r->gen, writable));
 	/* One reference for the mapping, one for the caller's pin. */
@@ -800,7 +800,7 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 	if (dc_unlikely(dc_read_once_ne(r->gen, gen)))
 		return map_raced(r, inode, file_off, flags, timeout_ns, use_cfg, pin);
 	/* Pinned: the line is ours already, a store costs nothing more. */
-	dc_write_once(r->accessed, true);
+	dc_write_once(r->hits, dc_read_once(r->hits) + 1);
 	pin_fill(inode->range_size, r, file_off, gen, pin);
 	dc_pcounter_ref_add(inode->stats, DC_STAT_HITS, 1);
 	return 0;

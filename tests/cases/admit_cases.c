@@ -595,6 +595,63 @@ static void again_body(struct dc_test *t, struct aenv *e)
 
 AENV_CASE(admit_victim_again_higher_bar, 4, again_body)
 
+/*
+ * Hits count as misses do, whatever the victim policy: four ranges mapped
+ * by one miss each, then hit 40 times each, face a candidate missed six
+ * times at scattered pages (no stream).  Every miss is bypassed: the
+ * victims' hits, taken by the victim walk, put them far above the
+ * candidate.  (When only the misses counted, a victim's estimate was its
+ * one miss, or two once the walk had seen its accessed bit, and the third
+ * or fourth miss of the candidate won, under round-robin at once.)
+ */
+static void hits_body(struct dc_test *t, struct aenv *e)
+{
+	static const uint64_t pages[6] = { 300, 200, 100, 400, 50, 250 };
+	struct dc_cache_stats st, before;
+	unsigned int k, h;
+
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
+	for (h = 1; h <= 40; h++)
+		for (k = 0; k < e->nr; k++)
+			DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, h * 7, BYPASS), 0);
+	before = ast(e);
+	DC_ASSERT_EQ(t, before.nr_free, 0);
+	for (k = 0; k < 6; k++)
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 10, pages[k], BYPASS),
+				 DC_MAP_BYPASS);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.admits_contested, 0);
+	DC_ASSERT_EQ(t, st.bypass_full - before.bypass_full, 6);
+	/* The four stay mapped (NORECLAIM: a miss would map nothing). */
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 9, DC_MAP_NORECLAIM), 0);
+}
+
+static void hits_policy(struct dc_test *t, enum dc_victim_policy victim)
+{
+	struct aenv e;
+
+	aenv_init(&e, 4);
+	e.cfg.victim = victim;
+	AENV_RUN(t, &e, hits_body);
+}
+
+DC_TEST(admit_hits_count_clock)
+{
+	hits_policy(t, DC_VICTIM_CLOCK);
+}
+
+DC_TEST(admit_hits_count_round_robin)
+{
+	hits_policy(t, DC_VICTIM_ROUND_ROBIN);
+}
+
+DC_TEST(admit_hits_count_sieve)
+{
+	hits_policy(t, DC_VICTIM_SIEVE);
+}
+
 /* --- writes ------------------------------------------------------------------- */
 
 /*
@@ -1012,6 +1069,9 @@ DC_SUITE(admit,
 	DC_CASE(admit_random_miss_not_stream),
 	DC_CASE(admit_skew_keeps_hottest),
 	DC_CASE(admit_victim_again_higher_bar),
+	DC_CASE(admit_hits_count_clock),
+	DC_CASE(admit_hits_count_round_robin),
+	DC_CASE(admit_hits_count_sieve),
 	DC_CASE(admit_writes_never_evict),
 	DC_CASE(admit_write_hot_upgrades),
 	DC_CASE(admit_victim_window_wide),
