@@ -277,12 +277,12 @@ struct dc_admit {
 	dc_spinlock_t lock;
 	uint8_t *sketch;
 	uint32_t *ghost;
-	uint16_t *ghost_pos;		/* where in its range each ghost miss fell */
+	/* Where in its range each ghost miss fell; above: its forward steps. */
+	uint32_t *ghost_pos;
 	uint32_t sketch_mask;
 	uint32_t ghost_mask;
 	uint64_t incs;			/* increments since the last halving */
 	uint64_t sample;		/* halve after this many */
-	uint64_t victim_h;		/* the hash of the last victim contested */
 };
 
 /* A miss under admission control, as dci_admit_note_miss() saw it. */
