@@ -45,6 +45,7 @@
 #define BLOCK		4096u
 #define INO		1
 #define MAX_THREADS	64
+#define MMAP_SETUP_COST	24u	/* a setup, in pread()s (see where it is set) */
 /* Latency histogram: 16 linear sub-buckets per power of two of nanoseconds. */
 #define HIST_SUB	16
 #define HIST_BUCKETS	(64 * HIST_SUB)
@@ -709,6 +710,14 @@ int main(int argc, char **argv)
 		cfg.range_shift = opt.range_shift;
 		cfg.victim = opt.victim;
 		cfg.flags = opt.flags;
+		/*
+		 * A setup here is an mmap(MAP_FIXED) that replaces the old
+		 * mapping (its page tables torn down, a TLB shootdown to
+		 * every CPU running us) and then a page fault for each first
+		 * touch of the new one, where a bypass is one pread() of
+		 * well under a microsecond: a setup costs tens of them.
+		 */
+		cfg.admit_setup_cost = MMAP_SETUP_COST;
 		err = dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
 				      sizeof(struct dc_backend_ops), be, &cache);
 	}
