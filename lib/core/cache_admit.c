@@ -48,10 +48,12 @@
 /*
  * The lead over the victim that a contest asks beyond the setup cost must
  * stand out of the counts' noise: (lead - cost)^2 > DC_ADMIT_NOISE * (the
- * two counts' sum), about 2.4 standard deviations of the difference of two
- * Poisson counts of those means.
+ * two counts' sum), about 1.4 standard deviations of the difference of two
+ * Poisson counts of those means.  Chosen by bench-hitratio (see
+ * docs/design.md, "The rule"): 4 and 6 cut uniform churn little further
+ * and cost the zipf and shift workloads 1-3 points of hits.
  */
-#define DC_ADMIT_NOISE		6u
+#define DC_ADMIT_NOISE		2u
 #define DC_ADMIT_UPGRADE_MIN	3u	/* a write hit upgrades at this estimate */
 /*
  * Positions in a range, for stream recognition: 0..DC_ADMIT_POS_N - 1 (the

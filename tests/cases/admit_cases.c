@@ -577,12 +577,12 @@ AENV_CASE(admit_skew_keeps_hottest, 16, skew_body)
 /*
  * A candidate wins when its lead over the victim pays for the setup and
  * stands out of the noise: est > vest + cost and (est - vest - cost)^2 >
- * 6 (est + vest).  Four ranges mapped once fill the window (estimates 1,
+ * 2 (est + vest).  Four ranges mapped once fill the window (estimates 1,
  * never hit); range 10 is then missed at pages that step backwards (no
  * stream), its estimate one more at each miss.  At the default cost (2)
- * its 12th miss is the first to win (81 > 78, where the 11th has
- * 64 < 72); at a cost of 10 its 24th (169 > 150, where the 23rd has
- * 144 = 144).
+ * its 8th miss is the first to win (25 > 18, where the 7th has
+ * 16 = 16); at a cost of 10 its 18th (49 > 38, where the 17th has
+ * 36 = 36).
  */
 static void lead_body(struct dc_test *t, struct aenv *e, unsigned int win)
 {
@@ -613,9 +613,9 @@ static void lead_run(struct dc_test *t, unsigned int cost, unsigned int win)
 
 DC_TEST(admit_lead_pays_setup)
 {
-	lead_run(t, 0, 12);
+	lead_run(t, 0, 8);
 	DC_RETURN_IF_FAILED(t);
-	lead_run(t, 10, 24);
+	lead_run(t, 10, 18);
 }
 
 
