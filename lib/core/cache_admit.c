@@ -70,6 +70,21 @@
 #define DC_ADMIT_POS_START	(DC_ADMIT_POS_N / 256u)
 #define DC_ADMIT_RUN		2u
 
+/*
+ * Whether a candidate of estimate @est beats a victim of estimate @vest
+ * when a setup costs @cost: its lead pays for the setup, and what is left
+ * of it stands out of the noise (see dci_admit_contest()).
+ */
+static bool lead_wins(unsigned int est, unsigned int vest, unsigned int cost)
+{
+	uint32_t lead;
+
+	if (est <= vest + cost)
+		return false;
+	lead = est - vest - cost;
+	return lead * lead > DC_ADMIT_NOISE * (est + vest);
+}
+
 /* The smallest power of two >= @n, within [@lo, @hi] (powers of two). */
 static uint32_t pow2_clamp(uint64_t n, uint32_t lo, uint32_t hi)
 {
@@ -266,7 +281,8 @@ static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
  * @cand: receives what the decision needs: @write, whether the range was
  *	missed recently (in the ghost, which now records it and where in the
  *	range it fell), whether the miss continues a sequential stream, and
- *	its estimate with this miss counted.
+ *	its estimate with this miss counted, and whether that estimate is too
+ *	small to beat any victim.
  *
  * Context: @inode's mutex held, or inside an RCU read-side section (the
  * mapping before is looked up; under the mutex it is stable, under RCU it
@@ -308,6 +324,8 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 	count_locked(a, h, 1);
 	cand->est = estimate_locked(a, h);
 	dc_spin_unlock(&a->lock);
+	/* Whether it could beat even a victim never referenced. */
+	cand->weak = !lead_wins(cand->est, 0, c->cfg.admit_setup_cost);
 }
 
 /**
@@ -369,7 +387,6 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 {
 	struct dc_admit *a = &c->adm;
 	unsigned int vest, cost = c->cfg.admit_setup_cost;
-	uint32_t lead;
 	bool admit;
 
 	if (dc_admit_cand_hopeless(cand))
@@ -379,11 +396,7 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 	dc_spin_lock(&a->lock);
 	vest = estimate_locked(a, key_hash(victim_ino, victim_index));
 	dc_spin_unlock(&a->lock);
-	admit = cand->est > vest + cost;
-	if (admit) {
-		lead = cand->est - vest - cost;
-		admit = lead * lead > DC_ADMIT_NOISE * (cand->est + vest);
-	}
+	admit = lead_wins(cand->est, vest, cost);
 	dci_trace_admit(cand->ino, cand->index, cand->est, victim_ino,
 			victim_index, vest, admit);
 	return admit;

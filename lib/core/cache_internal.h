@@ -293,15 +293,17 @@ struct dc_admit_cand {
 	bool recent;			/* it was in the ghost: missed recently */
 	bool stream;			/* it continues a sequential stream */
 	bool write;			/* a write: never worth a victim */
+	bool weak;			/* @est loses even to a victim of 0 */
 };
 
 /*
  * Whether @cand loses a contest against any victim (dci_admit_contest()):
- * a write, or a read that is neither recent nor a stream's next read.
+ * a write, or a read that is not a stream's next read and is either not
+ * recent or too rarely referenced to pay for a setup over any victim.
  */
 static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
 {
-	return cand->write || (!cand->stream && !cand->recent);
+	return cand->write || (!cand->stream && (!cand->recent || cand->weak));
 }
 
 /*
