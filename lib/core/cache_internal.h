@@ -815,7 +815,8 @@ void dci_cache_wake(struct dc_cache *c);
 void dci_reclaimer_kick(struct dc_cache *c);
 void dci_pool_setup_wait(struct dc_cache *c, struct dc_range *r);
 void dci_pool_setup_wake(struct dc_cache *c);
-struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick);
+struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick,
+				    bool *kickp);
 void dci_pool_put_free(struct dc_cache *c, struct dc_range *r);
 void dci_pool_put_free_many(struct dc_cache *c, struct dc_range **ranges,
 			    unsigned int n, bool on_busy);
