@@ -1412,7 +1412,7 @@ static int direct_copy(int fd, char *buf, size_t len, uint64_t off, bool write)
 }
 
 /* What a setup costs the cache's admission rule, in pread()s of the backing file. */
-#define DAXFS_SETUP_COST	24u
+#define DAXFS_SETUP_COST	8u
 
 /*
  * The eviction budget (default policy, --evict-interval=N, N > 0).  With
