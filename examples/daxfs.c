@@ -1411,6 +1411,9 @@ static int direct_copy(int fd, char *buf, size_t len, uint64_t off, bool write)
 	return 0;
 }
 
+/* What a setup costs the cache's admission rule, in pread()s of the backing file. */
+#define DAXFS_SETUP_COST	8u
+
 /*
  * The eviction budget (default policy, --evict-interval=N, N > 0).  With
  * this backend a window hit saves one pread() (the data is copied either
@@ -3420,6 +3423,12 @@ static int cache_start(void)
 		cfg.victim = DC_VICTIM_ROUND_ROBIN;
 	} else {
 		cfg.admit = DC_ADMIT_FREQ;
+		/*
+		 * A setup is the mmap backend's mmap(MAP_FIXED) over the old
+		 * mapping and the page faults of its first touches, where a
+		 * bypassed read is one pread() of the backing file.
+		 */
+		cfg.admit_setup_cost = DAXFS_SETUP_COST;
 		map_flags = DC_MAP_MAY_BYPASS;
 	}
 	be_ops = dc_mmapbe_ops();

@@ -45,6 +45,7 @@
 #define BLOCK		4096u
 #define INO		1
 #define MAX_THREADS	64
+#define MMAP_SETUP_COST	8u	/* a setup, in pread()s (see where it is set) */
 /* Latency histogram: 16 linear sub-buckets per power of two of nanoseconds. */
 #define HIST_SUB	16
 #define HIST_BUCKETS	(64 * HIST_SUB)
@@ -709,6 +710,18 @@ int main(int argc, char **argv)
 		cfg.range_shift = opt.range_shift;
 		cfg.victim = opt.victim;
 		cfg.flags = opt.flags;
+		/*
+		 * A setup here is an mmap(MAP_FIXED) that replaces the old
+		 * mapping (its page tables torn down, a TLB shootdown to
+		 * every CPU running us) and then a page fault for each first
+		 * touch of the new one, where a bypass is one pread() of
+		 * well under a microsecond: a setup costs several of them.
+		 * 8 rather than more: the admission rule weighs a lead over
+		 * the sketch's halving period, shorter than an admitted
+		 * mapping lasts, and 24 kept zipf's hit ratio at 37% where 8
+		 * keeps 44% (docs/design.md, "Choosing the contest rule").
+		 */
+		cfg.admit_setup_cost = MMAP_SETUP_COST;
 		err = dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
 				      sizeof(struct dc_backend_ops), be, &cache);
 	}

@@ -115,7 +115,10 @@ static int make_trace(enum dsim_wl wl, const struct opts *o, struct hr_trace *t)
 	if (ret)
 		return ret;
 	t->idx = malloc(o->accesses * sizeof(*t->idx));
-	if (!t->idx) {
+	t->page = malloc(o->accesses * sizeof(*t->page));
+	if (!t->idx || !t->page) {
+		free(t->idx);
+		free(t->page);
 		dsim_gen_fini(&g);
 		return -ENOMEM;
 	}
@@ -127,7 +130,10 @@ static int make_trace(enum dsim_wl wl, const struct opts *o, struct hr_trace *t)
 		/* A shift workload moves its hot set midway through the trace. */
 		if (i == t->n / 2)
 			dsim_gen_shift(&g);
-		t->idx[i] = (uint32_t)(dsim_gen_next(&g) / DSIM_RANGE_PAGES);
+		uint64_t pg = dsim_gen_next(&g);
+
+		t->idx[i] = (uint32_t)(pg / DSIM_RANGE_PAGES);
+		t->page[i] = (uint16_t)(pg % DSIM_RANGE_PAGES);
 	}
 	dsim_gen_fini(&g);
 	return 0;
@@ -261,6 +267,7 @@ int main(int argc, char **argv)
 			}
 		}
 		free(t.idx);
+		free(t.page);
 	}
 	s.seconds = now_s() - t0;
 	hr_print_table(&s, stdout);

@@ -22,6 +22,7 @@
  */
 struct hr_trace {
 	uint32_t *idx;
+	uint16_t *page;		/* the 4 KiB page in its range of each access */
 	uint64_t n;
 	uint32_t nr_keys;
 	uint32_t nr_files;

@@ -4,10 +4,13 @@
  * the null simulation backend (no latency), one inode per file of the
  * trace (one for most), dc_map() and
  * dc_unpin() per access on the calling thread.  The background reclaimer
- * runs as it does for any user, so the effective capacity (ranges mapped,
- * as opposed to kept free) is sampled as the replay goes.
+ * runs as it does for any user, but each access waits until it has
+ * answered every kick, so that two replays of a trace are the same
+ * whenever its thread runs; the effective capacity (ranges mapped, as
+ * opposed to kept free) is sampled as the replay goes.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 
 #include <daxcache/cache.h>
@@ -18,6 +21,23 @@
 
 #define RANGE_SHIFT	21
 #define SAMPLE_EVERY	64	/* accesses between occupancy samples */
+
+/*
+ * Wait until the background reclaimer has answered every kick (the
+ * bg_pending gauge: 0 once no background work is left while nobody maps).
+ */
+static int reclaimer_idle(struct dc_cache *cache)
+{
+	struct dc_cache_stats st;
+	int ret;
+
+	for (;;) {
+		ret = dc_cache_stats(cache, &st, sizeof(st));
+		if (ret || !st.bg_pending)
+			return ret;
+		sched_yield();
+	}
+}
 
 int hr_lib_replay(const struct hr_trace *t, uint32_t cap,
 		  const struct hr_lib_config *cfg, struct hr_lib_result *out)
@@ -76,17 +96,29 @@ int hr_lib_replay(const struct hr_trace *t, uint32_t cap,
 				f = nr_files - 1;
 			r -= (uint64_t)f * t->file_ranges;
 		}
-		ret = dc_map(inode[f], r << RANGE_SHIFT, flags, &pin);
+		/* At the page the generator drew: stream recognition reads it. */
+		ret = dc_map(inode[f], (r << RANGE_SHIFT) + ((uint64_t)(t->page ? t->page[i] : 0) << 12),
+			     flags, &pin);
 		if (ret == DC_MAP_BYPASS && cfg->may_bypass) {
 			out->bypasses++;
 		} else if (ret) {
 			fprintf(stderr, "bench-hitratio: dc_map of range %u: %d\n",
 				t->idx[i], ret);
 			goto out;
-		} else {
+		}
+		/*
+		 * The reclaimer answers a kick before the next access, and
+		 * before the pin that a kicking miss holds is dropped (so
+		 * that the new mapping is never its victim): the replay is
+		 * the same however its thread is scheduled.
+		 */
+		ret = reclaimer_idle(cache);
+		if (pin.range) {
 			out->maps++;
 			dc_unpin(&pin);
 		}
+		if (ret)
+			goto out;
 		if (i >= t->n / 2 && !(i % SAMPLE_EVERY)) {
 			dc_cache_stats(cache, &st, sizeof(st));
 			mapped += (double)st.nr_mapped;

@@ -22,6 +22,10 @@ bench_hitratio_bench_hitratio_SOURCES = \
 bench_hitratio_bench_hitratio_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/bench/daxsim
 bench_hitratio_bench_hitratio_LDADD = $(bench_ldadd) -lm
 
+# The same command prints the same table twice (issue 43, item 4).
+TESTS += bench/hitratio/repeat-check
+EXTRA_DIST += bench/hitratio/repeat-check
+
 # The offline simulators against textbook values and their invariants.
 check_PROGRAMS += bench/hitratio/sim-test
 bench_hitratio_sim_test_SOURCES = bench/hitratio/sim_test.c $(hitratio_sims)

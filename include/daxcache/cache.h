@@ -55,7 +55,7 @@ struct dc_inode;
  * ranges.
  */
 enum dc_victim_policy {
-	DC_VICTIM_CLOCK = 0,		/* second chance on an accessed bit set by hits (default) */
+	DC_VICTIM_CLOCK = 0,		/* second chance for a range hit since the hand passed (default) */
 	DC_VICTIM_ROUND_ROBIN = 1,	/* the next one, as upstream Linux */
 	DC_VICTIM_SIEVE = 2,		/* SIEVE: new mappings at the end the hand reaches next */
 };
@@ -68,9 +68,10 @@ enum dc_victim_policy {
  *	continues a sequential stream (it follows a recent miss of its range
  *	closely, or starts its range after a range of the same inode that was
  *	just read), else only if its file range was missed recently and is
- *	referenced more often than the victim it would replace (a frequency
- *	sketch, counted on misses and when the victim scan finds a range's
- *	accessed bit set); otherwise dc_map() answers DC_MAP_BYPASS.  Writes
+ *	referenced more often than the victim it would replace by more than
+ *	@admit_setup_cost of struct dc_cache_config (a frequency
+ *	sketch that counts misses and hits alike, whatever the victim
+ *	policy); otherwise dc_map() answers DC_MAP_BYPASS.  Writes
  *	never evict; while no range is free, a write upgrades a read-only
  *	mapping only once its range is hot (written repeatedly).  Misses served
  *	from free ranges are always mapped.  The default.
@@ -105,6 +106,14 @@ enum dc_admit_policy {
  * @admit: admission control for DC_MAP_MAY_BYPASS calls (default
  *	DC_ADMIT_FREQ; a zeroed config, or one of DC_CACHE_CONFIG_SIZE_VER0
  *	bytes, gets DC_ADMIT_ALWAYS).
+ * @admit_setup_cost: what mapping a range costs the caller (the setup, and
+ *	the remove that follows it some time), in accesses served without the
+ *	window (a DC_MAP_BYPASS answered by a direct read): under
+ *	DC_ADMIT_FREQ a miss is mapped over a victim only when the hits it is
+ *	expected to gain over the victim pay for that (default
+ *	DC_ADMIT_SETUP_COST_DEFAULT, the virtio-fs round trips; 0, as in a
+ *	config of DC_CACHE_CONFIG_SIZE_VER1 bytes, gets the default; at most
+ *	DC_ADMIT_SETUP_COST_MAX).
  *
  * Passed with its size (see daxcache/daxcache.h).  New members are only
  * ever appended.
@@ -119,11 +128,24 @@ struct dc_cache_config {
 	unsigned int flags;
 	uint64_t wait_timeout_ns;
 	enum dc_admit_policy admit;
+	unsigned int admit_setup_cost;
 };
 
 /* The first layout of struct dc_cache_config: up to @wait_timeout_ns. */
 #define DC_CACHE_CONFIG_SIZE_VER0 \
 	DC_OFFSETOFEND(struct dc_cache_config, wait_timeout_ns)
+/* The second: up to @admit (a config of this size gets the default cost). */
+#define DC_CACHE_CONFIG_SIZE_VER1 \
+	DC_OFFSETOFEND(struct dc_cache_config, admit)
+
+/*
+ * The default @admit_setup_cost: a virtio-fs guest, where a setup is a
+ * SETUPMAPPING round trip to the host and, later, its share of a
+ * REMOVEMAPPING, and an access without the window one FUSE_READ round trip.
+ */
+#define DC_ADMIT_SETUP_COST_DEFAULT	2u
+/* The largest @admit_setup_cost: a count of the sketch saturates at 255. */
+#define DC_ADMIT_SETUP_COST_MAX		200u
 
 #define DC_WAIT_FOREVER		UINT64_MAX
 

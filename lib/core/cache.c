@@ -43,6 +43,7 @@ int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
 	def.victim = DC_VICTIM_CLOCK;
 	def.wait_timeout_ns = DC_DEFAULT_WAIT_NS;
 	def.admit = DC_ADMIT_FREQ;
+	def.admit_setup_cost = DC_ADMIT_SETUP_COST_DEFAULT;
 	return sized_copy_out(cfg, size, &def, sizeof(def),
 			      DC_CACHE_CONFIG_SIZE_VER0);
 }
@@ -102,6 +103,8 @@ static int config_check(const struct dc_cache_config *cfg,
 		return config_invalid("unknown flags");
 	if (cfg->admit != DC_ADMIT_ALWAYS && cfg->admit != DC_ADMIT_FREQ)
 		return config_invalid("unknown admit policy");
+	if (cfg->admit_setup_cost > DC_ADMIT_SETUP_COST_MAX)
+		return config_invalid("admit_setup_cost above DC_ADMIT_SETUP_COST_MAX");
 	return 0;
 }
 
@@ -125,6 +128,9 @@ static int config_copy_in(struct dc_cache_config *cfg,
 			  cfg_size, sizeof(*cfg));
 		return ret;
 	}
+	/* 0: the caller's layout ends before it, or it asks for the default. */
+	if (!cfg->admit_setup_cost)
+		cfg->admit_setup_cost = DC_ADMIT_SETUP_COST_DEFAULT;
 	if (!uops)
 		return config_invalid("backend ops or their setup op missing");
 	ret = sized_copy_in(ops, sizeof(*ops), uops, ops_size,

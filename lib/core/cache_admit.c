@@ -6,9 +6,11 @@
  * Two pieces of history, both updated only off the hit path:
  *
  * - a count-min sketch of how often each file range (inode id, range index)
- *   was referenced lately: +1 on each miss (mapped or bypassed), and +1 when
- *   the victim scan (the CLOCK hand, or the own-inode walk of inline reclaim)
- *   finds a mapped range's accessed bit set, and +1 on each write to a
+ *   was referenced lately: +1 on each miss (mapped or bypassed), +1 for
+ *   each hit of a mapped range (counted in the range's own cache line by
+ *   the hit, which writes it anyway, and taken into the sketch when the
+ *   victim scan, the hand or the own-inode walk of inline reclaim, passes
+ *   the range, whatever the victim policy), and +1 on each write to a
  *   read-only mapping while no range is free (dci_admit_write_hit(): a
  *   range written often enough is upgraded).  Counters saturate at
  *   DC_ADMIT_MAX and are all halved every @sample increments, so the counts
@@ -19,15 +21,17 @@
  *   from the long-distance re-references of a uniform spread.
  *
  * A contested miss (no free range) is admitted when it is in the ghost and
- * its count beats the victim's (see dci_admit_contest()), or at once when it
+ * its count leads the victim's by more than the client's setup cost, out
+ * of the counts' noise (see dci_admit_contest()), or at once when it
  * continues a sequential stream (see stream_locked()): the ghost also keeps
- * where in its range each recent miss fell, which tells a stream's forward
- * steps from the scattered offsets of random reads.
+ * where in its range each recent miss fell, and how many forward steps in
+ * a row led there, which tells a stream's steps from the scattered offsets
+ * of random reads.
  *
  * Locks: the admission lock, the innermost of the cache's locks.
  *
  * Callers: cache_map.c (a miss is noted), cache_reclaim.c (the victim
- * scan's accessed bits and the contest of a miss against its victim),
+ * scan's hit counts and the contest of a miss against its victim),
  * cache.c (setup and teardown).
  */
 #include "cache_internal.h"
@@ -41,18 +45,45 @@
 #define DC_ADMIT_GHOST_PER_RANGE 1u	/* ghost slots per window range */
 #define DC_ADMIT_GHOST_MIN	16u
 #define DC_ADMIT_GHOST_MAX	(1u << 22)
-#define DC_ADMIT_MARGIN		2u	/* the candidate must beat the victim by this */
+/*
+ * The lead over the victim that a contest asks beyond the setup cost must
+ * stand out of the counts' noise: (lead - cost)^2 > DC_ADMIT_NOISE * (the
+ * two counts' sum), about 1.4 standard deviations of the difference of two
+ * Poisson counts of those means.  Chosen by bench-hitratio (see
+ * docs/design.md, "The rule"): 4 and 6 cut uniform churn little further
+ * and cost the zipf and shift workloads 1-3 points of hits.
+ */
+#define DC_ADMIT_NOISE		2u
 #define DC_ADMIT_UPGRADE_MIN	3u	/* a write hit upgrades at this estimate */
 /*
  * Positions in a range, for stream recognition: 0..DC_ADMIT_POS_N - 1 (the
  * offset in the range scaled to 16 bits).  A step of at most
- * DC_ADMIT_POS_NEAR forward (1/64 of the range: 32 KiB of a 2 MiB range) is
- * the next read of a stream, and so is a miss at most that far into a range
- * after its predecessor's last DC_ADMIT_POS_NEAR.
+ * DC_ADMIT_POS_NEAR forward (1/32 of the range: 64 KiB of a 2 MiB range) is
+ * a step of a stream, and DC_ADMIT_RUN such steps in a row make one; a
+ * miss at most DC_ADMIT_POS_START into a range (8 KiB) after its
+ * predecessor's last DC_ADMIT_POS_NEAR, or after a mapped predecessor that
+ * was hit, is a stream's next read too.
  */
 #define DC_ADMIT_POS_BITS	16u
 #define DC_ADMIT_POS_N		(1u << DC_ADMIT_POS_BITS)
-#define DC_ADMIT_POS_NEAR	(DC_ADMIT_POS_N / 64u)
+#define DC_ADMIT_POS_NEAR	(DC_ADMIT_POS_N / 32u)
+#define DC_ADMIT_POS_START	(DC_ADMIT_POS_N / 256u)
+#define DC_ADMIT_RUN		2u
+
+/*
+ * Whether a candidate of estimate @est beats a victim of estimate @vest
+ * when a setup costs @cost: its lead pays for the setup, and what is left
+ * of it stands out of the noise (see dci_admit_contest()).
+ */
+static bool lead_wins(unsigned int est, unsigned int vest, unsigned int cost)
+{
+	uint32_t lead;
+
+	if (est <= vest + cost)
+		return false;
+	lead = est - vest - cost;
+	return lead * lead > DC_ADMIT_NOISE * (est + vest);
+}
 
 /* The smallest power of two >= @n, within [@lo, @hi] (powers of two). */
 static uint32_t pow2_clamp(uint64_t n, uint32_t lo, uint32_t hi)
@@ -144,34 +175,47 @@ static inline unsigned int estimate_locked(const struct dc_admit *a, uint64_t h)
 	return a->sketch[s0] < a->sketch[s1] ? a->sketch[s0] : a->sketch[s1];
 }
 
-/* Halve every counter: old references weigh half as much as new ones. */
+/*
+ * Halve every counter once per @sample references counted: old references
+ * weigh half as much as new ones.  A batch of hits taken at once may span
+ * several samples (at most 8 halvings: a counter is 8 bits).
+ */
 static void age_locked(struct dc_admit *a)
 {
+	unsigned int shift = 0;
 	uint32_t i;
 
+	while (a->incs >= a->sample && shift < 8) {
+		a->incs -= a->sample;
+		shift++;
+	}
+	if (a->incs >= a->sample)
+		a->incs = 0;
 	for (i = 0; i <= a->sketch_mask; i++)
-		a->sketch[i] >>= 1;
-	a->incs = 0;
+		a->sketch[i] >>= shift;
 }
 
 /*
- * Count one reference: both counters, as the conservative update of a
- * count-min sketch does (only those at the minimum grow), so that a
- * collision inflates an estimate as little as it can.
+ * Count @n references: both counters, as the conservative update of a
+ * count-min sketch does (only those below the new estimate grow to it),
+ * so that a collision inflates an estimate as little as it can.  Every
+ * reference counts towards the next halving, saturated or not.
  */
-static void count_locked(struct dc_admit *a, uint64_t h)
+static void count_locked(struct dc_admit *a, uint64_t h, uint32_t n)
 {
 	unsigned int est = estimate_locked(a, h);
 	uint32_t s0, s1;
 
-	if (est >= DC_ADMIT_MAX)
-		return;
-	slots_of(a, h, &s0, &s1);
-	if (a->sketch[s0] == est)
-		a->sketch[s0]++;
-	if (a->sketch[s1] == est)
-		a->sketch[s1]++;
-	if (++a->incs >= a->sample)
+	if (est < DC_ADMIT_MAX) {
+		est = n < DC_ADMIT_MAX - est ? est + n : DC_ADMIT_MAX;
+		slots_of(a, h, &s0, &s1);
+		if (a->sketch[s0] < est)
+			a->sketch[s0] = (uint8_t)est;
+		if (a->sketch[s1] < est)
+			a->sketch[s1] = (uint8_t)est;
+	}
+	a->incs += n;
+	if (a->incs >= a->sample)
 		age_locked(a);
 }
 
@@ -189,40 +233,43 @@ static inline uint32_t ghost_slot(const struct dc_admit *a, uint64_t h)
 
 /*
  * Whether a miss at position @pos of range @index of @inode continues a
- * sequential stream of that inode; @recent and @last: whether the ghost had
- * the range, and at which position it was missed then; @prev: the mapping
- * of range @index - 1, looked up when @pos is near the start (else NULL).
+ * sequential stream of that inode; @run: the forward steps in a row of
+ * the range's recent misses, this one's included (0: not a step); @prev:
+ * the mapping of range @index - 1, looked up when @pos is at the start
+ * (else NULL).
  * Context: the admission lock held.  A stream's miss is either
  *
- * - within its range: the range was missed recently, a little before @pos
- *   (the second read of a stream that was bypassed once); or
+ * - within its range: the range was missed recently, a little before @pos,
+ *   and that miss followed another one a little before it (@run: the
+ *   forward steps in a row, this one included; one step alone is what
+ *   random reads take in 1/32 of their re-misses); or
  * - across ranges: it is at the start of its range, and the range before
  *   is mapped and was hit since it was mapped or last passed by the victim
  *   scan (a stream that read through it), or was missed recently near its
  *   end (a stream that went past it without mapping it).
  *
- * Random reads rarely look like this: a recent range missed again just
- * after its last miss, or a miss near the start of a range next to one that
- * is mapped and hot, each take 1/64 of a range's offsets.  A scan that
+ * Random reads rarely look like this: two forward steps in a row take
+ * 1/1024 of their re-misses, and a miss at the start of a range next to
+ * one that is mapped and hot 1/256 of their offsets.  A scan that
  * reads one page per range leaves the ranges it maps unaccessed.
  */
 static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
-			  uint64_t index, uint32_t pos, bool recent, uint32_t last,
+			  uint64_t index, uint32_t pos, uint32_t run,
 			  const struct dc_range *prev)
 {
 	uint64_t h;
 	uint32_t g;
 
-	if (recent && pos > last && pos - last <= DC_ADMIT_POS_NEAR)
+	if (run >= DC_ADMIT_RUN)
 		return true;
-	if (pos >= DC_ADMIT_POS_NEAR || !index)
+	if (pos >= DC_ADMIT_POS_START || !index)
 		return false;
 	if (prev)
-		return dc_read_once(prev->accessed);
+		return dc_read_once(prev->hits) != 0;
 	h = key_hash(inode->id, index - 1);
 	g = ghost_slot(a, h);
 	return a->ghost[g] == fingerprint(h) &&
-	       a->ghost_pos[g] >= DC_ADMIT_POS_N - DC_ADMIT_POS_NEAR;
+	       (a->ghost_pos[g] & 0xffffu) >= DC_ADMIT_POS_N - DC_ADMIT_POS_NEAR;
 }
 
 /**
@@ -234,7 +281,8 @@ static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
  * @cand: receives what the decision needs: @write, whether the range was
  *	missed recently (in the ghost, which now records it and where in the
  *	range it fell), whether the miss continues a sequential stream, and
- *	its estimate with this miss counted.
+ *	its estimate with this miss counted, and whether that estimate is too
+ *	small to beat any victim.
  *
  * Context: @inode's mutex held, or inside an RCU read-side section (the
  * mapping before is looked up; under the mutex it is stable, under RCU it
@@ -252,6 +300,7 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 	uint32_t pos = (uint32_t)(((file_off & (c->range_size - 1)) <<
 				   DC_ADMIT_POS_BITS) >> c->cfg.range_shift);
 	const struct dc_range *prev = NULL;
+	uint32_t last, run;
 
 	cand->ino = inode->id;
 	cand->index = index;
@@ -260,38 +309,47 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 	 * The mapping before, outside the admission lock; stable, since a
 	 * mapping of @inode is claimed only under its mutex.
 	 */
-	if (pos < DC_ADMIT_POS_NEAR && index)
+	if (pos < DC_ADMIT_POS_START && index)
 		prev = dc_maptab_lookup(inode, index - 1);
 	dc_spin_lock(&a->lock);
 	cand->recent = a->ghost[g] == fp;
-	cand->stream = stream_locked(a, inode, index, pos, cand->recent,
-				     a->ghost_pos[g], prev);
+	last = a->ghost_pos[g] & 0xffffu;
+	run = 0;
+	if (cand->recent && pos > last && pos - last <= DC_ADMIT_POS_NEAR)
+		run = (a->ghost_pos[g] >> DC_ADMIT_POS_BITS) + 1;
+	cand->stream = stream_locked(a, inode, index, pos, run, prev);
 	a->ghost[g] = fp;
-	a->ghost_pos[g] = (uint16_t)pos;
-	count_locked(a, h);
+	a->ghost_pos[g] = pos | (run < DC_ADMIT_RUN ? run : DC_ADMIT_RUN) <<
+			  DC_ADMIT_POS_BITS;
+	count_locked(a, h, 1);
 	cand->est = estimate_locked(a, h);
 	dc_spin_unlock(&a->lock);
+	/* Whether it could beat even a victim never referenced. */
+	cand->weak = !lead_wins(cand->est, 0, c->cfg.admit_setup_cost);
 }
 
 /**
- * dci_admit_seen() - count a reference to a mapped range, seen by the victim
- *	scan as its accessed bit (which the scan then clears).
+ * dci_admit_seen() - count the hits of a mapped range, taken by the victim
+ *	scan from the range's count (dc_range_hits_take()).
  * @c: the cache.
  * @ino: the inode id.
  * @index: the range index.
+ * @hits: hits since the scan last passed the range (non-zero).
  *
- * Does nothing unless the admit policy is DC_ADMIT_FREQ.
+ * Each hit counts as a miss does: one reference.  Does nothing unless the
+ * admit policy is DC_ADMIT_FREQ.
  *
  * Context: any lock but the admission lock held; never sleeps.
  */
-void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
+void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
+		    uint32_t hits)
 {
 	struct dc_admit *a = &c->adm;
 
 	if (!a->sketch)
 		return;
 	dc_spin_lock(&a->lock);
-	count_locked(a, key_hash(ino, index));
+	count_locked(a, key_hash(ino, index), hits);
 	dc_spin_unlock(&a->lock);
 }
 
@@ -303,24 +361,23 @@ void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index)
  * @victim_index: its range index.
  *
  * Admit a read that continues a sequential stream whatever the victim: the
- * rest of the range is read next, and a bypass would pay a round trip for
- * each of those reads.  Otherwise admit only a read that was missed
- * recently (short re-reference distance) and is referenced more than the
- * victim by DC_ADMIT_MARGIN.  Near-ties keep the victim: swapping two ranges
- * of about equal worth costs a setup and gains nothing.
- *
- * A victim that is contested again (the same one as the last contest: the
- * own walk stays on a victim that won, while the hand moves on) must be
- * beaten by twice its estimate plus the margin.  Such a victim meets one
- * candidate after another, and the estimates are small noisy counts: under
- * uniform access, where every range is worth the same, the first candidate
- * whose count happens to lead by the margin would win, so the window would
- * keep paying setups for nothing (and every setup holds the inode mutex,
- * which the other threads' misses wait on).  A candidate that is really
- * hotter still wins: its count grows with each miss.  A write never
- * wins: it would make the new mapping writable, and a writable mapping
- * costs a writeback before its reclaim, while a direct write costs no more
- * than a write through the window.
+ * rest of the range is read next, and a bypass would pay a direct access
+ * for each of those reads.  Otherwise admit only a read that was missed
+ * recently (short re-reference distance) and whose expected hits pay for
+ * the swap: its estimate leads the victim's by more than the setup cost
+ * (cfg.admit_setup_cost, in accesses served without the window), and the
+ * lead beyond the cost stands out of the counts' noise (DC_ADMIT_NOISE).
+ * Both estimates count every reference, hit or miss, over the same
+ * halving period of the sketch, about as long as a mapping lasts, so the
+ * lead is the hits a swap gains over that period and the cost what it
+ * pays once.  The noise test is what keeps uniform access from churning:
+ * every range is worth the same there, and the small counts of a
+ * candidate (counted at the miss that contests) and a victim (taken when
+ * it was not hit) differ by chance; a candidate that is really hotter
+ * clears it, its count growing with each miss.  A write never wins: it
+ * would make the new mapping writable, and a writable mapping costs a
+ * writeback before its reclaim, while a direct write costs no more than a
+ * write through the window.
  *
  * Context: the mapping inode's mutex held; takes the admission lock.
  * Return: true to map the miss over the victim, false to bypass.
@@ -329,24 +386,17 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 		       uint64_t victim_ino, uint64_t victim_index)
 {
 	struct dc_admit *a = &c->adm;
-	unsigned int vest;
-	bool again, admit;
-	uint64_t h;
+	unsigned int vest, cost = c->cfg.admit_setup_cost;
+	bool admit;
 
 	if (dc_admit_cand_hopeless(cand))
 		return false;
 	if (cand->stream)
 		return true;
-	h = key_hash(victim_ino, victim_index);
 	dc_spin_lock(&a->lock);
-	vest = estimate_locked(a, h);
-	again = h == a->victim_h;
-	a->victim_h = h;
+	vest = estimate_locked(a, key_hash(victim_ino, victim_index));
 	dc_spin_unlock(&a->lock);
-	if (again)
-		admit = cand->est >= 2 * vest + DC_ADMIT_MARGIN;
-	else
-		admit = cand->est >= vest + DC_ADMIT_MARGIN;
+	admit = lead_wins(cand->est, vest, cost);
 	dci_trace_admit(cand->ino, cand->index, cand->est, victim_ino,
 			victim_index, vest, admit);
 	return admit;
@@ -379,7 +429,7 @@ bool dci_admit_write_hit(struct dc_cache *c, uint64_t ino, uint64_t index)
 	unsigned int est;
 
 	dc_spin_lock(&a->lock);
-	count_locked(a, h);
+	count_locked(a, h, 1);
 	est = estimate_locked(a, h);
 	dc_spin_unlock(&a->lock);
 	return est >= DC_ADMIT_UPGRADE_MIN;

@@ -45,7 +45,7 @@
  *       cache_inode.c             itab: the inode table, its mutex
  *          |                      and count
  *       cache_victim_*.c          none: reached through c->victim; per
- *          |                      range, the accessed bit and the ring
+ *          |                      range, the hit count and the ring
  *          v                      place (under the pool lock)
  *       cache_maptab.c            maps: the table's buckets and locks;
  *                                 per range, its chain and ring links
@@ -84,9 +84,9 @@
  * writable: one word, so that a pin reads both with one load and a hit that
  * saw the bit set fills its pin with the generation that set it.
  *
- * 52 bytes of fields, one cache line each in an array (see docs/design.md,
- * "Memory per range"): a hit writes its range's line (the pin, the
- * accessed bit) and no other range's, so threads that hit different ranges
+ * 55 bytes of fields, one cache line each in an array (see docs/design.md,
+ * "Memory per range"): a hit writes its range's line (the pin, the hit
+ * count) and no other range's, so threads that hit different ranges
  * never share a written line.  What the hit path reads first, the pool's
  * links last.  Its cache is found
  * from the range itself (dci_range_cache()).  @owner and @index are also
@@ -97,8 +97,14 @@
  */
 struct dc_range {
 	dc_refcount_t ref;
-	/* Set by each hit, false at each setup; the victim policy's to read. */
-	bool accessed;
+	/*
+	 * Hits since the victim scan last passed: each hit adds one (a plain
+	 * increment of a line it writes anyway: concurrent hits may lose
+	 * one), each setup sets 0, and the scan takes them into the admission
+	 * sketch (dc_range_hits_take()).  Wraps only after 2^32 hits between
+	 * two passes.
+	 */
+	uint32_t hits;
 	/*
 	 * The backend maps @index of @owner here, for the remove that tears
 	 * it down; kept by whoever owns the range at count 0.
@@ -262,12 +268,12 @@ struct dc_admit {
 	dc_spinlock_t lock;
 	uint8_t *sketch;
 	uint32_t *ghost;
-	uint16_t *ghost_pos;		/* where in its range each ghost miss fell */
+	/* Where in its range each ghost miss fell; above: its forward steps. */
+	uint32_t *ghost_pos;
 	uint32_t sketch_mask;
 	uint32_t ghost_mask;
 	uint64_t incs;			/* increments since the last halving */
 	uint64_t sample;		/* halve after this many */
-	uint64_t victim_h;		/* the hash of the last victim contested */
 };
 
 /* A miss under admission control, as dci_admit_note_miss() saw it. */
@@ -278,15 +284,17 @@ struct dc_admit_cand {
 	bool recent;			/* it was in the ghost: missed recently */
 	bool stream;			/* it continues a sequential stream */
 	bool write;			/* a write: never worth a victim */
+	bool weak;			/* @est loses even to a victim of 0 */
 };
 
 /*
  * Whether @cand loses a contest against any victim (dci_admit_contest()):
- * a write, or a read that is neither recent nor a stream's next read.
+ * a write, or a read that is not a stream's next read and is either not
+ * recent or too rarely referenced to pay for a setup over any victim.
  */
 static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
 {
-	return cand->write || (!cand->stream && !cand->recent);
+	return cand->write || (!cand->stream && (!cand->recent || cand->weak));
 }
 
 /*
@@ -297,21 +305,22 @@ static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
  * dc_victim_policy (cfg.victim chooses it; dc_cache_create() copies the
  * table's address into c->victim).  What a policy decides:
  *
- * - on a hit: nothing is called.  Every hit sets the range's @accessed,
- *   inline, whatever the policy (the hit has the line already: the store
- *   costs nothing, where a test of the policy or an indirect call would);
- *   a policy that has no use for it never reads it.
- * - on a miss that maps: @mapped links the new mapping, its @accessed
- *   false, into the busy ring (pool lock held): where it goes decides
- *   when the hand reaches it.
+ * - on a hit: nothing is called.  Every hit adds one to the range's
+ *   @hits, inline, whatever the policy (the hit has the line already: the
+ *   increment costs nothing, where a test of the policy or an indirect
+ *   call would).
+ * - on a miss that maps: @mapped links the new mapping, its @hits 0, into
+ *   the busy ring (pool lock held): where it goes decides when the hand
+ *   reaches it.
  * - when reclaim looks for a victim: the hand walks the busy ring in its
  *   order (next: from older setups to newer, as linked), the own-inode
- *   walk of inline reclaim the inode's mappings in file order; of the idle
- *   mappings they pass, @spare (NULL: none) says which get another turn,
- *   updating the range's state as it does.  It returns true for a range
- *   that was hit since, which admission control counts as a reference.
- * - the state it keeps per range: @accessed and the place in the busy
- *   ring, nothing more (struct dc_range keeps no policy fields); per cache,
+ *   walk of inline reclaim the inode's mappings in file order.  Of each
+ *   idle mapping they pass, the walk takes the hits since the last pass
+ *   (dc_range_hits_take(): counted by admission control, whatever the
+ *   policy, so that a mapped range is measured as a missed one is), and
+ *   @spare (NULL: none) says from that count whether it gets another turn.
+ * - the state it keeps per range: @hits and the place in the busy ring,
+ *   nothing more (struct dc_range keeps no policy fields); per cache,
  *   none of its own: the ring and the hand are the pool's, reached through
  *   dc_pool_hand() and dc_pool_busy_head().
  *
@@ -321,19 +330,20 @@ static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
  */
 struct dc_victim_ops {
 	void (*mapped)(struct dc_cache *c, struct dc_range *r);
-	bool (*spare)(struct dc_range *r);
+	bool (*spare)(struct dc_range *r, uint32_t hits);
 };
 
 /*
- * Test and clear @r's accessed bit (set by every hit): whether it was hit
- * since the last look.  The @spare of CLOCK and of SIEVE.
+ * Take @r's hits since the last look (each hit adds one): read them and
+ * set 0.  A hit that races with this may count once more or once less.
  */
-static inline bool dc_range_accessed_clear(struct dc_range *r)
+static inline uint32_t dc_range_hits_take(struct dc_range *r)
 {
-	if (!dc_read_once(r->accessed))
-		return false;
-	dc_write_once(r->accessed, false);
-	return true;
+	uint32_t n = dc_read_once(r->hits);
+
+	if (n)
+		dc_write_once(r->hits, 0);
+	return n;
 }
 
 /*
@@ -876,7 +886,8 @@ int dci_admit_init(struct dc_cache *c);
 void dci_admit_fini(struct dc_cache *c);
 void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 			 uint64_t file_off, bool write, struct dc_admit_cand *cand);
-void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index);
+void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
+		    uint32_t hits);
 bool dci_admit_write_hit(struct dc_cache *c, uint64_t ino, uint64_t index);
 bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 		       uint64_t victim_ino, uint64_t victim_index);
@@ -900,7 +911,8 @@ void dci_cache_wake(struct dc_cache *c);
 void dci_reclaimer_kick(struct dc_cache *c);
 void dci_pool_setup_wait(struct dc_cache *c, struct dc_range *r);
 void dci_pool_setup_wake(struct dc_cache *c);
-struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick);
+struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick,
+				    bool *kickp);
 void dci_pool_put_free(struct dc_cache *c, struct dc_range *r);
 void dci_pool_put_free_many(struct dc_cache *c, struct dc_range **ranges,
 			    unsigned int n, bool on_busy);

@@ -104,7 +104,7 @@ static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 		return false;
 	if (dc_likely(dc_read_once(r->gen) == gen)) {
 		/* Pinned: the line is ours already, a store costs nothing more. */
-		dc_write_once(r->accessed, true);
+		dc_write_once(r->hits, dc_read_once(r->hits) + 1);
 		*genp = gen;
 		return true;
 	}
@@ -298,19 +298,22 @@ static uint64_t time_left(uint64_t deadline, uint64_t now)
  * means bypass.  *@contested tells a range won over a victim.  *@was: what
  * the backend still maps in a range reclaimed inline (its backend_mapped
  * says whether anything).  *@on_busy: the range is on the busy ring
- * already (one from the free pool: dci_pool_take_free()).
+ * already (one from the free pool: dci_pool_take_free(), which says in
+ * *@kick whether to start the background reclaimer once the mutex is
+ * dropped).
  */
 static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 				    const struct dc_admit_cand *cand,
 				    bool *refused, bool *contested,
-				    struct dc_range_backend *was, bool *on_busy)
+				    struct dc_range_backend *was, bool *on_busy,
+				    bool *kick)
 {
 	struct dc_cache *c = inode->cache;
 	struct dc_range *r;
 
 	*refused = false;
 	*contested = false;
-	r = dci_pool_take_free(c, !cand);
+	r = dci_pool_take_free(c, !cand, kick);
 	*on_busy = r;
 	if (r || (flags & DC_MAP_NORECLAIM))
 		return r;
@@ -360,7 +363,7 @@ static dc_noinline dc_cold int map_new_failed(struct dc_inode *inode,
  */
 static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 		   unsigned int flags, const struct dc_range_backend *was,
-		   bool on_busy)
+		   bool on_busy, bool kick)
 {
 	struct dc_cache *c = inode->cache;
 	bool writable = flags & DC_MAP_WRITE;
@@ -377,11 +380,14 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	dci_maptab_insert(c, r);
 	dc_hint_set(inode, index, r);
 	dc_mutex_unlock(&inode->mutex);
+	/* The pool fell below its threshold: the mutex is free for it now. */
+	if (kick)
+		dci_reclaimer_kick(c);
 	ret = range_setup(inode, r, index, writable);
 	if (dc_unlikely(ret))
 		return map_new_failed(inode, r, was, on_busy, ret);
 	r->backend_mapped = true;
-	dc_write_once(r->accessed, false);
+	dc_write_once(r->hits, 0);
 	/* After the identity: see try_pin(). */
 	dc_store_release(&r->gen, dc_range_gen_next(r->gen, writable));
 	/* One reference for the mapping, one for the caller's pin. */
@@ -556,7 +562,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 	struct dc_cache *c = inode->cache;
 	uint64_t index = file_off >> c->cfg.range_shift;
 	bool admit = dc_admit_applies(c, flags);
-	bool noted = false, refused, contested, on_busy;
+	bool noted = false, refused, contested, on_busy, kick;
 	struct map_wait w = { .deadline = DC_WAIT_FOREVER };
 	struct dc_admit_cand cand;
 	struct dc_range_backend was;
@@ -595,9 +601,9 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			noted = true;
 		}
 		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
-				&contested, &was, &on_busy);
+				&contested, &was, &on_busy, &kick);
 		if (r) {
-			ret = map_new(inode, r, index, flags, &was, on_busy);
+			ret = map_new(inode, r, index, flags, &was, on_busy, kick);
 			if (!ret && contested)
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
 			break;
@@ -818,7 +824,7 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 	if (dc_unlikely(dc_read_once_ne(r->gen, gen)))
 		return map_raced(r, inode, file_off, flags, timeout_ns, use_cfg, pin);
 	/* Pinned: the line is ours already, a store costs nothing more. */
-	dc_write_once(r->accessed, true);
+	dc_write_once(r->hits, dc_read_once(r->hits) + 1);
 	pin_fill(inode->range_size, r, file_off, gen, pin);
 	dc_pcounter_ref_add(inode->stats, DC_STAT_HITS, 1);
 	return 0;

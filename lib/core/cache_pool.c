@@ -155,8 +155,11 @@ void dci_reclaimer_kick(struct dc_cache *c)
  * same hold of the pool lock, where the victim policy says: at count 0, no
  * walk takes it (nor pins it) until the mapping is published, and a failed
  * setup takes it off again (dci_range_release()).  It counts as mapped from
- * here on.  Falling below the threshold starts the background
- * reclaimer, unless !@may_kick: a miss under admission control maps into
+ * here on.  Falling below the threshold sets *@kickp: the caller starts
+ * the background reclaimer (dci_reclaimer_kick()) once it has dropped the
+ * inode mutex it holds, which the reclaimer would otherwise find taken
+ * (its trylock fails, and a pass over that inode's ranges frees nothing);
+ * never when !@may_kick: a miss under admission control maps into
  * free ranges without having mappings evicted to make more.  An empty pool
  * is seen without the lock (a full window's every miss asks): a range
  * freed meanwhile is one the caller might have had a moment later anyway,
@@ -166,11 +169,13 @@ void dci_reclaimer_kick(struct dc_cache *c)
  * after the waiter's read of that count (map_slow()), so a waiter that saw
  * the bump sees the free range, and one that did not will wake for it.
  */
-struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
+struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick,
+				    bool *kickp)
 {
 	struct dc_range *r = NULL;
 	bool kick = false;
 
+	*kickp = false;
 	dc_smp_rmb();
 	if (!dc_read_once(c->pool.nr_free))
 		return NULL;
@@ -184,8 +189,7 @@ struct dc_range *dci_pool_take_free(struct dc_cache *c, bool may_kick)
 		kick = may_kick && c->pool.nr_free < c->threshold;
 	}
 	dc_spin_unlock(&c->pool.lock);
-	if (kick)
-		dci_reclaimer_kick(c);
+	*kickp = kick;
 	return r;
 }
 

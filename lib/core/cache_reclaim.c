@@ -225,20 +225,23 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 
 /*
  * Whether the victim policy gives the idle mapping @r of @owner, passed by
- * a victim walk, another turn; one hit since is a reference to count.
+ * a victim walk, another turn.  Whatever the policy, the hits since the
+ * last pass are references, which admission control counts as it counts
+ * misses: the victim it contests is measured on the candidate's scale.
  */
 static bool victim_spared(struct dc_cache *c, struct dc_inode *owner,
 			  struct dc_range *r)
 {
-	if (!c->victim->spare || !c->victim->spare(r))
-		return false;
-	dci_admit_seen(c, owner->id, r->index);
-	return true;
+	uint32_t hits = dc_range_hits_take(r);
+
+	if (hits)
+		dci_admit_seen(c, owner->id, r->index, hits);
+	return c->victim->spare && c->victim->spare(r, hits);
 }
 
 /*
  * Advance the hand to the next idle mapping the victim policy does not
- * spare (CLOCK: one not accessed since the hand last passed; clearing bits
+ * spare (CLOCK: one not hit since the hand last passed; taking hit counts
  * as it goes) and hold its owner.  Returns NULL after two sweeps without
  * one.
  */

@@ -6,8 +6,8 @@
  *
  * A new mapping goes just behind the hand, so that the hand reaches it
  * last: a full turn before it can be taken.  The hand (and the own-inode
- * walk of inline reclaim) clears the accessed bit of each idle mapping that
- * has it and passes on; the first idle mapping without it is the victim.
+ * walk of inline reclaim) passes each idle mapping hit since its last pass
+ * (taking its hits); the first idle mapping not hit is the victim.
  * See struct dc_victim_ops for what a policy decides and when.
  */
 #include "cache_internal.h"
@@ -18,10 +18,10 @@ static void clock_mapped(struct dc_cache *c, struct dc_range *r)
 	dc_rlist_add_before(c, r, dc_pool_hand(c));
 }
 
-/* Test and clear the accessed bit: a hit since the last pass is spared. */
-static bool clock_spare(struct dc_range *r)
+/* A mapping hit since the last pass is spared. */
+static bool clock_spare(struct dc_range *r, uint32_t hits)
 {
-	return dc_range_accessed_clear(r);
+	return hits != 0;
 }
 
 const struct dc_victim_ops dci_victim_clock = {

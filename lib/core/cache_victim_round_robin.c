@@ -5,8 +5,8 @@
  * Linux (fs/fuse/dax.c) takes them.
  *
  * A new mapping goes just behind the hand, so that mappings are taken in
- * the order they were set up; hits change nothing (their accessed bit is
- * never read).  See struct dc_victim_ops.
+ * the order they were set up; hits spare nothing (the walk takes their
+ * count for admission control only).  See struct dc_victim_ops.
  */
 #include "cache_internal.h"
 

@@ -6,10 +6,10 @@
  * The busy ring is SIEVE's queue, oldest setup first: a new mapping goes in
  * at the newest end, wherever the hand is, and the hand moves from older
  * mappings to newer ones, back to the oldest past the newest.  An idle
- * mapping hit since the hand last passed (SIEVE's visited bit: the
- * accessed bit) keeps its place, its bit cleared; the first one not hit is
- * the victim, and the hand goes on from there.  Against CLOCK, which puts a
- * new mapping just behind the hand (a full turn before it can go), a new
+ * mapping hit since the hand last passed (SIEVE's visited bit: a non-zero
+ * hit count, which the walk takes) keeps its place, unvisited from then
+ * on; the first one not hit is the victim, and the hand goes on from
+ * there.  Against CLOCK, which puts a new mapping just behind the hand (a full turn before it can go), a new
  * mapping that no hit follows goes as soon as the hand next reaches the
  * newest end, before older ones behind the hand.  See struct dc_victim_ops.
  */
@@ -22,9 +22,9 @@ static void sieve_mapped(struct dc_cache *c, struct dc_range *r)
 }
 
 /* A visited mapping survives the hand's pass, unvisited from then on. */
-static bool sieve_spare(struct dc_range *r)
+static bool sieve_spare(struct dc_range *r, uint32_t hits)
 {
-	return dc_range_accessed_clear(r);
+	return hits != 0;
 }
 
 const struct dc_victim_ops dci_victim_sieve = {

@@ -172,6 +172,7 @@ DC_TEST(admit_config)
 
 	dc_cache_config_init(&cfg, sizeof(cfg), 8 * A_RS);
 	DC_ASSERT_EQ(t, cfg.admit, DC_ADMIT_FREQ);
+	DC_ASSERT_EQ(t, cfg.admit_setup_cost, DC_ADMIT_SETUP_COST_DEFAULT);
 	dc_simbe_config_init(&bcfg, sizeof(bcfg), 8 * A_RS);
 	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
 	dc_atomic_set(&log_lines, 0);
@@ -186,6 +187,17 @@ DC_TEST(admit_config)
 	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
 					    sizeof(struct dc_backend_ops), be, &c), -EINVAL);
 	DC_ASSERT(t, dc_atomic_read(&log_lines) > before);
+	cfg.admit = DC_ADMIT_FREQ;
+	cfg.admit_setup_cost = DC_ADMIT_SETUP_COST_MAX + 1;
+	before = dc_atomic_read(&log_lines);
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), be, &c), -EINVAL);
+	DC_ASSERT(t, dc_atomic_read(&log_lines) > before);
+	cfg.admit_setup_cost = DC_ADMIT_SETUP_COST_MAX;
+	/* A caller built before the member: the default cost. */
+	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, DC_CACHE_CONFIG_SIZE_VER1, dc_simbe_ops(),
+					    sizeof(struct dc_backend_ops), be, &c), 0);
+	dc_cache_destroy(c);
 	dc_set_log_fn(NULL, NULL);
 	cfg.admit = DC_ADMIT_ALWAYS;
 	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
@@ -423,7 +435,7 @@ static void seq_body(struct dc_test *t, struct aenv *e)
 			DC_ASSERT_INT_EQ(t, ret, 0);
 	}
 	dc_test_log(t, "mapped at access %u of 512", first);
-	DC_ASSERT_INT_EQ(t, first, 2);
+	DC_ASSERT_INT_EQ(t, first, 3);
 	st = ast(e);
 	DC_ASSERT_EQ(t, st.misses - before.misses, 1);
 	DC_ASSERT_EQ(t, st.admits_contested - before.admits_contested, 1);
@@ -453,7 +465,7 @@ static void stream_body(struct dc_test *t, struct aenv *e)
 			int ret = access_pg(t, e, 1, 10 + k, pg, BYPASS);
 
 			DC_RETURN_IF_FAILED(t);
-			if (k || pg)
+			if (k || pg >= 2)
 				DC_ASSERT_INT_EQ(t, ret, 0);
 		}
 	}
@@ -462,10 +474,10 @@ static void stream_body(struct dc_test *t, struct aenv *e)
 		    (unsigned long long)(st.misses - before.misses),
 		    (unsigned long long)(st.bypasses - before.bypasses),
 		    (unsigned long long)(st.hits - before.hits));
-	DC_ASSERT_EQ(t, st.bypasses - before.bypasses, 1);
+	DC_ASSERT_EQ(t, st.bypasses - before.bypasses, 2);
 	DC_ASSERT_EQ(t, st.misses - before.misses, n);
 	DC_ASSERT_EQ(t, st.admits_contested - before.admits_contested, n);
-	DC_ASSERT_EQ(t, st.hits - before.hits, 512 * n - n - 1);
+	DC_ASSERT_EQ(t, st.hits - before.hits, 512 * n - n - 2);
 }
 
 AENV_CASE(admit_stream_across_ranges, 8, stream_body)
@@ -563,37 +575,106 @@ static void skew_body(struct dc_test *t, struct aenv *e)
 AENV_CASE(admit_skew_keeps_hottest, 16, skew_body)
 
 /*
- * A victim that won a contest and is contested again must be beaten by
- * twice its estimate plus the margin (2), not by the margin alone: the own
- * walk stays on it, so it meets candidate after candidate, and the first
- * whose small count leads by 2 by chance would churn the window.  Four
- * ranges mapped once fill the window (estimates 1; the walk offers range 0
- * first); range 10 is then missed at scattered pages (no stream): its first
- * miss is not recent, its second (estimate 2) loses to the fresh victim
- * (2 < 1 + 2), its third (3) would beat a fresh victim but not the same one
- * again (3 < 2 * 1 + 2), its fourth (4) wins.
+ * A candidate wins when its lead over the victim pays for the setup and
+ * stands out of the noise: est > vest + cost and (est - vest - cost)^2 >
+ * 2 (est + vest).  Four ranges mapped once fill the window (estimates 1,
+ * never hit); range 10 is then missed at pages that step backwards (no
+ * stream), its estimate one more at each miss.  At the default cost (2)
+ * its 8th miss is the first to win (25 > 18, where the 7th has
+ * 16 = 16); at a cost of 10 its 18th (49 > 38, where the 17th has
+ * 36 = 36).
  */
-static void again_body(struct dc_test *t, struct aenv *e)
+static void lead_body(struct dc_test *t, struct aenv *e, unsigned int win)
 {
-	static const uint64_t pages[4] = { 300, 200, 100, 400 };
-	static const int want[4] = { DC_MAP_BYPASS, DC_MAP_BYPASS, DC_MAP_BYPASS, 0 };
 	struct dc_cache_stats st;
 	unsigned int k;
 
 	for (k = 0; k < e->nr; k++)
 		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
-	for (k = 0; k < 4; k++) {
-		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 10, pages[k], BYPASS), want[k]);
+	for (k = 1; k <= win; k++) {
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 10, 500 - 20 * k, BYPASS),
+				 k == win ? 0 : DC_MAP_BYPASS);
 		st = ast(e);
-		DC_ASSERT_EQ(t, st.admits_contested, k == 3);
+		DC_ASSERT_EQ(t, st.admits_contested, k == win);
 	}
-	/* Range 0 was the victim: it is gone, the other three stay. */
-	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 10, 7, DC_MAP_NORECLAIM), 0);
-	for (k = 1; k < e->nr; k++)
+}
+
+static void lead_run(struct dc_test *t, unsigned int cost, unsigned int win)
+{
+	struct aenv e;
+
+	aenv_init(&e, 4);
+	if (cost)
+		e.cfg.admit_setup_cost = cost;
+	if (aenv_start(t, &e))
+		lead_body(t, &e, win);
+	aenv_finish(t, &e);
+}
+
+DC_TEST(admit_lead_pays_setup)
+{
+	lead_run(t, 0, 8);
+	DC_RETURN_IF_FAILED(t);
+	lead_run(t, 10, 18);
+}
+
+
+/*
+ * Hits count as misses do, whatever the victim policy: four ranges mapped
+ * by one miss each, then hit 40 times each, face a candidate missed six
+ * times at scattered pages (no stream).  Every miss is bypassed: the
+ * victims' hits, taken by the victim walk, put them far above the
+ * candidate.  (When only the misses counted, a victim's estimate was its
+ * one miss, or two once the walk had seen its accessed bit, and the third
+ * or fourth miss of the candidate won, under round-robin at once.)
+ */
+static void hits_body(struct dc_test *t, struct aenv *e)
+{
+	static const uint64_t pages[6] = { 300, 200, 100, 400, 50, 250 };
+	struct dc_cache_stats st, before;
+	unsigned int k, h;
+
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
+	for (h = 1; h <= 40; h++)
+		for (k = 0; k < e->nr; k++)
+			DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, h * 7, BYPASS), 0);
+	before = ast(e);
+	DC_ASSERT_EQ(t, before.nr_free, 0);
+	for (k = 0; k < 6; k++)
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 10, pages[k], BYPASS),
+				 DC_MAP_BYPASS);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.admits_contested, 0);
+	DC_ASSERT_EQ(t, st.bypass_full - before.bypass_full, 6);
+	/* The four stay mapped (NORECLAIM: a miss would map nothing). */
+	for (k = 0; k < e->nr; k++)
 		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 9, DC_MAP_NORECLAIM), 0);
 }
 
-AENV_CASE(admit_victim_again_higher_bar, 4, again_body)
+static void hits_policy(struct dc_test *t, enum dc_victim_policy victim)
+{
+	struct aenv e;
+
+	aenv_init(&e, 4);
+	e.cfg.victim = victim;
+	AENV_RUN(t, &e, hits_body);
+}
+
+DC_TEST(admit_hits_count_clock)
+{
+	hits_policy(t, DC_VICTIM_CLOCK);
+}
+
+DC_TEST(admit_hits_count_round_robin)
+{
+	hits_policy(t, DC_VICTIM_ROUND_ROBIN);
+}
+
+DC_TEST(admit_hits_count_sieve)
+{
+	hits_policy(t, DC_VICTIM_SIEVE);
+}
 
 /* --- writes ------------------------------------------------------------------- */
 
@@ -1011,7 +1092,10 @@ DC_SUITE(admit,
 	DC_CASE(admit_stream_across_ranges),
 	DC_CASE(admit_random_miss_not_stream),
 	DC_CASE(admit_skew_keeps_hottest),
-	DC_CASE(admit_victim_again_higher_bar),
+	DC_CASE(admit_lead_pays_setup),
+	DC_CASE(admit_hits_count_clock),
+	DC_CASE(admit_hits_count_round_robin),
+	DC_CASE(admit_hits_count_sieve),
 	DC_CASE(admit_writes_never_evict),
 	DC_CASE(admit_write_hot_upgrades),
 	DC_CASE(admit_victim_window_wide),
