@@ -109,6 +109,8 @@
 #define dc_read_once_ne(x, v)	(READ_ONCE(x) != (v))
 /* A read whose race with a writer's WRITE_ONCE() the caller copes with. */
 #define dc_read_racy(x)		data_race(x)
+/* Add one to a counter whose racing increments may lose one (the caller copes). */
+#define dc_inc_racy(x)		data_race((x)++)
 /* Later accesses stay after the load. */
 #define dc_load_acquire(p)	smp_load_acquire(p)
 /* Earlier accesses stay before the store. */

@@ -104,7 +104,7 @@ static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 		return false;
 	if (dc_likely(dc_read_once(r->gen) == gen)) {
 		/* Pinned: the line is ours already, a store costs nothing more. */
-		dc_write_once(r->hits, dc_read_once(r->hits) + 1);
+		dc_inc_racy(r->hits);
 		*genp = gen;
 		return true;
 	}
@@ -824,7 +824,7 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 	if (dc_unlikely(dc_read_once_ne(r->gen, gen)))
 		return map_raced(r, inode, file_off, flags, timeout_ns, use_cfg, pin);
 	/* Pinned: the line is ours already, a store costs nothing more. */
-	dc_write_once(r->hits, dc_read_once(r->hits) + 1);
+	dc_inc_racy(r->hits);
 	pin_fill(inode->range_size, r, file_off, gen, pin);
 	dc_pcounter_ref_add(inode->stats, DC_STAT_HITS, 1);
 	return 0;

@@ -132,6 +132,21 @@
 #else
 #define dc_read_racy(x)		(x)
 #endif
+/*
+ * dc_inc_racy(x) - add one to @x, a 32-bit counter that other threads may
+ * increment at the same time, where the caller copes with losing one of
+ * two racing increments (readers use dc_read_once()).  On x86 one add to
+ * memory, not locked, which a compiler never makes of an atomic load and
+ * store; elsewhere, and under ThreadSanitizer, those two.
+ */
+#if DC_PLAT_X86_ASM
+#define dc_inc_racy(x) do {						\
+	_Static_assert(sizeof(x) == 4, "dc_inc_racy: a 32-bit counter");\
+	__asm__ __volatile__("addl $1, %0" : "+m"(x));			\
+} while (0)
+#else
+#define dc_inc_racy(x)		dc_write_once(x, dc_read_once(x) + 1)
+#endif
 #define dc_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define dc_smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define dc_smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
