@@ -81,7 +81,7 @@ bool genmoved[NT];
 bool infree[NR] = 1;		/* on c->pool.free_list */
 bool onbusy[NR];		/* on c->pool.busy */
 byte nfree = NR;		/* c->pool.nr_free */
-byte tree[NI * NX];		/* inode->tree: slot -> range + 1 */
+byte tree[NI * NX];		/* the mapping table: (inode, index) slot -> range + 1 */
 byte mtx[NI + 1];		/* inode->mutex, by inode number */
 
 byte waiters;			/* c->pool.waiters */
