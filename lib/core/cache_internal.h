@@ -517,6 +517,32 @@ static inline uint32_t dc_maptab_bucket(const struct dc_inode *inode,
 }
 
 /*
+ * One walk of bucket @b's chain for the range whose key is (@inode,
+ * @index): the range, or NULL at the chain's end, whose word then is in
+ * *@end (another bucket's nulls word when a range moved under the walk).
+ * With @genp, each range's generation is loaded before its identity is
+ * compared, as try_pin() does (the hit path's walk); without, the compiler
+ * drops the loads.
+ */
+static dc_always_inline struct dc_range *
+dc_maptab_walk(const struct dc_inode *inode, uint32_t b, uint64_t index,
+	       uint32_t *end, uint64_t *genp)
+{
+	uint32_t v = dc_load_acquire(&inode->map_bucket[b]);
+	struct dc_range *r;
+
+	for (; !(v & DCI_MAP_NULLS); v = dc_load_acquire(&r->hnext)) {
+		r = &inode->ranges[v];
+		if (genp)
+			*genp = dc_load_acquire(&r->gen);
+		if (dc_read_once(r->owner) == inode && dc_read_once(r->index) == index)
+			return r;
+	}
+	*end = v;
+	return NULL;
+}
+
+/*
  * The range whose key is (@inode, @index) in the mapping table, or NULL.
  * No lock, no RCU section: the caller holds a reference to @inode.  Without
  * @inode's mutex the answer may be stale by the time it is used, and a
@@ -526,20 +552,15 @@ static inline uint32_t dc_maptab_bucket(const struct dc_inode *inode,
 static inline struct dc_range *dc_maptab_lookup(const struct dc_inode *inode,
 						uint64_t index)
 {
-	uint32_t b = dc_maptab_bucket(inode, index), v;
+	/* (@end is read only after a walk that found nothing set it.) */
+	uint32_t b = dc_maptab_bucket(inode, index), end = 0;
 	struct dc_range *r;
 
 	do {
-		for (v = dc_load_acquire(&inode->map_bucket[b]); !(v & DCI_MAP_NULLS);
-		     v = dc_load_acquire(&r->hnext)) {
-			r = &inode->ranges[v];
-			if (dc_read_once(r->owner) == inode &&
-			    dc_read_once(r->index) == index)
-				return r;
-		}
+		r = dc_maptab_walk(inode, b, index, &end, NULL);
 		/* Off the end of another chain: a range moved under us. */
-	} while (dc_unlikely(v != (DCI_MAP_NULLS | b)));
-	return NULL;
+	} while (!r && dc_unlikely(end != (DCI_MAP_NULLS | b)));
+	return r;
 }
 
 /* @inode's mappings now: exact under its mutex, else a racy look. */
@@ -722,26 +743,24 @@ static inline void dc_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
 
 /*
  * The hint of @index in @inode: a range to try_pin(), which fails its
- * identity check when it is none (dci_range_none).  Past the inode's own
- * hints, the mapping table's answer.  Lock-free; the caller holds a
- * reference to @inode.
+ * identity check when it is none (dci_range_none), as it is past the
+ * inode's own hints (the mapping table answers for those).  Lock-free; the
+ * caller holds a reference to @inode.
  */
 static inline struct dc_range *dc_hint_get(struct dc_inode *inode, uint64_t index)
 {
-	struct dc_range *r;
-
-	/* A file of up to 64 ranges never hashes. */
 	if (dc_likely(index < DC_HINT_LEAF_SLOTS))
 		return dc_read_once(inode->hint_near.slot[index]);
-	r = dc_maptab_lookup(inode, index);
-	return r ? r : &dci_range_none;
+	return &dci_range_none;
 }
 
 /*
- * Make @r, pinned and found mapping @index of @inode, its hint if the index
- * has one, storing only when the hint differs: a hit writes no shared line
- * but the pin's.  Lock-free.  A racing store of another validated hint may
- * win: hints are never trusted.
+ * Make @r the hint of @index in @inode, if the index has one, storing only
+ * when the hint differs: a hit writes no shared line but the pin's.  @r
+ * maps @index: pinned by a hit that found it, or about to be set up by a
+ * miss under the inode mutex (a pending entry, whose identity fails every
+ * hit's check until the setup publishes it).  Lock-free.  A racing store
+ * of another validated hint may win: hints are never trusted.
  */
 static inline void dc_hint_refresh(struct dc_inode *inode, uint64_t index,
 				   struct dc_range *r)
@@ -952,16 +971,6 @@ struct dc_inode *dci_inode_table_unhash_next(struct dc_cache *c,
 void dci_inode_table_fini(struct dc_cache *c);
 bool dci_inode_tryhold(struct dc_inode *inode);
 
-/*
- * Make @r, about to be set up as the mapping of @index in @inode (a pending
- * entry of the table, whose identity fails every hit's check until the
- * setup publishes it), its hint, if the index has one.  Inode mutex.
- */
-static inline void dc_hint_set(struct dc_inode *inode, uint64_t index,
-			       struct dc_range *r)
-{
-	dc_hint_refresh(inode, index, r);
-}
 bool dci_inode_put_unhash(struct dc_inode *inode);
 void dci_inode_free(struct dc_inode *inode);
 

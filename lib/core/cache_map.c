@@ -378,7 +378,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	dc_write_once(r->owner, inode);
 	dc_write_once(r->index, index);
 	dci_maptab_insert(c, r);
-	dc_hint_set(inode, index, r);
+	dc_hint_refresh(inode, index, r);
 	dc_mutex_unlock(&inode->mutex);
 	/* The pool fell below its threshold: the mutex is free for it now. */
 	if (kick)
@@ -767,17 +767,9 @@ map_raced(struct dc_range *r, struct dc_inode *inode, uint64_t file_off,
 static dc_always_inline struct dc_range *
 map_far(struct dc_inode *inode, uint64_t index, uint64_t *genp)
 {
-	uint32_t v = dc_load_acquire(&inode->map_bucket[dc_maptab_bucket(inode, index)]);
-	struct dc_range *r;
+	uint32_t end;
 
-	for (;; v = dc_load_acquire(&r->hnext)) {
-		if (dc_unlikely(v & DCI_MAP_NULLS))
-			return NULL;
-		r = &inode->ranges[v];
-		*genp = dc_load_acquire(&r->gen);
-		if (dc_read_once(r->owner) == inode && dc_read_once(r->index) == index)
-			return r;
-	}
+	return dc_maptab_walk(inode, dc_maptab_bucket(inode, index), index, &end, genp);
 }
 
 /*
@@ -809,7 +801,7 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 		goto general;
 	index = file_off >> inode->range_shift;
 	if (dc_likely(index < DC_HINT_LEAF_SLOTS)) {
-		r = dc_read_once(inode->hint_near.slot[index]);
+		r = dc_hint_get(inode, index);
 		gen = dc_load_acquire(&r->gen);
 		if (dc_unlikely(dc_read_once_ne(r->owner, inode) ||
 				dc_read_once_ne(r->index, index)))
