@@ -1547,8 +1547,16 @@ ENV_CASE_CFG(cache_evict_on_last_put, 16, evict_body,
  * kernel's trace buffer, and tests/unit/trace-probes from the USDT probes
  * (README, "Tracing"): inode TRACE_INO misses index 0 for writing and
  * writes it, misses index 1 in a window of one range, which reclaims
- * index 0 with a writeback, and its last put evicts its one range.  Keep
- * the three in step.
+ * index 0 inline with a writeback, and its last put evicts its one range.
+ * Keep the three in step.
+ *
+ * The first miss takes the window's only free range and so kicks the
+ * background reclaimer.  Were its run to come after the unpin, it would
+ * reclaim index 0 itself, and then index 1 after the second miss took the
+ * freed range (two reclaims, an eviction of nothing: seen under qemu).
+ * So each pin is held until that run has ended (bg_pending back to 0): it
+ * finds nothing idle, and nothing kicks it again, since an inline reclaim
+ * takes nothing from the free pool.
  */
 #define TRACE_INO	41041u
 
@@ -1563,14 +1571,17 @@ static void trace_scenario_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_INT_EQ(t, dc_map(x, 0, DC_MAP_WRITE, &pin), 0);
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, pin.win_off, TRACE_INO, 0), 0);
+	env_settle(t, e);
 	dc_unpin(&pin);
 	DC_ASSERT_INT_EQ(t, dc_map(x, e->rs, 0, &pin), 0);
 	DC_RETURN_IF_FAILED(t);
+	env_settle(t, e);
 	dc_unpin(&pin);
 	dc_inode_put(x);
 	s = cst(e);
 	DC_ASSERT_EQ(t, s.misses, 2);
-	DC_ASSERT_EQ(t, s.inline_reclaims + s.bg_reclaims, 1);
+	DC_ASSERT_EQ(t, s.inline_reclaims, 1);
+	DC_ASSERT_EQ(t, s.bg_reclaims, 0);
 	DC_ASSERT_EQ(t, s.writebacks, 1);
 	DC_ASSERT_EQ(t, sst(e).nr_mapped, 0);
 }

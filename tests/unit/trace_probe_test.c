@@ -19,7 +19,10 @@
  *   inode 41042 pins index 5 and index 6 (a plain miss that reclaims the
  *     other range inline), then inode 41044 misses with every range pinned
  *     and waits 1 ms in vain (wait ino=41044 ret=-110);
- *   inode 41042's last put evicts its two ranges (evict ranges=2 ret=0).
+ *   inode 41042's last put evicts its two ranges (evict ranges=2 ret=0):
+ *     the waiter kicked the background reclaimer, so its pins are held
+ *     until that run has ended (bg_pending 0), which finds them pinned;
+ *     were it to run after the unpins, it could take them first.
  *
  * Prints one "ok"/"not ok" line per step and a summary; exits 1 on a
  * failure.  The waits depend on no timing: a wait with every range pinned
@@ -28,6 +31,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <daxcache/daxcache.h>
 
@@ -56,6 +60,23 @@ static int be_writeback(void *priv, uint64_t ino, uint64_t file_off,
 static void quiet_log(void *priv, int level, const char *msg)
 {
 	(void)priv, (void)level, (void)msg;
+}
+
+/* Until no background reclaim is pending: 0, or -ETIMEDOUT after 10 s. */
+static int reclaimer_idle(struct dc_cache *cache)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	struct dc_cache_stats st;
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		if (dc_cache_stats(cache, &st, sizeof(st)))
+			return -EINVAL;
+		if (!st.bg_pending)
+			return 0;
+		nanosleep(&ms, NULL);
+	}
+	return -ETIMEDOUT;
 }
 
 int main(void)
@@ -108,6 +129,8 @@ int main(void)
 	check(ret == 0, "inode 41042 index 6 pinned (inline reclaim)", ret);
 	ret = dc_map_timeout(w, 0, 0, 1000000, &pin);
 	check(ret == -ETIMEDOUT, "inode 41044 waits with every range pinned", ret);
+	ret = reclaimer_idle(cache);
+	check(ret == 0, "the reclaimer the wait kicked has finished", ret);
 	dc_unpin(&p6);
 	dc_unpin(&p5);
 
