@@ -223,6 +223,7 @@ typedef struct mutex dc_mutex_t;
 
 #define dc_spin_lock_init(l)	spin_lock_init(l)
 #define dc_spin_lock(l)		spin_lock(l)
+#define dc_spin_trylock(l)	(spin_trylock(l) != 0)
 #define dc_spin_unlock(l)	spin_unlock(l)
 #define dc_spin_lock_destroy(l)	do { } while (0)
 

@@ -19,6 +19,14 @@
  *                   dc_inode_put(): every range back to the pool, the
  *                   tree and the inode freed); "evict" is R = EVICT_RANGES
  *   evict-kernel:R  the same in the kernel-style baseline (kr_inode_destroy())
+ *   bypass          N random 4 KiB reads with DC_MAP_MAY_BYPASS of a file
+ *                   four times a window of BYPASS_WINDOW ranges, as
+ *                   examples/mmap-window's regime (b) reads (its setup
+ *                   cost, MMAP_SETUP_COST there), after a warm-up of
+ *                   BYPASS_WARM reads: most misses are refused; prints
+ *                   "misses M bypasses B" of the measured loop (its
+ *                   admitted misses and its bypasses), for the script's
+ *                   per-miss figure
  *
  * The loop runs once as a warm-up and then N times; the script runs each
  * twice (N and 2N) and divides the difference of the collected counts by
@@ -50,6 +58,11 @@
 #define HIT_RANGES_MAX	(1u << 20)
 #define MISS_FULL	64	/* the reclaiming window */
 #define EVICT_RANGES	256	/* "evict": as bench/kernel's miss rounds */
+#define BYPASS_WINDOW	32	/* "bypass": mmap-window's default 64 MiB */
+#define BYPASS_FILE	(4 * BYPASS_WINDOW)
+#define BYPASS_WARM	50000
+#define BYPASS_COST	8	/* examples/mmap-window.c's MMAP_SETUP_COST */
+#define BYPASS_BLOCK_SHIFT 12
 
 static uint64_t bad, measured;
 
@@ -169,6 +182,93 @@ static void __attribute__((noinline)) measured_scattered(struct dc_inode *inode,
 		}
 		dc_unpin(&pin);
 	}
+}
+
+/*
+ * Reads of the file offsets @seq[0..@n) with DC_MAP_MAY_BYPASS: a pin
+ * (hit or admitted miss) is dropped at once, a bypass counted.
+ */
+static inline __attribute__((always_inline)) void
+read_each(struct dc_inode *inode, const uint64_t *seq, uint64_t n)
+{
+	struct dc_pin pin;
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = dc_map(inode, seq[i], DC_MAP_MAY_BYPASS, &pin);
+		if (ret == DC_MAP_BYPASS)
+			continue;
+		if (ret) {
+			bad++;
+			continue;
+		}
+		dc_unpin(&pin);
+	}
+}
+
+static void __attribute__((noinline)) bypass_warm(struct dc_inode *inode,
+						  const uint64_t *seq, uint64_t n)
+{
+	read_each(inode, seq, n);
+}
+
+static void __attribute__((noinline)) measured_bypass(struct dc_inode *inode,
+						      const uint64_t *seq, uint64_t n)
+{
+	/* Not the same code as bypass_warm(), or the two may be folded into one. */
+	measured += n;
+	read_each(inode, seq, n);
+}
+
+/*
+ * mmap-window's regime (b): uniform random 4 KiB reads of a file four
+ * times the window, the same draws in every run; after BYPASS_WARM reads
+ * (not measured: the window fills, the sketch reaches its steady state),
+ * @n measured.
+ */
+static void run_bypass(uint64_t n)
+{
+	uint64_t *seq = calloc(BYPASS_WARM + n, sizeof(*seq));
+	uint64_t i, state = 0x9e3779b97f4a7c15ull;
+	struct dc_cache_config cfg;
+	struct dc_cache_stats s0, s1;
+	struct dc_inode *inode;
+	struct dc_cache *c;
+	int ret;
+
+	if (!seq) {
+		fprintf(stderr, "bench-instr: out of memory\n");
+		exit(1);
+	}
+	dc_cache_config_init(&cfg, sizeof(cfg),
+			     (uint64_t)BYPASS_WINDOW << BENCH_RANGE_SHIFT);
+	cfg.range_shift = BENCH_RANGE_SHIFT;
+	cfg.admit_setup_cost = BYPASS_COST;
+	ret = dc_cache_create(&cfg, sizeof(cfg), &null_backend_ops,
+			      sizeof(null_backend_ops), NULL, &c);
+	if (ret) {
+		fprintf(stderr, "bench-instr: dc_cache_create: %d\n", ret);
+		exit(1);
+	}
+	inode = bench_inode_get(c, 1);
+	for (i = 0; i < BYPASS_WARM + n; i++)
+		seq[i] = bench_rand_below(&state, (uint64_t)BYPASS_FILE <<
+					  (BENCH_RANGE_SHIFT - BYPASS_BLOCK_SHIFT)) <<
+			 BYPASS_BLOCK_SHIFT;
+	bypass_warm(inode, seq, BYPASS_WARM);
+	bench_stats(c, &s0);
+	measured_bypass(inode, seq + BYPASS_WARM, n);
+	bench_stats(c, &s1);
+	if (s1.hits - s0.hits + s1.misses - s0.misses + s1.bypasses - s0.bypasses != n)
+		bench_fail("bypass: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64 " bypasses counted for %" PRIu64 " reads",
+			   s1.hits - s0.hits, s1.misses - s0.misses,
+			   s1.bypasses - s0.bypasses, n);
+	printf("misses %" PRIu64 " bypasses %" PRIu64 "\n", s1.misses - s0.misses,
+	       s1.bypasses - s0.bypasses);
+	dc_inode_put(inode);
+	bench_cache_done(c, "bypass cache");
+	free(seq);
 }
 
 /*
@@ -392,7 +492,7 @@ int main(int argc, char **argv)
 	char *end;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: bench-instr hit-dc[:R]|hit-kernel[:R]|miss|miss-reclaim|miss-scattered|evict[:R]|evict-kernel[:R] N\n");
+		fprintf(stderr, "usage: bench-instr hit-dc[:R]|hit-kernel[:R]|miss|miss-reclaim|miss-scattered|bypass|evict[:R]|evict-kernel[:R] N\n");
 		return 2;
 	}
 	n = strtoull(argv[2], &end, 10);
@@ -411,6 +511,8 @@ int main(int argc, char **argv)
 		run_misses(n, true, false);
 	else if (!strcmp(argv[1], "miss-scattered"))
 		run_misses(n, false, true);
+	else if (!strcmp(argv[1], "bypass"))
+		run_bypass(n);
 	else if ((nr = ranges_of(argv[1], "evict-kernel", EVICT_RANGES)))
 		run_evictions(n, nr, true);
 	else if ((nr = ranges_of(argv[1], "evict", EVICT_RANGES)))

@@ -23,12 +23,31 @@
  * A contested miss (no free range) is admitted when it is in the ghost and
  * its count leads the victim's by more than the client's setup cost, out
  * of the counts' noise (see dci_admit_contest()), or at once when it
- * continues a sequential stream (see stream_locked()): the ghost also keeps
+ * continues a sequential stream (see is_stream()): the ghost also keeps
  * where in its range each recent miss fell, and how many forward steps in
  * a row led there, which tells a stream's steps from the scattered offsets
  * of random reads.
  *
- * Locks: the admission lock, the innermost of the cache's locks.
+ * Races: nothing here takes a lock but the halving, which a trylock keeps
+ * to one thread at a time (the admission lock, the innermost of the
+ * cache's locks); a miss's note, the victim scan's hit counts, a contest
+ * and a write hit read and write the counters, the ghost and the count
+ * of increments with relaxed single-copy atomic accesses (dc_read_once(),
+ * dc_write_once(), dc_inc_racy()), as Caffeine's TinyLFU sketch does.  A
+ * miss that would be refused, most misses of a file larger than the
+ * window, so costs no atomic read-modify-write and no line taken
+ * exclusively but those it writes.  What two racing updates can do is lose
+ * one of them: a counter, or the count of increments, one short (a
+ * reference not counted, a halving a little late); a halving undone on
+ * one counter by an increment that read it before (that counter too high
+ * until the next halving: one reference's worth of weight per period in a
+ * count-min of two counters); a ghost slot that keeps the other miss (one
+ * word: a fingerprint never pairs with another miss's position).  Each is
+ * one estimate off by about one reference, in a policy that admits only
+ * leads that stand out of the counts' noise (DC_ADMIT_NOISE), and a
+ * wrong decision costs one setup or one bypass: never a wrong mapping,
+ * since what is mapped is decided under the inode's mutex.  With one
+ * thread every update is exact, as it was under the lock.
  *
  * Callers: cache_map.c (a miss is noted), cache_reclaim.c (the victim
  * scan's hit counts and the contest of a miss against its victim),
@@ -42,6 +61,7 @@
 #define DC_ADMIT_SKETCH_MAX	(1u << 22)
 #define DC_ADMIT_SAMPLE_PER_RANGE 10u	/* halve after 10 increments per window range */
 #define DC_ADMIT_SAMPLE_MIN	64u
+#define DC_ADMIT_SAMPLE_MAX	(1u << 27)	/* 8 halvings' increments fit 32 bits */
 #define DC_ADMIT_GHOST_PER_RANGE 1u	/* ghost slots per window range */
 #define DC_ADMIT_GHOST_MIN	16u
 #define DC_ADMIT_GHOST_MAX	(1u << 22)
@@ -116,16 +136,15 @@ static void admit_free(struct dc_admit *a)
 {
 	dci_free(a->sketch);
 	dci_free(a->ghost);
-	dci_free(a->ghost_pos);
 	a->sketch = NULL;
 	a->ghost = NULL;
-	a->ghost_pos = NULL;
 }
 
 int dci_admit_init(struct dc_cache *c)
 {
 	struct dc_admit *a = &c->adm;
 	uint32_t ns, ng;
+	uint64_t sample;
 
 	if (c->cfg.admit != DC_ADMIT_FREQ)
 		return 0;
@@ -135,16 +154,19 @@ int dci_admit_init(struct dc_cache *c)
 			DC_ADMIT_GHOST_MIN, DC_ADMIT_GHOST_MAX);
 	a->sketch = dc_zalloc(ns);
 	a->ghost = dc_zalloc((size_t)ng * sizeof(*a->ghost));
-	a->ghost_pos = dc_zalloc((size_t)ng * sizeof(*a->ghost_pos));
-	if (!a->sketch || !a->ghost || !a->ghost_pos) {
+	if (!a->sketch || !a->ghost) {
 		admit_free(a);
 		return -ENOMEM;
 	}
 	a->sketch_mask = ns - 1;
 	a->ghost_mask = ng - 1;
-	a->sample = (uint64_t)c->nr_ranges * DC_ADMIT_SAMPLE_PER_RANGE;
-	if (a->sample < DC_ADMIT_SAMPLE_MIN)
-		a->sample = DC_ADMIT_SAMPLE_MIN;
+	sample = (uint64_t)c->nr_ranges * DC_ADMIT_SAMPLE_PER_RANGE;
+	if (sample < DC_ADMIT_SAMPLE_MIN)
+		sample = DC_ADMIT_SAMPLE_MIN;
+	/* Room above it for the increments of 8 halvings (age()). */
+	a->sample = sample < DC_ADMIT_SAMPLE_MAX ? (uint32_t)sample :
+		    DC_ADMIT_SAMPLE_MAX;
+	a->incs = 0;
 	dc_spin_lock_init(&a->lock);
 	return 0;
 }
@@ -167,56 +189,82 @@ static inline void slots_of(const struct dc_admit *a, uint64_t h,
 	*s1 = (uint32_t)(h >> 32) & a->sketch_mask;
 }
 
-static inline unsigned int estimate_locked(const struct dc_admit *a, uint64_t h)
+static inline unsigned int estimate(const struct dc_admit *a, uint64_t h)
 {
 	uint32_t s0, s1;
+	unsigned int v0, v1;
 
 	slots_of(a, h, &s0, &s1);
-	return a->sketch[s0] < a->sketch[s1] ? a->sketch[s0] : a->sketch[s1];
+	v0 = dc_read_once(a->sketch[s0]);
+	v1 = dc_read_once(a->sketch[s1]);
+	return v0 < v1 ? v0 : v1;
 }
 
 /*
  * Halve every counter once per @sample references counted: old references
  * weigh half as much as new ones.  A batch of hits taken at once may span
- * several samples (at most 8 halvings: a counter is 8 bits).
+ * several samples (at most 8 halvings: a counter is 8 bits).  One thread
+ * at a time (the trylock: another that finds it held leaves the halving to
+ * it); increments meanwhile may undo it on their counter, or be lost from
+ * @incs (see "Races" above).  Returns whether it halved.
  */
-static void age_locked(struct dc_admit *a)
+static dc_noinline bool age(struct dc_admit *a)
 {
 	unsigned int shift = 0;
-	uint32_t i;
+	uint32_t incs, i;
 
-	while (a->incs >= a->sample && shift < 8) {
-		a->incs -= a->sample;
+	if (!dc_spin_trylock(&a->lock))
+		return false;
+	incs = dc_read_once(a->incs);
+	while (incs >= a->sample && shift < 8) {
+		incs -= a->sample;
 		shift++;
 	}
-	if (a->incs >= a->sample)
-		a->incs = 0;
-	for (i = 0; i <= a->sketch_mask; i++)
-		a->sketch[i] >>= shift;
+	if (incs >= a->sample)
+		incs = 0;
+	dc_write_once(a->incs, incs);
+	for (i = 0; shift && i <= a->sketch_mask; i++)
+		dc_write_once(a->sketch[i],
+			      (uint8_t)(dc_read_once(a->sketch[i]) >> shift));
+	dc_spin_unlock(&a->lock);
+	return shift;
 }
 
 /*
  * Count @n references: both counters, as the conservative update of a
  * count-min sketch does (only those below the new estimate grow to it),
  * so that a collision inflates an estimate as little as it can.  Every
- * reference counts towards the next halving, saturated or not.
+ * reference counts towards the next halving, saturated or not.  Returns
+ * the key's estimate with them counted (and halved, if this halved).
  */
-static void count_locked(struct dc_admit *a, uint64_t h, uint32_t n)
+static unsigned int count(struct dc_admit *a, uint64_t h, uint32_t n)
 {
-	unsigned int est = estimate_locked(a, h);
-	uint32_t s0, s1;
+	uint32_t s0, s1, incs;
+	unsigned int v0, v1, est;
 
+	slots_of(a, h, &s0, &s1);
+	v0 = dc_read_once(a->sketch[s0]);
+	v1 = dc_read_once(a->sketch[s1]);
+	est = v0 < v1 ? v0 : v1;
 	if (est < DC_ADMIT_MAX) {
 		est = n < DC_ADMIT_MAX - est ? est + n : DC_ADMIT_MAX;
-		slots_of(a, h, &s0, &s1);
-		if (a->sketch[s0] < est)
-			a->sketch[s0] = (uint8_t)est;
-		if (a->sketch[s1] < est)
-			a->sketch[s1] = (uint8_t)est;
+		if (v0 < est)
+			dc_write_once(a->sketch[s0], (uint8_t)est);
+		if (v1 < est)
+			dc_write_once(a->sketch[s1], (uint8_t)est);
 	}
-	a->incs += n;
-	if (a->incs >= a->sample)
-		age_locked(a);
+	if (n == 1) {
+		dc_inc_racy(a->incs);
+		incs = dc_read_once(a->incs);
+	} else {
+		/* At most 8 halvings' worth: more would age no further. */
+		incs = dc_read_once(a->incs) +
+		       (n < 8 * a->sample ? n : 8 * a->sample);
+		dc_write_once(a->incs, incs);
+	}
+	if (dc_unlikely(incs >= a->sample) && age(a))
+		est = estimate(a, h);
+	return est;
 }
 
 /* A non-zero fingerprint from bits of the hash the slots do not use. */
@@ -232,12 +280,37 @@ static inline uint32_t ghost_slot(const struct dc_admit *a, uint64_t h)
 }
 
 /*
+ * A ghost slot's word: the fingerprint of the miss (bits 32-63), the
+ * forward steps in a row that led to it (bits 16-31, at most DC_ADMIT_RUN)
+ * and its position in its range (bits 0-15).  One word, read and written
+ * once: a racing miss replaces the whole of it.
+ */
+static inline uint64_t ghost_word(uint32_t fp, uint32_t run, uint32_t pos)
+{
+	return (uint64_t)fp << 32 | run << DC_ADMIT_POS_BITS | pos;
+}
+
+static inline uint32_t ghost_fp(uint64_t w)
+{
+	return (uint32_t)(w >> 32);
+}
+
+static inline uint32_t ghost_run(uint64_t w)
+{
+	return (uint32_t)w >> DC_ADMIT_POS_BITS;
+}
+
+static inline uint32_t ghost_pos(uint64_t w)
+{
+	return (uint32_t)w & (DC_ADMIT_POS_N - 1);
+}
+
+/*
  * Whether a miss at position @pos of range @index of @inode continues a
  * sequential stream of that inode; @run: the forward steps in a row of
  * the range's recent misses, this one's included (0: not a step); @prev:
  * the mapping of range @index - 1, looked up when @pos is at the start
- * (else NULL).
- * Context: the admission lock held.  A stream's miss is either
+ * (else NULL).  A stream's miss is either
  *
  * - within its range: the range was missed recently, a little before @pos,
  *   and that miss followed another one a little before it (@run: the
@@ -253,12 +326,11 @@ static inline uint32_t ghost_slot(const struct dc_admit *a, uint64_t h)
  * one that is mapped and hot 1/256 of their offsets.  A scan that
  * reads one page per range leaves the ranges it maps unaccessed.
  */
-static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
-			  uint64_t index, uint32_t pos, uint32_t run,
-			  const struct dc_range *prev)
+static bool is_stream(struct dc_admit *a, const struct dc_inode *inode,
+		      uint64_t index, uint32_t pos, uint32_t run,
+		      const struct dc_range *prev)
 {
-	uint64_t h;
-	uint32_t g;
+	uint64_t h, w;
 
 	if (run >= DC_ADMIT_RUN)
 		return true;
@@ -267,9 +339,9 @@ static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
 	if (prev)
 		return dc_read_once(prev->hits) != 0;
 	h = key_hash(inode->id, index - 1);
-	g = ghost_slot(a, h);
-	return a->ghost[g] == fingerprint(h) &&
-	       (a->ghost_pos[g] & 0xffffu) >= DC_ADMIT_POS_N - DC_ADMIT_POS_NEAR;
+	w = dc_read_once(a->ghost[ghost_slot(a, h)]);
+	return ghost_fp(w) == fingerprint(h) &&
+	       ghost_pos(w) >= DC_ADMIT_POS_N - DC_ADMIT_POS_NEAR;
 }
 
 /**
@@ -284,10 +356,10 @@ static bool stream_locked(struct dc_admit *a, const struct dc_inode *inode,
  *	its estimate with this miss counted, and whether that estimate is too
  *	small to beat any victim.
  *
- * Context: @inode's mutex held, or inside an RCU read-side section (the
- * mapping before is looked up; under the mutex it is stable, under RCU it
- * may be changing, and the stream test reads it all the same); takes the
- * admission lock.
+ * Context: a reference to @inode held; takes no lock (the mapping before,
+ * looked up in the table for a miss at the start of its range, is exact
+ * under @inode's mutex, and without it may be changing: the stream test
+ * reads it all the same).
  */
 void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 			 uint64_t file_off, bool write, struct dc_admit_cand *cand)
@@ -296,34 +368,29 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 	uint64_t index = file_off >> c->cfg.range_shift;
 	uint64_t h = key_hash(inode->id, index);
 	uint32_t fp = fingerprint(h);
-	uint32_t g = ghost_slot(a, h);
+	uint64_t *slot = &a->ghost[ghost_slot(a, h)];
 	uint32_t pos = (uint32_t)(((file_off & (c->range_size - 1)) <<
 				   DC_ADMIT_POS_BITS) >> c->cfg.range_shift);
 	const struct dc_range *prev = NULL;
 	uint32_t last, run;
+	uint64_t w;
 
 	cand->ino = inode->id;
 	cand->index = index;
 	cand->write = write;
-	/*
-	 * The mapping before, outside the admission lock; stable, since a
-	 * mapping of @inode is claimed only under its mutex.
-	 */
+	/* Type-stable: a range object lives as long as the cache. */
 	if (pos < DC_ADMIT_POS_START && index)
 		prev = dc_maptab_lookup(inode, index - 1);
-	dc_spin_lock(&a->lock);
-	cand->recent = a->ghost[g] == fp;
-	last = a->ghost_pos[g] & 0xffffu;
+	w = dc_read_once(*slot);
+	cand->recent = ghost_fp(w) == fp;
+	last = ghost_pos(w);
 	run = 0;
 	if (cand->recent && pos > last && pos - last <= DC_ADMIT_POS_NEAR)
-		run = (a->ghost_pos[g] >> DC_ADMIT_POS_BITS) + 1;
-	cand->stream = stream_locked(a, inode, index, pos, run, prev);
-	a->ghost[g] = fp;
-	a->ghost_pos[g] = pos | (run < DC_ADMIT_RUN ? run : DC_ADMIT_RUN) <<
-			  DC_ADMIT_POS_BITS;
-	count_locked(a, h, 1);
-	cand->est = estimate_locked(a, h);
-	dc_spin_unlock(&a->lock);
+		run = ghost_run(w) + 1;
+	cand->stream = is_stream(a, inode, index, pos, run, prev);
+	dc_write_once(*slot, ghost_word(fp, run < DC_ADMIT_RUN ? run : DC_ADMIT_RUN,
+					pos));
+	cand->est = count(a, h, 1);
 	/* Whether it could beat even a victim never referenced. */
 	cand->weak = !lead_wins(cand->est, 0, c->cfg.admit_setup_cost);
 }
@@ -339,7 +406,8 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
  * Each hit counts as a miss does: one reference.  Does nothing unless the
  * admit policy is DC_ADMIT_FREQ.
  *
- * Context: any lock but the admission lock held; never sleeps.
+ * Context: any lock but the admission lock held (the hand holds the pool
+ * lock); takes none but for a halving, with a trylock; never sleeps.
  */
 void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
 		    uint32_t hits)
@@ -348,9 +416,7 @@ void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
 
 	if (!a->sketch)
 		return;
-	dc_spin_lock(&a->lock);
-	count_locked(a, key_hash(ino, index), hits);
-	dc_spin_unlock(&a->lock);
+	count(a, key_hash(ino, index), hits);
 }
 
 /**
@@ -379,7 +445,7 @@ void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
  * writeback before its reclaim, while a direct write costs no more than a
  * write through the window.
  *
- * Context: the mapping inode's mutex held; takes the admission lock.
+ * Context: the mapping inode's mutex held; takes no lock.
  * Return: true to map the miss over the victim, false to bypass.
  */
 bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
@@ -393,9 +459,7 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 		return false;
 	if (cand->stream)
 		return true;
-	dc_spin_lock(&a->lock);
-	vest = estimate_locked(a, key_hash(victim_ino, victim_index));
-	dc_spin_unlock(&a->lock);
+	vest = estimate(a, key_hash(victim_ino, victim_index));
 	admit = lead_wins(cand->est, vest, cost);
 	dci_trace_admit(cand->ino, cand->index, cand->est, victim_ino,
 			victim_index, vest, admit);
@@ -419,18 +483,12 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
  * a write to a range mapped read-only there would bypass for ever.
  *
  * Context: any lock but the admission lock held (dc_map() holds none);
- * takes the admission lock; never sleeps.
+ * takes none but for a halving, with a trylock; never sleeps.
  * Return: true to upgrade the mapping, false to bypass.
  */
 bool dci_admit_write_hit(struct dc_cache *c, uint64_t ino, uint64_t index)
 {
 	struct dc_admit *a = &c->adm;
-	uint64_t h = key_hash(ino, index);
-	unsigned int est;
 
-	dc_spin_lock(&a->lock);
-	count_locked(a, h, 1);
-	est = estimate_locked(a, h);
-	dc_spin_unlock(&a->lock);
-	return est >= DC_ADMIT_UPGRADE_MIN;
+	return count(a, key_hash(ino, index), 1) >= DC_ADMIT_UPGRADE_MIN;
 }

@@ -62,7 +62,8 @@
  * Locks, outermost first: the inode table mutex (changes of the table only:
  * lookups of existing inodes take no lock); an inode's
  * mutex; the pool spinlock (free list, busy ring, counts; never held across a
- * backend call or a sleep); the admission lock (the sketch and the ghost).
+ * backend call or a sleep); the admission lock (the sketch's halving,
+ * taken only with a trylock).
  * A thread that holds an inode mutex takes another one only with a trylock.
  */
 #ifndef DC_CACHE_INTERNAL_H
@@ -259,22 +260,27 @@ enum dc_backend_op {
  * Admission control (cache_admit.c), allocated under DC_ADMIT_FREQ only.
  * A count-min sketch of one-byte counters (saturating at 255) with two
  * hashes of (inode id, range index), halved every @sample increments, and a
- * direct-mapped table of fingerprints of recent misses (the ghost), with
- * the position in the range of each (stream recognition).  Every
- * update is on a miss or a victim scan, never on a hit; @lock is innermost
- * (taken under the pool lock by the hand).
+ * direct-mapped table of recent misses (the ghost): in each slot a miss's
+ * fingerprint, its position in its range and the forward steps that led
+ * there (stream recognition), one 64-bit word.  Every update is on a miss
+ * or a victim scan, never on a hit, and takes no lock: counters and ghost
+ * slots are read and written with relaxed single-copy atomic accesses, and
+ * a racing update may be lost (see cache_admit.c, "Races").  @lock is
+ * taken only with a trylock, by the one thread that halves the sketch; it
+ * is innermost (the hand counts hits under the pool lock).  @incs, which
+ * every miss writes, has a line of its own, away from the read-mostly
+ * fields before it and what follows in struct dc_cache.
  */
 struct dc_admit {
 	dc_spinlock_t lock;
 	uint8_t *sketch;
-	uint32_t *ghost;
-	/* Where in its range each ghost miss fell; above: its forward steps. */
-	uint32_t *ghost_pos;
+	uint64_t *ghost;
 	uint32_t sketch_mask;
 	uint32_t ghost_mask;
-	uint64_t incs;			/* increments since the last halving */
-	uint64_t sample;		/* halve after this many */
-};
+	uint32_t sample;		/* halve after this many */
+	/* Increments since the last halving (dc_inc_racy()). */
+	uint32_t incs __dc_cacheline_aligned;
+} __dc_cacheline_aligned;
 
 /* A miss under admission control, as dci_admit_note_miss() saw it. */
 struct dc_admit_cand {

@@ -413,9 +413,7 @@ static bool miss_hopeless(struct dc_cache *c, struct dc_inode *inode,
 			  uint64_t file_off, unsigned int flags,
 			  struct dc_admit_cand *cand)
 {
-	dc_rcu_read_lock();
 	dci_admit_note_miss(c, inode, file_off, flags & DC_MAP_WRITE, cand);
-	dc_rcu_read_unlock();
 	if (!dc_admit_cand_hopeless(cand))
 		return false;
 	dc_stat_inc(c, cand->write ? DC_STAT_BYPASS_WRITE : DC_STAT_BYPASS_FULL);

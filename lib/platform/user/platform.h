@@ -359,6 +359,7 @@ static inline void dci_plat_unlock(struct dci_plat_lock *l)
 
 #define dc_spin_lock_init(l)	dci_plat_lock_init(l)
 #define dc_spin_lock(l)		dci_plat_lock(l)
+#define dc_spin_trylock(l)	dci_plat_trylock(l)
 #define dc_spin_unlock(l)	dci_plat_unlock(l)
 #define dc_spin_lock_destroy(l)	((void)(l))
 
