@@ -18,11 +18,12 @@
  *   dax_iomap_fault) with an iomap_begin that pins the mapping (dc_map) and
  *   an iomap_end that drops the pin (dc_unpin).
  *
- * Locks: a writeback op runs under the library's lock of the owner inode
- * and only ever trylocks the owner's invalidate_lock, so it never waits for
- * a lock while holding one.  Faults hold their inode's invalidate_lock
- * shared and so must not reclaim inline (DC_MAP_NORECLAIM): on -EAGAIN they
- * let it go, wait for a free range (dc_wait_free) and fault again.
+ * Locks: a writeback op runs under the library's mutex of the owner inode
+ * and takes the owner's invalidate_lock for writing, waiting for it.  So
+ * whoever holds an invalidate_lock must never wait for the library: faults
+ * (which hold theirs shared) map with DC_MAP_NOWAIT | DC_MAP_NORECLAIM and,
+ * on -EAGAIN, let the lock go, wait for a free range (dc_wait_free) and
+ * fault again; the read and write paths hold none while they map.
  */
 #include "fuse_i.h"
 
@@ -163,9 +164,9 @@ static struct inode *fdax_grab(struct fuse_conn_dax *fcd, u64 ino)
  * [@file_off, @file_off + @len) of node @ino (DC_CACHE_WRITEBACK_ALL): after
  * it, the range may map another file.  Unmap it from every process, write
  * back and drop its DAX entries, all under the inode's invalidate_lock so
- * that no fault maps it again meanwhile.  A lock that is taken (a fault in
- * progress, a truncate) or a page still in use (get_user_pages) refuses:
- * the library then keeps the mapping and reclaims another.
+ * that no fault maps it again meanwhile.  A page still in use
+ * (get_user_pages) refuses: the library then keeps the mapping and
+ * reclaims another.
  */
 static int fdax_writeback(void *priv, u64 ino, u64 file_off, u64 len,
 			  u64 win_off)
@@ -181,10 +182,7 @@ static int fdax_writeback(void *priv, u64 ino, u64 file_off, u64 len,
 	if (!inode)
 		return 0;
 	mapping = inode->i_mapping;
-	if (!down_write_trylock(&mapping->invalidate_lock)) {
-		ret = -EBUSY;
-		goto out;
-	}
+	filemap_invalidate_lock(mapping);
 	/* Unmaps the range from page tables, then looks for busy pages. */
 	if (dax_layout_busy_page_range(mapping, file_off, end)) {
 		ret = -EBUSY;
@@ -195,8 +193,7 @@ static int fdax_writeback(void *priv, u64 ino, u64 file_off, u64 len,
 							    file_off >> PAGE_SHIFT,
 							    end >> PAGE_SHIFT);
 	}
-	up_write(&mapping->invalidate_lock);
-out:
+	filemap_invalidate_unlock(mapping);
 	iput(inode);
 	return ret;
 }
@@ -443,9 +440,9 @@ static int fdax_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 		return -EIO;
 	if (flags & IOMAP_WRITE)
 		mflags |= DC_MAP_WRITE;
-	/* A fault holds its invalidate_lock: no inline reclaim there. */
+	/* A fault holds its invalidate_lock: it must not wait for the library. */
 	if (flags & IOMAP_FAULT)
-		mflags |= DC_MAP_NORECLAIM;
+		mflags |= DC_MAP_NOWAIT | DC_MAP_NORECLAIM;
 	pin = kmalloc(sizeof(*pin), GFP_NOFS);
 	if (!pin)
 		return -ENOMEM;
@@ -553,26 +550,35 @@ static vm_fault_t fdax_fault(struct vm_fault *vmf, enum page_entry_size pe_size,
 	struct inode *inode = file_inode(vmf->vma->vm_file);
 	struct address_space *mapping = inode->i_mapping;
 	struct fuse_conn_dax *fcd = get_fuse_conn(inode)->dax;
+	unsigned int tries = 0;
 	vm_fault_t ret;
 	pfn_t pfn;
 	int err;
 
 	if (write)
 		sb_start_pagefault(inode->i_sb);
-	for (;;) {
+	for (;; tries++) {
 		err = 0;
 		filemap_invalidate_lock_shared(mapping);
 		ret = dax_iomap_fault(vmf, pe_size, &pfn, &err, &fdax_iomap_ops);
 		if (!(ret & VM_FAULT_ERROR) || err != -EAGAIN)
 			break;
-		/* No free range (DC_MAP_NORECLAIM): wait for one unlocked. */
+		/*
+		 * No free range, or the library's lock of the inode was
+		 * taken (a reclaim waiting for this invalidate_lock, say):
+		 * wait unlocked for a free range, and a tick if it was the
+		 * lock again.
+		 */
 		filemap_invalidate_unlock_shared(mapping);
 		if (fatal_signal_pending(current)) {
 			ret = VM_FAULT_SIGBUS;
 			goto out;
 		}
 		dc_wait_free(fcd->cache, FDAX_FAULT_WAIT_NS);
-		cond_resched();
+		if (tries)
+			schedule_timeout_uninterruptible(1);
+		else
+			cond_resched();
 	}
 	if (ret & VM_FAULT_NEEDDSYNC)
 		ret = dax_finish_sync_fault(vmf, pe_size, pfn);
