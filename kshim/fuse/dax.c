@@ -20,10 +20,12 @@
  *
  * Locks: a writeback op runs under the library's mutex of the owner inode
  * and takes the owner's invalidate_lock for writing, waiting for it.  So
- * whoever holds an invalidate_lock must never wait for the library: faults
- * (which hold theirs shared) map with DC_MAP_NOWAIT | DC_MAP_NORECLAIM and,
- * on -EAGAIN, let the lock go, wait for a free range (dc_wait_free) and
- * fault again; the read and write paths hold none while they map.
+ * whoever holds an invalidate_lock must never wait for the library: a fault
+ * pins its range first, before it takes its invalidate_lock (shared), where
+ * a miss may reclaim inline and wait; under the lock it maps with
+ * DC_MAP_NOWAIT | DC_MAP_NORECLAIM (a hit, then) and, on -EAGAIN, lets the
+ * lock go, waits for a free range (dc_wait_free) and faults again.  The
+ * read and write paths hold no invalidate_lock while they map.
  */
 #include "fuse_i.h"
 
@@ -43,6 +45,11 @@ MODULE_IMPORT_NS(DAXCACHE);
 
 #define FDAX_RANGE_SHIFT	21
 #define FDAX_RANGE_SIZE		BIT_ULL(FDAX_RANGE_SHIFT)
+/*
+ * What iomap_begin answers for a read that the library's admission control
+ * sends past the window (DC_MAP_BYPASS): an error no other step returns.
+ */
+#define FDAX_BYPASS		(-ENOTBLK)
 /* A fault that found no free range waits this long for one, then retries. */
 #define FDAX_FAULT_WAIT_NS	(100 * NSEC_PER_MSEC)
 
@@ -206,6 +213,19 @@ static const struct dc_backend_ops fdax_ops = {
 
 /* --- connection ------------------------------------------------------------- */
 
+/* One line of the window's counters, at unmount (the guest tests read it). */
+static void fdax_report(struct fuse_conn_dax *fcd)
+{
+	struct dc_cache_stats st;
+
+	if (dc_cache_stats(fcd->cache, &st, sizeof(st)))
+		return;
+	pr_info("fuse-dax: window of %llu ranges: %llu hits, %llu misses, %llu upgrades, %llu inline reclaims, %llu background reclaims, %llu removes sent, %llu skipped, %llu bypasses, %llu waits\n",
+		st.nr_ranges, st.hits, st.misses, st.upgrades,
+		st.inline_reclaims, st.bg_reclaims, st.removes_sent,
+		st.removes_skipped, st.bypasses, st.waits);
+}
+
 /*
  * Drop every inode's dc_inode (their mappings are removed while the
  * connection still answers) and the cache.
@@ -219,6 +239,7 @@ static void fdax_teardown(struct fuse_conn_dax *fcd)
 
 	if (!fcd->cache)
 		return;
+	fdax_report(fcd);
 	for (;;) {
 		/* Under RCU: an inode being freed stays readable (i_callback). */
 		rcu_read_lock();
@@ -443,12 +464,18 @@ static int fdax_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	/* A fault holds its invalidate_lock: it must not wait for the library. */
 	if (flags & IOMAP_FAULT)
 		mflags |= DC_MAP_NOWAIT | DC_MAP_NORECLAIM;
+	/* read() (fuse_dax_read_iter()) can do without the window. */
+	if (!(flags & (IOMAP_WRITE | IOMAP_FAULT)))
+		mflags |= DC_MAP_MAY_BYPASS;
 	pin = kmalloc(sizeof(*pin), GFP_NOFS);
 	if (!pin)
 		return -ENOMEM;
 	ret = dc_map(dci, pos, mflags, pin);
 	if (ret) {
 		kfree(pin);
+		/* Admission control: read this range with FUSE_READ. */
+		if (ret == DC_MAP_BYPASS)
+			return FDAX_BYPASS;
 		return ret < 0 ? ret : -EIO;
 	}
 	len = min_t(u64, length, pin->len);
@@ -484,18 +511,47 @@ static const struct iomap_ops fdax_iomap_ops = {
 
 /* --- read, write ------------------------------------------------------------------ */
 
+/*
+ * Read the rest of the range at iocb->ki_pos (at most) with FUSE_READ: a
+ * range the library's admission control would not map now.  The window
+ * maps the server's file, so the two ways agree.
+ */
+static ssize_t fdax_read_bypass(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct fuse_io_priv io = FUSE_IO_PRIV_SYNC(iocb);
+	size_t left = iov_iter_count(to);
+	size_t n = FDAX_RANGE_SIZE - (iocb->ki_pos & (FDAX_RANGE_SIZE - 1));
+	ssize_t ret;
+
+	if (n < left)
+		iov_iter_truncate(to, n);
+	else
+		n = left;
+	ret = fuse_direct_io(&io, to, &iocb->ki_pos, 0);
+	iov_iter_reexpand(to, iov_iter_count(to) + left - n);
+	return ret;
+}
+
 ssize_t fuse_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
-	ssize_t ret;
+	ssize_t ret = 0, done = 0;
 
 	if (!(iocb->ki_flags & IOCB_NOWAIT))
 		inode_lock_shared(inode);
 	else if (!inode_trylock_shared(inode))
 		return -EAGAIN;
-	ret = dax_iomap_rw(iocb, to, &fdax_iomap_ops);
+	/* Through the window up to a range it refuses, that one without, on. */
+	while (iov_iter_count(to)) {
+		ret = dax_iomap_rw(iocb, to, &fdax_iomap_ops);
+		if (ret == FDAX_BYPASS)
+			ret = fdax_read_bypass(iocb, to);
+		if (ret <= 0)
+			break;
+		done += ret;
+	}
 	inode_unlock_shared(inode);
-	return ret;
+	return done ? done : ret;
 }
 
 /*
@@ -550,6 +606,9 @@ static vm_fault_t fdax_fault(struct vm_fault *vmf, enum page_entry_size pe_size,
 	struct inode *inode = file_inode(vmf->vma->vm_file);
 	struct address_space *mapping = inode->i_mapping;
 	struct fuse_conn_dax *fcd = get_fuse_conn(inode)->dax;
+	struct dc_inode *dci = get_fuse_inode(inode)->dax->dci;
+	loff_t pos = (loff_t)vmf->pgoff << PAGE_SHIFT;
+	struct dc_pin early = {};
 	unsigned int tries = 0;
 	vm_fault_t ret;
 	pfn_t pfn;
@@ -557,6 +616,14 @@ static vm_fault_t fdax_fault(struct vm_fault *vmf, enum page_entry_size pe_size,
 
 	if (write)
 		sb_start_pagefault(inode->i_sb);
+	/*
+	 * Pin the range before the invalidate_lock, where the miss may
+	 * reclaim inline and wait for a free range: iomap_begin then finds
+	 * it mapped (a hit, no lock).  On any error it stays unpinned and
+	 * iomap_begin's own map decides.
+	 */
+	if (dci && pos < i_size_read(inode))
+		dc_map(dci, pos, write ? DC_MAP_WRITE : 0, &early);
 	for (;; tries++) {
 		err = 0;
 		filemap_invalidate_lock_shared(mapping);
@@ -584,6 +651,7 @@ static vm_fault_t fdax_fault(struct vm_fault *vmf, enum page_entry_size pe_size,
 		ret = dax_finish_sync_fault(vmf, pe_size, pfn);
 	filemap_invalidate_unlock_shared(mapping);
 out:
+	dc_unpin(&early);
 	if (write)
 		sb_end_pagefault(inode->i_sb);
 	return ret;
