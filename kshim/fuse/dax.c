@@ -50,6 +50,12 @@ MODULE_IMPORT_NS(DAXCACHE);
  * sends past the window (DC_MAP_BYPASS): an error no other step returns.
  */
 #define FDAX_BYPASS		(-ENOTBLK)
+/* The negative test's module (kshim/fuse/build --broken): see fdax_writeback(). */
+#ifdef FDAX_BROKEN_RECLAIM
+#define FDAX_BROKEN		true
+#else
+#define FDAX_BROKEN		false
+#endif
 /* A fault that found no free range waits this long for one, then retries. */
 #define FDAX_FAULT_WAIT_NS	(100 * NSEC_PER_MSEC)
 
@@ -184,6 +190,12 @@ static int fdax_writeback(void *priv, u64 ino, u64 file_off, u64 len,
 	loff_t end = file_off + len - 1;
 	int ret;
 
+	/*
+	 * The negative test (kshim/fuse/build --broken): the range is
+	 * reused while page tables and DAX entries still map it.
+	 */
+	if (FDAX_BROKEN)
+		return 0;
 	inode = fdax_grab(fcd, ino);
 	/* An inode being evicted has dropped its pages already. */
 	if (!inode)
