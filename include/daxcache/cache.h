@@ -88,6 +88,12 @@ enum dc_admit_policy {
 #define DC_CACHE_KICK_BG_FIRST	0x1u	/* kick the background reclaimer before trying inline reclaim */
 #define DC_CACHE_REMOVE_ON_INLINE 0x2u	/* send remove before reusing an inline-reclaimed range */
 #define DC_CACHE_INLINE_OWN_ONLY 0x4u	/* inline reclaim only from the mapping inode (upstream Linux) */
+/*
+ * writeback() before any mapping is reclaimed, punched or evicted, read-only
+ * ones too: a caller whose users map the window (a kernel filesystem's page
+ * tables and DAX entries) drops them there, or fails it to keep the mapping.
+ */
+#define DC_CACHE_WRITEBACK_ALL	0x8u
 
 /**
  * struct dc_cache_config - cache parameters; fill with dc_cache_config_init().

@@ -27,7 +27,7 @@
 #define DC_MIN_RANGE_SHIFT		12
 #define DC_MAX_RANGE_SHIFT		40
 #define DC_KNOWN_FLAGS	(DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE | \
-			 DC_CACHE_INLINE_OWN_ONLY)
+			 DC_CACHE_INLINE_OWN_ONLY | DC_CACHE_WRITEBACK_ALL)
 
 int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
 			 uint64_t window_size)

@@ -140,7 +140,8 @@ static int claim_written(struct dc_cache *c, struct dc_inode *owner,
 
 	if (!dc_refcount_dec_if_one(&r->ref))
 		return -EBUSY;
-	if (dc_range_writable(r) && c->ops->writeback) {
+	if ((dc_range_writable(r) || (c->cfg.flags & DC_CACHE_WRITEBACK_ALL)) &&
+	    c->ops->writeback) {
 		dc_stat_inc(c, DC_STAT_WRITEBACKS);
 		ret = c->ops->writeback(c->priv, owner->id,
 					r->index << c->cfg.range_shift,

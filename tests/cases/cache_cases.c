@@ -489,7 +489,7 @@ DC_TEST(cache_config_invalid)
 	BAD(remove_batch_max, 0);
 	BAD(victim, (enum dc_victim_policy)(DC_VICTIM_SIEVE + 1));
 	BAD(flags, 0x80000000u);
-	BAD(flags, 0x8u);
+	BAD(flags, 0x10u);
 #undef BAD
 	try_config(t, &good, NULL, be, -EINVAL, "NULL ops");
 	try_config(t, &good, &no_setup, be, -EINVAL, "NULL setup");
@@ -506,7 +506,7 @@ DC_TEST(cache_config_invalid)
 	cfg.reclaim_threshold_pct = 100;
 	cfg.victim = DC_VICTIM_ROUND_ROBIN;
 	cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE |
-		    DC_CACHE_INLINE_OWN_ONLY;
+		    DC_CACHE_INLINE_OWN_ONLY | DC_CACHE_WRITEBACK_ALL;
 	try_config(t, &cfg, dc_simbe_ops(), be, 0, "threshold 100, all flags");
 	cfg = good;
 	cfg.reclaim_threshold_pct = 0;
@@ -1420,6 +1420,49 @@ static void writeback_fail_body(struct dc_test *t, struct env *e)
 }
 
 ENV_CASE(cache_writeback_failure, 2, writeback_fail_body)
+
+/*
+ * DC_CACHE_WRITEBACK_ALL (a kernel filesystem drops the range from its page
+ * tables there): read-only mappings are written back before they go too,
+ * and one whose writeback fails stays mapped.
+ */
+static void writeback_all_body(struct dc_test *t, struct env *e)
+{
+	struct dc_simbe_fault f = { .err = -EBUSY, .every = 1 };
+	struct dc_pin pin;
+	uint64_t wa;
+	int ret;
+
+	DC_ASSERT_EQ(t, e->nr, 1);
+	pin_at(t, e, 0, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT(t, !e->pin[0].writable);
+	wa = pin_base(e, &e->pin[0]);
+	dc_unpin(&e->pin[0]);
+	/* Refused: the read-only range stays, the map times out. */
+	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, &f, sizeof(f)), 0);
+	ret = dc_map_timeout(e->inode[1], 0, 0, 50 * MS, &pin);
+	if (ret != -ETIMEDOUT && ret != -EBUSY) {
+		dc_unpin(&pin);
+		DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
+	}
+	DC_ASSERT(t, cst(e).writeback_failures >= 1);
+	pin_at(t, e, 0, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, pin_base(e, &e->pin[0]), wa);
+	dc_unpin(&e->pin[0]);
+	/* Accepted: reclaimed after its writeback. */
+	dc_simbe_set_fault(e->be, DC_SIMBE_WRITEBACK, NULL, 0);
+	pin_at(t, e, 1, 1, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, pin_base(e, &e->pin[1]), wa);
+	DC_ASSERT(t, sst(e).writebacks >= 1);
+	dc_unpin(&e->pin[1]);
+	env_settle(t, e);
+}
+
+ENV_CASE_CFG(cache_writeback_all, 1, writeback_all_body,
+	     e.cfg.flags = DC_CACHE_WRITEBACK_ALL)
 
 /* --- punch and evict --------------------------------------------------------- */
 
@@ -3341,6 +3384,7 @@ DC_SUITE(cache,
 	 DC_CASE(cache_setup_failure_on_reuse),
 	 DC_CASE(cache_remove_failure),
 	 DC_CASE(cache_writeback_failure),
+	 DC_CASE(cache_writeback_all),
 	 DC_CASE(cache_punch),
 	 DC_CASE(cache_evict_on_last_put),
 	 DC_CASE(cache_trace_scenario),
