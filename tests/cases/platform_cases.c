@@ -343,15 +343,35 @@ DC_TEST(platform_rcu_read_held)
 struct delayed_ctx {
 	struct dc_worker w;
 	dc_atomic_t runs;
-	uint64_t ran_at;
+	uint64_t first_at;		/* when the first run began */
 };
 
 static void delayed_fn(struct dc_worker *w)
 {
 	struct delayed_ctx *c = dc_container_of(w, struct delayed_ctx, w);
 
-	dc_write_once(c->ran_at, dc_now_ns());
+	if (!dc_atomic_read(&c->runs))
+		dc_write_once(c->first_at, dc_now_ns());
 	dc_atomic_inc(&c->runs);
+}
+
+/* A started worker of a zeroed @c, or NULL (the failure recorded in @t). */
+static struct delayed_ctx *delayed_start(struct dc_test *t, const char *name)
+{
+	struct delayed_ctx *c = dc_test_alloc(sizeof(*c));
+
+	if (!c) {
+		dc_test_fail(t, __FILE__, __LINE__, "no memory for the worker");
+		return NULL;
+	}
+	memset(c, 0, sizeof(*c));
+	dc_atomic_set(&c->runs, 0);
+	if (dci_worker_start(&c->w, delayed_fn, name)) {
+		dc_test_fail(t, __FILE__, __LINE__, "dci_worker_start() failed");
+		dc_test_free(c);
+		return NULL;
+	}
+	return c;
 }
 
 /* Wait for @c to have run @n times: false only if it hangs. */
@@ -366,52 +386,60 @@ static bool delayed_wait_runs(struct delayed_ctx *c, int n)
 
 DC_TEST(platform_worker_delayed)
 {
-	struct delayed_ctx *c = dc_test_alloc(sizeof(*c));
+	struct delayed_ctx *c = delayed_start(t, "dc-test-delayed");
 	uint64_t start;
+	int runs;
 
-	DC_ASSERT(t, c);
-	dc_atomic_set(&c->runs, 0);
-	DC_ASSERT_INT_EQ(t, dci_worker_start(&c->w, delayed_fn, "dc-test-delayed"), 0);
-
+	if (!c)
+		return;
 	/* Not before the delay (the kernel rounds it up to jiffies). */
 	start = dc_now_ns();
 	dci_worker_queue_delayed(&c->w, 30 * MS);
-	/* Already queued: a second, shorter delay changes nothing. */
+	/* Already queued: a second, shorter delay does not bring it forward. */
 	dci_worker_queue_delayed(&c->w, 1 * MS);
 	dc_test_sleep_us(10000);
 	if (dc_now_ns() - start < 25 * MS)
 		DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 0);
 	DC_ASSERT(t, delayed_wait_runs(c, 1));
-	DC_ASSERT(t, dc_read_once(c->ran_at) - start >= 30 * MS);
-	dc_test_sleep_us(40000);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 1);
+	DC_ASSERT(t, dc_read_once(c->first_at) - start >= 30 * MS);
+	/*
+	 * Nor does it add a run, unless the first had begun before it was
+	 * asked for: 30 ms between the two calls, which a loaded machine
+	 * (valgrind, CI beside stress-ng) has taken.  The stop waits for a
+	 * run in progress and drops a pending one, so the count holds still.
+	 */
+	dci_worker_stop(&c->w);
+	runs = dc_atomic_read(&c->runs);
+	DC_ASSERT(t, runs == 1 || runs == 2);
+	dc_test_free(c);
 
 	/*
 	 * A plain queue brings a long delay forward: the delay outlasts the
 	 * wait, so a run inside the wait was the plain queue's.
 	 */
+	c = delayed_start(t, "dc-test-delayed");
+	if (!c)
+		return;
 	dci_worker_queue_delayed(&c->w, 2 * DC_WAIT_LIMIT_NS);
 	dci_worker_queue(&c->w);
-	DC_ASSERT(t, delayed_wait_runs(c, 2));
+	DC_ASSERT(t, delayed_wait_runs(c, 1));
 
 	/* Stop drops a pending delayed run, without waiting for it. */
 	dci_worker_queue_delayed(&c->w, 2 * DC_WAIT_LIMIT_NS);
 	start = dc_now_ns();
 	dci_worker_stop(&c->w);
 	DC_ASSERT(t, dc_now_ns() - start < 2 * DC_WAIT_LIMIT_NS);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 2);
+	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 1);
 	dc_test_free(c);
 }
 
 /* A delayed queue with no delay is a plain queue: the function runs. */
 DC_TEST(platform_worker_zero_delay)
 {
-	struct delayed_ctx *c = dc_test_alloc(sizeof(*c));
+	struct delayed_ctx *c = delayed_start(t, "dc-test-zero");
 
-	DC_ASSERT(t, c);
-	DC_RETURN_IF_FAILED(t);
-	dc_atomic_set(&c->runs, 0);
-	DC_ASSERT_INT_EQ(t, dci_worker_start(&c->w, delayed_fn, "dc-test-zero"), 0);
+	if (!c)
+		return;
 	dci_worker_queue_delayed(&c->w, 0);
 	DC_ASSERT(t, delayed_wait_runs(c, 1));
 	dci_worker_stop(&c->w);
