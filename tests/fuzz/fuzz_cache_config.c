@@ -49,8 +49,11 @@ static bool decode(struct fz_in *in, struct fz_world *w)
 		ok = false;
 	c->flags = (f >> 2) & 7;
 	if ((f & 0xe0) == 0xe0) {
-		c->flags |= 8u << ((f >> 2) & 7);
+		/* A bit above the known ones. */
+		c->flags |= (DC_CACHE_WRITEBACK_ALL << 1) << ((f >> 2) & 7);
 		ok = false;
+	} else if (f & 0x20) {
+		c->flags |= DC_CACHE_WRITEBACK_ALL;
 	}
 	c->wait_timeout_ns = 1000000;	/* every blocking map says its own */
 	/* The backend ops: what is absent, and two bad tables. */
