@@ -14,7 +14,7 @@
 #include <daxcache/log.h>
 #include <daxcache/thread.h>
 
-#ifdef DC_TSAN
+#if DC_PLAT_TSAN
 char dci_rcu_tsan_gp;
 char dci_rcu_tsan_barrier;
 #endif
@@ -31,14 +31,14 @@ void dci_plat_rcu_callback(struct rcu_head *head)
 {
 	dc_rcu_head_t *h = dc_container_of(head, dc_rcu_head_t, head);
 
-#ifdef DC_TSAN
+#if DC_PLAT_TSAN
 	__tsan_acquire(h);
 	__tsan_acquire(&dci_rcu_tsan_gp);
 #endif
 	/* @h may be freed by its callback: not touched after it. */
 	h->fn(h);
 	__atomic_sub_fetch(&dci_plat_rcu_pending, 1, __ATOMIC_RELEASE);
-#ifdef DC_TSAN
+#if DC_PLAT_TSAN
 	/* What the callback did happens before dc_rcu_barrier() returns. */
 	__tsan_release(&dci_rcu_tsan_barrier);
 #endif

@@ -25,12 +25,9 @@
 
 #include <urcu/urcu-memb.h>
 
-#if defined(__SANITIZE_THREAD__)
-#define DC_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define DC_TSAN 1
-#endif
+/* Included by platform.h only, which says whether this is a TSan build. */
+#ifndef DC_PLAT_TSAN
+#error "rcu.h is included through platform.h"
 #endif
 
 /*
@@ -59,7 +56,7 @@
 #define dc_rcu_access_pointer(p)	__atomic_load_n(&(p), __ATOMIC_RELAXED)
 #define dc_rcu_read_lock()		urcu_memb_read_lock()
 #define dc_rcu_read_held()		urcu_memb_read_ongoing()
-#ifndef DC_TSAN
+#if !DC_PLAT_TSAN
 #define dc_rcu_barrier()		urcu_memb_barrier()
 #endif
 
@@ -114,13 +111,13 @@ typedef struct dc_rcu_head {
 void dci_plat_rcu_callback(struct rcu_head *head);
 void dci_plat_rcu_run_now(dc_rcu_head_t *h);
 
-#ifndef DC_TSAN
+#if !DC_PLAT_TSAN
 
 #define dc_rcu_read_unlock()		urcu_memb_read_unlock()
 #define dc_synchronize_rcu()		urcu_memb_synchronize_rcu()
 #define dci_plat_rcu_tsan_queue(h)	((void)(h))
 
-#else /* DC_TSAN */
+#else /* DC_PLAT_TSAN */
 
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
@@ -151,7 +148,7 @@ static inline void dc_synchronize_rcu(void)
 	__tsan_acquire(&dci_rcu_tsan_gp);
 }
 
-#endif /* DC_TSAN */
+#endif /* DC_PLAT_TSAN */
 
 /*
  * Run @fn(@h) after a grace period: queued for liburcu's callback thread,
