@@ -29,6 +29,8 @@ int vu_shmem_unmap(uint64_t shm_offset, uint64_t len);
 /* Serve one FUSE request (in: in_len bytes); the reply's length in out. */
 size_t fs_request(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_max);
 int fs_init(const char *dir, uint64_t window, int break_mapping, int lookup_counts);
+/* Make each SETUPMAPPING and REMOVEMAPPING take at least us microseconds. */
+void fs_set_map_cost(unsigned int us);
 /* Cut off the padding of the files mapped past their end. */
 void fs_finish(void);
 /* Write "OPCODE COUNT" lines, one per opcode seen, to path. */

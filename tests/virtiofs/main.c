@@ -46,8 +46,20 @@ static void *signal_thread(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: daxvfsd --socket PATH --dir DIR [--window BYTES] [--tag TAG]"
-		" [--workers N] [--counts FILE] [--counts-on-lookup]\n");
+		" [--workers N] [--counts FILE] [--counts-on-lookup]"
+		" [--map-cost MICROSECONDS]\n");
 	exit(2);
+}
+
+/* --map-cost's microseconds: at most 10 s. */
+static unsigned int parse_map_cost(const char *v)
+{
+	char *end;
+	unsigned long us = strtoul(v, &end, 10);
+
+	if (!*v || *end || us > 10000000)
+		usage();
+	return us;
 }
 
 int main(int argc, char **argv)
@@ -84,6 +96,8 @@ int main(int argc, char **argv)
 			dev.workers = atoi(v);
 		else if (!strcmp(argv[i], "--counts"))
 			counts_path = v;
+		else if (!strcmp(argv[i], "--map-cost"))
+			fs_set_map_cost(parse_map_cost(v));
 		else
 			usage();
 	}
