@@ -185,9 +185,15 @@ static int fdax_writeback(void *priv, u64 ino, u64 file_off, u64 len,
 			  u64 win_off)
 {
 	struct fuse_conn_dax *fcd = priv;
+	loff_t end = file_off + len - 1;
+	struct writeback_control wbc = {
+		.sync_mode = WB_SYNC_ALL,
+		.nr_to_write = LONG_MAX,
+		.range_start = file_off,
+		.range_end = end,
+	};
 	struct address_space *mapping;
 	struct inode *inode;
-	loff_t end = file_off + len - 1;
 	int ret;
 
 	/*
@@ -206,7 +212,16 @@ static int fdax_writeback(void *priv, u64 ino, u64 file_off, u64 len,
 	if (dax_layout_busy_page_range(mapping, file_off, end)) {
 		ret = -EBUSY;
 	} else {
-		ret = filemap_fdatawrite_range(mapping, file_off, end);
+		/*
+		 * The DAX writeback itself, not filemap_fdatawrite_range():
+		 * that returns at once when no entry of the file is tagged
+		 * DIRTY, and an entry can keep a TOWRITE tag with no DIRTY
+		 * (seen on 6.1 with a window of one range), which makes
+		 * invalidate_inode_pages2_range() fail with -EBUSY on every
+		 * try: the range could never be reclaimed.  This writeback
+		 * walks the TOWRITE entries whatever the DIRTY tags say.
+		 */
+		ret = dax_writeback_mapping_range(mapping, fcd->dev, &wbc);
 		if (!ret)
 			ret = invalidate_inode_pages2_range(mapping,
 							    file_off >> PAGE_SHIFT,
