@@ -56,6 +56,16 @@ MODULE_IMPORT_NS(DAXCACHE);
 #else
 #define FDAX_BROKEN		false
 #endif
+/*
+ * dax_bypass=0 (a module parameter, read at each read()): every read maps
+ * its range, as the stock code does, instead of letting the library's
+ * admission control serve it with FUSE_READ.  The benchmark's way to
+ * show what inline reclaim alone saves (bench/virtiofs/run --fuse).
+ */
+static bool dax_bypass = true;
+module_param(dax_bypass, bool, 0644);
+MODULE_PARM_DESC(dax_bypass, "Let admission control serve read() without the DAX window (default: true)");
+
 /* A fault that found no free range waits this long for one, then retries. */
 #define FDAX_FAULT_WAIT_NS	(100 * NSEC_PER_MSEC)
 
@@ -492,7 +502,7 @@ static int fdax_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	if (flags & IOMAP_FAULT)
 		mflags |= DC_MAP_NOWAIT | DC_MAP_NORECLAIM;
 	/* read() (fuse_dax_read_iter()) can do without the window. */
-	if (!(flags & (IOMAP_WRITE | IOMAP_FAULT)))
+	if (!(flags & (IOMAP_WRITE | IOMAP_FAULT)) && READ_ONCE(dax_bypass))
 		mflags |= DC_MAP_MAY_BYPASS;
 	pin = kmalloc(sizeof(*pin), GFP_NOFS);
 	if (!pin)
