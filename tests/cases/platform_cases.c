@@ -401,7 +401,13 @@ DC_TEST(platform_worker_delayed)
 	if (dc_now_ns() - start < 25 * MS)
 		DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 0);
 	DC_ASSERT(t, delayed_wait_runs(c, 1));
-	DC_ASSERT(t, dc_read_once(c->first_at) - start >= 30 * MS);
+	/*
+	 * No bound on first_at against the clock: the kernel counts the
+	 * delay in jiffies, which a loaded guest advances late and then in
+	 * bursts, so the run can come sooner than 30 ms of ktime after
+	 * start (seen on 6.1 beside stress-ng).  The check above, made only
+	 * while 25 ms have not passed, is the one that holds everywhere.
+	 */
 	/*
 	 * Nor does it add a run, unless the first had begun before it was
 	 * asked for: 30 ms between the two calls, which a loaded machine
