@@ -293,8 +293,9 @@ static uint64_t time_left(uint64_t deadline, uint64_t now)
 
 /*
  * Get a range for a new mapping: free pool, then inline reclaim.  With
- * @cand (admission control) the free pool does not start the background
- * reclaimer, and inline reclaim contests its victim: NULL with *@refused
+ * @cand (admission control) neither the free pool nor
+ * DC_CACHE_KICK_BG_FIRST starts the background reclaimer, and inline
+ * reclaim contests its victim: NULL with *@refused
  * means bypass.  *@contested tells a range won over a victim.  *@was: what
  * the backend still maps in a range reclaimed inline (its backend_mapped
  * says whether anything).  *@on_busy: the range is on the busy ring
@@ -317,7 +318,11 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 	*on_busy = r;
 	if (r || (flags & DC_MAP_NORECLAIM))
 		return r;
-	if (c->cfg.flags & DC_CACHE_KICK_BG_FIRST)
+	/*
+	 * Not for a contested miss: the reclaimer would free ranges that
+	 * later misses then map without a contest.
+	 */
+	if ((c->cfg.flags & DC_CACHE_KICK_BG_FIRST) && !cand)
 		dci_reclaimer_kick(c);
 	r = dci_reclaim_inline(c, inode, cand, refused, was);
 	*contested = r && cand;
