@@ -341,6 +341,12 @@ int fuse_dax_conn_alloc(struct fuse_conn *fc, enum fuse_dax_mode dax_mode,
 		 * filled the window would never hold more than one range.
 		 */
 		cfg.flags = DC_CACHE_WRITEBACK_ALL | DC_CACHE_KICK_BG_FIRST;
+		/*
+		 * A write or a read that must map waits for a range as long
+		 * as stock's does: until one comes free or a fatal signal
+		 * (-EINTR); write() has no -ETIMEDOUT to give.
+		 */
+		cfg.wait_timeout_ns = DC_WAIT_FOREVER;
 		ret = dc_cache_create(&cfg, sizeof(cfg), &fdax_ops, sizeof(fdax_ops),
 				      fcd, &fcd->cache);
 	}
