@@ -87,9 +87,8 @@ enum dc_admit_policy {
 /* Behaviour switches (config.flags), mostly older behaviours kept for benchmarks. */
 /*
  * Kick the background reclaimer before trying inline reclaim (upstream Linux's
- * order), on a miss that admission control does not contest: without it, a
- * file that starts missing in a window full of another file's idle ranges
- * reclaims its own ranges inline and never gets more than one.
+ * order), on a miss that admission control does not contest (the ranges it
+ * freed would be mapped by the next misses without a contest).
  */
 #define DC_CACHE_KICK_BG_FIRST	0x1u
 #define DC_CACHE_REMOVE_ON_INLINE 0x2u	/* send remove before reusing an inline-reclaimed range */

@@ -332,15 +332,7 @@ int fuse_dax_conn_alloc(struct fuse_conn *fc, enum fuse_dax_mode dax_mode,
 	ret = dc_cache_config_init(&cfg, sizeof(cfg), window);
 	if (!ret) {
 		cfg.range_shift = FDAX_RANGE_SHIFT;
-		/*
-		 * Stock's order: a miss that admission control does not
-		 * contest (a write, a fault, any read with dax_bypass=0)
-		 * kicks the background reclaimer before it reclaims
-		 * inline.  Inline reclaim takes the file's own ranges
-		 * first, so without the kick a file read after another one
-		 * filled the window would never hold more than one range.
-		 */
-		cfg.flags = DC_CACHE_WRITEBACK_ALL | DC_CACHE_KICK_BG_FIRST;
+		cfg.flags = DC_CACHE_WRITEBACK_ALL;
 		/*
 		 * A write or a read that must map waits for a range as long
 		 * as stock's does: until one comes free or a fatal signal

@@ -393,18 +393,20 @@ static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
  * NULL with *@refused set means the miss lost and should be bypassed, NULL
  * without it that no idle range could be claimed.
  *
- * The victim order: without @cand (and always under
- * DC_CACHE_INLINE_OWN_ONLY), @self's own mappings first, then the global
- * hand, as upstream Linux does.  With @cand, the own walk runs first only
- * while @self holds more than half of the window's mappings; otherwise the
- * victim comes from the global hand (a window-wide CLOCK, @self's ranges
- * included).  An own walk first makes a file pay for its misses with its
- * own warm ranges while colder ranges of other files stay, so each file's
- * share of a full window stays what it was when the window filled; an
- * inode that holds most of the window loses little to it, and its walk in
- * file order gives a new mapping a place anywhere in the order where the
- * hand gives it a full turn (about a point of hit ratio better on one
- * inode, bench-hitratio).
+ * The victim order: the own walk (@self's own mappings) runs first only
+ * while @self holds more than half of the window's mappings, and always
+ * under DC_CACHE_INLINE_OWN_ONLY (upstream Linux's order, with nothing
+ * after it); otherwise the victim comes from the global hand (a
+ * window-wide CLOCK, @self's ranges included), which also follows an own
+ * walk that found nothing.  An own walk first makes a file pay for its
+ * misses with its own warm ranges while colder ranges of other files stay,
+ * so each file's share of a full window stays what it was when the window
+ * filled: a file read after another one filled the window would hold one
+ * range and remap it on every other access, as long as nothing kicked the
+ * background reclaimer.  An inode that holds most of the window loses
+ * little to it, and its walk in file order gives a new mapping a place
+ * anywhere in the order where the hand gives it a full turn (about a point
+ * of hit ratio better on one inode, bench-hitratio).
  */
 struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 				    const struct dc_admit_cand *cand, bool *refused,
@@ -414,8 +416,7 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 	struct dc_range *r = NULL;
 
 	*refused = false;
-	if (!cand || own_only ||
-	    2 * self->nr_maps > dc_pool_nr_mapped(c)) {
+	if (own_only || 2 * self->nr_maps > dc_pool_nr_mapped(c)) {
 		r = reclaim_own(c, self, cand, refused);
 		if (r)
 			range_was(r, was);

@@ -1103,6 +1103,50 @@ DC_TEST(cache_inline_own_only)
 	inline_runs(t, runs, DC_ARRAY_SIZE(runs));
 }
 
+/*
+ * A file that starts missing in a full window of another file's idle
+ * ranges gets the ranges it uses, with no help from the background
+ * reclaimer (held at the writeback gate, as a reclaimer that cannot take
+ * a busy inode's mutex helps nothing) and without admission control.
+ * Window of 4: inode 2's dirty range, the reclaimer's victim, and inode
+ * 0's three idle ones.  Inode 1 then reads its ranges 0 and 1 in turn.
+ * An inline reclaim that took the missing inode's own ranges first
+ * would have it evict one of its two for the other, every access, while
+ * inode 0's ranges sat idle.
+ */
+static void share_body(struct dc_test *t, struct env *e)
+{
+	struct dc_cache_stats st;
+	unsigned int k, pass;
+
+	for (k = 1; k < 4; k++)
+		pin_at(t, e, k, 0, (uint64_t)k * e->rs, 0);
+	dirty_at(t, e, 2, 0, NULL);
+	DC_RETURN_IF_FAILED(t);
+	dc_simbe_gate_close(e->be, DC_SIMBE_WRITEBACK);
+	/* Only inode 2's range is idle: the reclaimer takes it, and waits. */
+	dc_wait_free(e->cache, MS);
+	DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_WRITEBACK) == 1);
+	for (k = 1; k < 4; k++)
+		dc_unpin(&e->pin[k]);
+	DC_ASSERT_EQ(t, cst(e).nr_free, 0);
+	for (pass = 0; pass < 3 && !dc_test_failed(t); pass++) {
+		st = cst(e);
+		touch(t, e, 1, 0, 0);
+		touch(t, e, 1, e->rs, 0);
+		DC_RETURN_IF_FAILED(t);
+		if (pass)
+			DC_ASSERT_EQ(t, cst(e).misses - st.misses, 0);
+	}
+	st = cst(e);
+	DC_ASSERT_EQ(t, st.inline_reclaims, 2);
+	DC_ASSERT_EQ(t, st.nr_free, 0);
+	dc_simbe_gate_open(e->be, DC_SIMBE_WRITEBACK);
+	env_settle(t, e);
+}
+
+ENV_CASE(cache_inline_new_file_gets_share, 4, share_body)
+
 /* --- background reclaim -------------------------------------------------- */
 
 static void bg_scenario(struct dc_test *t, struct env *e, bool kick)
@@ -3382,6 +3426,7 @@ DC_SUITE(cache,
 	 DC_CASE(cache_inline_reclaim_no_remove),
 	 DC_CASE(cache_inline_reclaim_remove_on_inline),
 	 DC_CASE(cache_inline_own_only),
+	 DC_CASE(cache_inline_new_file_gets_share),
 	 DC_CASE(cache_bg_reclaim_batches),
 	 DC_CASE(cache_bg_reclaim_threshold),
 	 DC_CASE(cache_bg_pending),

@@ -421,9 +421,16 @@ active [NT] proctype mapper()
 		 * reclaim_own(): two rounds of our tree (the budget is twice
 		 * the count), one slot a step.  Our tree, under our mutex:
 		 * its ranges keep owner and index; the code's look at the
-		 * count first only filters what dec_if_one decides.
+		 * count first only filters what dec_if_one decides.  Unless
+		 * the own walk is all there is, a miss may also start at the
+		 * hand (its inode holds no more than half the window).
 		 */
 		if
+#ifndef INLINE_OWN_ONLY
+		:: n == 0 ->
+			n = NR;
+			pc = OTHER
+#endif
 		:: n < 2 * NX ->
 			ci = n % NX;
 			v = tree[SLOT(i, ci)];
