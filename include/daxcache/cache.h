@@ -47,10 +47,11 @@ struct dc_inode;
 /*
  * Victim choice when a range must be reclaimed.  Inline reclaim looks at the
  * mapping inode's own ranges first, walking them in file order from a
- * cursor, except for a DC_MAP_MAY_BYPASS miss under DC_ADMIT_FREQ, which
- * takes its victim window-wide unless its inode holds more than half the
- * window's mappings; the background reclaimer and inline reclaim from other
- * inodes use the global hand over all mapped ranges, in setup order.  The
+ * cursor, only while that inode holds more than half the window's mappings
+ * (always under DC_CACHE_INLINE_OWN_ONLY); otherwise, and after a walk that
+ * found nothing, it takes its victim window-wide.  The background reclaimer
+ * and window-wide inline reclaim use the global hand over all mapped ranges,
+ * in setup order.  The
  * policy says whether either walk gives a second chance to recently hit
  * ranges.
  */
