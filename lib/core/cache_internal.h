@@ -241,6 +241,7 @@ enum dc_stat {
 	DC_STAT_BYPASS_WRITE,
 	DC_STAT_ADMITS_CONTESTED,
 	DC_STAT_BG_PASSES,
+	DC_STAT_BYPASS_BUDGET,		/* of DC_STAT_BYPASS_FULL */
 	DC_STAT_NR
 };
 
@@ -269,7 +270,10 @@ enum dc_backend_op {
  * taken only with a trylock, by the one thread that halves the sketch; it
  * is innermost (the hand counts hits under the pool lock).  @incs, which
  * every miss writes, has a line of its own, away from the read-mostly
- * fields before it and what follows in struct dc_cache.
+ * fields before it and what follows in struct dc_cache; the eviction
+ * budget's two words share it (@aged is written by the halving, @evict_at
+ * by an eviction the budget pays for, and both are read only by a miss
+ * that could win its contest), so the budget adds no line to a miss's.
  */
 struct dc_admit {
 	dc_spinlock_t lock;
@@ -278,8 +282,13 @@ struct dc_admit {
 	uint32_t sketch_mask;
 	uint32_t ghost_mask;
 	uint32_t sample;		/* halve after this many */
+	uint32_t interval;		/* cfg.admit_evict_interval; 0: no budget */
 	/* Increments since the last halving (dc_inc_racy()). */
 	uint32_t incs __dc_cacheline_aligned;
+	/* The increments of the halvings before: @aged + @incs is the clock. */
+	uint64_t aged;
+	/* The budget: no eviction on a count before the clock reaches this. */
+	uint64_t evict_at;
 } __dc_cacheline_aligned;
 
 /* A miss under admission control, as dci_admit_note_miss() saw it. */
@@ -291,16 +300,19 @@ struct dc_admit_cand {
 	bool stream;			/* it continues a sequential stream */
 	bool write;			/* a write: never worth a victim */
 	bool weak;			/* @est loses even to a victim of 0 */
+	bool over_budget;		/* the eviction budget refuses it */
 };
 
 /*
  * Whether @cand loses a contest against any victim (dci_admit_contest()):
  * a write, or a read that is not a stream's next read and is either not
- * recent or too rarely referenced to pay for a setup over any victim.
+ * recent, too rarely referenced to pay for a setup over any victim, or
+ * over the eviction budget.
  */
 static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
 {
-	return cand->write || (!cand->stream && (!cand->recent || cand->weak));
+	return cand->write || (!cand->stream && (!cand->recent || cand->weak ||
+						 cand->over_budget));
 }
 
 /*
@@ -893,7 +905,7 @@ static inline void dc_rlist_del(const struct dc_cache *c, struct dc_range *r)
 
 /* 2: cache_reclaim.c */
 struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
-				    const struct dc_admit_cand *cand,
+				    struct dc_admit_cand *cand,
 				    bool *refused, struct dc_range_backend *was);
 void dci_range_release(struct dc_cache *c, struct dc_range *r,
 		       const struct dc_range_backend *was, bool on_busy);
@@ -914,8 +926,9 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
 		    uint32_t hits);
 bool dci_admit_write_hit(struct dc_cache *c, uint64_t ino, uint64_t index);
-bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
+bool dci_admit_contest(struct dc_cache *c, struct dc_admit_cand *cand,
 		       uint64_t victim_ino, uint64_t victim_index);
+void dci_admit_charge(struct dc_cache *c, const struct dc_admit_cand *cand);
 
 /* Whether a dc_map() call with @flags is under admission control. */
 static inline bool dc_admit_applies(const struct dc_cache *c, unsigned int flags)

@@ -304,7 +304,7 @@ static uint64_t time_left(uint64_t deadline, uint64_t now)
  * dropped).
  */
 static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
-				    const struct dc_admit_cand *cand,
+				    struct dc_admit_cand *cand,
 				    bool *refused, bool *contested,
 				    struct dc_range_backend *was, bool *on_busy,
 				    bool *kick)
@@ -422,6 +422,8 @@ static bool miss_hopeless(struct dc_cache *c, struct dc_inode *inode,
 	if (!dc_admit_cand_hopeless(cand))
 		return false;
 	dc_stat_inc(c, cand->write ? DC_STAT_BYPASS_WRITE : DC_STAT_BYPASS_FULL);
+	if (cand->over_budget)
+		dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
 	dci_trace_bypass(inode->id, cand->index, cand->write ?
 			 DCI_TRACE_BYPASS_WRITE : DCI_TRACE_BYPASS_FULL);
 	return true;
@@ -456,16 +458,19 @@ static int map_found(struct dc_inode *inode, struct dc_range *r,
 
 /*
  * No range could be had for a miss (the mutex dropped): DC_MAP_BYPASS when
- * the miss may bypass and should (its victim won: @refused; or nothing is
+ * the miss may bypass and should (its victim won, or the eviction budget
+ * was spent: @refused, and @over_budget for the latter; or nothing is
  * idle and nothing on its way to the free pool), -EAGAIN when it may not
  * wait, else 0: wait for a range.
  */
 static int map_no_range(struct dc_cache *c, unsigned int flags, bool admit,
-			bool refused)
+			bool refused, bool over_budget)
 {
 	if (refused) {
 		dc_stat_inc(c, flags & DC_MAP_WRITE ? DC_STAT_BYPASS_WRITE :
 				      DC_STAT_BYPASS_FULL);
+		if (over_budget)
+			dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
 		return DC_MAP_BYPASS;
 	}
 	dci_reclaimer_kick(c);
@@ -606,13 +611,16 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
 				&contested, &was, &on_busy, &kick);
 		if (r) {
+			if (contested)
+				dci_admit_charge(c, &cand);
 			ret = map_new(inode, r, index, flags, &was, on_busy, kick);
 			if (!ret && contested)
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
 			break;
 		}
 		dc_mutex_unlock(&inode->mutex);
-		ret = map_no_range(c, flags, admit, refused);
+		ret = map_no_range(c, flags, admit, refused,
+				   admit && cand.over_budget);
 		if (!ret)
 			ret = map_wait(c, &w, admit, timeout_ns);
 		if (ret)
