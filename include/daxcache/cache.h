@@ -288,9 +288,10 @@ struct dc_pin {
  *	no thread maps, unpins or puts an inode, no background work is left
  *	to change them (a test waits for that state, not for a time).
  *	Appended after release 1.0.0, which leaves it 0.
- * @bypass_budget: of @bypass_full, the misses that would have won their
- *	contest but were refused because the eviction budget
- *	(admit_evict_interval of struct dc_cache_config) was spent.
+ * @bypass_budget: of @bypass_full, the misses refused because the
+ *	eviction budget (admit_evict_interval of struct dc_cache_config) was
+ *	spent: misses that won their contest, and, refused before it (no
+ *	range free), misses that could have beaten a victim never referenced.
  *
  * Filled for the caller's size (see daxcache/daxcache.h); new members are
  * only ever appended.  @bypasses to @bypass_write count the admission

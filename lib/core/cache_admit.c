@@ -34,7 +34,7 @@
  * sketch's count of increments, and what the halvings took off it).  A
  * miss that would win while the budget is spent is bypassed, and without
  * the inode's mutex when no range is free, as a hopeless miss is (see
- * dci_admit_contest(), dci_admit_charge()).
+ * dci_admit_over_budget(), dci_admit_contest()).
  *
  * Races: nothing here takes a lock but the halving, which a trylock keeps
  * to one thread at a time (the admission lock, the innermost of the
@@ -57,8 +57,8 @@
  * since what is mapped is decided under the inode's mutex.  With one
  * thread every update is exact, as it was under the lock.
  *
- * Callers: cache_map.c (a miss is noted, an eviction charged to the
- * budget), cache_reclaim.c (the victim scan's hit counts and the contest
+ * Callers: cache_map.c (a miss is noted, and the budget asked before the
+ * mutex), cache_reclaim.c (the victim scan's hit counts and the contest
  * of a miss against its victim), cache.c (setup and teardown).
  */
 #include "cache_internal.h"
@@ -429,9 +429,29 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 	cand->est = count(a, h, 1);
 	/* Whether it could beat even a victim never referenced. */
 	cand->weak = !lead_wins(cand->est, 0, c->cfg.admit_setup_cost);
-	/* Only where it decides: a miss that could win but for the budget. */
-	cand->over_budget = !write && !cand->stream && cand->recent &&
-			    !cand->weak && budget_spent(a);
+}
+
+/**
+ * dci_admit_over_budget() - whether the eviction budget refuses a miss
+ *	before its contest.
+ * @c: the cache (admit policy DC_ADMIT_FREQ).
+ * @cand: a miss that dci_admit_note_miss() noted and that is not hopeless
+ *	(dc_admit_cand_hopeless()): one that could beat a victim never
+ *	referenced.
+ *
+ * A stream's miss is never refused.  Asked before the inode's mutex is
+ * taken, so that a miss the budget refuses does not wait for it; a refusal
+ * is counted in bypass_budget (the caller counts the bypass).
+ *
+ * Context: a reference to the missing inode held; takes no lock.
+ * Return: true to bypass the miss, false to go on to its contest.
+ */
+bool dci_admit_over_budget(struct dc_cache *c, const struct dc_admit_cand *cand)
+{
+	if (cand->stream || !budget_spent(&c->adm))
+		return false;
+	dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
+	return true;
 }
 
 /**
@@ -485,15 +505,21 @@ void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
  * write through the window.
  *
  * A read that wins is still refused while the eviction budget
- * (cfg.admit_evict_interval) is spent, and @cand says so (@over_budget):
- * even a rule that admits only clear leads admits some by chance where
- * every range is worth the same, and the budget bounds what those cost.
- * A stream is neither held back nor charged (dci_admit_charge()).
+ * (cfg.admit_evict_interval) is spent (counted in bypass_budget), and one
+ * that wins while it is not pays for the eviction: the next on a count
+ * waits until cfg.admit_evict_interval more references have been counted.
+ * Even a rule that admits only clear leads admits some by chance where
+ * every range is worth the same, and the budget bounds what those cost:
+ * at most one eviction per interval, with no credit saved up beyond one
+ * (a burst after a quiet spell is one eviction).  A stream's miss is
+ * neither held back nor charged.  A win whose victim then cannot be
+ * claimed (pinned meanwhile) has paid all the same; two misses of
+ * different inodes that contest at once may both find the budget unspent.
  *
  * Context: the mapping inode's mutex held; takes no lock.
  * Return: true to map the miss over the victim, false to bypass.
  */
-bool dci_admit_contest(struct dc_cache *c, struct dc_admit_cand *cand,
+bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 		       uint64_t victim_ino, uint64_t victim_index)
 {
 	struct dc_admit *a = &c->adm;
@@ -506,37 +532,18 @@ bool dci_admit_contest(struct dc_cache *c, struct dc_admit_cand *cand,
 		return true;
 	vest = estimate(a, key_hash(victim_ino, victim_index));
 	admit = lead_wins(cand->est, vest, cost);
-	/* Again: another inode's miss may have spent it since the note. */
-	if (admit && budget_spent(a)) {
-		cand->over_budget = true;
-		admit = false;
+	if (admit && a->interval) {
+		/* Again: another inode's miss may have spent it since the note. */
+		if (budget_spent(a)) {
+			dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
+			admit = false;
+		} else {
+			dc_write_once(a->evict_at, refs_now(a) + a->interval);
+		}
 	}
 	dci_trace_admit(cand->ino, cand->index, cand->est, victim_ino,
 			victim_index, vest, admit);
 	return admit;
-}
-
-/**
- * dci_admit_charge() - pay for an eviction from the eviction budget.
- * @c: the cache (admit policy DC_ADMIT_FREQ).
- * @cand: the miss that won its contest and was mapped over the victim.
- *
- * The next eviction on a count waits until admission control has counted
- * cfg.admit_evict_interval more references: at most one per that many,
- * with no credit saved up beyond one (a burst after a quiet spell is one
- * eviction).  A stream's miss is not charged: it maps what is read next.
- * Two racing misses of different inodes may both find the budget unspent
- * and both evict: the bound is one per interval per such race.
- *
- * Context: the mapping inode's mutex held; takes no lock.
- */
-void dci_admit_charge(struct dc_cache *c, const struct dc_admit_cand *cand)
-{
-	struct dc_admit *a = &c->adm;
-
-	if (!a->interval || cand->stream)
-		return;
-	dc_write_once(a->evict_at, refs_now(a) + a->interval);
 }
 
 /**

@@ -300,19 +300,16 @@ struct dc_admit_cand {
 	bool stream;			/* it continues a sequential stream */
 	bool write;			/* a write: never worth a victim */
 	bool weak;			/* @est loses even to a victim of 0 */
-	bool over_budget;		/* the eviction budget refuses it */
 };
 
 /*
  * Whether @cand loses a contest against any victim (dci_admit_contest()):
  * a write, or a read that is not a stream's next read and is either not
- * recent, too rarely referenced to pay for a setup over any victim, or
- * over the eviction budget.
+ * recent or too rarely referenced to pay for a setup over any victim.
  */
 static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
 {
-	return cand->write || (!cand->stream && (!cand->recent || cand->weak ||
-						 cand->over_budget));
+	return cand->write || (!cand->stream && (!cand->recent || cand->weak));
 }
 
 /*
@@ -905,7 +902,7 @@ static inline void dc_rlist_del(const struct dc_cache *c, struct dc_range *r)
 
 /* 2: cache_reclaim.c */
 struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
-				    struct dc_admit_cand *cand,
+				    const struct dc_admit_cand *cand,
 				    bool *refused, struct dc_range_backend *was);
 void dci_range_release(struct dc_cache *c, struct dc_range *r,
 		       const struct dc_range_backend *was, bool on_busy);
@@ -926,9 +923,9 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
 		    uint32_t hits);
 bool dci_admit_write_hit(struct dc_cache *c, uint64_t ino, uint64_t index);
-bool dci_admit_contest(struct dc_cache *c, struct dc_admit_cand *cand,
+bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 		       uint64_t victim_ino, uint64_t victim_index);
-void dci_admit_charge(struct dc_cache *c, const struct dc_admit_cand *cand);
+bool dci_admit_over_budget(struct dc_cache *c, const struct dc_admit_cand *cand);
 
 /* Whether a dc_map() call with @flags is under admission control. */
 static inline bool dc_admit_applies(const struct dc_cache *c, unsigned int flags)

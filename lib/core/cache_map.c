@@ -304,7 +304,7 @@ static uint64_t time_left(uint64_t deadline, uint64_t now)
  * dropped).
  */
 static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
-				    struct dc_admit_cand *cand,
+				    const struct dc_admit_cand *cand,
 				    bool *refused, bool *contested,
 				    struct dc_range_backend *was, bool *on_busy,
 				    bool *kick)
@@ -407,7 +407,8 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 
 /*
  * A flagged miss with no range free and none on its way, that would lose
- * to any victim (see dc_admit_cand_hopeless()), is bypassed whatever
+ * to any victim (see dc_admit_cand_hopeless()) or that the eviction budget
+ * refuses (dci_admit_over_budget(), which counts it), is bypassed whatever
  * happens under the mutex: note it in *@cand and say whether to bypass it
  * without the mutex, so that it does not wait behind another thread's
  * setup of this inode (a round trip).  The caller's looks are racy: a
@@ -419,11 +420,9 @@ static bool miss_hopeless(struct dc_cache *c, struct dc_inode *inode,
 			  struct dc_admit_cand *cand)
 {
 	dci_admit_note_miss(c, inode, file_off, flags & DC_MAP_WRITE, cand);
-	if (!dc_admit_cand_hopeless(cand))
+	if (!dc_admit_cand_hopeless(cand) && !dci_admit_over_budget(c, cand))
 		return false;
 	dc_stat_inc(c, cand->write ? DC_STAT_BYPASS_WRITE : DC_STAT_BYPASS_FULL);
-	if (cand->over_budget)
-		dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
 	dci_trace_bypass(inode->id, cand->index, cand->write ?
 			 DCI_TRACE_BYPASS_WRITE : DCI_TRACE_BYPASS_FULL);
 	return true;
@@ -458,19 +457,16 @@ static int map_found(struct dc_inode *inode, struct dc_range *r,
 
 /*
  * No range could be had for a miss (the mutex dropped): DC_MAP_BYPASS when
- * the miss may bypass and should (its victim won, or the eviction budget
- * was spent: @refused, and @over_budget for the latter; or nothing is
+ * the miss may bypass and should (its victim won: @refused; or nothing is
  * idle and nothing on its way to the free pool), -EAGAIN when it may not
  * wait, else 0: wait for a range.
  */
 static int map_no_range(struct dc_cache *c, unsigned int flags, bool admit,
-			bool refused, bool over_budget)
+			bool refused)
 {
 	if (refused) {
 		dc_stat_inc(c, flags & DC_MAP_WRITE ? DC_STAT_BYPASS_WRITE :
 				      DC_STAT_BYPASS_FULL);
-		if (over_budget)
-			dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
 		return DC_MAP_BYPASS;
 	}
 	dci_reclaimer_kick(c);
@@ -611,16 +607,13 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
 				&contested, &was, &on_busy, &kick);
 		if (r) {
-			if (contested)
-				dci_admit_charge(c, &cand);
 			ret = map_new(inode, r, index, flags, &was, on_busy, kick);
 			if (!ret && contested)
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
 			break;
 		}
 		dc_mutex_unlock(&inode->mutex);
-		ret = map_no_range(c, flags, admit, refused,
-				   admit && cand.over_budget);
+		ret = map_no_range(c, flags, admit, refused);
 		if (!ret)
 			ret = map_wait(c, &w, admit, timeout_ns);
 		if (ret)

@@ -291,7 +291,7 @@ next:
  * nothing is claimed, the walk stops there and *@refused is set.
  */
 static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
-				    struct dc_admit_cand *cand, bool *refused)
+				    const struct dc_admit_cand *cand, bool *refused)
 {
 	size_t budget = 2 * (size_t)self->nr_maps;
 	struct dc_range *r = self->reclaim_cursor != DCI_MAP_NONE ?
@@ -322,7 +322,7 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
  * A victim that won keeps its place; the hand has passed it (one more turn).
  */
 static int contest_claim(struct dc_cache *c, struct dc_inode *owner,
-			 struct dc_range *r, struct dc_admit_cand *cand,
+			 struct dc_range *r, const struct dc_admit_cand *cand,
 			 bool *refused)
 {
 	if (cand && dc_read_once(r->owner) == owner &&
@@ -358,7 +358,7 @@ static void inode_put_deferred(struct dc_inode *inode)
  * owner's mutex); a lost contest claims nothing and sets *@refused.
  */
 static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
-				      struct dc_admit_cand *cand, bool *refused,
+				      const struct dc_admit_cand *cand, bool *refused,
 				      struct dc_range_backend *was)
 {
 	unsigned int tries = c->nr_ranges;
@@ -409,7 +409,7 @@ static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
  * of hit ratio better on one inode, bench-hitratio).
  */
 struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
-				    struct dc_admit_cand *cand, bool *refused,
+				    const struct dc_admit_cand *cand, bool *refused,
 				    struct dc_range_backend *was)
 {
 	bool own_only = c->cfg.flags & DC_CACHE_INLINE_OWN_ONLY;
