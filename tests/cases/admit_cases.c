@@ -1104,6 +1104,7 @@ AENV_CASE(admit_busy_bypasses_at_once, 4, busy_body)
  */
 struct nomutex_ctx {
 	struct aenv *e;
+	uint64_t off1;			/* thread 1's miss */
 	dc_atomic_t done;
 	int ret0, ret1;
 };
@@ -1124,7 +1125,7 @@ static void nomutex_thread(struct dc_test *t, void *arg, unsigned int idx)
 	case 1:
 		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 1);
 		memset(&pin, 0, sizeof(pin));
-		c->ret1 = dc_map(e->inode[0], 9 * A_RS + 300 * 4096, BYPASS, &pin);
+		c->ret1 = dc_map(e->inode[0], c->off1, BYPASS, &pin);
 		dc_atomic_set(&c->done, 1);
 		break;
 	default:
@@ -1137,7 +1138,7 @@ static void nomutex_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 static void nomutex_body(struct dc_test *t, struct aenv *e)
 {
-	struct nomutex_ctx c = { .e = e };
+	struct nomutex_ctx c = { .e = e, .off1 = 9 * A_RS + 300 * 4096 };
 	struct dc_cache_stats st0;
 	unsigned int k;
 
@@ -1157,6 +1158,49 @@ static void nomutex_body(struct dc_test *t, struct aenv *e)
 }
 
 AENV_CASE(admit_hopeless_miss_skips_mutex, 4, nomutex_body)
+
+/*
+ * The same for a miss that the eviction budget refuses: range 9, missed 6
+ * times at pages that step backwards, could beat a victim never
+ * referenced (see budget_body()), but with one eviction per 1000
+ * references the budget is spent; its 7th miss, while thread 0 holds the
+ * mutex, is bypassed without it.
+ */
+static void nomutex_budget_body(struct dc_test *t, struct aenv *e)
+{
+	struct nomutex_ctx c = { .e = e, .off1 = 9 * A_RS + (500 - 20 * 7) * 4096 };
+	struct dc_cache_stats st0;
+	unsigned int k;
+
+	dc_atomic_set(&c.done, 0);
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 1, BYPASS), 0);
+	for (k = 1; k <= 6; k++)
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 9, 500 - 20 * k, BYPASS),
+				 DC_MAP_BYPASS);
+	st0 = ast(e);
+	DC_ASSERT_EQ(t, st0.nr_free, 0);
+	DC_ASSERT_EQ(t, st0.bypass_budget, 1);
+	DC_RETURN_IF_FAILED(t);
+	dc_simbe_gate_close(e->be, DC_SIMBE_SETUP);
+	dc_test_run_threads(t, 3, nomutex_thread, &c);
+	e->calls += 2;
+	DC_ASSERT_INT_EQ(t, c.ret0, 0);
+	DC_ASSERT_INT_EQ(t, c.ret1, DC_MAP_BYPASS);
+	DC_ASSERT_EQ(t, ast(e).bypass_budget, 2);
+	DC_ASSERT_EQ(t, ast(e).bypass_full, st0.bypass_full + 1);
+}
+
+DC_TEST(admit_budget_miss_skips_mutex)
+{
+	struct aenv e;
+
+	aenv_init(&e, 4);
+	e.cfg.admit_evict_interval = 1000;
+	if (aenv_start(t, &e))
+		nomutex_budget_body(t, &e);
+	aenv_finish(t, &e);
+}
 
 /* --- threads ---------------------------------------------------------------- */
 
@@ -1267,5 +1311,6 @@ DC_SUITE(admit,
 	DC_CASE(admit_victim_window_wide),
 	DC_CASE(admit_busy_bypasses_at_once),
 	DC_CASE(admit_hopeless_miss_skips_mutex),
+	DC_CASE(admit_budget_miss_skips_mutex),
 	DC_CASE(admit_waits_for_range_in_flight),
 	DC_CASE(admit_threads));
