@@ -1136,7 +1136,13 @@ static void nomutex_thread(struct dc_test *t, void *arg, unsigned int idx)
 	}
 }
 
-static void nomutex_body(struct dc_test *t, struct aenv *e)
+/*
+ * Fill the window, then thread 1 misses at @off1 while thread 0's setup
+ * holds the mutex: bypassed without it, as one bypass_full.  With @budget
+ * (the eviction budget spent, see below), range 9 is first missed 6 times
+ * at pages that step backwards, and thread 1's miss is its 7th.
+ */
+static void nomutex_run(struct dc_test *t, struct aenv *e, bool budget)
 {
 	struct nomutex_ctx c = { .e = e, .off1 = 9 * A_RS + 300 * 4096 };
 	struct dc_cache_stats st0;
@@ -1146,8 +1152,14 @@ static void nomutex_body(struct dc_test *t, struct aenv *e)
 	/* Flagged maps into free ranges: the reclaimer is not kicked. */
 	for (k = 0; k < e->nr; k++)
 		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 1, BYPASS), 0);
+	for (k = 1; budget && k <= 6; k++)
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 9, 500 - 20 * k, BYPASS),
+				 DC_MAP_BYPASS);
+	if (budget)
+		c.off1 = 9 * A_RS + (500 - 20 * 7) * 4096;
 	st0 = ast(e);
 	DC_ASSERT_EQ(t, st0.nr_free, 0);
+	DC_ASSERT_EQ(t, st0.bypass_budget, budget);
 	DC_RETURN_IF_FAILED(t);
 	dc_simbe_gate_close(e->be, DC_SIMBE_SETUP);
 	dc_test_run_threads(t, 3, nomutex_thread, &c);
@@ -1155,6 +1167,12 @@ static void nomutex_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_INT_EQ(t, c.ret0, 0);
 	DC_ASSERT_INT_EQ(t, c.ret1, DC_MAP_BYPASS);
 	DC_ASSERT_EQ(t, ast(e).bypass_full, st0.bypass_full + 1);
+	DC_ASSERT_EQ(t, ast(e).bypass_budget, budget ? 2 : 0);
+}
+
+static void nomutex_body(struct dc_test *t, struct aenv *e)
+{
+	nomutex_run(t, e, false);
 }
 
 AENV_CASE(admit_hopeless_miss_skips_mutex, 4, nomutex_body)
@@ -1166,31 +1184,6 @@ AENV_CASE(admit_hopeless_miss_skips_mutex, 4, nomutex_body)
  * references the budget is spent; its 7th miss, while thread 0 holds the
  * mutex, is bypassed without it.
  */
-static void nomutex_budget_body(struct dc_test *t, struct aenv *e)
-{
-	struct nomutex_ctx c = { .e = e, .off1 = 9 * A_RS + (500 - 20 * 7) * 4096 };
-	struct dc_cache_stats st0;
-	unsigned int k;
-
-	dc_atomic_set(&c.done, 0);
-	for (k = 0; k < e->nr; k++)
-		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 1, BYPASS), 0);
-	for (k = 1; k <= 6; k++)
-		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 9, 500 - 20 * k, BYPASS),
-				 DC_MAP_BYPASS);
-	st0 = ast(e);
-	DC_ASSERT_EQ(t, st0.nr_free, 0);
-	DC_ASSERT_EQ(t, st0.bypass_budget, 1);
-	DC_RETURN_IF_FAILED(t);
-	dc_simbe_gate_close(e->be, DC_SIMBE_SETUP);
-	dc_test_run_threads(t, 3, nomutex_thread, &c);
-	e->calls += 2;
-	DC_ASSERT_INT_EQ(t, c.ret0, 0);
-	DC_ASSERT_INT_EQ(t, c.ret1, DC_MAP_BYPASS);
-	DC_ASSERT_EQ(t, ast(e).bypass_budget, 2);
-	DC_ASSERT_EQ(t, ast(e).bypass_full, st0.bypass_full + 1);
-}
-
 DC_TEST(admit_budget_miss_skips_mutex)
 {
 	struct aenv e;
@@ -1198,7 +1191,7 @@ DC_TEST(admit_budget_miss_skips_mutex)
 	aenv_init(&e, 4);
 	e.cfg.admit_evict_interval = 1000;
 	if (aenv_start(t, &e))
-		nomutex_budget_body(t, &e);
+		nomutex_run(t, &e, true);
 	aenv_finish(t, &e);
 }
 
