@@ -72,7 +72,8 @@ enum dc_victim_policy {
  *	referenced more often than the victim it would replace by more than
  *	@admit_setup_cost of struct dc_cache_config (a frequency
  *	sketch that counts misses and hits alike, whatever the victim
- *	policy); otherwise dc_map() answers DC_MAP_BYPASS.  Writes
+ *	policy), and while @admit_evict_interval's budget allows an
+ *	eviction; otherwise dc_map() answers DC_MAP_BYPASS.  Writes
  *	never evict; while no range is free, a write upgrades a read-only
  *	mapping only once its range is hot (written repeatedly).  Misses served
  *	from free ranges are always mapped.  The default.
@@ -126,6 +127,16 @@ enum dc_admit_policy {
  *	DC_ADMIT_SETUP_COST_DEFAULT, the virtio-fs round trips; 0, as in a
  *	config of DC_CACHE_CONFIG_SIZE_VER1 bytes, gets the default; at most
  *	DC_ADMIT_SETUP_COST_MAX).
+ * @admit_evict_interval: the eviction budget under DC_ADMIT_FREQ: at most
+ *	one mapping evicted by a miss admitted on its count (a sequential
+ *	stream's misses are neither held back nor charged) per this many
+ *	references that admission control counts (the misses of
+ *	DC_MAP_MAY_BYPASS calls, and the hits of mapped ranges as the victim
+ *	scan takes them in), the first only after that many.  A miss that
+ *	would win its contest while the budget is spent is answered
+ *	DC_MAP_BYPASS (bypass_budget), without the inode's mutex when no
+ *	range is free.  0, as in a config of DC_CACHE_CONFIG_SIZE_VER2 bytes,
+ *	or 1: no budget (the default).
  *
  * Passed with its size (see daxcache/daxcache.h).  New members are only
  * ever appended.
@@ -141,6 +152,7 @@ struct dc_cache_config {
 	uint64_t wait_timeout_ns;
 	enum dc_admit_policy admit;
 	unsigned int admit_setup_cost;
+	unsigned int admit_evict_interval;
 };
 
 /* The first layout of struct dc_cache_config: up to @wait_timeout_ns. */
@@ -149,6 +161,9 @@ struct dc_cache_config {
 /* The second: up to @admit (a config of this size gets the default cost). */
 #define DC_CACHE_CONFIG_SIZE_VER1 \
 	DC_OFFSETOFEND(struct dc_cache_config, admit)
+/* The third: up to @admit_setup_cost (a config of this size has no budget). */
+#define DC_CACHE_CONFIG_SIZE_VER2 \
+	DC_OFFSETOFEND(struct dc_cache_config, admit_setup_cost)
 
 /*
  * The default @admit_setup_cost: a virtio-fs guest, where a setup is a
@@ -260,7 +275,7 @@ struct dc_pin {
  * @nr_inodes: gauge: inodes with references.
  * @bypasses: dc_map() calls that answered DC_MAP_BYPASS.
  * @bypass_full: bypasses because the read miss lost to the victim (or
- *	would to any).
+ *	would to any), or the eviction budget was spent.
  * @bypass_busy: bypasses because no idle range could be reclaimed.
  * @admits_contested: misses mapped over a victim they beat.
  * @bypass_write: bypassed writes that would upgrade or evict.
@@ -273,6 +288,10 @@ struct dc_pin {
  *	no thread maps, unpins or puts an inode, no background work is left
  *	to change them (a test waits for that state, not for a time).
  *	Appended after release 1.0.0, which leaves it 0.
+ * @bypass_budget: of @bypass_full, the misses refused because the
+ *	eviction budget (admit_evict_interval of struct dc_cache_config) was
+ *	spent: misses that won their contest, and, refused before it (no
+ *	range free), misses that could have beaten a victim never referenced.
  *
  * Filled for the caller's size (see daxcache/daxcache.h); new members are
  * only ever appended.  @bypasses to @bypass_write count the admission
@@ -305,6 +324,7 @@ struct dc_cache_stats {
 	uint64_t bg_passes;
 	uint64_t nr_waiting;
 	uint64_t bg_pending;
+	uint64_t bypass_budget;
 };
 
 /* The first layout of struct dc_cache_stats: up to @nr_inodes. */

@@ -332,6 +332,7 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	full.bypasses = full.bypass_full + full.bypass_busy + full.bypass_write;
 	full.admits_contested = sum[DC_STAT_ADMITS_CONTESTED];
 	full.bg_passes = sum[DC_STAT_BG_PASSES];
+	full.bypass_budget = sum[DC_STAT_BYPASS_BUDGET];
 	full.nr_waiting = dc_pool_nr_sleeping(c);
 	full.nr_ranges = c->nr_ranges;
 	dci_pool_counts(c, &nr_free, &nr_mapped);

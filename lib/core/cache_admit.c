@@ -28,6 +28,14 @@
  * a row led there, which tells a stream's steps from the scattered offsets
  * of random reads.
  *
+ * The eviction budget (cfg.admit_evict_interval, off by default): at most
+ * one eviction by a miss admitted on its count per that many references
+ * counted here, read off a clock that costs no store of its own (the
+ * sketch's count of increments, and what the halvings took off it).  A
+ * miss that would win while the budget is spent is bypassed, and without
+ * the inode's mutex when no range is free, as a hopeless miss is (see
+ * dci_admit_over_budget(), dci_admit_contest()).
+ *
  * Races: nothing here takes a lock but the halving, which a trylock keeps
  * to one thread at a time (the admission lock, the innermost of the
  * cache's locks); a miss's note, the victim scan's hit counts, a contest
@@ -49,9 +57,9 @@
  * since what is mapped is decided under the inode's mutex.  With one
  * thread every update is exact, as it was under the lock.
  *
- * Callers: cache_map.c (a miss is noted), cache_reclaim.c (the victim
- * scan's hit counts and the contest of a miss against its victim),
- * cache.c (setup and teardown).
+ * Callers: cache_map.c (a miss is noted, and the budget asked before the
+ * mutex), cache_reclaim.c (the victim scan's hit counts and the contest
+ * of a miss against its victim), cache.c (setup and teardown).
  */
 #include "cache_internal.h"
 
@@ -167,6 +175,12 @@ int dci_admit_init(struct dc_cache *c)
 	a->sample = sample < DC_ADMIT_SAMPLE_MAX ? (uint32_t)sample :
 		    DC_ADMIT_SAMPLE_MAX;
 	a->incs = 0;
+	a->aged = 0;
+	/* 1 bounds nothing: every eviction follows a miss, a reference. */
+	a->interval = c->cfg.admit_evict_interval > 1 ?
+		      c->cfg.admit_evict_interval : 0;
+	/* As if an eviction had been paid for at creation. */
+	a->evict_at = a->interval;
 	dc_spin_lock_init(&a->lock);
 	return 0;
 }
@@ -211,17 +225,23 @@ static inline unsigned int estimate(const struct dc_admit *a, uint64_t h)
 static dc_noinline bool age(struct dc_admit *a)
 {
 	unsigned int shift = 0;
-	uint32_t incs, i;
+	uint32_t start, incs, i;
 
 	if (!dc_spin_trylock(&a->lock))
 		return false;
-	incs = dc_read_once(a->incs);
+	start = dc_read_once(a->incs);
+	incs = start;
 	while (incs >= a->sample && shift < 8) {
 		incs -= a->sample;
 		shift++;
 	}
 	if (incs >= a->sample)
 		incs = 0;
+	/*
+	 * The budget's clock keeps what the halving takes off @incs; a miss
+	 * that reads it between the two stores sees it a halving's worth off.
+	 */
+	dc_write_once(a->aged, a->aged + (start - incs));
 	dc_write_once(a->incs, incs);
 	for (i = 0; shift && i <= a->sketch_mask; i++)
 		dc_write_once(a->sketch[i],
@@ -265,6 +285,22 @@ static unsigned int count(struct dc_admit *a, uint64_t h, uint32_t n)
 	if (dc_unlikely(incs >= a->sample) && age(a))
 		est = estimate(a, h);
 	return est;
+}
+
+/*
+ * The budget's clock: the references counted since the cache was created
+ * (those of the halvings before, and those since the last), which takes no
+ * store of its own: the miss and the victim scan count them anyway.
+ */
+static inline uint64_t refs_now(const struct dc_admit *a)
+{
+	return dc_read_once(a->aged) + dc_read_once(a->incs);
+}
+
+/* Whether the eviction budget refuses an eviction now. */
+static inline bool budget_spent(const struct dc_admit *a)
+{
+	return a->interval && refs_now(a) < dc_read_once(a->evict_at);
 }
 
 /* A non-zero fingerprint from bits of the hash the slots do not use. */
@@ -396,6 +432,29 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 }
 
 /**
+ * dci_admit_over_budget() - whether the eviction budget refuses a miss
+ *	before its contest.
+ * @c: the cache (admit policy DC_ADMIT_FREQ).
+ * @cand: a miss that dci_admit_note_miss() noted and that is not hopeless
+ *	(dc_admit_cand_hopeless()): one that could beat a victim never
+ *	referenced.
+ *
+ * A stream's miss is never refused.  Asked before the inode's mutex is
+ * taken, so that a miss the budget refuses does not wait for it; a refusal
+ * is counted in bypass_budget (the caller counts the bypass).
+ *
+ * Context: a reference to the missing inode held; takes no lock.
+ * Return: true to bypass the miss, false to go on to its contest.
+ */
+bool dci_admit_over_budget(struct dc_cache *c, const struct dc_admit_cand *cand)
+{
+	if (cand->stream || !budget_spent(&c->adm))
+		return false;
+	dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
+	return true;
+}
+
+/**
  * dci_admit_seen() - count the hits of a mapped range, taken by the victim
  *	scan from the range's count (dc_range_hits_take()).
  * @c: the cache.
@@ -445,6 +504,18 @@ void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
  * writeback before its reclaim, while a direct write costs no more than a
  * write through the window.
  *
+ * A read that wins is still refused while the eviction budget
+ * (cfg.admit_evict_interval) is spent (counted in bypass_budget), and one
+ * that wins while it is not pays for the eviction: the next on a count
+ * waits until cfg.admit_evict_interval more references have been counted.
+ * Even a rule that admits only clear leads admits some by chance where
+ * every range is worth the same, and the budget bounds what those cost:
+ * at most one eviction per interval, with no credit saved up beyond one
+ * (a burst after a quiet spell is one eviction).  A stream's miss is
+ * neither held back nor charged.  A win whose victim then cannot be
+ * claimed (pinned meanwhile) has paid all the same; two misses of
+ * different inodes that contest at once may both find the budget unspent.
+ *
  * Context: the mapping inode's mutex held; takes no lock.
  * Return: true to map the miss over the victim, false to bypass.
  */
@@ -461,6 +532,15 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 		return true;
 	vest = estimate(a, key_hash(victim_ino, victim_index));
 	admit = lead_wins(cand->est, vest, cost);
+	if (admit && a->interval) {
+		/* Again: another inode's miss may have spent it since the note. */
+		if (budget_spent(a)) {
+			dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
+			admit = false;
+		} else {
+			dc_write_once(a->evict_at, refs_now(a) + a->interval);
+		}
+	}
 	dci_trace_admit(cand->ino, cand->index, cand->est, victim_ino,
 			victim_index, vest, admit);
 	return admit;

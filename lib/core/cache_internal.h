@@ -241,6 +241,7 @@ enum dc_stat {
 	DC_STAT_BYPASS_WRITE,
 	DC_STAT_ADMITS_CONTESTED,
 	DC_STAT_BG_PASSES,
+	DC_STAT_BYPASS_BUDGET,		/* of DC_STAT_BYPASS_FULL */
 	DC_STAT_NR
 };
 
@@ -269,7 +270,10 @@ enum dc_backend_op {
  * taken only with a trylock, by the one thread that halves the sketch; it
  * is innermost (the hand counts hits under the pool lock).  @incs, which
  * every miss writes, has a line of its own, away from the read-mostly
- * fields before it and what follows in struct dc_cache.
+ * fields before it and what follows in struct dc_cache; the eviction
+ * budget's two words share it (@aged is written by the halving, @evict_at
+ * by an eviction the budget pays for, and both are read only by a miss
+ * that could win its contest), so the budget adds no line to a miss's.
  */
 struct dc_admit {
 	dc_spinlock_t lock;
@@ -278,8 +282,13 @@ struct dc_admit {
 	uint32_t sketch_mask;
 	uint32_t ghost_mask;
 	uint32_t sample;		/* halve after this many */
+	uint32_t interval;		/* cfg.admit_evict_interval; 0: no budget */
 	/* Increments since the last halving (dc_inc_racy()). */
 	uint32_t incs __dc_cacheline_aligned;
+	/* The increments of the halvings before: @aged + @incs is the clock. */
+	uint64_t aged;
+	/* The budget: no eviction on a count before the clock reaches this. */
+	uint64_t evict_at;
 } __dc_cacheline_aligned;
 
 /* A miss under admission control, as dci_admit_note_miss() saw it. */
@@ -916,6 +925,7 @@ void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
 bool dci_admit_write_hit(struct dc_cache *c, uint64_t ino, uint64_t index);
 bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 		       uint64_t victim_ino, uint64_t victim_index);
+bool dci_admit_over_budget(struct dc_cache *c, const struct dc_admit_cand *cand);
 
 /* Whether a dc_map() call with @flags is under admission control. */
 static inline bool dc_admit_applies(const struct dc_cache *c, unsigned int flags)

@@ -407,7 +407,8 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 
 /*
  * A flagged miss with no range free and none on its way, that would lose
- * to any victim (see dc_admit_cand_hopeless()), is bypassed whatever
+ * to any victim (see dc_admit_cand_hopeless()) or that the eviction budget
+ * refuses (dci_admit_over_budget(), which counts it), is bypassed whatever
  * happens under the mutex: note it in *@cand and say whether to bypass it
  * without the mutex, so that it does not wait behind another thread's
  * setup of this inode (a round trip).  The caller's looks are racy: a
@@ -419,7 +420,7 @@ static bool miss_hopeless(struct dc_cache *c, struct dc_inode *inode,
 			  struct dc_admit_cand *cand)
 {
 	dci_admit_note_miss(c, inode, file_off, flags & DC_MAP_WRITE, cand);
-	if (!dc_admit_cand_hopeless(cand))
+	if (!dc_admit_cand_hopeless(cand) && !dci_admit_over_budget(c, cand))
 		return false;
 	dc_stat_inc(c, cand->write ? DC_STAT_BYPASS_WRITE : DC_STAT_BYPASS_FULL);
 	dci_trace_bypass(inode->id, cand->index, cand->write ?

@@ -35,7 +35,7 @@
 
 /* Why a miss was served without the window (the bypass event). */
 enum dci_trace_bypass_reason {
-	DCI_TRACE_BYPASS_FULL = 0,	/* lost to its victim, or hopeless */
+	DCI_TRACE_BYPASS_FULL = 0,	/* lost to its victim, hopeless, or over budget */
 	DCI_TRACE_BYPASS_BUSY = 1,	/* nothing idle to reclaim, or timed out */
 	DCI_TRACE_BYPASS_WRITE = 2,	/* a write that would need a victim */
 };

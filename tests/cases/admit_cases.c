@@ -651,6 +651,136 @@ DC_TEST(admit_lead_pays_setup)
 	lead_run(t, 10, 18);
 }
 
+/*
+ * The eviction budget (admit_evict_interval): the same contest as
+ * lead_body() at the default cost, whose candidate wins at its 8th miss,
+ * with at most one eviction per 16 references.  The 4 misses that fill
+ * the window and the candidate's count, so its 8th to 11th misses (12 to
+ * 15 references, no hit to count) would win their contests but are
+ * bypassed without the mutex, and its 12th (16) is mapped; bypass_budget
+ * counts from its 6th (an estimate of 6 would beat a victim never
+ * referenced: these victims have 1).  That eviction pays 16: a second
+ * candidate, range 11, would win from its 8th miss on (24 references) but
+ * is bypassed until its 16th (32).  Without the
+ * budget, as with an interval of 1 or a caller built before the member
+ * (a config of DC_CACHE_CONFIG_SIZE_VER2 bytes), both win at their 8th.
+ */
+static void budget_body(struct dc_test *t, struct aenv *e, unsigned int win10,
+			unsigned int win11)
+{
+	struct dc_cache_stats st;
+	unsigned int k, n = 0;
+
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
+	for (k = 1; k <= win10; k++) {
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 10, 500 - 20 * k, BYPASS),
+				 k == win10 ? 0 : DC_MAP_BYPASS);
+		n += win10 > 8 && k >= 6 && k < win10;
+		st = ast(e);
+		DC_ASSERT_EQ(t, st.admits_contested, k == win10);
+		DC_ASSERT_EQ(t, st.bypass_budget, n);
+	}
+	for (k = 1; k <= win11; k++) {
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 11, 500 - 20 * k, BYPASS),
+				 k == win11 ? 0 : DC_MAP_BYPASS);
+		n += win11 > 8 && k >= 6 && k < win11;
+		st = ast(e);
+		DC_ASSERT_EQ(t, st.admits_contested, 1 + (k == win11));
+		DC_ASSERT_EQ(t, st.bypass_budget, n);
+		DC_ASSERT(t, st.bypass_budget <= st.bypass_full);
+	}
+}
+
+static void budget_run(struct dc_test *t, unsigned int interval, size_t size,
+		       unsigned int win10, unsigned int win11)
+{
+	struct dc_simbe_config bcfg;
+	struct aenv e;
+	unsigned int i;
+	int ret;
+
+	aenv_init(&e, 4);
+	e.cfg.admit_evict_interval = interval;
+	if (size == sizeof(e.cfg)) {
+		if (aenv_start(t, &e))
+			budget_body(t, &e, win10, win11);
+		aenv_finish(t, &e);
+		return;
+	}
+	/* A caller built before the member: its config ends before it. */
+	dc_simbe_config_init(&bcfg, sizeof(bcfg), e.cfg.window_size);
+	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &e.be), 0);
+	ret = dc_cache_create(&e.cfg, size, dc_simbe_ops(),
+			      sizeof(struct dc_backend_ops), e.be, &e.cache);
+	DC_ASSERT_INT_EQ(t, ret, 0);
+	for (i = 0; i < A_INODES; i++)
+		DC_ASSERT_INT_EQ(t, dc_inode_get(e.cache, A_INO + i, &e.inode[i]), 0);
+	budget_body(t, &e, win10, win11);
+	aenv_finish(t, &e);
+}
+
+DC_TEST(admit_evict_budget)
+{
+	struct dc_cache_config cfg;
+
+	dc_cache_config_init(&cfg, sizeof(cfg), 8 * A_RS);
+	DC_ASSERT_EQ(t, cfg.admit_evict_interval, 0);
+	budget_run(t, 16, sizeof(cfg), 12, 16);
+	DC_RETURN_IF_FAILED(t);
+	budget_run(t, 0, sizeof(cfg), 8, 8);
+	DC_RETURN_IF_FAILED(t);
+	budget_run(t, 1, sizeof(cfg), 8, 8);
+	DC_RETURN_IF_FAILED(t);
+	budget_run(t, 16, DC_CACHE_CONFIG_SIZE_VER2, 8, 8);
+}
+
+/*
+ * Uniform over 4x the window, where every eviction buys nothing: with a
+ * budget of one per 500 references, at most 6000 / 500 of the 6000
+ * accesses evict on a count (and a stream, taken by chance, is neither
+ * held back nor charged: a few more at most), where without it the
+ * contest's chance wins evict more than that.
+ */
+DC_TEST(admit_evict_budget_uniform)
+{
+	const unsigned int n = 6000, nr = 16, interval = 500;
+	struct run_result free_run = { 0 }, capped = { 0 };
+	uint64_t free_c = 0, capped_c = 0, budget = 0;
+	struct aenv e;
+
+	aenv_init(&e, nr);
+	if (aenv_start(t, &e)) {
+		uniform_run(t, &e, 0x5eed, n, 4 * nr, &free_run);
+		free_c = ast(&e).admits_contested;
+	}
+	aenv_finish(t, &e);
+	DC_RETURN_IF_FAILED(t);
+
+	aenv_init(&e, nr);
+	e.cfg.admit_evict_interval = interval;
+	if (aenv_start(t, &e)) {
+		uniform_run(t, &e, 0x5eed, n, 4 * nr, &capped);
+		capped_c = ast(&e).admits_contested;
+		budget = ast(&e).bypass_budget;
+	}
+	aenv_finish(t, &e);
+	DC_RETURN_IF_FAILED(t);
+
+	dc_test_log(t, "no budget: %llu hits %llu setups %llu contested; 1 per %u: %llu hits %llu setups %llu contested %llu refused by the budget",
+		    (unsigned long long)free_run.hits,
+		    (unsigned long long)free_run.misses,
+		    (unsigned long long)free_c, interval,
+		    (unsigned long long)capped.hits,
+		    (unsigned long long)capped.misses,
+		    (unsigned long long)capped_c,
+		    (unsigned long long)budget);
+	DC_ASSERT(t, free_c > n / interval + 2);
+	DC_ASSERT(t, capped_c <= n / interval + 2);
+	DC_ASSERT(t, budget > 0);
+	/* The same hit ratio: every range is worth the same. */
+	DC_ASSERT(t, capped.hits * 10 >= free_run.hits * 9);
+}
 
 /*
  * Hits count as misses do, whatever the victim policy: four ranges mapped
@@ -974,6 +1104,7 @@ AENV_CASE(admit_busy_bypasses_at_once, 4, busy_body)
  */
 struct nomutex_ctx {
 	struct aenv *e;
+	uint64_t off1;			/* thread 1's miss */
 	dc_atomic_t done;
 	int ret0, ret1;
 };
@@ -994,7 +1125,7 @@ static void nomutex_thread(struct dc_test *t, void *arg, unsigned int idx)
 	case 1:
 		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 1);
 		memset(&pin, 0, sizeof(pin));
-		c->ret1 = dc_map(e->inode[0], 9 * A_RS + 300 * 4096, BYPASS, &pin);
+		c->ret1 = dc_map(e->inode[0], c->off1, BYPASS, &pin);
 		dc_atomic_set(&c->done, 1);
 		break;
 	default:
@@ -1005,9 +1136,15 @@ static void nomutex_thread(struct dc_test *t, void *arg, unsigned int idx)
 	}
 }
 
-static void nomutex_body(struct dc_test *t, struct aenv *e)
+/*
+ * Fill the window, then thread 1 misses at @off1 while thread 0's setup
+ * holds the mutex: bypassed without it, as one bypass_full.  With @budget
+ * (the eviction budget spent, see below), range 9 is first missed 6 times
+ * at pages that step backwards, and thread 1's miss is its 7th.
+ */
+static void nomutex_run(struct dc_test *t, struct aenv *e, bool budget)
 {
-	struct nomutex_ctx c = { .e = e };
+	struct nomutex_ctx c = { .e = e, .off1 = 9 * A_RS + 300 * 4096 };
 	struct dc_cache_stats st0;
 	unsigned int k;
 
@@ -1015,8 +1152,14 @@ static void nomutex_body(struct dc_test *t, struct aenv *e)
 	/* Flagged maps into free ranges: the reclaimer is not kicked. */
 	for (k = 0; k < e->nr; k++)
 		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 1, BYPASS), 0);
+	for (k = 1; budget && k <= 6; k++)
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, 0, 9, 500 - 20 * k, BYPASS),
+				 DC_MAP_BYPASS);
+	if (budget)
+		c.off1 = 9 * A_RS + (500 - 20 * 7) * 4096;
 	st0 = ast(e);
 	DC_ASSERT_EQ(t, st0.nr_free, 0);
+	DC_ASSERT_EQ(t, st0.bypass_budget, budget);
 	DC_RETURN_IF_FAILED(t);
 	dc_simbe_gate_close(e->be, DC_SIMBE_SETUP);
 	dc_test_run_threads(t, 3, nomutex_thread, &c);
@@ -1024,9 +1167,33 @@ static void nomutex_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_INT_EQ(t, c.ret0, 0);
 	DC_ASSERT_INT_EQ(t, c.ret1, DC_MAP_BYPASS);
 	DC_ASSERT_EQ(t, ast(e).bypass_full, st0.bypass_full + 1);
+	DC_ASSERT_EQ(t, ast(e).bypass_budget, budget ? 2 : 0);
+}
+
+static void nomutex_body(struct dc_test *t, struct aenv *e)
+{
+	nomutex_run(t, e, false);
 }
 
 AENV_CASE(admit_hopeless_miss_skips_mutex, 4, nomutex_body)
+
+/*
+ * The same for a miss that the eviction budget refuses: range 9, missed 6
+ * times at pages that step backwards, could beat a victim never
+ * referenced (see budget_body()), but with one eviction per 1000
+ * references the budget is spent; its 7th miss, while thread 0 holds the
+ * mutex, is bypassed without it.
+ */
+DC_TEST(admit_budget_miss_skips_mutex)
+{
+	struct aenv e;
+
+	aenv_init(&e, 4);
+	e.cfg.admit_evict_interval = 1000;
+	if (aenv_start(t, &e))
+		nomutex_run(t, &e, true);
+	aenv_finish(t, &e);
+}
 
 /* --- threads ---------------------------------------------------------------- */
 
@@ -1127,6 +1294,8 @@ DC_SUITE(admit,
 	DC_CASE(admit_random_miss_not_stream),
 	DC_CASE(admit_skew_keeps_hottest),
 	DC_CASE(admit_lead_pays_setup),
+	DC_CASE(admit_evict_budget),
+	DC_CASE(admit_evict_budget_uniform),
 	DC_CASE(admit_hits_count_clock),
 	DC_CASE(admit_hits_count_round_robin),
 	DC_CASE(admit_hits_count_sieve),
@@ -1135,5 +1304,6 @@ DC_SUITE(admit,
 	DC_CASE(admit_victim_window_wide),
 	DC_CASE(admit_busy_bypasses_at_once),
 	DC_CASE(admit_hopeless_miss_skips_mutex),
+	DC_CASE(admit_budget_miss_skips_mutex),
 	DC_CASE(admit_waits_for_range_in_flight),
 	DC_CASE(admit_threads));
