@@ -86,9 +86,10 @@
  * saw the bit set fills its pin with the generation that set it.
  *
  * 55 bytes of fields, one cache line each in an array (see docs/design.md,
- * "Memory per range"): a hit writes its range's line (the pin, the hit
- * count) and no other range's, so threads that hit different ranges
- * never share a written line.  What the hit path reads first, the pool's
+ * "Memory per range"): a hit pinned in a slot of its thread (userspace,
+ * see "Pins" in cache_map.c) writes no range's line once the hit count is
+ * at its cap; a counted pin writes its own range's line and no other's, so
+ * threads that hit different ranges never share a written line.  What the hit path reads first, the pool's
  * links last.  Its cache is found
  * from the range itself (dci_range_cache()).  @owner and @index are also
  * the range's key in the mapping table (cache_maptab.c): a miss writes its
@@ -99,11 +100,12 @@
 struct dc_range {
 	dc_refcount_t ref;
 	/*
-	 * Hits since the victim scan last passed: each hit adds one (a plain
-	 * increment of a line it writes anyway: concurrent hits may lose
-	 * one), each setup sets 0, and the scan takes them into the admission
-	 * sketch (dc_range_hits_take()).  Wraps only after 2^32 hits between
-	 * two passes.
+	 * Hits since the victim scan last passed, up to DC_RANGE_HITS_MAX:
+	 * a hit adds one while it is below (a plain increment: concurrent
+	 * hits may lose one) and writes nothing once it is there, so that
+	 * the hits of a hot range stop writing its line (dc_range_hit()).
+	 * Each setup sets 0, and the scan takes them into the admission
+	 * sketch (dc_range_hits_take()), whose counters stop at 255 too.
 	 */
 	uint32_t hits;
 	/*
@@ -339,9 +341,24 @@ struct dc_victim_ops {
 	bool (*spare)(struct dc_range *r, uint32_t hits);
 };
 
+/* Where a range's hit count stops between two passes of the victim scan. */
+#define DC_RANGE_HITS_MAX	255
+
 /*
- * Take @r's hits since the last look (each hit adds one): read them and
- * set 0.  A hit that races with this may count once more or once less.
+ * Count a hit of @r, unless its count is at DC_RANGE_HITS_MAX: then write
+ * nothing, so that a hot range's line stays shared among the threads that
+ * hit it.  A plain read, folded into the compare.
+ */
+static dc_always_inline void dc_range_hit(struct dc_range *r)
+{
+	if (dc_read_racy(r->hits) < DC_RANGE_HITS_MAX)
+		dc_inc_racy(r->hits);
+}
+
+/*
+ * Take @r's hits since the last look (each hit adds one, up to
+ * DC_RANGE_HITS_MAX): read them and set 0.  A hit that races with this
+ * may count once more or once less.
  */
 static inline uint32_t dc_range_hits_take(struct dc_range *r)
 {
@@ -732,6 +749,18 @@ static inline unsigned long dc_itab_nr_inodes(const struct dc_cache *c)
 static inline bool dc_reclaim_in_flight(struct dc_cache *c)
 {
 	return dc_atomic_read(&c->reclaim.reclaiming);
+}
+
+/*
+ * Whether a pin slot of some thread names @r (userspace: see "Pins" in
+ * cache_map.c; never in the kernel, DC_PLAT_PIN_SLOTS 0).  Exact only
+ * for a claimer that took @r's count to 0 and then issued a full barrier
+ * (claim_written()); a victim walk's look before its claim is a hint.
+ */
+static inline bool dc_range_slot_pinned(const struct dc_cache *c,
+					const struct dc_range *r)
+{
+	return DC_PLAT_PIN_SLOTS && dci_pin_slots_hold(&c->stats, r);
 }
 
 /*
