@@ -314,9 +314,9 @@ static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
  * table's address into c->victim).  What a policy decides:
  *
  * - on a hit: nothing is called.  Every hit adds one to the range's
- *   @hits, inline, whatever the policy (the hit has the line already: the
- *   increment costs nothing, where a test of the policy or an indirect
- *   call would).
+ *   @hits, inline, whatever the policy, until it reaches
+ *   DC_RANGE_HITS_MAX (dc_range_hit(): a test of the policy or an
+ *   indirect call would cost more).
  * - on a miss that maps: @mapped links the new mapping, its @hits 0, into
  *   the busy ring (pool lock held): where it goes decides when the hand
  *   reaches it.

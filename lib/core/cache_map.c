@@ -7,8 +7,9 @@
  * The top layer (see cache_internal.h): it calls inline reclaim, admission
  * control and the pool; no cache file calls it.
  *
- * Locks: a hit takes none (a hint or a lookup in the mapping table, a pin by
- * refcount, an identity check); a miss takes the inode's mutex to look,
+ * Locks: a hit takes none (a hint or a lookup in the mapping table, a pin in
+ * a slot of the thread or by refcount, an identity check: see "Pins"
+ * below); a miss takes the inode's mutex to look,
  * claim a range and put it in the table as a pending entry, and again only
  * if the setup fails; the
  * backend's setup runs with no lock held, so misses of different ranges of
@@ -82,25 +83,31 @@ static inline void range_unpin(struct dc_range *r)
  * the alignment of the pin's private pointer, the range or the slot (range
  * objects start cache lines, slots never do: PIN_SLOT_MASK):
  *
- * - in a slot of the pinning thread (userspace, DC_PLAT_PIN_SLOTS of them
+ * - in a slot of the pinning thread (userspace: DC_PLAT_PIN_SLOTS of them
  *   per thread and cache, in the thread's block of the cache's per-thread
- *   counters, which the hit path reaches anyway: dc_pin_slot_take()): a
- *   hazard pointer.  The hit publishes the range in a free slot of its
- *   own line, a full barrier, then checks that the count is not 0 (no
- *   claim has taken the range since) and that @gen has not moved (no setup
- *   has reused it).  It writes no line of the range: threads hitting one
- *   range share its line, read-only.  A claim takes the count 1 -> 0, a
- *   full barrier, then looks at every thread's slots and gives the range
- *   back if one names it (cache_reclaim.c, claim_idle()): either the pin
- *   sees the 0 or the claim sees the pin.  Only the hit path takes slot
- *   pins, and only in a thread whose counters are ready for the cache;
- *   the unpin empties the slot, from any thread, so a pin outlives the
- *   thread that took it, and a thread that exits holding none leaves no
- *   slot behind.
- * - counted in the range's @ref (try_pin(), the hit path once its
- *   thread's slots are all taken, and every pin in the kernel, where
- *   DC_PLAT_PIN_SLOTS is 0: a pin there may be held across a fault's I/O,
- *   asleep and migrated, which a per-CPU slot does not survive).
+ *   counters, which the hit path reaches anyway): a hazard pointer.  The
+ *   hit publishes the range in a free slot of its own line
+ *   (dc_pin_slot_publish(): a full barrier), then checks that the count
+ *   is not 0 (no claim has taken the range since, and it is no pending
+ *   entry) and that @gen has not moved (no setup has reused it).  It writes
+ *   no line of the range once the range's hit count is at its cap
+ *   (dc_range_hit()): threads hitting one range share its line.  A claim
+ *   takes the count 1 -> 0, a full barrier, then looks at every thread's
+ *   slots and gives the range back if one names it (cache_reclaim.c,
+ *   claim_idle()): either the pin sees the 0 or the claim sees the pin.
+ *   The victim walks pass a range a slot names as they pass a counted one.
+ *   Only the hit path takes slot pins, and only in a thread whose counters
+ *   are ready for the cache; the unpin empties the slot, from any thread,
+ *   so a pin outlives the thread that took it, and a thread that exits
+ *   holding none leaves no slot behind.  A slot is held as long as its pin,
+ *   however long: a thread that holds DC_PLAT_PIN_SLOTS pins of a cache
+ *   counts its next ones, so long holds exhaust nothing.
+ * - counted in the range's @ref: try_pin() (the general path: a miss, a
+ *   hit from a thread whose counters are not ready, an upgrade), the hit
+ *   path once its thread's slots are all taken, and every pin in the
+ *   kernel, where DC_PLAT_PIN_SLOTS is 0: a pin there may be held across
+ *   a fault's I/O, asleep and migrated, which a per-CPU slot does not
+ *   survive (see kshim/platform.h).
  */
 #define PIN_SLOT_MASK	((uintptr_t)DC_CACHELINE - 1)
 

@@ -3470,7 +3470,16 @@ static void gone_thread(struct dc_test *t, void *arg, unsigned int idx)
 	unsigned int k;
 
 	if (idx == 0) {
-		/* A hit, kept past the thread's end. */
+		/*
+		 * A hit, kept past the thread's end; after a first one
+		 * dropped, so that the thread's per-thread state is set up
+		 * (the slots' block: the first call of a thread takes the
+		 * general way, and counts its pin).
+		 */
+		c->ret = dc_map(c->e->inode[0], 5, 0, &c->pin);
+		if (c->ret)
+			return;
+		dc_unpin(&c->pin);
 		c->ret = dc_map(c->e->inode[0], 7, 0, &c->pin);
 		return;
 	}
@@ -3538,7 +3547,7 @@ static void remap_thread(struct dc_test *t, void *arg, unsigned int idx)
 	struct env *e = c->e;
 	const uint64_t hot = 2 * e->rs + 64;
 	struct dc_pin pin;
-	unsigned int r, k;
+	unsigned int r, k, n = 0;
 	int ret;
 
 	start_line(&c->ready, 3);
@@ -3554,13 +3563,22 @@ static void remap_thread(struct dc_test *t, void *arg, unsigned int idx)
 							       ino_id(0), hot), 0);
 			dc_unpin(&pin);
 			dc_atomic_inc(&c->pinned);
+			/* Now and then a pause, for the punches' sake. */
+			if (++n % 128 == 0)
+				dc_test_sleep_us(1);
 			for (k = 0; k < 8; k++)
 				dc_cpu_relax();
 		}
 		return;
 	}
 	for (r = 0; r < REMAP_ROUNDS && !dc_test_failed(t); r++) {
-		ret = dc_inode_punch(e->inode[0], 2 * e->rs, e->rs);
+		/* A few tries: the hitters keep the range pinned most of the time. */
+		for (k = 0; k < 16; k++) {
+			ret = dc_inode_punch(e->inode[0], 2 * e->rs, e->rs);
+			if (ret != -EBUSY)
+				break;
+			dc_cpu_relax();
+		}
 		if (ret == 0)
 			dc_atomic_inc(&c->punched);
 		else
