@@ -100,12 +100,14 @@
 struct dc_range {
 	dc_refcount_t ref;
 	/*
-	 * Hits since the victim scan last passed, up to DC_RANGE_HITS_MAX:
-	 * a hit adds one while it is below (a plain increment: concurrent
-	 * hits may lose one) and writes nothing once it is there, so that
-	 * the hits of a hot range stop writing its line (dc_range_hit()).
-	 * Each setup sets 0, and the scan takes them into the admission
-	 * sketch (dc_range_hits_take()), whose counters stop at 255 too.
+	 * Hits since the victim scan last passed: each hit adds one (a plain
+	 * increment: concurrent hits may lose one), except that a hit pinned
+	 * in a slot adds nothing once the count is at DC_RANGE_HITS_MAX, so
+	 * that the hits of a hot range stop writing its line (dc_range_hit());
+	 * a counted pin writes the line anyway, and adds.  Each setup sets 0,
+	 * and the scan takes them into the admission sketch
+	 * (dc_range_hits_take()), whose counters stop at 255.  Wraps only
+	 * after 2^32 counted hits between two passes.
 	 */
 	uint32_t hits;
 	/*
@@ -314,9 +316,9 @@ static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
  * table's address into c->victim).  What a policy decides:
  *
  * - on a hit: nothing is called.  Every hit adds one to the range's
- *   @hits, inline, whatever the policy, until it reaches
- *   DC_RANGE_HITS_MAX (dc_range_hit(): a test of the policy or an
- *   indirect call would cost more).
+ *   @hits, inline, whatever the policy (a hit pinned in a slot only up to
+ *   DC_RANGE_HITS_MAX: dc_range_hit()); a test of the policy or an
+ *   indirect call would cost more.
  * - on a miss that maps: @mapped links the new mapping, its @hits 0, into
  *   the busy ring (pool lock held): where it goes decides when the hand
  *   reaches it.
@@ -345,9 +347,10 @@ struct dc_victim_ops {
 #define DC_RANGE_HITS_MAX	255
 
 /*
- * Count a hit of @r, unless its count is at DC_RANGE_HITS_MAX: then write
- * nothing, so that a hot range's line stays shared among the threads that
- * hit it.  A plain read, folded into the compare.
+ * Count a hit of @r pinned in a slot, unless its count is at
+ * DC_RANGE_HITS_MAX: then write nothing, so that a hot range's line stays
+ * shared among the threads that hit it.  A plain read, folded into the
+ * compare.  (A counted pin has written the line: it adds, dc_inc_racy().)
  */
 static dc_always_inline void dc_range_hit(struct dc_range *r)
 {

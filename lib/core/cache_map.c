@@ -160,7 +160,8 @@ static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 	if (!dc_refcount_inc_not_zero(&r->ref))
 		return false;
 	if (dc_likely(dc_read_once(r->gen) == gen)) {
-		dc_range_hit(r);
+		/* Pinned: the line is ours already, a store costs nothing more. */
+		dc_inc_racy(r->hits);
 		*genp = gen;
 		return true;
 	}
@@ -928,7 +929,8 @@ counted:
 		goto unhinted;
 	if (dc_unlikely(dc_read_once_ne(r->gen, gen)))
 		return map_raced(r, inode, file_off, flags, timeout_ns, use_cfg, pin);
-	dc_range_hit(r);
+	/* Pinned: the line is ours already, a store costs nothing more. */
+	dc_inc_racy(r->hits);
 	pin_fill(inode->range_size, r, file_off, gen, pin);
 	dc_pcounter_ref_add(inode->stats, DC_STAT_HITS, 1);
 	return 0;
