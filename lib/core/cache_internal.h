@@ -543,6 +543,34 @@ static inline uint32_t dc_maptab_bucket(const struct dc_inode *inode,
 }
 
 /*
+ * A walk of bucket @b's chain, step by step (for the hit path, which walks
+ * it inline: dc_maptab_walk() is the same walk): the first link, whether
+ * a link is the chain's end (a nulls word), the range a link names, and
+ * the link after a range.  Lock-free: loads with acquire.
+ */
+static dc_always_inline uint32_t dc_maptab_chain_first(const struct dc_inode *inode,
+						       uint32_t b)
+{
+	return dc_load_acquire(&inode->map_bucket[b]);
+}
+
+static dc_always_inline bool dc_maptab_chain_end(uint32_t v)
+{
+	return v & DCI_MAP_NULLS;
+}
+
+static dc_always_inline struct dc_range *dc_maptab_chain_range(const struct dc_inode *inode,
+							       uint32_t v)
+{
+	return &inode->ranges[v];
+}
+
+static dc_always_inline uint32_t dc_maptab_chain_next(const struct dc_range *r)
+{
+	return dc_load_acquire(&r->hnext);
+}
+
+/*
  * One walk of bucket @b's chain for the range whose key is (@inode,
  * @index): the range, or NULL at the chain's end, whose word then is in
  * *@end (another bucket's nulls word when a range moved under the walk).
@@ -554,11 +582,11 @@ static dc_always_inline struct dc_range *
 dc_maptab_walk(const struct dc_inode *inode, uint32_t b, uint64_t index,
 	       uint32_t *end, uint64_t *genp)
 {
-	uint32_t v = dc_load_acquire(&inode->map_bucket[b]);
+	uint32_t v = dc_maptab_chain_first(inode, b);
 	struct dc_range *r;
 
-	for (; !(v & DCI_MAP_NULLS); v = dc_load_acquire(&r->hnext)) {
-		r = &inode->ranges[v];
+	for (; !dc_maptab_chain_end(v); v = dc_maptab_chain_next(r)) {
+		r = dc_maptab_chain_range(inode, v);
 		if (genp)
 			*genp = dc_load_acquire(&r->gen);
 		if (dc_read_once(r->owner) == inode && dc_read_once(r->index) == index)

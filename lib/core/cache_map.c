@@ -829,22 +829,6 @@ map_slot_raced(dc_pin_slot_t *slot, struct dc_inode *inode, uint64_t file_off,
 	return map_general(inode, file_off, flags, timeout_ns, use_cfg, pin);
 }
 
-/*
- * The hit path past the inode's own hints: walk the index's chain in the
- * mapping table (a hash, about one range) for the range whose identity is
- * @index of @inode, each range's generation loaded before its identity is
- * compared (as try_pin() does).  No lock, no RCU section.  Returns the
- * range, or NULL at the chain's end (nothing there, or a range that moved
- * under the walk: see cache_maptab.c; the general way looks again).
- */
-static dc_always_inline struct dc_range *
-map_far(struct dc_inode *inode, uint64_t index, uint64_t *genp)
-{
-	uint32_t end;
-
-	return dc_maptab_walk(inode, dc_maptab_bucket(inode, index), index, &end, genp);
-}
-
 static int map_hit_more(struct dc_inode *inode, uint64_t file_off,
 			unsigned int flags, uint64_t timeout_ns, bool use_cfg,
 			struct dc_pin *pin);
@@ -853,7 +837,8 @@ static int map_hit_more(struct dc_inode *inode, uint64_t file_off,
  * The hit path: a read of a mapped range, or (@write) a write of a range
  * mapped writable.  The range comes from the inode's own hint of its index
  * (one load; an empty one points at dci_range_none, which fails the
- * identity check) or, past them, from the mapping table (map_far()); then
+ * identity check) or, past them, from the mapping table (its chain,
+ * walked inline); then
  * the pin (see "Pins" above): in the thread's first slot when it is free,
  * else (@more: map_hit_more()) in another slot, or counted (an atomic
  * increment: try_pin() spelled out, so that a lost race is a tail call)
@@ -886,9 +871,28 @@ map_hit(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 				dc_read_once_ne(r->index, index)))
 			goto unhinted;
 	} else {
-		r = map_far(inode, index, &gen);
-		if (dc_unlikely(!r))
-			goto missed;
+		/*
+		 * Past the inode's own hints: walk the index's chain in the
+		 * mapping table (a hash, about one range) for the range whose
+		 * identity is @index of @inode, each range's generation
+		 * loaded before its identity is compared, as above (the walk
+		 * of dc_maptab_walk(), inline, so that a range found needs no
+		 * test).  At the chain's end (nothing there, or a range that
+		 * moved under the walk: see cache_maptab.c) the general way
+		 * looks again.
+		 */
+		uint32_t v = dc_maptab_chain_first(inode, dc_maptab_bucket(inode, index));
+
+		for (;;) {
+			if (dc_unlikely(dc_maptab_chain_end(v)))
+				goto missed;
+			r = dc_maptab_chain_range(inode, v);
+			gen = dc_load_acquire(&r->gen);
+			if (!dc_read_once_ne(r->owner, inode) &&
+			    !dc_read_once_ne(r->index, index))
+				break;
+			v = dc_maptab_chain_next(r);
+		}
 	}
 	/* An upgrade: the general way. */
 	if (write && dc_unlikely(!(gen & 1)))
