@@ -352,6 +352,12 @@ static inline int dc_refcount_read_acquire(const dc_refcount_t *r)
 	return atomic_read_acquire(&r->refs);
 }
 
+/* Whether the count is 0, read with acquire. */
+static inline bool dc_refcount_zero_acquire(const dc_refcount_t *r)
+{
+	return !atomic_read_acquire(&r->refs);
+}
+
 /* Add one unless the count is zero.  Returns true if it was incremented. */
 static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
 						 struct dc_plat_refcount_site *site)
@@ -572,6 +578,56 @@ static inline void dc_pcounter_ref_add(dc_pcounter_ref_t ref, unsigned int i,
 				       uint64_t v)
 {
 	this_cpu_add(ref[i], v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pin slots: none in the kernel.  Every pin is counted in its range,  */
+/* because a pin may be held across a fault's I/O (the fault sleeps    */
+/* with it, and its task may migrate): a per-CPU slot would have to    */
+/* follow the task, and a per-task slot would be a pointer the         */
+/* reclaimer cannot find without walking every task.  The core tests   */
+/* DC_PLAT_PIN_SLOTS, so the slot code compiles away.                  */
+
+#define DC_PLAT_PIN_SLOTS	0
+
+typedef uintptr_t dc_pin_slot_t;
+
+static __always_inline dc_pin_slot_t *dc_pin_slot_first(dc_pcounter_ref_t ref)
+{
+	return NULL;
+}
+
+static __always_inline bool dc_pin_slot_free(const dc_pin_slot_t *slot)
+{
+	return false;
+}
+
+static __always_inline void dc_pin_slot_publish(dc_pin_slot_t *slot, const void *p)
+{
+}
+
+static __always_inline dc_pin_slot_t *dc_pin_slot_take_more(dc_pin_slot_t *first,
+							    const void *p)
+{
+	return NULL;
+}
+
+static __always_inline void dc_pcounter_slot_add(dc_pcounter_ref_t ref,
+						 dc_pin_slot_t *first,
+						 unsigned int i, uint64_t v)
+{
+	this_cpu_add(ref[i], v);
+}
+
+static inline const void *dc_pin_slot_drop(dc_pin_slot_t *slot)
+{
+	return NULL;
+}
+
+static inline bool dci_pin_slots_hold(const struct dc_pcounters *pc,
+				      const void *p)
+{
+	return false;
 }
 
 /* ------------------------------------------------------------------ */

@@ -7,6 +7,8 @@
  *   hit-dc:R        N x (dc_map + dc_unpin) of R ranges mapped in one
  *                   inode (R from 1 to 2^20), each hit of one drawn at
  *                   random (the same draws every run); "hit-dc" is R = 8
+ *   whit-dc:R       the same as hit-dc:R with DC_MAP_WRITE, the ranges
+ *                   mapped writable first: write hits
  *   hit-kernel:R    N x (kr_map + kr_unpin), the kernel-style baseline,
  *                   the same way
  *   miss            N misses of new indexes, a window that never reclaims
@@ -73,7 +75,8 @@ static uint64_t bad, measured;
 
 static void __attribute__((noinline)) hit_dc(struct dc_inode *inode,
 					     const uint64_t *want,
-					     const uint32_t *seq, uint64_t n)
+					     const uint32_t *seq, uint64_t n,
+					     unsigned int flags)
 {
 	struct dc_pin pin;
 	uint64_t i;
@@ -81,7 +84,7 @@ static void __attribute__((noinline)) hit_dc(struct dc_inode *inode,
 	for (i = 0; i < n; i++) {
 		uint32_t k = seq[i];
 
-		if (dc_map(inode, (uint64_t)k << BENCH_RANGE_SHIFT, 0, &pin)) {
+		if (dc_map(inode, (uint64_t)k << BENCH_RANGE_SHIFT, flags, &pin)) {
 			bad++;
 			continue;
 		}
@@ -275,7 +278,7 @@ static void run_bypass(uint64_t n)
  * Hits of @nr ranges mapped in one inode: first each in turn (the warm-up),
  * then @n drawn at random, the same draws in every run.
  */
-static void run_hits(uint64_t n, unsigned int nr, bool kernel)
+static void run_hits(uint64_t n, unsigned int nr, bool kernel, unsigned int flags)
 {
 	struct dc_cache *c = NULL;
 	struct dc_inode *inode = NULL;
@@ -310,7 +313,7 @@ static void run_hits(uint64_t n, unsigned int nr, bool kernel)
 			continue;
 		}
 		/* Not dc_map(): the script collects there. */
-		if (dc_map_timeout(inode, (uint64_t)k << BENCH_RANGE_SHIFT, 0,
+		if (dc_map_timeout(inode, (uint64_t)k << BENCH_RANGE_SHIFT, flags,
 				   DC_WAIT_FOREVER, &pin)) {
 			fprintf(stderr, "bench-instr: setup map failed\n");
 			exit(1);
@@ -326,8 +329,8 @@ static void run_hits(uint64_t n, unsigned int nr, bool kernel)
 		kr_inode_destroy(kr);
 	} else {
 		bench_stats(c, &s0);
-		hit_dc(inode, want, seq, nr);
-		hit_dc(inode, want, seq + nr, n);
+		hit_dc(inode, want, seq, nr, flags);
+		hit_dc(inode, want, seq + nr, n, flags);
 		bench_stats(c, &s1);
 		if (s1.hits - s0.hits != n + nr || s1.misses != s0.misses)
 			bench_fail("hit-dc: %" PRIu64 " hits and %" PRIu64 " misses counted for %" PRIu64 " hits",
@@ -492,7 +495,7 @@ int main(int argc, char **argv)
 	char *end;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: bench-instr hit-dc[:R]|hit-kernel[:R]|miss|miss-reclaim|miss-scattered|bypass|evict[:R]|evict-kernel[:R] N\n");
+		fprintf(stderr, "usage: bench-instr hit-dc[:R]|whit-dc[:R]|hit-kernel[:R]|miss|miss-reclaim|miss-scattered|bypass|evict[:R]|evict-kernel[:R] N\n");
 		return 2;
 	}
 	n = strtoull(argv[2], &end, 10);
@@ -502,9 +505,11 @@ int main(int argc, char **argv)
 	}
 	dc_thread_register();
 	if ((nr = ranges_of(argv[1], "hit-dc", HIT_RANGES)))
-		run_hits(n, nr, false);
+		run_hits(n, nr, false, 0);
+	else if ((nr = ranges_of(argv[1], "whit-dc", HIT_RANGES)))
+		run_hits(n, nr, false, DC_MAP_WRITE);
 	else if ((nr = ranges_of(argv[1], "hit-kernel", HIT_RANGES)))
-		run_hits(n, nr, true);
+		run_hits(n, nr, true, 0);
 	else if (!strcmp(argv[1], "miss"))
 		run_misses(n, false, false);
 	else if (!strcmp(argv[1], "miss-reclaim"))

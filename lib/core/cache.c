@@ -226,7 +226,8 @@ static unsigned int pins_held(struct dc_cache *c)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < c->nr_ranges; i++)
-		if (dc_refcount_read(&c->ranges[i].ref) > 1)
+		if (dc_refcount_read(&c->ranges[i].ref) > 1 ||
+		    dc_range_slot_pinned(c, &c->ranges[i]))
 			n++;
 	return n;
 }

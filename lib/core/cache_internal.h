@@ -86,9 +86,10 @@
  * saw the bit set fills its pin with the generation that set it.
  *
  * 55 bytes of fields, one cache line each in an array (see docs/design.md,
- * "Memory per range"): a hit writes its range's line (the pin, the hit
- * count) and no other range's, so threads that hit different ranges
- * never share a written line.  What the hit path reads first, the pool's
+ * "Memory per range"): a hit pinned in a slot of its thread (userspace,
+ * see "Pins" in cache_map.c) writes no range's line once the hit count is
+ * at its cap; a counted pin writes its own range's line and no other's, so
+ * threads that hit different ranges never share a written line.  What the hit path reads first, the pool's
  * links last.  Its cache is found
  * from the range itself (dci_range_cache()).  @owner and @index are also
  * the range's key in the mapping table (cache_maptab.c): a miss writes its
@@ -100,10 +101,13 @@ struct dc_range {
 	dc_refcount_t ref;
 	/*
 	 * Hits since the victim scan last passed: each hit adds one (a plain
-	 * increment of a line it writes anyway: concurrent hits may lose
-	 * one), each setup sets 0, and the scan takes them into the admission
-	 * sketch (dc_range_hits_take()).  Wraps only after 2^32 hits between
-	 * two passes.
+	 * increment: concurrent hits may lose one), except that a hit pinned
+	 * in a slot adds nothing once the count is at DC_RANGE_HITS_MAX, so
+	 * that the hits of a hot range stop writing its line (dc_range_hit());
+	 * a counted pin writes the line anyway, and adds.  Each setup sets 0,
+	 * and the scan takes them into the admission sketch
+	 * (dc_range_hits_take()), whose counters stop at 255.  Wraps only
+	 * after 2^32 counted hits between two passes.
 	 */
 	uint32_t hits;
 	/*
@@ -321,9 +325,9 @@ static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
  * table's address into c->victim).  What a policy decides:
  *
  * - on a hit: nothing is called.  Every hit adds one to the range's
- *   @hits, inline, whatever the policy (the hit has the line already: the
- *   increment costs nothing, where a test of the policy or an indirect
- *   call would).
+ *   @hits, inline, whatever the policy (a hit pinned in a slot only up to
+ *   DC_RANGE_HITS_MAX: dc_range_hit()); a test of the policy or an
+ *   indirect call would cost more.
  * - on a miss that maps: @mapped links the new mapping, its @hits 0, into
  *   the busy ring (pool lock held): where it goes decides when the hand
  *   reaches it.
@@ -348,9 +352,25 @@ struct dc_victim_ops {
 	bool (*spare)(struct dc_range *r, uint32_t hits);
 };
 
+/* Where a range's hit count stops between two passes of the victim scan. */
+#define DC_RANGE_HITS_MAX	255
+
 /*
- * Take @r's hits since the last look (each hit adds one): read them and
- * set 0.  A hit that races with this may count once more or once less.
+ * Count a hit of @r pinned in a slot, unless its count is at
+ * DC_RANGE_HITS_MAX: then write nothing, so that a hot range's line stays
+ * shared among the threads that hit it.  A plain read, folded into the
+ * compare.  (A counted pin has written the line: it adds, dc_inc_racy().)
+ */
+static dc_always_inline void dc_range_hit(struct dc_range *r)
+{
+	if (dc_read_racy(r->hits) < DC_RANGE_HITS_MAX)
+		dc_inc_racy(r->hits);
+}
+
+/*
+ * Take @r's hits since the last look (each hit adds one, up to
+ * DC_RANGE_HITS_MAX): read them and set 0.  A hit that races with this
+ * may count once more or once less.
  */
 static inline uint32_t dc_range_hits_take(struct dc_range *r)
 {
@@ -532,6 +552,34 @@ static inline uint32_t dc_maptab_bucket(const struct dc_inode *inode,
 }
 
 /*
+ * A walk of bucket @b's chain, step by step (for the hit path, which walks
+ * it inline: dc_maptab_walk() is the same walk): the first link, whether
+ * a link is the chain's end (a nulls word), the range a link names, and
+ * the link after a range.  Lock-free: loads with acquire.
+ */
+static dc_always_inline uint32_t dc_maptab_chain_first(const struct dc_inode *inode,
+						       uint32_t b)
+{
+	return dc_load_acquire(&inode->map_bucket[b]);
+}
+
+static dc_always_inline bool dc_maptab_chain_end(uint32_t v)
+{
+	return v & DCI_MAP_NULLS;
+}
+
+static dc_always_inline struct dc_range *dc_maptab_chain_range(const struct dc_inode *inode,
+							       uint32_t v)
+{
+	return &inode->ranges[v];
+}
+
+static dc_always_inline uint32_t dc_maptab_chain_next(const struct dc_range *r)
+{
+	return dc_load_acquire(&r->hnext);
+}
+
+/*
  * One walk of bucket @b's chain for the range whose key is (@inode,
  * @index): the range, or NULL at the chain's end, whose word then is in
  * *@end (another bucket's nulls word when a range moved under the walk).
@@ -543,11 +591,11 @@ static dc_always_inline struct dc_range *
 dc_maptab_walk(const struct dc_inode *inode, uint32_t b, uint64_t index,
 	       uint32_t *end, uint64_t *genp)
 {
-	uint32_t v = dc_load_acquire(&inode->map_bucket[b]);
+	uint32_t v = dc_maptab_chain_first(inode, b);
 	struct dc_range *r;
 
-	for (; !(v & DCI_MAP_NULLS); v = dc_load_acquire(&r->hnext)) {
-		r = &inode->ranges[v];
+	for (; !dc_maptab_chain_end(v); v = dc_maptab_chain_next(r)) {
+		r = dc_maptab_chain_range(inode, v);
 		if (genp)
 			*genp = dc_load_acquire(&r->gen);
 		if (dc_read_once(r->owner) == inode && dc_read_once(r->index) == index)
@@ -741,6 +789,18 @@ static inline unsigned long dc_itab_nr_inodes(const struct dc_cache *c)
 static inline bool dc_reclaim_in_flight(struct dc_cache *c)
 {
 	return dc_atomic_read(&c->reclaim.reclaiming);
+}
+
+/*
+ * Whether a pin slot of some thread names @r (userspace: see "Pins" in
+ * cache_map.c; never in the kernel, DC_PLAT_PIN_SLOTS 0).  Exact only
+ * for a claimer that took @r's count to 0 and then issued a full barrier
+ * (claim_written()); a victim walk's look before its claim is a hint.
+ */
+static inline bool dc_range_slot_pinned(const struct dc_cache *c,
+					const struct dc_range *r)
+{
+	return DC_PLAT_PIN_SLOTS && dci_pin_slots_hold(&c->stats, r);
 }
 
 /*

@@ -7,8 +7,9 @@
  * The top layer (see cache_internal.h): it calls inline reclaim, admission
  * control and the pool; no cache file calls it.
  *
- * Locks: a hit takes none (a hint or a lookup in the mapping table, a pin by
- * refcount, an identity check); a miss takes the inode's mutex to look,
+ * Locks: a hit takes none (a hint or a lookup in the mapping table, a pin in
+ * a slot of the thread or by refcount, an identity check: see "Pins"
+ * below); a miss takes the inode's mutex to look,
  * claim a range and put it in the table as a pending entry, and again only
  * if the setup fails; the
  * backend's setup runs with no lock held, so misses of different ranges of
@@ -75,6 +76,62 @@ static inline void range_unpin(struct dc_range *r)
 	dc_smp_mb__after_atomic();
 	if (dc_unlikely(dc_atomic_nonzero(&dci_waiters_any)))
 		range_unpin_waiters(r);
+}
+
+/*
+ * Pins.  A pin is held one of two ways, and dc_unpin() tells them apart by
+ * the alignment of the pin's private pointer, the range or the slot (range
+ * objects start cache lines, slots never do: PIN_SLOT_MASK):
+ *
+ * - in a slot of the pinning thread (userspace: DC_PLAT_PIN_SLOTS of them
+ *   per thread and cache, in the thread's block of the cache's per-thread
+ *   counters, which the hit path reaches anyway): a hazard pointer.  The
+ *   hit publishes the range in a free slot of its own line
+ *   (dc_pin_slot_publish(): a full barrier), then checks that the count
+ *   is not 0 (no claim has taken the range since, and it is no pending
+ *   entry) and that @gen has not moved (no setup has reused it).  It writes
+ *   no line of the range once the range's hit count is at its cap
+ *   (dc_range_hit()): threads hitting one range share its line.  A claim
+ *   takes the count 1 -> 0, a full barrier, then looks at every thread's
+ *   slots and gives the range back if one names it (cache_reclaim.c,
+ *   claim_idle()): either the pin sees the 0 or the claim sees the pin.
+ *   The victim walks pass a range a slot names as they pass a counted one.
+ *   Only the hit path takes slot pins, and only in a thread whose counters
+ *   are ready for the cache; the unpin empties the slot, from any thread,
+ *   so a pin outlives the thread that took it, and a thread that exits
+ *   holding none leaves no slot behind.  A slot is held as long as its pin,
+ *   however long: a thread that holds DC_PLAT_PIN_SLOTS pins of a cache
+ *   counts its next ones, so long holds exhaust nothing.
+ * - counted in the range's @ref: try_pin() (the general path: a miss, a
+ *   hit from a thread whose counters are not ready, an upgrade), the hit
+ *   path once its thread's slots are all taken, and every pin in the
+ *   kernel, where DC_PLAT_PIN_SLOTS is 0: a pin there may be held across
+ *   a fault's I/O, asleep and migrated, which a per-CPU slot does not
+ *   survive (see kshim/platform.h).
+ */
+#define PIN_SLOT_MASK	((uintptr_t)DC_CACHELINE - 1)
+
+/* A slot pin's unpin found its slot empty: a pin dropped twice. */
+static dc_noinline dc_cold void slot_unpin_misused(void)
+{
+	dc_warn_once(true, "dc_unpin: the pin was dropped already");
+}
+
+/*
+ * Drop the pin held in @slot: empty it (a full barrier, as the count's
+ * locked decrement is), then, if someone waits for a range, wake the
+ * range's cache as range_unpin() does.
+ */
+static inline void slot_unpin(dc_pin_slot_t *slot)
+{
+	struct dc_range *r = (struct dc_range *)dc_pin_slot_drop(slot);
+
+	if (dc_unlikely(dc_atomic_nonzero(&dci_waiters_any))) {
+		if (r)
+			range_unpin_waiters(r);
+		else
+			slot_unpin_misused();
+	}
 }
 
 /*
@@ -761,42 +818,46 @@ map_raced(struct dc_range *r, struct dc_inode *inode, uint64_t file_off,
 }
 
 /*
- * The hit path past the inode's own hints: walk the index's chain in the
- * mapping table (a hash, about one range) for the range whose identity is
- * @index of @inode, each range's generation loaded before its identity is
- * compared (as try_pin() does).  No lock, no RCU section.  Returns the
- * range, or NULL at the chain's end (nothing there, or a range that moved
- * under the walk: see cache_maptab.c; the general way looks again).
+ * The hit path's slot pin lost a race with a claim (the count was 0) or a
+ * setup: let go of it, go the general way.
  */
-static dc_always_inline struct dc_range *
-map_far(struct dc_inode *inode, uint64_t index, uint64_t *genp)
+static dc_noinline dc_cold int
+map_slot_raced(dc_pin_slot_t *slot, struct dc_inode *inode, uint64_t file_off,
+	       unsigned int flags, uint64_t timeout_ns, bool use_cfg,
+	       struct dc_pin *pin)
 {
-	uint32_t end;
-
-	return dc_maptab_walk(inode, dc_maptab_bucket(inode, index), index, &end, genp);
+	slot_unpin(slot);
+	return map_general(inode, file_off, flags, timeout_ns, use_cfg, pin);
 }
 
+static int map_hit_more(struct dc_inode *inode, uint64_t file_off,
+			unsigned int flags, uint64_t timeout_ns, bool use_cfg,
+			struct dc_pin *pin);
+
 /*
- * The hit path: a read of a mapped range (a write, even to a writable
- * mapping, goes the general way).  The range comes from the inode's own
- * hint of its index (one load; an empty one points at dci_range_none,
- * which fails the identity check) or, past them, from the mapping table
- * (map_far()); then the pin (an atomic increment: try_pin() spelled out,
- * so that a lost race is a tail call), a per-thread count whose readiness
- * also says that the thread may call in; no lock, no RCU section (range
- * objects outlive every inode).  Everything else is a tail call, so that
- * this stays a leaf.
+ * The hit path: a read of a mapped range, or (@write) a write of a range
+ * mapped writable.  The range comes from the inode's own hint of its index
+ * (one load; an empty one points at dci_range_none, which fails the
+ * identity check) or, past them, from the mapping table (its chain,
+ * walked inline); then
+ * the pin (see "Pins" above): in the thread's first slot when it is free,
+ * else (@more: map_hit_more()) in another slot, or counted (an atomic
+ * increment: try_pin() spelled out, so that a lost race is a tail call)
+ * when every slot is taken; a per-thread count whose readiness also says
+ * that the thread may call in; no lock, no RCU section (range objects
+ * outlive every inode).  A write to a mapping not writable goes the
+ * general way (an upgrade).  Everything else is a tail call, so that this
+ * stays a leaf.  The arguments are checked.
  */
 static dc_always_inline int
-map_common(struct dc_inode *inode, uint64_t file_off,
-			     unsigned int flags, uint64_t timeout_ns,
-			     bool use_cfg, struct dc_pin *pin)
+map_hit(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+	uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin, bool write,
+	bool more)
 {
+	dc_pin_slot_t *first, *slot;
 	struct dc_range *r;
 	uint64_t index, gen;
 
-	if (dc_unlikely(!inode || !pin || (flags & ~(DC_MAP_KNOWN & ~DC_MAP_WRITE))))
-		goto general;
 	/*
 	 * Not ready: not a caller (map_general() says why) or counting
 	 * into another cache.  The cache's constants are the inode's copies.
@@ -811,10 +872,64 @@ map_common(struct dc_inode *inode, uint64_t file_off,
 				dc_read_once_ne(r->index, index)))
 			goto unhinted;
 	} else {
-		r = map_far(inode, index, &gen);
-		if (dc_unlikely(!r))
-			goto missed;
+		/*
+		 * Past the inode's own hints: walk the index's chain in the
+		 * mapping table (a hash, about one range) for the range whose
+		 * identity is @index of @inode, each range's generation
+		 * loaded before its identity is compared, as above (the walk
+		 * of dc_maptab_walk(), inline, so that a range found needs no
+		 * test).  At the chain's end (nothing there, or a range that
+		 * moved under the walk: see cache_maptab.c) the general way
+		 * looks again.
+		 */
+		uint32_t v = dc_maptab_chain_first(inode, dc_maptab_bucket(inode, index));
+
+		for (;;) {
+			if (dc_unlikely(dc_maptab_chain_end(v)))
+				goto missed;
+			r = dc_maptab_chain_range(inode, v);
+			gen = dc_load_acquire(&r->gen);
+			if (!dc_read_once_ne(r->owner, inode) &&
+			    !dc_read_once_ne(r->index, index))
+				break;
+			v = dc_maptab_chain_next(r);
+		}
 	}
+	/* An upgrade: the general way. */
+	if (write && dc_unlikely(!(gen & 1)))
+		goto unhinted;
+	if (DC_PLAT_PIN_SLOTS) {
+		first = dc_pin_slot_first(inode->stats);
+		if (!more) {
+			/* The thread holds a pin already: out of line. */
+			if (dc_unlikely(!dc_pin_slot_free(first)))
+				return map_hit_more(inode, file_off, flags,
+						    timeout_ns, use_cfg, pin);
+			dc_pin_slot_publish(first, r);
+			slot = first;
+		} else {
+			slot = dc_pin_slot_take_more(first, r);
+			if (!slot)
+				goto counted;
+		}
+		/*
+		 * Published, then a full barrier: a claim from now on sees
+		 * the slot.  A count of 0 is a claim before it (or a pending
+		 * entry); acquire: a count set by a newer setup than @gen's
+		 * comes with that setup's @gen, which the check then sees.
+		 */
+		if (dc_unlikely(dc_refcount_zero_acquire(&r->ref) ||
+				dc_read_once_ne(r->gen, gen)))
+			return map_slot_raced(slot, inode, file_off, flags,
+					      timeout_ns, use_cfg, pin);
+		dc_range_hit(r);
+		pin_fill(inode->range_size, r, file_off, gen, pin);
+		/* Never a range: no slot starts a cache line. */
+		pin->range = slot;
+		dc_pcounter_slot_add(inode->stats, first, DC_STAT_HITS, 1);
+		return 0;
+	}
+counted:
 	if (dc_unlikely(!dc_refcount_inc_not_zero_fast(&r->ref)))
 		goto unhinted;
 	if (dc_unlikely(dc_read_once_ne(r->gen, gen)))
@@ -830,8 +945,50 @@ general:
 missed:
 	return map_missed(inode, file_off, flags, timeout_ns, use_cfg, pin);
 unhinted:
-	/* A read with valid arguments, from a caller that may call in. */
+	/* Valid arguments, from a caller that may call in. */
 	return map_unhinted(inode, file_off, flags, timeout_ns, use_cfg, pin);
+}
+
+/*
+ * The hit path of a thread whose first slot is taken (it holds a pin of
+ * this cache already): map_hit() again, pinning in another slot, or
+ * counted once every slot is taken.  A read or a write, the arguments
+ * checked.
+ */
+static dc_noinline int map_hit_more(struct dc_inode *inode, uint64_t file_off,
+				    unsigned int flags, uint64_t timeout_ns,
+				    bool use_cfg, struct dc_pin *pin)
+{
+	return map_hit(inode, file_off, flags, timeout_ns, use_cfg, pin,
+		       flags & DC_MAP_WRITE, true);
+}
+
+/* The hit path of a write (valid arguments): map_hit(), out of the read's way. */
+static dc_noinline int
+map_write(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
+	  uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
+{
+	return map_hit(inode, file_off, flags, timeout_ns, use_cfg, pin, true, false);
+}
+
+/*
+ * dc_map() and dc_map_timeout(): a read with valid arguments takes the hit
+ * path here; a write with valid arguments takes it in map_write(), so that
+ * a read pays nothing for its test of the mapping's writable bit;
+ * anything else goes the general way, which checks the arguments.
+ */
+static dc_always_inline int
+map_common(struct dc_inode *inode, uint64_t file_off,
+			     unsigned int flags, uint64_t timeout_ns,
+			     bool use_cfg, struct dc_pin *pin)
+{
+	if (dc_unlikely(!inode || !pin || (flags & ~(DC_MAP_KNOWN & ~DC_MAP_WRITE)))) {
+		if (inode && pin && !(flags & ~DC_MAP_KNOWN))
+			return map_write(inode, file_off, flags, timeout_ns,
+					 use_cfg, pin);
+		return map_general(inode, file_off, flags, timeout_ns, use_cfg, pin);
+	}
+	return map_hit(inode, file_off, flags, timeout_ns, use_cfg, pin, false, false);
 }
 
 int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
@@ -851,13 +1008,21 @@ DC_EXPORT(dc_map);
 
 void dc_unpin(struct dc_pin *pin)
 {
-	struct dc_range *r;
+	uintptr_t p;
 
-	if (!pin || !pin->range)
+	if (!pin)
 		return;
-	r = pin->range;
+	p = (uintptr_t)pin->range;
+	/* A slot first: the hit path's pin, the common one. */
+	if (DC_PLAT_PIN_SLOTS && dc_likely(p & PIN_SLOT_MASK)) {
+		pin->range = NULL;
+		slot_unpin((dc_pin_slot_t *)p);
+		return;
+	}
+	if (!p)
+		return;
 	pin->range = NULL;
-	range_unpin(r);
+	range_unpin((struct dc_range *)p);
 }
 DC_EXPORT(dc_unpin);
 

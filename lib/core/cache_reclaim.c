@@ -128,9 +128,32 @@ void dci_range_release(struct dc_cache *c, struct dc_range *r,
 /* --- claiming -------------------------------------------------------------- */
 
 /*
- * Claim the idle mapping @r of @owner (1 -> 0) and write it back if it was
- * writable; a failed writeback gives it back unless @force.  Returns 0, or
- * -EBUSY when it is pinned, or the writeback error.
+ * Take the idle mapping @r (1 -> 0), unless it is pinned: counted (the
+ * count is above 1) or in a thread's pin slot.  A slot pin publishes the
+ * range, issues a full barrier, then checks that the count is not 0
+ * (cache_map.c, "Pins"); here the 1 -> 0, a full barrier, then the look
+ * at the slots.  Either the pin sees the 0 (it lets go, and takes the
+ * slow path) or the look sees the pin (the claim gives the mapping back):
+ * never neither.  Returns whether @r is claimed.
+ */
+static bool claim_idle(struct dc_cache *c, struct dc_range *r)
+{
+	if (!dc_refcount_dec_if_one(&r->ref))
+		return false;
+	if (!DC_PLAT_PIN_SLOTS)
+		return true;
+	dc_smp_mb__after_atomic();
+	if (dc_unlikely(dc_range_slot_pinned(c, r))) {
+		dc_refcount_set_release(&r->ref, 1);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Claim the idle mapping @r of @owner (claim_idle()) and write it back if
+ * it was writable; a failed writeback gives it back unless @force.
+ * Returns 0, or -EBUSY when it is pinned, or the writeback error.
  */
 static int claim_written(struct dc_cache *c, struct dc_inode *owner,
 			 struct dc_range *r, bool force)
@@ -138,7 +161,7 @@ static int claim_written(struct dc_cache *c, struct dc_inode *owner,
 	unsigned int nth;
 	int ret;
 
-	if (!dc_refcount_dec_if_one(&r->ref))
+	if (!claim_idle(c, r))
 		return -EBUSY;
 	if ((dc_range_writable(r) || (c->cfg.flags & DC_CACHE_WRITEBACK_ALL)) &&
 	    c->ops->writeback) {
@@ -265,7 +288,7 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 		 * naming its old owner (dci_pool_take_free()); a count of 1
 		 * comes after map_new() published the new one.
 		 */
-		if (dc_refcount_read_acquire(&r->ref) != 1)
+		if (dc_refcount_read_acquire(&r->ref) != 1 || dc_range_slot_pinned(c, r))
 			goto next;
 		if (victim_spared(c, r->owner, r))
 			goto next;
@@ -300,9 +323,12 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
 	for (; r && budget--; r = dc_maptab_newer(c, r)) {
 		/*
 		 * Acquire: a count of 1 comes after map_new() published the
-		 * mapping, whose setup ran without our mutex.
+		 * mapping, whose setup ran without our mutex.  A range pinned
+		 * in a slot is passed as a counted one is (the claim would
+		 * refuse it anyway): its hits stay for a later pass.
 		 */
-		if (dc_refcount_read_acquire(&r->ref) != 1 || victim_spared(c, self, r))
+		if (dc_refcount_read_acquire(&r->ref) != 1 ||
+		    dc_range_slot_pinned(c, r) || victim_spared(c, self, r))
 			continue;
 		if (cand && !dci_admit_contest(c, cand, self->id, r->index)) {
 			/* The next contest starts from this victim. */

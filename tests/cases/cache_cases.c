@@ -3407,6 +3407,212 @@ static void punchset_body(struct dc_test *t, struct env *e)
 
 ENV_CASE(cache_punch_waits_for_setup, 4, punchset_body)
 
+/* --- pins in slots and counted pins -------------------------------------- */
+
+/*
+ * One thread holds more pins than it has slots (userspace keeps
+ * DC_PLAT_PIN_SLOTS a thread; the kernel counts every pin): every one of
+ * them holds its mapping against inline reclaim and a punch.
+ */
+#define MANY_PINS	6u
+
+static void many_held_body(struct dc_test *t, struct env *e)
+{
+	struct dc_pin pin = { 0 };
+	unsigned int k;
+
+	/* Mapped and idle, so that each pin below is a hit. */
+	for (k = 0; k < MANY_PINS; k++)
+		touch(t, e, 0, k * e->rs, 0);
+	for (k = 0; k < MANY_PINS; k++)
+		pin_at(t, e, k, 0, k * e->rs + k, 0);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_EQ(t, cst(e).hits, MANY_PINS);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, MANY_PINS);
+	/* Nothing idle: a miss finds no victim. */
+	DC_ASSERT_INT_EQ(t, dc_map(e->inode[1], 0, DC_MAP_NOWAIT, &pin), -EAGAIN);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, MANY_PINS * e->rs), -EBUSY);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, MANY_PINS);
+	for (k = 0; k < MANY_PINS; k++)
+		check_pin(t, e, 0, k * e->rs + k, &e->pin[k]);
+	DC_RETURN_IF_FAILED(t);
+	/* Dropped in another order than taken: each holds only its own. */
+	for (k = 0; k < MANY_PINS; k += 2)
+		dc_unpin(&e->pin[k]);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, MANY_PINS * e->rs), -EBUSY);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, MANY_PINS / 2);
+	for (k = 1; k < MANY_PINS; k += 2)
+		check_pin(t, e, 0, k * e->rs + k, &e->pin[k]);
+	for (k = 1; k < MANY_PINS; k += 2)
+		dc_unpin(&e->pin[k]);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, MANY_PINS * e->rs), 0);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
+}
+
+ENV_CASE(cache_pin_many_held, MANY_PINS, many_held_body)
+
+/*
+ * A pin taken by a thread that has exited holds its mapping until another
+ * thread drops it, while a thread that comes after it (maybe given the
+ * same per-thread state) takes and drops pins of its own; once dropped, it
+ * holds nothing.
+ */
+struct gone_ctx {
+	struct env *e;
+	struct dc_pin pin;
+	int ret;
+};
+
+static void gone_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct gone_ctx *c = arg;
+	struct dc_pin pin;
+	unsigned int k;
+
+	if (idx == 0) {
+		/*
+		 * A hit, kept past the thread's end; after a first one
+		 * dropped, so that the thread's per-thread state is set up
+		 * (the slots' block: the first call of a thread takes the
+		 * general way, and counts its pin).
+		 */
+		c->ret = dc_map(c->e->inode[0], 5, 0, &c->pin);
+		if (c->ret)
+			return;
+		dc_unpin(&c->pin);
+		c->ret = dc_map(c->e->inode[0], 7, 0, &c->pin);
+		return;
+	}
+	/* Later: pins of its own, more than a thread's slots, all dropped. */
+	for (k = 0; k < MANY_PINS && !dc_test_failed(t); k++) {
+		DC_ASSERT_INT_EQ(t, dc_map(c->e->inode[1], k * c->e->rs, 0, &pin), 0);
+		check_pin(t, c->e, 1, k * c->e->rs, &pin);
+		dc_unpin(&pin);
+		DC_ASSERT_INT_EQ(t, dc_map(c->e->inode[0], 9, 0, &pin), 0);
+		check_pin(t, c->e, 0, 9, &pin);
+		dc_unpin(&pin);
+	}
+}
+
+static void gone_body(struct dc_test *t, struct env *e)
+{
+	struct gone_ctx c = { .e = e };
+	struct gone_ctx later = { .e = e };
+
+	touch(t, e, 0, 0, 0);
+	DC_RETURN_IF_FAILED(t);
+	dc_test_run_threads(t, 1, gone_thread, &c);
+	DC_ASSERT_INT_EQ(t, c.ret, 0);
+	DC_RETURN_IF_FAILED(t);
+	check_pin(t, e, 0, 7, &c.pin);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, e->rs), -EBUSY);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 1);
+	/* Threads 0 (returns at once) and 1 (the later pins), gone too. */
+	dc_test_run_threads(t, 2, gone_thread, &later);
+	if (later.ret == 0)
+		dc_unpin(&later.pin);
+	DC_RETURN_IF_FAILED(t);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, e->rs), -EBUSY);
+	check_pin(t, e, 0, 7, &c.pin);
+	DC_RETURN_IF_FAILED(t);
+	/* Dropped here: it holds nothing any more. */
+	dc_unpin(&c.pin);
+	DC_ASSERT(t, c.pin.range == NULL);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, e->rs), 0);
+	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[1], 0, MANY_PINS * e->rs), 0);
+	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
+}
+
+ENV_CASE(cache_pin_of_gone_thread, 2 * MANY_PINS, gone_body)
+
+/*
+ * Two threads hit one range while a third punches it and maps another
+ * inode's ranges, which reuse its window range: no pin ever reads another
+ * mapping's data (the simbe's tag), and the punches that found no pin
+ * dropped the mapping.
+ */
+#define REMAP_ROUNDS	3000u
+
+struct remap_ctx {
+	struct env *e;
+	dc_atomic_t ready;
+	dc_atomic_t stop;
+	dc_atomic_t punched;
+	dc_atomic_t pinned;
+};
+
+static void remap_thread(struct dc_test *t, void *arg, unsigned int idx)
+{
+	struct remap_ctx *c = arg;
+	struct env *e = c->e;
+	const uint64_t hot = 2 * e->rs + 64;
+	struct dc_pin pin;
+	unsigned int r, k, n = 0;
+	int ret;
+
+	start_line(&c->ready, 3);
+	if (idx < 2) {
+		while (!dc_atomic_read(&c->stop) && !dc_test_failed(t)) {
+			DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], hot, 0, &pin), 0);
+			/* Twice, a moment apart: the pin must hold in between. */
+			DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(e->be, pin.win_off,
+							       ino_id(0), hot), 0);
+			for (k = 0; k < 16; k++)
+				dc_cpu_relax();
+			DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(e->be, pin.win_off,
+							       ino_id(0), hot), 0);
+			dc_unpin(&pin);
+			dc_atomic_inc(&c->pinned);
+			/* Now and then a pause, for the punches' sake. */
+			if (++n % 128 == 0)
+				dc_test_sleep_us(1);
+			for (k = 0; k < 8; k++)
+				dc_cpu_relax();
+		}
+		return;
+	}
+	for (r = 0; r < REMAP_ROUNDS && !dc_test_failed(t); r++) {
+		/* A few tries: the hitters keep the range pinned most of the time. */
+		for (k = 0; k < 16; k++) {
+			ret = dc_inode_punch(e->inode[0], 2 * e->rs, e->rs);
+			if (ret != -EBUSY)
+				break;
+			dc_cpu_relax();
+		}
+		if (ret == 0)
+			dc_atomic_inc(&c->punched);
+		else
+			DC_ASSERT_INT_EQ(t, ret, -EBUSY);
+		/* Another inode's mapping, most likely in the range just freed. */
+		ret = dc_map(e->inode[1], (r % 8) * e->rs, 0, &pin);
+		DC_ASSERT_INT_EQ(t, ret, 0);
+		if (ret)
+			break;
+		check_pin(t, e, 1, (r % 8) * e->rs, &pin);
+		dc_unpin(&pin);
+		if (r % 64 == 0)
+			dc_test_sleep_us(1);
+	}
+	dc_atomic_set(&c->stop, 1);
+}
+
+static void remap_body(struct dc_test *t, struct env *e)
+{
+	struct remap_ctx c = { .e = e };
+
+	dc_atomic_set(&c.ready, 0);
+	dc_atomic_set(&c.stop, 0);
+	dc_atomic_set(&c.punched, 0);
+	dc_atomic_set(&c.pinned, 0);
+	dc_test_run_threads(t, 3, remap_thread, &c);
+	dc_test_log(t, "%d punches dropped the hot range, %d pins checked",
+		    dc_atomic_read(&c.punched), dc_atomic_read(&c.pinned));
+	DC_ASSERT_EQ(t, sst(e).tag_failures, 0);
+	DC_ASSERT(t, dc_atomic_read(&c.punched) > 0);
+}
+
+ENV_CASE(cache_pin_vs_punch_remap, 4, remap_body)
+
 DC_SUITE(cache,
 	 DC_CASE(cache_simbe_model),
 	 DC_CASE(cache_config_defaults),
@@ -3471,4 +3677,7 @@ DC_SUITE(cache,
 	 DC_CASE(cache_stats_threads_exit),
 	 DC_CASE(cache_miss_parallel_in_inode),
 	 DC_CASE(cache_miss_same_range_waits),
-	 DC_CASE(cache_punch_waits_for_setup));
+	 DC_CASE(cache_punch_waits_for_setup),
+	 DC_CASE(cache_pin_many_held),
+	 DC_CASE(cache_pin_of_gone_thread),
+	 DC_CASE(cache_pin_vs_punch_remap));

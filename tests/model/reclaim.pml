@@ -33,6 +33,7 @@
  *   INLINE_OWN_ONLY	the cache flags DC_CACHE_KICK_BG_FIRST, DC_CACHE_INLINE_OWN_ONLY
  *   LIVE		the LTL properties (spin -a; pan -a -f -N name)
  *   FIXED_INODE	the last thread maps inode 2 only, the others inode 1
+ *   NO_SLOTS		no pin slots: every pin counted, as in the kernel
  *   M_*		mutants, each one known bug; see tests/model/run
  *
  * A miss's setup runs with no lock held (map_new()): the range goes into
@@ -41,6 +42,19 @@
  * for it (a miss of the same index that found the pending entry under the
  * mutex) is woken through the setup wait queue (dci_pool_setup_wait(),
  * dc_pool_setup_end()).
+ *
+ * Pins in slots (cache_map.c, "Pins"; userspace): a hit that passed the
+ * identity check may pin either way, counted or in its thread's slot (the
+ * code takes a slot while one is free: a thread here holds one pin at a
+ * time, so the choice stands for a thread whose slots are all taken).  A
+ * slot pin publishes the range in the slot (xchg: a full barrier), then
+ * checks that the count is not 0 and the generation has not moved; on
+ * failure it empties the slot and takes the slow path.  A claim takes the
+ * count 1 -> 0 in one step and looks at the slots in the next (after its
+ * full barrier), giving the mapping back (count 1) if one names it.  The
+ * look at the NT slots is one step: a slot filled after the 1 -> 0 sees the
+ * count at 0 and is emptied again, whichever the look sees, and one
+ * emptied before the look holds nothing.
  */
 
 #ifndef NT
@@ -91,6 +105,7 @@ byte wqw;			/* c->pool.waitq.waiters */
 bool asleep[NT];		/* in pthread_cond_wait(&c->pool.waitq.cond) */
 bool pending;			/* c->pool.reclaimer.pending */
 bool setting[NR];		/* r->setting_up: a setup in flight, no lock held */
+byte slot[NT];			/* each thread's pin slot: range + 1, 0 empty */
 byte swaiters;			/* c->pool.setup_waiters */
 bool sasleep[NT];		/* asleep on c->pool.setup_waitq */
 byte swr[NT];			/* the range whose setup the thread waits for */
@@ -98,7 +113,8 @@ byte swr[NT];			/* the range whose setup the thread waits for */
 /* --- ghosts: not in the code; for the properties --------------------------------- */
 
 bool held[NR];			/* claimed: count 0, off every list, one thread's */
-byte gpins[NR];			/* pins handed out by dc_map() */
+byte gpins[NR];			/* counted pins handed out by dc_map() */
+byte gspins[NR];		/* pins handed out in slots */
 #ifdef LIVE
 bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define GOTPIN(v)	gotpin[me] = v
@@ -114,7 +130,8 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 
 /* The pool-locked half of dci_pool_put_free(). */
 #define PUT_FREE(pr) \
-	assert(ref[pr - 1] == 0 && held[pr - 1] && !onbusy[pr - 1] && gpins[pr - 1] == 0); \
+	assert(ref[pr - 1] == 0 && held[pr - 1] && !onbusy[pr - 1] && gpins[pr - 1] == 0 && \
+	       gspins[pr - 1] == 0); \
 	held[pr - 1] = 0; \
 	infree[pr - 1] = 1; \
 	nfree++
@@ -175,12 +192,34 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 	if \
 	:: tree[SLOT(co, ci)] == cr && ref[cr - 1] == 1 -> \
 		ref[cr - 1] = 0; \
-		assert(!held[cr - 1] && gpins[cr - 1] == 0 && onbusy[cr - 1]); \
+		cok = 1 \
+	:: else -> cok = 0 \
+	fi
+
+/*
+ * claim_idle()'s second step, after a CLAIM that took the count to 0 and
+ * a full barrier: the look at every thread's slot.  A slot naming @cr gives
+ * the mapping back (count 1); else the claim stands: out of the tree and
+ * off the busy ring.  M_NO_SLOT_SCAN: a claim that does not look.
+ */
+#ifdef M_NO_SLOT_SCAN
+#define SLOTTED(k)	0
+#elif NT == 3
+#define SLOTTED(k)	(slot[0] == (k) + 1 || slot[1] == (k) + 1 || slot[2] == (k) + 1)
+#else
+#define SLOTTED(k)	(slot[0] == (k) + 1 || slot[1] == (k) + 1)
+#endif
+#define CLAIM_SCAN(co, cr, cok) \
+	assert(ref[cr - 1] == 0 && tree[SLOT(co, ci)] == cr); \
+	if \
+	:: SLOTTED(cr - 1) -> ref[cr - 1] = 1; cok = 0 \
+	:: else -> \
+		assert(!held[cr - 1] && gpins[cr - 1] == 0 && gspins[cr - 1] == 0 && \
+		       onbusy[cr - 1]); \
 		held[cr - 1] = 1; \
 		tree[SLOT(co, ci)] = 0; \
 		onbusy[cr - 1] = 0; \
 		cok = 1 \
-	:: else -> cok = 0 \
 	fi
 
 /* M_CLAIM_RACY: the count is read, then written in a later step. */
@@ -188,7 +227,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 	cok = (tree[SLOT(co, ci)] == cr && ref[cr - 1] == 1)
 #define CLAIM_WRITE(co, cr) \
 	ref[cr - 1] = 0; \
-	assert(!held[cr - 1]); \
+	assert(!held[cr - 1] && gspins[cr - 1] == 0); \
 	held[cr - 1] = 1; \
 	tree[SLOT(co, ci)] = 0; \
 	onbusy[cr - 1] = 0
@@ -197,6 +236,14 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define GOT_PIN(pr) \
 	assert(owner[pr - 1] == i && idx[pr - 1] == x && ref[pr - 1] >= 2); \
 	gpins[pr - 1]++; \
+	GOTPIN(1)
+
+/* A slot pin handed out: it maps what was asked for, and nobody claimed it. */
+#define GOT_SLOT_PIN(pr) \
+	assert(owner[pr - 1] == i && idx[pr - 1] == x && ref[pr - 1] >= 1 && \
+	       !held[pr - 1] && slot[me] == pr); \
+	gspins[pr - 1]++; \
+	sp = 1; \
 	GOTPIN(1)
 
 /* --- dci_cache_wake(), shared by both kinds of thread ------------------------------------- */
@@ -273,6 +320,11 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define SW_WOKEN	38	/* woken: check again */
 #define SW_UNREG	39	/* count us out; look again (map_slow()) */
 #define FAILED_FREE	40	/* the failed setup's dci_range_release() */
+#define SPUB		41	/* slot pin: publish the range in our slot (xchg) */
+#define SCHECK		42	/* slot pin: count not 0, generation unmoved? */
+#define SSTALE		43	/* slot pin failed: empty the slot, then wake_waiters */
+#define OWN_SCAN	44	/* reclaim_own()'s claim: the look at the slots */
+#define V_SCAN		45	/* reclaim_other()'s claim: the look at the slots */
 
 /*
  * range_unpin(r), then go on at @next: dc_refcount_dec(&r->ref); barrier;
@@ -291,6 +343,7 @@ active [NT] proctype mapper()
 	byte pc = START, ret, ret2;
 	byte i, x, r, o, v, n, ci, k;
 	bool ok, lk, kick_it;
+	bool sp;			/* the pin held is in our slot */
 #if ITERS
 	byte it;
 #endif
@@ -347,10 +400,40 @@ active [NT] proctype mapper()
 #else
 		if
 		:: owner[r - 1] == i && idx[r - 1] == x -> pc = PIN
+#ifndef NO_SLOTS
+		:: owner[r - 1] == i && idx[r - 1] == x -> pc = SPUB
+#endif
 		:: else -> r = 0; gload[me] = 0; genmoved[me] = 0; pc = SLOW_LOCK
 		fi
 #endif
 	}
+#ifndef NO_SLOTS
+	:: atomic { pc == SPUB -> assert(slot[me] == 0); slot[me] = r; pc = SCHECK }
+	:: atomic {
+		pc == SCHECK ->
+		/*
+		 * After the publication and its barrier: a count of 0 is a
+		 * claim (or a pending entry), a moved generation a setup since
+		 * the first load.  M_SLOT_NO_RECHECK: the count is not looked
+		 * at.  The generation moves only at count 0 (PUBLISH), so the
+		 * two reads may be one step.
+		 */
+		if
+#ifdef M_SLOT_NO_RECHECK
+		:: !genmoved[me] ->
+#else
+		:: ref[r - 1] > 0 && !genmoved[me] ->
+#endif
+			pc = PINNED;
+			GOT_SLOT_PIN(r)
+		:: else -> pc = SSTALE
+		fi;
+		gload[me] = 0;
+		genmoved[me] = 0
+	}
+	/* slot_unpin() of the failed pin: empty the slot; waiters?  wake them */
+	:: atomic { pc == SSTALE -> slot[me] = 0; r = 0; ret = SLOW_LOCK; pc = WAKE_CHECK }
+#endif
 	:: atomic {
 		pc == PIN ->
 		/*
@@ -446,10 +529,10 @@ active [NT] proctype mapper()
 #else
 				CLAIM(i, v, ok);
 				if
-				:: ok -> r = v; n = 0; pc = MAP_NEW
-				:: else
+				:: ok -> pc = OWN_SCAN
+				:: else -> v = 0; ci = 0
 				fi;
-				v = 0; ok = 0; ci = 0
+				ok = 0
 #endif
 			:: else -> ci = 0
 			fi
@@ -463,6 +546,15 @@ active [NT] proctype mapper()
 			pc = OTHER
 #endif
 		fi
+	}
+	:: atomic {
+		pc == OWN_SCAN ->
+		CLAIM_SCAN(i, v, ok);
+		if
+		:: ok -> r = v; n = 0; pc = MAP_NEW
+		:: else -> pc = OWN
+		fi;
+		v = 0; ok = 0; ci = 0
 	}
 #ifdef M_CLAIM_RACY
 	:: atomic {
@@ -522,6 +614,21 @@ active [NT] proctype mapper()
 	:: atomic {
 		pc == V_CLAIM ->
 		CLAIM(o, v, ok);
+		if
+		:: ok -> pc = V_SCAN
+		:: else ->
+			if
+			:: o != i -> UNLOCK(o)
+			:: else
+			fi;
+			pc = OTHER;
+			v = 0; o = 0; ci = 0
+		fi;
+		ok = 0
+	}
+	:: atomic {
+		pc == V_SCAN ->
+		CLAIM_SCAN(o, v, ok);
 		if
 		:: o != i -> UNLOCK(o)
 		:: else
@@ -727,7 +834,7 @@ active [NT] proctype mapper()
 		pc = (r -> PINNED : START)
 	}
 	:: atomic {
-		pc == PINNED ->
+		pc == PINNED && !sp ->
 		/* the caller used the window; dc_unpin() */
 		assert(owner[r - 1] == i && idx[r - 1] == x &&
 		       ref[r - 1] >= gpins[r - 1] + 1);
@@ -735,6 +842,24 @@ active [NT] proctype mapper()
 		i = 0;
 		x = 0;
 		UNPIN(START)
+	}
+	:: atomic {
+		pc == PINNED && sp ->
+		/*
+		 * The same with a slot pin: still the mapping asked for, and
+		 * nobody's claim; dc_unpin() empties the slot (xchg), then
+		 * wake_waiters.
+		 */
+		assert(owner[r - 1] == i && idx[r - 1] == x && !held[r - 1] &&
+		       slot[me] == r && gspins[r - 1] > 0);
+		gspins[r - 1]--;
+		slot[me] = 0;
+		sp = 0;
+		i = 0;
+		x = 0;
+		r = 0;
+		ret = START;
+		pc = WAKE_CHECK
 	}
 #ifdef M_UNPIN_PEEK_FIRST
 	:: atomic {
@@ -760,6 +885,7 @@ active [NT] proctype mapper()
 #define R_CLAIM		6	/* the claim; unlock */
 #define R_FLUSH		7	/* batch_flush(): free the next claimed range */
 #define R_PUSH		8	/* M_WAKE_BEFORE_FREE: the free after the wake */
+#define R_SCAN		9	/* the claim's look at the slots; unlock */
 
 /*
  * dci_reclaimer_fn(): passes while fewer than THRESH ranges are free; a pass
@@ -814,6 +940,15 @@ end_reclaimer:
 	:: atomic {
 		pc == R_CLAIM ->
 		CLAIM(o, v, ok);
+		if
+		:: ok -> pc = R_SCAN
+		:: else -> UNLOCK(o); v = 0; o = 0; ci = 0; pc = R_PICK
+		fi;
+		ok = 0
+	}
+	:: atomic {
+		pc == R_SCAN ->
+		CLAIM_SCAN(o, v, ok);
 		UNLOCK(o);
 		if
 		:: ok -> batch = batch | (1 << (v - 1)); got++
@@ -872,7 +1007,8 @@ end_reclaimer:
 			 (!infree[k] || (ref[k] == 0 && !onbusy[k] && !held[k] && NMAPS(k) == 0)) && \
 			 (ref[k] == 0 || (owner[k] >= 1 && !held[k] && \
 					  tree[SLOT(owner[k], idx[k])] == (k) + 1)) && \
-			 (gpins[k] == 0 || ref[k] >= gpins[k] + 1))
+			 (gpins[k] == 0 || ref[k] >= gpins[k] + 1) && \
+			 (gspins[k] == 0 || (!held[k] && !infree[k])))
 #if NR == 2
 #define INVARIANT	(RANGE_OK(0) && RANGE_OK(1) && nfree == (infree[0] -> 1 : 0) + (infree[1] -> 1 : 0))
 #define AVAILABLE	(infree[0] || ref[0] == 1 || infree[1] || ref[1] == 1)

@@ -123,6 +123,11 @@ static pthread_key_t pcount_key;
 static bool pcount_key_ok;
 static pthread_once_t pcount_once = PTHREAD_ONCE_INIT;
 static _Atomic uint64_t pcount_seq;
+/*
+ * One more than the highest id ever taken: the pin slots' scan stops
+ * there (dci_pin_slots_hold()).  Raised before the id's first use.
+ */
+static _Atomic unsigned int pcount_id_end;
 
 /*
  * A thread exits: its id goes back.  Its counts stay in each set's block
@@ -163,7 +168,15 @@ static unsigned int pcount_id_get(void)
 			if (atomic_compare_exchange_weak_explicit(&pcount_ids[w], &v,
 					v | (1ull << b), memory_order_acquire,
 					memory_order_relaxed)) {
+				unsigned int end = atomic_load_explicit(&pcount_id_end,
+									memory_order_relaxed);
+
 				pcount_id = w * 64 + b + 1;
+				while (end < pcount_id &&
+				       !atomic_compare_exchange_weak_explicit(&pcount_id_end,
+						&end, pcount_id, memory_order_release,
+						memory_order_relaxed))
+					;
 				break;
 			}
 		}
@@ -188,7 +201,7 @@ int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n)
 	memset(pc, 0, sizeof(*pc));
 	pc->seq = atomic_fetch_add(&pcount_seq, 1) + 1;
 	pc->n = n;
-	pc->stride = (n * sizeof(uint64_t) + DC_CACHELINE - 1) &
+	pc->stride = ((DCI_PCOUNT_HEAD + n) * sizeof(uint64_t) + DC_CACHELINE - 1) &
 		     ~(size_t)(DC_CACHELINE - 1);
 	pc->shared = dc_zalloc(n * sizeof(*pc->shared));
 	/* The first ids' blocks now: most programs never need another. */
@@ -214,7 +227,10 @@ void dci_pcounters_destroy(struct dc_pcounters *pc)
 	pthread_mutex_destroy(&pc->lock);
 }
 
-/* The calling thread's block of @pc, allocated now if need be; or NULL. */
+/*
+ * The calling thread's block of @pc, allocated now if need be, as its first
+ * pin slot (past the unused word: see DCI_PCOUNT_HEAD); or NULL.
+ */
 static _Atomic uint64_t *pcount_block(struct dc_pcounters *pc)
 {
 	unsigned int id = pcount_id_get();
@@ -237,7 +253,7 @@ static _Atomic uint64_t *pcount_block(struct dc_pcounters *pc)
 		if (!ch)
 			return NULL;
 	}
-	return (_Atomic uint64_t *)(void *)(ch + (id % DC_PCOUNT_CHUNK) * pc->stride);
+	return (_Atomic uint64_t *)(void *)(ch + (id % DC_PCOUNT_CHUNK) * pc->stride) + 1;
 }
 
 void dci_plat_pcounter_add_slow(struct dc_pcounters *pc, unsigned int i,
@@ -257,7 +273,7 @@ void dci_plat_pcounter_add_slow(struct dc_pcounters *pc, unsigned int i,
 		dci_plat_pcount_last.block = b;
 		dci_plat_pcount_last.seq = pc->seq;
 	}
-	dci_plat_pcount_bump(&b[i], v);
+	dci_plat_pcount_bump(&b[DC_PLAT_PIN_SLOTS + i], v);
 }
 
 void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum)
@@ -272,11 +288,42 @@ void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum)
 		for (t = 0; ch && t < DC_PCOUNT_CHUNK; t++) {
 			b = (const _Atomic uint64_t *)(const void *)(ch + t * pc->stride);
 			for (i = 0; i < pc->n; i++)
-				sum[i] += atomic_load_explicit(&b[i], memory_order_relaxed);
+				sum[i] += atomic_load_explicit(&b[DCI_PCOUNT_HEAD + i],
+							       memory_order_relaxed);
 		}
 	}
 	for (i = 0; i < pc->n; i++)
 		sum[i] += atomic_load_explicit(&pc->shared[i], memory_order_relaxed);
+}
+
+bool dci_pin_slots_hold(const struct dc_pcounters *pc, const void *p)
+{
+	/*
+	 * Acquire: an id's thread raised the end before its first pin, and a
+	 * slot it published before the caller's barrier is seen.
+	 */
+	unsigned int end = atomic_load_explicit(&pcount_id_end, memory_order_acquire);
+	const dc_pin_slot_t *s;
+	unsigned int id, i;
+	char *ch = NULL;
+
+	for (id = 0; id < end; id++) {
+		if (id % DC_PCOUNT_CHUNK == 0) {
+			ch = atomic_load_explicit(&((struct dc_pcounters *)pc)->chunk[id / DC_PCOUNT_CHUNK],
+						  memory_order_acquire);
+			if (!ch) {
+				id += DC_PCOUNT_CHUNK - 1;
+				continue;
+			}
+		}
+		s = (const dc_pin_slot_t *)(const void *)(ch + (id % DC_PCOUNT_CHUNK) * pc->stride) + 1;
+		/* Acquire: the holder's reads come before an empty slot. */
+		for (i = 0; i < DC_PLAT_PIN_SLOTS; i++)
+			if (atomic_load_explicit((dc_pin_slot_t *)&s[i],
+						 memory_order_acquire) == (uintptr_t)p)
+				return true;
+	}
+	return false;
 }
 
 /* ------------------------------------------------------------------ */

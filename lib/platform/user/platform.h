@@ -445,6 +445,24 @@ static inline int dc_refcount_read_acquire(const dc_refcount_t *r)
 				    memory_order_acquire);
 }
 
+/*
+ * Whether the count is 0, read with acquire: on x86 one compare with
+ * memory (x86 loads are acquire loads; later loads in the caller are the
+ * volatile compares of dc_read_once_ne(), which stay after it).
+ */
+static inline bool dc_refcount_zero_acquire(const dc_refcount_t *r)
+{
+#if DC_PLAT_X86_ASM
+	bool zero;
+
+	__asm__ __volatile__("cmpl $0, %1" : "=@cce"(zero) : "m"(r->refs));
+	return zero;
+#else
+	return !atomic_load_explicit(&((dc_refcount_t *)r)->refs,
+				     memory_order_acquire);
+#endif
+}
+
 /* Add one unless the count is zero.  Returns true if it was incremented. */
 static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
 						 struct dc_plat_refcount_site *site)
@@ -631,6 +649,15 @@ int dci_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns);
 /* compares and a plain add.  Threads past the ids there are (or whose  */
 /* block could not be allocated) add atomically to one shared block.    */
 
+/* Each block (whole cache lines) starts with an unused word and the    */
+/* id's pin slots (below), then the counters: a thread's block pointer  */
+/* (dci_plat_pcount_last.block) is its first slot, one word into a     */
+/* line, so that no slot ever starts a cache line.                      */
+
+#define DC_PLAT_PIN_SLOTS	4	/* per thread and set */
+/* Words of a block before the counters: the unused one and the slots. */
+#define DCI_PCOUNT_HEAD		(1 + DC_PLAT_PIN_SLOTS)
+
 #define DC_PCOUNT_CHUNK		64	/* ids per block of blocks */
 #define DC_PCOUNT_CHUNKS	256	/* so up to 16384 live threads */
 
@@ -645,7 +672,7 @@ struct dc_pcounters {
 
 struct dci_plat_pcount_last {
 	uint64_t seq;
-	_Atomic uint64_t *block;
+	_Atomic uint64_t *block;	/* the block's first slot; counters after */
 };
 
 extern __thread struct dci_plat_pcount_last dci_plat_pcount_last
@@ -681,7 +708,7 @@ static inline void dc_pcounter_add(struct dc_pcounters *pc, unsigned int i,
 				   uint64_t v)
 {
 	if (dc_likely(dci_plat_pcount_last.seq == pc->seq)) {
-		dci_plat_pcount_bump(&dci_plat_pcount_last.block[i], v);
+		dci_plat_pcount_bump(&dci_plat_pcount_last.block[DC_PLAT_PIN_SLOTS + i], v);
 		return;
 	}
 	dci_plat_pcounter_add_slow(pc, i, v);
@@ -713,8 +740,107 @@ static inline void dc_pcounter_ref_add(dc_pcounter_ref_t ref, unsigned int i,
 				       uint64_t v)
 {
 	(void)ref;
-	dci_plat_pcount_bump(&dci_plat_pcount_last.block[i], v);
+	dci_plat_pcount_bump(&dci_plat_pcount_last.block[DC_PLAT_PIN_SLOTS + i], v);
 }
+
+/* ------------------------------------------------------------------ */
+/* Pin slots (hazard pointers): the first DC_PLAT_PIN_SLOTS words of     */
+/* each id's block of a set hold what that id's thread pins, one object */
+/* a slot (NULL: free).  Only the thread that owns the id fills a slot  */
+/* (dc_pin_slot_publish()), and a pin's slot is emptied by whoever drops */
+/* the pin (dc_pin_slot_drop()), any thread; so a pin outlives the      */
+/* thread that took it, and the next owner of the id finds the slot     */
+/* taken and uses another.  A thread that holds no pin leaves every     */
+/* slot of its id empty.  A reclaimer that took an object's count to 0  */
+/* then asks whether a slot names it (dci_pin_slots_hold(), after a     */
+/* full barrier): every slot published before that barrier is seen,     */
+/* and a pin published after it sees the count at 0 (see cache_map.c).  */
+
+typedef _Atomic(uintptr_t) dc_pin_slot_t;
+
+/*
+ * The calling thread's first pin slot in the set @ref, which
+ * dc_pcounter_ref_ready() said the thread counts into.  No slot starts a
+ * cache line (a pointer to an object that does is never a slot's).
+ */
+static dc_always_inline dc_pin_slot_t *dc_pin_slot_first(dc_pcounter_ref_t ref)
+{
+	(void)ref;
+	return (dc_pin_slot_t *)(void *)dci_plat_pcount_last.block;
+}
+
+/*
+ * Whether @slot, the calling thread's, is free: only its thread fills it.
+ * On x86 one compare with memory (as dc_read_once_ne()).
+ */
+static dc_always_inline bool dc_pin_slot_free(const dc_pin_slot_t *slot)
+{
+#if DC_PLAT_X86_ASM && defined(__x86_64__)
+	bool zero;
+
+	__asm__ __volatile__("cmpq $0, %1" : "=@cce"(zero) : "m"(*slot));
+	return zero;
+#else
+	return !atomic_load_explicit((dc_pin_slot_t *)slot, memory_order_relaxed);
+#endif
+}
+
+/*
+ * Publish @p in @slot, a free one of the calling thread's, then a full
+ * barrier (one xchg on x86): what the caller reads next is ordered after
+ * the publication.
+ */
+static dc_always_inline void dc_pin_slot_publish(dc_pin_slot_t *slot, const void *p)
+{
+	atomic_exchange_explicit(slot, (uintptr_t)p, memory_order_seq_cst);
+}
+
+/*
+ * The same in the first free one of the calling thread's other slots past
+ * @first (dc_pin_slot_first()): returns it, or NULL when every slot is taken.
+ */
+static dc_always_inline dc_pin_slot_t *dc_pin_slot_take_more(dc_pin_slot_t *first,
+							     const void *p)
+{
+	unsigned int i;
+
+	for (i = 1; i < DC_PLAT_PIN_SLOTS; i++) {
+		if (dc_pin_slot_free(&first[i])) {
+			dc_pin_slot_publish(&first[i], p);
+			return &first[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * dc_pcounter_ref_add() for a thread that holds @first, its first slot in
+ * the set @ref: the counters follow the slots in the same block.
+ */
+static dc_always_inline void dc_pcounter_slot_add(dc_pcounter_ref_t ref,
+						  dc_pin_slot_t *first,
+						  unsigned int i, uint64_t v)
+{
+	(void)ref;
+	dci_plat_pcount_bump(&((_Atomic uint64_t *)(void *)first)[DC_PLAT_PIN_SLOTS + i], v);
+}
+
+/*
+ * Empty @slot, with a full barrier (release for what the pin's holder
+ * read before; ordered before the caller's next loads), and return what it
+ * held (NULL: it was empty, a misuse).  Any thread.
+ */
+static inline const void *dc_pin_slot_drop(dc_pin_slot_t *slot)
+{
+	return (const void *)atomic_exchange_explicit(slot, 0,
+						      memory_order_seq_cst);
+}
+
+/*
+ * Whether a slot of any thread's block of @pc names @p now.  The caller
+ * issued a full barrier since it took @p's count to 0.  Any context.
+ */
+bool dci_pin_slots_hold(const struct dc_pcounters *pc, const void *p);
 
 /* ------------------------------------------------------------------ */
 /* The calling thread, as an address no other live thread shares.      */
