@@ -14,7 +14,10 @@
  *             (their struct dc_range side by side in memory);
  *   same      both threads one range (the pin count is one shared line).
  *
- * Targets: dc (dc_map + dc_unpin), the kernel-style baseline (rwlock +
+ * Targets: dc (dc_map + dc_unpin: a hit pinned in a slot of the thread),
+ * dc_counted (the same calls while the thread holds SHARE_HELD other pins,
+ * so that every hit is counted in the range's shared count, as every hit
+ * was before slots), the kernel-style baseline (rwlock +
  * rbtree + refcount, as fs/fuse/dax.c), noop (the loop itself: what the
  * machine gives two threads that share nothing), and, for the same range,
  * a prototype of a pin that writes no shared line (a hazard pointer: the
@@ -40,7 +43,9 @@
 #define SHARE_LINE	64
 
 enum share_shape { SH_RANDOM, SH_ADJACENT, SH_SAME, SH_NSHAPES };
-enum share_target { ST_DC, ST_KERNEL, ST_NOOP, ST_PROTO, ST_NTARGETS };
+enum share_target {
+	ST_DC, ST_DC_COUNTED, ST_KERNEL, ST_NOOP, ST_PROTO, ST_NTARGETS
+};
 
 static const char *const shape_name[SH_NSHAPES] = {
 	"random", "adjacent", "same",
@@ -49,8 +54,16 @@ static const char *const shape_label[SH_NSHAPES] = {
 	"random over 4096", "adjacent ranges", "same range",
 };
 static const char *const target_name[ST_NTARGETS] = {
-	"dc", "kernel_rwlock", "noop", "hazard_proto",
+	"dc", "dc_counted", "kernel_rwlock", "noop", "hazard_proto",
 };
+
+/*
+ * dc_counted holds this many pins of its own before it starts, more than
+ * a thread has slots (userspace: DC_PLAT_PIN_SLOTS, 4), so that every
+ * hit it times is pinned in the range's count: the shared-count pin that
+ * slots replaced, reached through the slot pin's full-slots path.
+ */
+#define SHARE_HELD	8
 
 /*
  * The prototype's range: what a hit reads (identity, generation, window
@@ -172,6 +185,29 @@ static void *dc_thread(void *arg)
 	return NULL;
 }
 
+/* dc with the thread's slots all taken: every timed pin is counted. */
+static void *dc_counted_thread(void *arg)
+{
+	struct bench_thread *th = arg;
+	struct share_ctx *ctx = th->ctx;
+	const uint32_t *seq = thread_seq(ctx, th);
+	struct dc_pin held[SHARE_HELD], pin;
+	unsigned int k;
+	int ret;
+
+	for (k = 0; k < SHARE_HELD; k++) {
+		ret = dc_map(ctx->inode, share_off(SHARE_MAPPED - 1 - k), 0,
+			     &held[k]);
+		if (ret)
+			bench_fail("share dc_counted: held pin %u: %d", k, ret);
+	}
+	SHARE_LOOP(th, "dc_counted", seq, ctx->win, pin,
+		   dc_map(ctx->inode, share_off(idx), 0, &pin), dc_unpin(&pin));
+	for (k = 0; k < SHARE_HELD; k++)
+		dc_unpin(&held[k]);
+	return NULL;
+}
+
 static void *kernel_thread(void *arg)
 {
 	struct bench_thread *th = arg;
@@ -211,7 +247,8 @@ static void *proto_thread(void *arg)
 }
 
 static void *(*const thread_fn[ST_NTARGETS])(void *) = {
-	dc_thread, kernel_thread, noop_thread, proto_thread,
+	dc_thread, dc_counted_thread, kernel_thread, noop_thread,
+	proto_thread,
 };
 
 static bool target_runs(enum share_shape s, enum share_target t)
