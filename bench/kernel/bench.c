@@ -127,7 +127,7 @@ static int hit_fuse(struct bench_slice *s, u64 end, u64 *ops)
 
 	do {
 		for (i = 0; i < BATCH; i++) {
-			ret = fr_map(s->fr_hit, i % HIT_RANGES, &m);
+			ret = fr_map(s->fr_hit, i % HIT_RANGES, false, &m);
 			if (ret) {
 				pr_err("hit: fr_map: %d\n", ret);
 				return -EIO;
@@ -186,7 +186,7 @@ static int miss_fuse_round(struct bench_thread *bt, u64 *map_ns)
 		return -ENOMEM;
 	t0 = ktime_get_ns();
 	for (i = 0; i < MISS_ROUND; i++) {
-		ret = fr_map(fi, i, &m);
+		ret = fr_map(fi, i, false, &m);
 		if (ret) {
 			pr_err("miss: fr_map: %d\n", ret);
 			fr_inode_destroy(fi);
@@ -407,7 +407,7 @@ static int bench_hit_setup(struct bench_slice *s, struct dc_cache *hit_cache,
 		if (ret)
 			return ret;
 		dc_unpin(&pin);
-		ret = fr_map(s->fr_hit, i, &m);
+		ret = fr_map(s->fr_hit, i, false, &m);
 		if (ret)
 			return ret;
 		fr_unpin(m);
@@ -505,7 +505,7 @@ static int pm_thread_main(void *arg)
 	end = bench_start_line(&s->ready, s->nthreads, &start);
 	for (i = 0; i < PM_BLOCK && ktime_get_ns() < end; i++) {
 		if (s->mode == PM_FUSE_ONE) {
-			pt->err = fr_map(s->fr, first + i, &m);
+			pt->err = fr_map(s->fr, first + i, false, &m);
 			if (pt->err)
 				break;
 			fr_unpin(m);

@@ -8,13 +8,16 @@
  * (linux/interval_tree.h) of the inode's mappings, keyed by range index.
  * A hit takes the semaphore shared, looks the index up and takes a
  * reference (refcount_inc) before it lets the semaphore go; the unpin is a
- * refcount_dec.  A miss drops the shared semaphore, takes a range from the
- * window's free pool (a list under a spinlock), takes the semaphore
- * exclusive, looks again (another thread may have set it up meanwhile),
- * "sets up" the mapping (the benchmark's backend does nothing, as the
- * library's null backend in the same run) and inserts it with a reference
- * for the tree and one for the caller.  Reclaim is left out: the benchmark
- * measures misses served from free ranges only.
+ * refcount_dec.  Every hit tests whether a write needs the mapping made
+ * writable, as fs/fuse/dax.c's does: a write hit of a writable mapping is
+ * a read hit plus that test; a write to a read-only one upgrades it (the
+ * semaphore taken exclusive, a setup).  A miss drops the shared semaphore,
+ * takes a range from the window's free pool (a list under a spinlock),
+ * takes the semaphore exclusive, looks again (another thread may have set
+ * it up meanwhile), "sets up" the mapping (the benchmark's backend does
+ * nothing, as the library's null backend in the same run) and inserts it
+ * with a reference for the tree and one for the caller.  Reclaim is left
+ * out: the benchmark measures misses served from free ranges only.
  */
 #include <linux/interval_tree.h>
 #include <linux/list.h>
@@ -28,6 +31,7 @@
 struct fr_map {
 	struct interval_tree_node itn;	/* start == last == the range index */
 	refcount_t refcnt;		/* 1 for the tree, 1 per pin */
+	bool writable;			/* set up for writing; under the sem */
 	u64 win_off;
 	struct list_head link;		/* in the free pool or the inode's list */
 } ____cacheline_aligned;
@@ -200,25 +204,54 @@ static void fr_put_free(struct fr_window *w, struct fr_map *m)
 	spin_unlock(&w->lock);
 }
 
+/* Make @m writable, the inode's semaphore held for writing. */
+static void fr_make_writable(struct fr_inode *fi, struct fr_map *m)
+{
+	/* Another thread may have upgraded it while the semaphore was free. */
+	if (m->writable)
+		return;
+	/* The setup request (writable) goes to the device here. */
+	if (fi->w->setup)
+		fi->w->setup();
+	m->writable = true;
+}
+
+/* A write hit on read-only @m, pinned: upgrade it, the semaphore exclusive. */
+static noinline void fr_upgrade(struct fr_inode *fi, struct fr_map *m)
+{
+	down_write(&fi->sem);
+	fr_make_writable(fi, m);
+	up_write(&fi->sem);
+}
+
 /**
  * fr_map() - pin the mapping of range @idx of @fi, setting it up if needed.
  * @fi: the inode.
  * @idx: the range index in the file.
+ * @write: the caller will write: a read-only mapping is upgraded.
  * @out: receives the mapping, pinned.
  *
  * Context: process context; sleeps on the inode's semaphore.
  * Return: 0, or -ENOSPC when the mapping is missing and no range is free
  * (the replica does not reclaim).
  */
-int fr_map(struct fr_inode *fi, unsigned long idx, struct fr_map **out)
+int fr_map(struct fr_inode *fi, unsigned long idx, bool write,
+	   struct fr_map **out)
 {
 	struct fr_map *m, *fresh;
 
 	down_read(&fi->sem);
 	m = fr_lookup(fi, idx);
 	if (m) {
+		/* Pinned before the semaphore goes: an upgrade needs it kept. */
 		refcount_inc(&m->refcnt);
-		up_read(&fi->sem);
+		/* Tested on every hit, as fs/fuse/dax.c does, read or write. */
+		if (write && !m->writable) {
+			up_read(&fi->sem);
+			fr_upgrade(fi, m);
+		} else {
+			up_read(&fi->sem);
+		}
 		*out = m;
 		return 0;
 	}
@@ -232,6 +265,8 @@ int fr_map(struct fr_inode *fi, unsigned long idx, struct fr_map **out)
 	if (m) {
 		/* Set up by another thread while the semaphore was free. */
 		refcount_inc(&m->refcnt);
+		if (write)
+			fr_make_writable(fi, m);
 		up_write(&fi->sem);
 		fr_put_free(fi->w, fresh);
 		*out = m;
@@ -242,6 +277,7 @@ int fr_map(struct fr_inode *fi, unsigned long idx, struct fr_map **out)
 		fi->w->setup();
 	fresh->itn.start = idx;
 	fresh->itn.last = idx;
+	fresh->writable = write;
 	refcount_set(&fresh->refcnt, 2);
 	interval_tree_insert(&fresh->itn, &fi->tree);
 	list_add_tail(&fresh->link, &fi->busy);

@@ -20,8 +20,12 @@ void fr_window_set_setup(struct fr_window *w, void (*setup)(void));
 struct fr_inode *fr_inode_create(struct fr_window *w);
 void fr_inode_destroy(struct fr_inode *fi);
 
-/* Pin the mapping of range @idx, setting it up from the free pool if needed. */
-int fr_map(struct fr_inode *fi, unsigned long idx, struct fr_map **out);
+/*
+ * Pin the mapping of range @idx, setting it up from the free pool if needed
+ * (writable if @write), or upgrading it if @write and it is read-only.
+ */
+int fr_map(struct fr_inode *fi, unsigned long idx, bool write,
+	   struct fr_map **out);
 void fr_unpin(struct fr_map *m);
 /* Drop every mapping of @fi back to the free pool (none may be pinned). */
 unsigned int fr_inode_evict(struct fr_inode *fi);
