@@ -85,6 +85,7 @@ struct bench_slice {
 	struct fr_window *fr_win;	/* the miss cells' replica window */
 	struct fr_inode *fr_hit;	/* the hit cells' replica inode */
 	atomic64_t next_ino;		/* fresh inode ids of the miss cells */
+	u64 dc_ops[NR_PATHS];		/* the library's timed operations */
 };
 
 struct bench_thread {
@@ -364,6 +365,7 @@ static int bench_cell(struct bench_slice *s, enum bench_path path,
 	}
 	if (!sum[IMPL_DC].ops || !sum[IMPL_FUSE].ops)
 		return -EIO;
+	s->dc_ops[path] += sum[IMPL_DC].ops;
 	fmt_ratio(dc_ns, sizeof(dc_ns), sum[IMPL_DC].ns, sum[IMPL_DC].ops, 10);
 	fmt_ratio(fuse_ns, sizeof(fuse_ns), sum[IMPL_FUSE].ns,
 		  sum[IMPL_FUSE].ops, 10);
@@ -425,19 +427,24 @@ static int bench_cache_new(unsigned int nr_ranges, struct dc_cache **out)
 			       sizeof(struct dc_backend_ops), NULL, out);
 }
 
-/* The library's counters must show the cells did what they claim. */
-static int bench_check(struct dc_cache *c, const char *what, bool misses)
+/*
+ * The library's counters must show the cells did what they claim: every
+ * timed operation a hit or a miss as expected (@hits and @misses of them,
+ * none an upgrade), nothing reclaimed, nobody waiting.
+ */
+static int bench_check(struct dc_cache *c, const char *what, u64 hits,
+		       u64 misses)
 {
 	struct dc_cache_stats st;
 	int ret = dc_cache_stats(c, &st, sizeof(st));
 
 	if (ret)
 		return ret;
-	if (st.inline_reclaims || st.bg_reclaims || st.waits ||
-	    (misses ? st.hits : st.misses != HIT_RANGES)) {
-		pr_err("%s cache: hits %llu misses %llu inline reclaims %llu bg reclaims %llu waits %llu\n",
-		       what, st.hits, st.misses, st.inline_reclaims,
-		       st.bg_reclaims, st.waits);
+	if (st.inline_reclaims || st.bg_reclaims || st.waits || st.upgrades ||
+	    st.hits != hits || st.misses != misses) {
+		pr_err("%s cache: hits %llu (of %llu) misses %llu (of %llu) upgrades %llu inline reclaims %llu bg reclaims %llu waits %llu\n",
+		       what, st.hits, hits, st.misses, misses, st.upgrades,
+		       st.inline_reclaims, st.bg_reclaims, st.waits);
 		return -EIO;
 	}
 	return 0;
@@ -705,9 +712,9 @@ static int __init daxcache_bench_init(void)
 	for (n = 1; !ret && n <= ncpus; n++)
 		ret = bench_cell(s, PATH_MISS, n);
 	if (!ret)
-		ret = bench_check(hit_cache, "hit", false);
+		ret = bench_check(hit_cache, "hit", s->dc_ops[PATH_HIT], HIT_RANGES);
 	if (!ret)
-		ret = bench_check(s->cache, "miss", true);
+		ret = bench_check(s->cache, "miss", 0, s->dc_ops[PATH_MISS]);
 	if (!ret && parmiss_us)
 		ret = pm_cells(ncpus);
 out:
