@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bench.c - daxcache_bench.ko: the hit and miss paths of daxcache.ko against
- * a replica of fs/fuse/dax.c's approach (fuse_replica.c), side by side in
- * one booted kernel.  Not part of daxcache.ko; bench/kernel/run builds it,
- * boots it with 1 and 2 CPUs and prints the table.
+ * bench.c - daxcache_bench.ko: the hit, write hit and miss paths of
+ * daxcache.ko against a replica of fs/fuse/dax.c's approach
+ * (fuse_replica.c), side by side in one booted kernel.  Not part of
+ * daxcache.ko; bench/kernel/run builds it, boots it with 1 and 2 CPUs and
+ * prints the table.
  *
  * The benchmark runs when the module is loaded, prints one line per cell
  * and fails the load (-EIO) on any unexpected result.  Cells:
@@ -12,6 +13,11 @@
  *         HIT_RANGES mapped ranges of one shared inode in turn: dc_map() +
  *         dc_unpin() against the replica's down_read + interval tree
  *         lookup + refcount_inc + up_read, then refcount_dec;
+ *   whit: the same with DC_MAP_WRITE, on an inode (in a cache of its
+ *         own) whose ranges the setup mapped writable, so that every timed
+ *         map hits; against the replica's write hit: the same lookup and
+ *         its test that the mapping is writable (fs/fuse/dax.c tests it on
+ *         every hit, so the replica's read hit pays for it too);
  *   miss: each thread maps MISS_ROUND new ranges of a fresh inode of its
  *         own, from free ranges (the window holds four times what all the
  *         threads map in a round, so nothing is ever reclaimed), then puts
@@ -70,9 +76,9 @@ module_param(parmiss_us, uint, 0444);
 MODULE_PARM_DESC(parmiss_us, "parmiss cells: microseconds each setup sleeps (default 200; 0: no such cells)");
 
 enum bench_impl { IMPL_DC, IMPL_FUSE, NR_IMPLS };
-enum bench_path { PATH_HIT, PATH_MISS, NR_PATHS };
+enum bench_path { PATH_HIT, PATH_WHIT, PATH_MISS, NR_PATHS };
 
-static const char *const path_name[NR_PATHS] = { "hit", "miss" };
+static const char *const path_name[NR_PATHS] = { "hit", "whit", "miss" };
 
 /* What the threads of a slice share. */
 struct bench_slice {
@@ -82,8 +88,10 @@ struct bench_slice {
 	atomic_t ready;			/* threads at the start line */
 	struct dc_cache *cache;		/* the miss cells' cache */
 	struct dc_inode *dc_hit;	/* the hit cells' inode */
+	struct dc_inode *dc_whit;	/* the whit cells' inode, writable */
 	struct fr_window *fr_win;	/* the miss cells' replica window */
 	struct fr_inode *fr_hit;	/* the hit cells' replica inode */
+	struct fr_inode *fr_whit;	/* the whit cells' one, writable */
 	atomic64_t next_ino;		/* fresh inode ids of the miss cells */
 	u64 dc_ops[NR_PATHS];		/* the library's timed operations */
 };
@@ -96,7 +104,12 @@ struct bench_thread {
 	int err;
 };
 
-static int hit_dc(struct bench_slice *s, u64 end, u64 *ops)
+/*
+ * The hit cells' loop, inlined with constant @flags: the hit and whit
+ * loops differ by the flag they pass, nothing else.
+ */
+static __always_inline int hit_dc_loop(struct dc_inode *inode,
+				       unsigned int flags, u64 end, u64 *ops)
 {
 	struct dc_pin pin;
 	unsigned int i;
@@ -105,10 +118,11 @@ static int hit_dc(struct bench_slice *s, u64 end, u64 *ops)
 
 	do {
 		for (i = 0; i < BATCH; i++) {
-			ret = dc_map(s->dc_hit, (u64)(i % HIT_RANGES) << BENCH_SHIFT,
-				     0, &pin);
+			ret = dc_map(inode, (u64)(i % HIT_RANGES) << BENCH_SHIFT,
+				     flags, &pin);
 			if (ret) {
-				pr_err("hit: dc_map: %d\n", ret);
+				pr_err("%s: dc_map: %d\n", flags ? "whit" : "hit",
+				       ret);
 				return -EIO;
 			}
 			dc_unpin(&pin);
@@ -119,7 +133,16 @@ static int hit_dc(struct bench_slice *s, u64 end, u64 *ops)
 	return 0;
 }
 
-static int hit_fuse(struct bench_slice *s, u64 end, u64 *ops)
+static int hit_dc(struct bench_slice *s, u64 end, u64 *ops)
+{
+	if (s->path == PATH_WHIT)
+		return hit_dc_loop(s->dc_whit, DC_MAP_WRITE, end, ops);
+	return hit_dc_loop(s->dc_hit, 0, end, ops);
+}
+
+/* The replica's, inlined with constant @write as hit_dc_loop(). */
+static __always_inline int hit_fuse_loop(struct fr_inode *fi, bool write,
+					 u64 end, u64 *ops)
 {
 	struct fr_map *m;
 	unsigned int i;
@@ -128,9 +151,10 @@ static int hit_fuse(struct bench_slice *s, u64 end, u64 *ops)
 
 	do {
 		for (i = 0; i < BATCH; i++) {
-			ret = fr_map(s->fr_hit, i % HIT_RANGES, false, &m);
+			ret = fr_map(fi, i % HIT_RANGES, write, &m);
 			if (ret) {
-				pr_err("hit: fr_map: %d\n", ret);
+				pr_err("%s: fr_map: %d\n", write ? "whit" : "hit",
+				       ret);
 				return -EIO;
 			}
 			fr_unpin(m);
@@ -139,6 +163,13 @@ static int hit_fuse(struct bench_slice *s, u64 end, u64 *ops)
 	} while (ktime_get_ns() < end);
 	*ops = n;
 	return 0;
+}
+
+static int hit_fuse(struct bench_slice *s, u64 end, u64 *ops)
+{
+	if (s->path == PATH_WHIT)
+		return hit_fuse_loop(s->fr_whit, true, end, ops);
+	return hit_fuse_loop(s->fr_hit, false, end, ops);
 }
 
 /* One miss round of the library: MISS_ROUND new ranges of a fresh inode. */
@@ -389,27 +420,31 @@ static int bench_cell(struct bench_slice *s, enum bench_path path,
 	return 0;
 }
 
-/* The hit cells' inode in both, its HIT_RANGES ranges mapped. */
-static int bench_hit_setup(struct bench_slice *s, struct dc_cache *hit_cache,
-			   struct fr_window *hit_win)
+/*
+ * A hit cell's inode in both, its HIT_RANGES ranges mapped (writable if
+ * @write: the whit cells must only hit, never upgrade).
+ */
+static int bench_hit_setup(struct dc_cache *c, struct fr_window *w, bool write,
+			   struct dc_inode **dc, struct fr_inode **fr)
 {
 	struct fr_map *m;
 	struct dc_pin pin;
 	unsigned int i;
 	int ret;
 
-	ret = dc_inode_get(hit_cache, 1, &s->dc_hit);
+	ret = dc_inode_get(c, 1, dc);
 	if (ret)
 		return ret;
-	s->fr_hit = fr_inode_create(hit_win);
-	if (!s->fr_hit)
+	*fr = fr_inode_create(w);
+	if (!*fr)
 		return -ENOMEM;
 	for (i = 0; i < HIT_RANGES; i++) {
-		ret = dc_map(s->dc_hit, (u64)i << BENCH_SHIFT, 0, &pin);
+		ret = dc_map(*dc, (u64)i << BENCH_SHIFT,
+			     write ? DC_MAP_WRITE : 0, &pin);
 		if (ret)
 			return ret;
 		dc_unpin(&pin);
-		ret = fr_map(s->fr_hit, i, false, &m);
+		ret = fr_map(*fr, i, write, &m);
 		if (ret)
 			return ret;
 		fr_unpin(m);
@@ -681,8 +716,8 @@ static int __init daxcache_bench_init(void)
 {
 	unsigned int ncpus = min_t(unsigned int, num_online_cpus(), MAX_THREADS);
 	unsigned int miss_ranges = 4 * MISS_ROUND * ncpus, n;
-	struct fr_window *hit_win = NULL;
-	struct dc_cache *hit_cache = NULL;
+	struct fr_window *hit_win = NULL, *whit_win = NULL;
+	struct dc_cache *hit_cache = NULL, *whit_cache = NULL;
 	struct bench_slice *s;
 	int ret;
 
@@ -696,33 +731,49 @@ static int __init daxcache_bench_init(void)
 		num_online_cpus(), slice_ms, rounds, HIT_RANGES, MISS_ROUND,
 		BENCH_SHIFT);
 	ret = bench_cache_new(4 * HIT_RANGES, &hit_cache);
+	/* Its own cache: its counters then say the whit cells only hit. */
+	if (!ret)
+		ret = bench_cache_new(4 * HIT_RANGES, &whit_cache);
 	if (!ret)
 		ret = bench_cache_new(miss_ranges, &s->cache);
 	if (ret)
 		goto out;
 	hit_win = fr_window_create(4 * HIT_RANGES);
+	whit_win = fr_window_create(4 * HIT_RANGES);
 	s->fr_win = fr_window_create(miss_ranges);
-	if (!hit_win || !s->fr_win) {
+	if (!hit_win || !whit_win || !s->fr_win) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = bench_hit_setup(s, hit_cache, hit_win);
+	ret = bench_hit_setup(hit_cache, hit_win, false, &s->dc_hit, &s->fr_hit);
+	if (!ret)
+		ret = bench_hit_setup(whit_cache, whit_win, true, &s->dc_whit,
+				      &s->fr_whit);
 	for (n = 1; !ret && n <= ncpus; n++)
 		ret = bench_cell(s, PATH_HIT, n);
+	for (n = 1; !ret && n <= ncpus; n++)
+		ret = bench_cell(s, PATH_WHIT, n);
 	for (n = 1; !ret && n <= ncpus; n++)
 		ret = bench_cell(s, PATH_MISS, n);
 	if (!ret)
 		ret = bench_check(hit_cache, "hit", s->dc_ops[PATH_HIT], HIT_RANGES);
+	if (!ret)
+		ret = bench_check(whit_cache, "whit", s->dc_ops[PATH_WHIT],
+				  HIT_RANGES);
 	if (!ret)
 		ret = bench_check(s->cache, "miss", 0, s->dc_ops[PATH_MISS]);
 	if (!ret && parmiss_us)
 		ret = pm_cells(ncpus);
 out:
 	fr_inode_destroy(s->fr_hit);
+	fr_inode_destroy(s->fr_whit);
 	dc_inode_put(s->dc_hit);
-	if (dc_cache_destroy(hit_cache) || dc_cache_destroy(s->cache))
+	dc_inode_put(s->dc_whit);
+	if (dc_cache_destroy(hit_cache) || dc_cache_destroy(whit_cache) ||
+	    dc_cache_destroy(s->cache))
 		ret = ret ? : -EBUSY;
 	fr_window_destroy(hit_win);
+	fr_window_destroy(whit_win);
 	fr_window_destroy(s->fr_win);
 	dc_thread_unregister();
 	kfree(s);
