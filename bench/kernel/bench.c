@@ -719,6 +719,7 @@ static int __init daxcache_bench_init(void)
 	struct fr_window *hit_win = NULL, *whit_win = NULL;
 	struct dc_cache *hit_cache = NULL, *whit_cache = NULL;
 	struct bench_slice *s;
+	bool busy;
 	int ret;
 
 	if (!slice_ms || !rounds)
@@ -769,8 +770,11 @@ out:
 	fr_inode_destroy(s->fr_whit);
 	dc_inode_put(s->dc_hit);
 	dc_inode_put(s->dc_whit);
-	if (dc_cache_destroy(hit_cache) || dc_cache_destroy(whit_cache) ||
-	    dc_cache_destroy(s->cache))
+	/* Every cache, even after one that is still busy. */
+	busy = dc_cache_destroy(hit_cache) != 0;
+	busy |= dc_cache_destroy(whit_cache) != 0;
+	busy |= dc_cache_destroy(s->cache) != 0;
+	if (busy)
 		ret = ret ? : -EBUSY;
 	fr_window_destroy(hit_win);
 	fr_window_destroy(whit_win);
