@@ -3172,8 +3172,13 @@ static int cache_start(void)
 		cfg.flags = 0;
 		cfg.victim = DC_VICTIM_ROUND_ROBIN;
 	} else if (!strcmp(opt.policy, "upstream")) {
-		/* Upstream Linux sends REMOVEMAPPING on inline reclaim too. */
-		cfg.flags = DC_CACHE_INLINE_OWN_ONLY | DC_CACHE_REMOVE_ON_INLINE;
+		/*
+		 * Upstream Linux kicks its background reclaimer on every
+		 * allocation below the threshold, and sends REMOVEMAPPING on
+		 * inline reclaim too.
+		 */
+		cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_INLINE_OWN_ONLY |
+			    DC_CACHE_REMOVE_ON_INLINE;
 		cfg.victim = DC_VICTIM_ROUND_ROBIN;
 	} else {
 		cfg.admit = DC_ADMIT_FREQ;

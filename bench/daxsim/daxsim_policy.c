@@ -38,8 +38,13 @@ void dsim_policy_config(struct dc_cache_config *cfg, enum dsim_policy p,
 		cfg->victim = DC_VICTIM_ROUND_ROBIN;
 		break;
 	case DSIM_UPSTREAM:
-		/* Linux: round robin, inline only from the own inode, with a remove. */
-		cfg->flags = DC_CACHE_INLINE_OWN_ONLY | DC_CACHE_REMOVE_ON_INLINE;
+		/*
+		 * Linux: the background reclaimer kicked on every allocation
+		 * below the threshold, round robin, inline only from the own
+		 * inode, with a remove.
+		 */
+		cfg->flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_INLINE_OWN_ONLY |
+			     DC_CACHE_REMOVE_ON_INLINE;
 		cfg->victim = DC_VICTIM_ROUND_ROBIN;
 		break;
 	case DSIM_DEFAULT:

@@ -88,9 +88,11 @@ enum dc_admit_policy {
 
 /* Behaviour switches (config.flags), mostly older behaviours kept for benchmarks. */
 /*
- * Kick the background reclaimer before trying inline reclaim (upstream Linux's
- * order), on a miss that admission control does not contest (the ranges it
- * freed would be mapped by the next misses without a contest).
+ * Kick the background reclaimer on every miss that takes the free pool below
+ * its threshold, and before trying inline reclaim on one that finds the pool
+ * empty (upstream Linux's order); not on a miss that admission control
+ * contests (the ranges it freed would be mapped by the next misses without a
+ * contest).
  */
 #define DC_CACHE_KICK_BG_FIRST	0x1u
 #define DC_CACHE_REMOVE_ON_INLINE 0x2u	/* send remove before reusing an inline-reclaimed range */
@@ -108,7 +110,11 @@ enum dc_admit_policy {
  *	of at most 2^30 ranges.
  * @range_shift: log2 of the range size, 12..40 (default 21: 2 MiB).
  * @reclaim_threshold_pct: the background reclaimer runs while fewer than
- *	this percentage of ranges are free (default 20; at least one range).
+ *	this percentage of ranges are free (default 20; at least one range),
+ *	once kicked: by a DC_MAP_NORECLAIM miss that takes the free pool
+ *	below it (any uncontested miss under DC_CACHE_KICK_BG_FIRST), by a
+ *	miss that finds no idle range, and by dc_wait_free().  Other misses
+ *	reuse idle ranges inline once the pool is empty.
  * @reclaim_batch: ranges the background reclaimer frees per pass (default 10).
  * @remove_batch_max: at most this many entries per backend remove() call
  *	(default 256); more than the window's ranges means as many as it has.

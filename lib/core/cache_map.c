@@ -371,7 +371,14 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 
 	*refused = false;
 	*contested = false;
-	r = dci_pool_take_free(c, !cand, kick);
+	/*
+	 * Only a miss that cannot reclaim inline, or a cache that kicks the
+	 * background reclaimer first, keeps the free pool at its threshold:
+	 * the others reuse idle ranges inline once it is empty.
+	 */
+	r = dci_pool_take_free(c, !cand && ((flags & DC_MAP_NORECLAIM) ||
+					    (c->cfg.flags & DC_CACHE_KICK_BG_FIRST)),
+			       kick);
 	*on_busy = r;
 	if (r || (flags & DC_MAP_NORECLAIM))
 		return r;

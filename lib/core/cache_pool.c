@@ -159,8 +159,9 @@ void dci_reclaimer_kick(struct dc_cache *c)
  * the background reclaimer (dci_reclaimer_kick()) once it has dropped the
  * inode mutex it holds, which the reclaimer would otherwise find taken
  * (its trylock fails, and a pass over that inode's ranges frees nothing);
- * never when !@may_kick: a miss under admission control maps into
- * free ranges without having mappings evicted to make more.  An empty pool
+ * never when !@may_kick: a miss that can reclaim inline maps into free
+ * ranges without having mappings evicted (and removed) ahead of it, and
+ * once the pool is empty reuses idle ones (seed 000).  An empty pool
  * is seen without the lock (a full window's every miss asks): a range
  * freed meanwhile is one the caller might have had a moment later anyway,
  * and it reclaims or waits instead, as it does when it loses that range to

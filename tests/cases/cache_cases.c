@@ -1156,24 +1156,30 @@ static void bg_scenario(struct dc_test *t, struct env *e, bool kick)
 	struct dc_cache_stats st;
 	unsigned int k;
 
-	/* Fill the window; every third mapping is written to. */
-	for (k = 0; k < e->nr && !dc_test_failed(t); k++) {
+	/*
+	 * Fill the window (@kick), or (!@kick) all of it but the threshold's
+	 * ranges and then one more by a miss that cannot reclaim inline;
+	 * every third mapping is written to.
+	 */
+	for (k = 0; k < (kick ? e->nr : e->nr - thr + 1) && !dc_test_failed(t); k++) {
+		unsigned int flags = kick || k < e->nr - thr ? 0 : DC_MAP_NORECLAIM;
 		struct dc_pin pin;
 		uint64_t off = (uint64_t)k * e->rs;
 		unsigned int i = k % ENV_INODES;
 
 		if (k % 3) {
-			touch(t, e, i, off, 0);
+			touch(t, e, i, off, flags);
 			continue;
 		}
-		DC_ASSERT_INT_EQ(t, dc_map(e->inode[i], off, DC_MAP_WRITE, &pin), 0);
+		DC_ASSERT_INT_EQ(t, dc_map(e->inode[i], off, DC_MAP_WRITE | flags, &pin), 0);
 		dc_simbe_write(e->be, pin.win_off, ino_id(i), off);
 		dc_unpin(&pin);
 	}
 	DC_RETURN_IF_FAILED(t);
 	/*
 	 * The reclaimer brings the pool back to the threshold: by itself, as
-	 * the pool went below it, or (@kick) when asked by dc_wait_free().
+	 * a miss that could not reclaim inline took it below, or (@kick) when
+	 * asked by dc_wait_free() after misses that took it empty.
 	 */
 	if (kick)
 		DC_ASSERT_INT_EQ(t, dc_wait_free(e->cache, DC_WAIT_LIMIT_NS), 0);
@@ -1218,8 +1224,58 @@ DC_TEST(cache_bg_reclaim_batches)
 	ENV_RUN_CFG(t, 40, bg_kick_body, e.cfg.reclaim_threshold_pct = 50);
 }
 
-/* Nobody waits, yet the pool went below the threshold: the reclaimer runs. */
+/*
+ * Nobody waits, yet a miss that cannot reclaim inline took the pool below
+ * the threshold: the reclaimer runs.
+ */
 ENV_CASE(cache_bg_reclaim_threshold, 20, bg_self_body)
+
+/*
+ * Seed 000: misses that can reclaim inline spend the free pool without
+ * kicking the background reclaimer at its threshold, then reuse idle ranges
+ * inline, with no remove() and still no kick; only DC_CACHE_KICK_BG_FIRST
+ * (upstream Linux's order) kicks it below the threshold.
+ */
+static void no_threshold_kick_body(struct dc_test *t, struct env *e)
+{
+	bool kick_first = e->cfg.flags & DC_CACHE_KICK_BG_FIRST;
+	struct dc_cache_stats st;
+	unsigned int k;
+
+	for (k = 0; k < 2 * e->nr && !dc_test_failed(t); k++) {
+		touch(t, e, k % ENV_INODES, (uint64_t)k * e->rs, 0);
+		if (k + 1 == e->nr && !kick_first) {
+			/* The window is full, and nothing kicked the reclaimer. */
+			env_settle(t, e);
+			st = cst(e);
+			DC_ASSERT_EQ(t, st.nr_free, 0);
+			DC_ASSERT_EQ(t, st.bg_passes, 0);
+		}
+	}
+	DC_RETURN_IF_FAILED(t);
+	env_settle(t, e);
+	st = cst(e);
+	log_counters(t, e);
+	DC_ASSERT_EQ(t, st.misses, 2 * e->nr);
+	if (kick_first) {
+		DC_ASSERT(t, st.bg_passes >= 1);
+		DC_ASSERT(t, st.bg_reclaims >= 1);
+		return;
+	}
+	DC_ASSERT_EQ(t, st.bg_passes, 0);
+	DC_ASSERT_EQ(t, st.bg_reclaims, 0);
+	DC_ASSERT_EQ(t, st.inline_reclaims, e->nr);
+	DC_ASSERT_EQ(t, st.removes_skipped, e->nr);
+	DC_ASSERT_EQ(t, st.removes_sent, 0);
+}
+
+DC_TEST(cache_inline_no_threshold_kick)
+{
+	ENV_RUN_CFG(t, 8, no_threshold_kick_body, e.cfg.reclaim_threshold_pct = 50);
+	DC_RETURN_IF_FAILED(t);
+	ENV_RUN_CFG(t, 8, no_threshold_kick_body, e.cfg.reclaim_threshold_pct = 50,
+		    e.cfg.flags = DC_CACHE_KICK_BG_FIRST);
+}
 
 /*
  * The stats say whether background work is left: @bg_pending counts from
@@ -1237,8 +1293,9 @@ static void bg_pending_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).bg_pending, 0);
 	/* The reclaimer's remove() waits at the gate: its run cannot end. */
 	dc_simbe_gate_close(e->be, DC_SIMBE_REMOVE);
+	/* Misses that cannot reclaim inline: below the threshold they kick. */
 	for (k = 0; k < e->nr - 1; k++)
-		touch(t, e, k % ENV_INODES, (uint64_t)k * e->rs, 0);
+		touch(t, e, k % ENV_INODES, (uint64_t)k * e->rs, DC_MAP_NORECLAIM);
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT(t, cst(e).bg_pending >= 1);
 	DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_REMOVE) == 1);
@@ -3647,6 +3704,7 @@ DC_SUITE(cache,
 	 DC_CASE(cache_inline_new_file_gets_share),
 	 DC_CASE(cache_bg_reclaim_batches),
 	 DC_CASE(cache_bg_reclaim_threshold),
+	 DC_CASE(cache_inline_no_threshold_kick),
 	 DC_CASE(cache_bg_pending),
 	 DC_CASE(cache_writeback_before_reclaim),
 	 DC_CASE(cache_setup_failure),
