@@ -269,7 +269,6 @@ static int upgrade_op(struct fx *x)
  */
 static int inline_setup(struct fx *x)
 {
-	unsigned int k;
 	int ret;
 
 	ft_env_init(&x->env, 6);
@@ -277,14 +276,8 @@ static int inline_setup(struct fx *x)
 	x->have_env = !ret;
 	if (ret)
 		return ret;
-	dc_simbe_gate_close(x->env.be, DC_SIMBE_WRITEBACK);
-	ft_touch(&x->env, 2, 0, DC_MAP_WRITE);
-	for (k = 0; k < x->env.nr - 1; k++)
-		ft_touch(&x->env, 0, (uint64_t)k * x->env.rs, 0);
 	x->next_idx = x->env.nr - 1;
-	if (!FT_WAIT(dc_simbe_gate_waiters(x->env.be, DC_SIMBE_WRITEBACK) == 1))
-		return -ETIMEDOUT;
-	return 0;
+	return ft_freeze_reclaimer(&x->env) ? 0 : -ETIMEDOUT;
 }
 
 static int inline_op(struct fx *x)

@@ -65,23 +65,6 @@ static struct dc_pin map_dirty(struct ft_env *e, unsigned int i, uint64_t idx)
 	return pin;
 }
 
-/*
- * Fill a window of e->nr ranges so that the next miss of inode 0 must
- * reclaim inline: the oldest mapping, inode 2's and writable, is the
- * background reclaimer's victim, and its writeback is held at the gate, so
- * the reclaimer frees nothing; the others are inode 0's, idle.
- */
-static bool freeze_reclaimer(struct ft_env *e)
-{
-	unsigned int k;
-
-	dc_simbe_gate_close(e->be, DC_SIMBE_WRITEBACK);
-	ft_touch(e, 2, 0, DC_MAP_WRITE);
-	for (k = 0; k + 1 < e->nr; k++)
-		ft_touch(e, 0, (uint64_t)k * e->rs, 0);
-	return FT_WAIT(dc_simbe_gate_waiters(e->be, DC_SIMBE_WRITEBACK) == 1);
-}
-
 /* --- setup ---------------------------------------------------------------- */
 
 static void setup_miss(struct ft_env *e, int err)
@@ -131,7 +114,7 @@ static void setup_inline(struct ft_env *e, int err)
 	struct dc_cache_stats before, st;
 	struct dc_pin pin;
 
-	if (!freeze_reclaimer(e))
+	if (!ft_freeze_reclaimer(e))
 		return;
 	before = ft_cst(e);
 	FT_CHECK_INT(dc_simbe_fail_next(e->be, DC_SIMBE_SETUP, err), 0);
@@ -152,7 +135,7 @@ static void remove_inline(struct ft_env *e, int err)
 {
 	struct dc_cache_stats before, st;
 
-	if (!freeze_reclaimer(e))
+	if (!ft_freeze_reclaimer(e))
 		return;
 	before = ft_cst(e);
 	FT_CHECK_INT(dc_simbe_fail_next(e->be, DC_SIMBE_REMOVE, err), 0);

@@ -136,6 +136,24 @@ void ft_touch(struct ft_env *e, unsigned int i, uint64_t off, unsigned int flags
 }
 
 /*
+ * The oldest mapping, inode 2's and writable, is the background
+ * reclaimer's victim, and its writeback is held at the gate, so the
+ * reclaimer frees nothing; the others are inode 0's, idle.  The fill maps
+ * with DC_MAP_NORECLAIM because only a miss that cannot reclaim inline
+ * kicks the reclaimer when the free pool falls below its threshold.
+ */
+bool ft_freeze_reclaimer(struct ft_env *e)
+{
+	unsigned int k;
+
+	dc_simbe_gate_close(e->be, DC_SIMBE_WRITEBACK);
+	ft_touch(e, 2, 0, DC_MAP_WRITE | DC_MAP_NORECLAIM);
+	for (k = 0; k + 1 < e->nr; k++)
+		ft_touch(e, 0, (uint64_t)k * e->rs, DC_MAP_NORECLAIM);
+	return FT_WAIT(dc_simbe_gate_waiters(e->be, DC_SIMBE_WRITEBACK) == 1);
+}
+
+/*
  * Every record of the backend that names a live inode of ours is a mapping
  * the cache knows: a non-blocking, non-reclaiming map of it is a hit on the
  * same window range.  Or the record is on its way out (the reclaimer claimed

@@ -109,6 +109,12 @@ int ft_map(struct ft_env *e, unsigned int i, uint64_t off, unsigned int flags,
 	   struct dc_pin *pin);
 /* ft_map() that must succeed, then unpin. */
 void ft_touch(struct ft_env *e, unsigned int i, uint64_t off, unsigned int flags);
+/*
+ * Fill the window so that the next miss of inode 0 must reclaim inline,
+ * with the background reclaimer held at a writeback; false if it never
+ * got there.
+ */
+bool ft_freeze_reclaimer(struct ft_env *e);
 
 /* --- the two halves of the test ------------------------------------------ */
 
