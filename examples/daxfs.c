@@ -3167,7 +3167,9 @@ static int cache_start(void)
 	 */
 	cfg.admit = DC_ADMIT_ALWAYS;
 	if (!strcmp(opt.policy, "2019")) {
+		/* That code sent one REMOVEMAPPING per range it reclaimed. */
 		cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE;
+		cfg.remove_batch_max = 1;
 	} else if (!strcmp(opt.policy, "seed000")) {
 		cfg.flags = 0;
 		cfg.victim = DC_VICTIM_ROUND_ROBIN;
@@ -3175,11 +3177,12 @@ static int cache_start(void)
 		/*
 		 * Upstream Linux kicks its background reclaimer on every
 		 * allocation below the threshold, and sends REMOVEMAPPING on
-		 * inline reclaim too.
+		 * inline reclaim too, one per range reclaimed.
 		 */
 		cfg.flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_INLINE_OWN_ONLY |
 			    DC_CACHE_REMOVE_ON_INLINE;
 		cfg.victim = DC_VICTIM_ROUND_ROBIN;
+		cfg.remove_batch_max = 1;
 	} else {
 		cfg.admit = DC_ADMIT_FREQ;
 		/*

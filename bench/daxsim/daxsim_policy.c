@@ -28,9 +28,14 @@ void dsim_policy_config(struct dc_cache_config *cfg, enum dsim_policy p,
 	*map_flags = 0;
 	switch (p) {
 	case DSIM_P2019:
-		/* Kick the background reclaimer first; remove before inline reuse. */
+		/*
+		 * Kick the background reclaimer first; remove before inline
+		 * reuse, and, as that code did, one REMOVEMAPPING per range
+		 * reclaimed (the library would batch them).
+		 */
 		cfg->flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE;
 		cfg->victim = DC_VICTIM_CLOCK;
+		cfg->remove_batch_max = 1;
 		break;
 	case DSIM_SEED000:
 		/* Inline reclaim first, reuse without a remove. */
@@ -41,11 +46,12 @@ void dsim_policy_config(struct dc_cache_config *cfg, enum dsim_policy p,
 		/*
 		 * Linux: the background reclaimer kicked on every allocation
 		 * below the threshold, round robin, inline only from the own
-		 * inode, with a remove.
+		 * inode, with a remove, one per range reclaimed.
 		 */
 		cfg->flags = DC_CACHE_KICK_BG_FIRST | DC_CACHE_INLINE_OWN_ONLY |
 			     DC_CACHE_REMOVE_ON_INLINE;
 		cfg->victim = DC_VICTIM_ROUND_ROBIN;
+		cfg->remove_batch_max = 1;
 		break;
 	case DSIM_DEFAULT:
 		/* The library's defaults; the caller can read without the window. */
