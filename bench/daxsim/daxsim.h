@@ -74,6 +74,8 @@ void dsim_policy_config(struct dc_cache_config *cfg, enum dsim_policy p,
  * @file_pages: pages in the file.
  * @file_ranges: 2 MiB ranges in the file.
  * @rt_ns: one round trip (setup, remove call, non-DAX read).
+ * @serial_host: the host serves one round trip at a time (a daemon with
+ *	one thread on one request queue); else as many as are sent.
  * @time_s: measured seconds per point.
  * @warm_s: the most seconds of warm-up per point.
  * @seed: the workload seed.
@@ -89,6 +91,7 @@ struct dsim_params {
 	uint64_t file_pages;
 	uint64_t file_ranges;
 	uint64_t rt_ns;
+	bool serial_host;
 	double time_s;
 	double warm_s;
 	uint64_t seed;
@@ -157,6 +160,7 @@ struct dsim_params {
  * @remove_ok_pct: likewise for remove calls.
  * @read_rt_ok_pct: likewise for non-DAX round trips.
  * @preempted: involuntary context switches of the readers.
+ * @host_max_inflight: the most round trips the host served at once.
  * @cpu_pct: CPU time the readers got, in percent of their measured time
  *	(below 100: the machine was busy and their spins overran).
  */
@@ -206,6 +210,7 @@ struct dsim_point {
 	double remove_ok_pct;
 	double read_rt_ok_pct;
 	uint64_t preempted;
+	unsigned int host_max_inflight;
 	double cpu_pct;
 };
 

@@ -174,6 +174,7 @@ static void write_point(struct bench_json *j, const struct dsim_point *pt)
 	bench_json_u64(j, "ops", pt->ops);
 	bench_json_u64(j, "warm_ops", pt->warm_ops);
 	bench_json_u64(j, "preempted", pt->preempted);
+	bench_json_u64(j, "host_max_inflight", pt->host_max_inflight);
 	/*
 	 * Its IOPS over each other policy's, paired by round (dsim_point
 	 * @vs), with the ends of their 95% confidence intervals; then the

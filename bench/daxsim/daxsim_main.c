@@ -173,6 +173,9 @@ static void parse_args(int argc, char **argv, struct dsim_params *p,
 		  .min = 0, .max = 1e6,
 		  .help = "one round trip: setup, remove call, non-DAX read (default "
 			  XSTR(DEFAULT_RT_US) ")" },
+		{ .name = "serial-host", .type = BENCH_OPT_FLAG, .dst = &p->serial_host,
+		  .help = "the host serves one round trip at a time (default: all\n"
+			  "at once)" },
 		{ .name = "file-mib", .arg = "N", .type = BENCH_OPT_U64, .dst = &file_mib,
 		  .min = 2, .max = 1u << 20,
 		  .help = "file size in MiB, a multiple of 2 (default "
@@ -245,7 +248,9 @@ static void print_params(const struct dsim_params *p)
 	printf("; threads");
 	for (i = 0; i < p->nr_threads; i++)
 		printf(" %u", p->threads[i]);
-	printf("; the default policy passes DC_MAP_MAY_BYPASS\n\n");
+	printf("; the default policy passes DC_MAP_MAY_BYPASS\n");
+	printf("daxsim: the host serves %s\n\n",
+	       p->serial_host ? "one round trip at a time" : "round trips in parallel");
 }
 
 int main(int argc, char **argv)

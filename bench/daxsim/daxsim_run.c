@@ -100,6 +100,8 @@ struct cell {
 	uint64_t setups_over;		/* timed calls that overran (atomic) */
 	uint64_t removes_over;
 	uint64_t anomalies;
+	unsigned int in_host;		/* round trips being served (atomic) */
+	unsigned int host_max;		/* the most at once (atomic) */
 	/* The current run of the readers: */
 	bool warming;
 	uint64_t deadline;		/* warm-up only */
@@ -116,13 +118,43 @@ static uint64_t thread_preemptions(void)
 	return preempted;
 }
 
+/*
+ * A host that serves one round trip at a time: a call waits here for the
+ * ones ahead of it, and its round trip is timed from when it is served.
+ */
+static pthread_mutex_t serial_host = PTHREAD_MUTEX_INITIALIZER;
+
+static void host_enter(struct cell *cl)
+{
+	unsigned int n, max;
+
+	if (cl->p->serial_host)
+		pthread_mutex_lock(&serial_host);
+	n = __atomic_add_fetch(&cl->in_host, 1, __ATOMIC_RELAXED);
+	max = __atomic_load_n(&cl->host_max, __ATOMIC_RELAXED);
+	while (n > max &&
+	       !__atomic_compare_exchange_n(&cl->host_max, &max, n, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void host_leave(struct cell *cl)
+{
+	__atomic_sub_fetch(&cl->in_host, 1, __ATOMIC_RELAXED);
+	if (cl->p->serial_host)
+		pthread_mutex_unlock(&serial_host);
+}
+
 /* An access without the window: one round trip, then the copy. */
 static void read_direct(struct reader *r, uint64_t page, bool write)
 {
-	uint64_t s = bench_now_ns(), e;
+	uint64_t s, e;
 
+	host_enter(r->cell);
+	s = bench_now_ns();
 	dsim_spin_until(s + r->cell->p->rt_ns);
 	e = bench_now_ns();
+	host_leave(r->cell);
 	r->rt_ns += e - s;
 	r->rts++;
 	if (e - s > r->cell->over_ns)
@@ -390,11 +422,14 @@ static int timed_setup(void *priv, uint64_t ino, uint64_t file_off,
 		       uint64_t win_off, uint64_t len, unsigned int flags)
 {
 	struct cell *cl = priv;
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0;
 	int ret;
 
+	host_enter(cl);
+	t0 = bench_now_ns();
 	ret = dc_simbe_ops()->setup(cl->be, ino, file_off, win_off, len, flags);
 	count_call(cl, &cl->setups_over, t0);
+	host_leave(cl);
 	return ret;
 }
 
@@ -402,11 +437,14 @@ static int timed_remove(void *priv, const struct dc_remove_entry *e,
 			unsigned int n)
 {
 	struct cell *cl = priv;
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0;
 	int ret;
 
+	host_enter(cl);
+	t0 = bench_now_ns();
 	ret = dc_simbe_ops()->remove(cl->be, e, n);
 	count_call(cl, &cl->removes_over, t0);
+	host_leave(cl);
 	return ret;
 }
 
@@ -414,8 +452,12 @@ static int timed_writeback(void *priv, uint64_t ino, uint64_t file_off,
 			   uint64_t len, uint64_t win_off)
 {
 	struct cell *cl = priv;
+	int ret;
 
-	return dc_simbe_ops()->writeback(cl->be, ino, file_off, len, win_off);
+	host_enter(cl);
+	ret = dc_simbe_ops()->writeback(cl->be, ino, file_off, len, win_off);
+	host_leave(cl);
+	return ret;
 }
 
 static int cell_create(const struct dsim_params *p, struct dsim_point *pt,
@@ -580,6 +622,7 @@ static void collect(struct cell *cl)
 		if (r->ns > ns)
 			ns = r->ns;
 	}
+	pt->host_max_inflight = cl->host_max;
 	pt->elapsed_s = (double)ns / 1e9;
 	pt->cpu_pct = wall ? 100.0 * (double)cpu / (double)wall : 0.0;
 	pt->iops = ns ? (double)pt->ops / pt->elapsed_s : 0.0;
