@@ -139,6 +139,10 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 /*
  * The pool-locked half of dci_pool_take_free(): pop the free stack's top;
  * below the threshold, kick the reclaimer (after the unlock).  The code
+ * kicks there only when the miss may (one that cannot reclaim inline, or a
+ * cache that kicks first); here every such take kicks, and since the
+ * reclaimer need not take a kick at once, the model's runs include the
+ * code's (a waiter kicks for itself).  The code
  * first reads c->pool.nr_free without the lock and returns at 0: nr_free
  * changes only with the free list, in pool-locked sections, so that read
  * answers as this section would at that moment (an empty stack), and a
