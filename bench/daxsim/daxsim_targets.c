@@ -219,6 +219,10 @@ unsigned int dsim_targets_eval(const struct dsim_params *p,
 	/*
 	 * Policy a against b, IOPS or p99, at one ratio or (ratio 0) at every
 	 * swept ratio from @from on; "fits": the whole file is in the window.
+	 * @host: the figure depends on the host model, so the name says which
+	 * (the seed's 2019 code paid for its background reclaimer's removes on
+	 * the reading thread; a host that serves them in parallel makes
+	 * nothing pay for them).
 	 */
 	static const struct {
 		const char *what;
@@ -227,13 +231,14 @@ unsigned int dsim_targets_eval(const struct dsim_params *p,
 		bool p99;
 		enum dsim_cmp cmp;
 		double limit;
+		bool host;
 	} rules[] = {
-		{ "seed000/2019 IOPS", RATIO_SEED, 0, DSIM_SEED000, DSIM_P2019, false, DSIM_GE, 1.87 },
-		{ "seed000/2019 p99", RATIO_SEED, 0, DSIM_SEED000, DSIM_P2019, true, DSIM_LE, 0.56 },
-		{ "2019/nodax IOPS (cliff)", RATIO_CLIFF, 0, DSIM_P2019, DSIM_NODAX, false, DSIM_LT, 1.0 },
-		{ "upstream/nodax IOPS (cliff)", RATIO_CLIFF, 0, DSIM_UPSTREAM, DSIM_NODAX, false, DSIM_LT, 1.0 },
-		{ "default/nodax IOPS (no cliff)", 0, 0, DSIM_DEFAULT, DSIM_NODAX, false, DSIM_GE, 0.95 },
-		{ "default/nodax IOPS (fits)", 0, 1.0, DSIM_DEFAULT, DSIM_NODAX, false, DSIM_GE, 5.0 },
+		{ "seed000/2019 IOPS", RATIO_SEED, 0, DSIM_SEED000, DSIM_P2019, false, DSIM_GE, 1.87, true },
+		{ "seed000/2019 p99", RATIO_SEED, 0, DSIM_SEED000, DSIM_P2019, true, DSIM_LE, 0.56, true },
+		{ "2019/nodax IOPS (cliff)", RATIO_CLIFF, 0, DSIM_P2019, DSIM_NODAX, false, DSIM_LT, 1.0, false },
+		{ "upstream/nodax IOPS (cliff)", RATIO_CLIFF, 0, DSIM_UPSTREAM, DSIM_NODAX, false, DSIM_LT, 1.0, false },
+		{ "default/nodax IOPS (no cliff)", 0, 0, DSIM_DEFAULT, DSIM_NODAX, false, DSIM_GE, 0.95, false },
+		{ "default/nodax IOPS (fits)", 0, 1.0, DSIM_DEFAULT, DSIM_NODAX, false, DSIM_GE, 5.0, false },
 	};
 	unsigned int k = 0, i, j;
 	double r;
@@ -246,13 +251,7 @@ unsigned int dsim_targets_eval(const struct dsim_params *p,
 			judge(&t[k], rules[j].what, r, find(pts, n, rules[j].a, r),
 			      find(pts, n, rules[j].b, r), rules[j].p99,
 			      rules[j].cmp, rules[j].limit);
-			/*
-			 * The seed's 2019 code paid for its background
-			 * reclaimer's removes on the reading thread; with a
-			 * host that serves them in parallel, nothing makes
-			 * it pay, so say which host the figure had.
-			 */
-			if (rules[j].a == DSIM_SEED000)
+			if (rules[j].host)
 				strncat(t[k].what, p->serial_host ? " (serial host)" :
 					" (parallel host)",
 					sizeof(t[k].what) - strlen(t[k].what) - 1);
