@@ -10,9 +10,10 @@
  *   each hit of a mapped range (counted in the range's own cache line by
  *   the hit, which writes it anyway, and taken into the sketch when the
  *   victim scan, the hand or the own-inode walk of inline reclaim, passes
- *   the range, whatever the victim policy), and +1 on each write to a
- *   read-only mapping while no range is free (dci_admit_write_hit(): a
- *   range written often enough is upgraded).  Counters saturate at
+ *   the range, whatever the victim policy; the hits of a stream's pass
+ *   through a range it mapped count as one, see is_stream()), and +1 on
+ *   each write to a read-only mapping while no range is free
+ *   (dci_admit_write_hit(): a range written often enough is upgraded).  Counters saturate at
  *   DC_ADMIT_MAX and are all halved every @sample increments, so the counts
  *   follow recent behaviour.
  * - the ghost: a direct-mapped table of fingerprints of recent misses,
@@ -361,6 +362,11 @@ static inline uint32_t ghost_pos(uint64_t w)
  * 1/1024 of their re-misses, and a miss at the start of a range next to
  * one that is mapped and hot 1/256 of their offsets.  A scan that
  * reads one page per range leaves the ranges it maps unaccessed.
+ *
+ * A range that a stream's miss maps is marked (struct dc_range's
+ * @streamed): the stream reads it through, a hit a page, and predicts no
+ * reuse by it, so the victim walks count those hits as one reference a
+ * pass until a pass finds none (cache_reclaim.c's seen_refs()).
  */
 static bool is_stream(struct dc_admit *a, const struct dc_inode *inode,
 		      uint64_t index, uint32_t pos, uint32_t run,

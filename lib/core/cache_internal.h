@@ -124,6 +124,15 @@ struct dc_range {
 	 * waits for it to clear (dci_pool_setup_wait()).
 	 */
 	bool setting_up;
+	/*
+	 * Mapped for a miss that continued a sequential stream (admission
+	 * control's is_stream()), and the stream may still be reading it:
+	 * the victim walks count its hits as one reference a pass until a
+	 * pass finds none (cache_reclaim.c's seen_refs()).  Written by the
+	 * miss that claimed the range before it is published, cleared by a
+	 * walk (pool lock or owner's mutex; a racing walk writes the same).
+	 */
+	bool streamed;
 	uint64_t gen;			/* moved by each setup; low bit: writable */
 	struct dc_inode *owner;
 	uint64_t index;			/* file range index */

@@ -671,6 +671,8 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		r = alloc_range(inode, flags, admit ? &cand : NULL, &refused,
 				&contested, &was, &on_busy, &kick);
 		if (r) {
+			/* Claimed: ours alone until map_new() publishes it. */
+			dc_write_once(r->streamed, admit && cand.stream);
 			ret = map_new(inode, r, index, flags, &was, on_busy, kick);
 			if (!ret && contested)
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);

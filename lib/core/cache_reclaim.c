@@ -248,18 +248,39 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
 }
 
 /*
+ * The references that @hits, taken from @r by a victim walk, stand for.
+ * A stream reads a range it mapped through once, a hit a page: that pass
+ * is one reference, not hundreds, or a range scanned once would outscore
+ * for several halvings of the sketch the ranges read again and again, and
+ * once idle, as the victim of their contests, refuse them all.  A walk
+ * that finds no hits since the last means the stream has left: hits after
+ * it are reuse, each a reference.
+ */
+static uint32_t seen_refs(struct dc_range *r, uint32_t hits)
+{
+	if (!dc_read_once(r->streamed))
+		return hits;
+	if (!hits) {
+		dc_write_once(r->streamed, false);
+		return 0;
+	}
+	return 1;
+}
+
+/*
  * Whether the victim policy gives the idle mapping @r of @owner, passed by
  * a victim walk, another turn.  Whatever the policy, the hits since the
- * last pass are references, which admission control counts as it counts
- * misses: the victim it contests is measured on the candidate's scale.
+ * last pass are references (seen_refs()), which admission control counts
+ * as it counts misses: the victim it contests is measured on the
+ * candidate's scale.  The policy sees every hit.
  */
 static bool victim_spared(struct dc_cache *c, struct dc_inode *owner,
 			  struct dc_range *r)
 {
-	uint32_t hits = dc_range_hits_take(r);
+	uint32_t hits = dc_range_hits_take(r), refs = seen_refs(r, hits);
 
-	if (hits)
-		dci_admit_seen(c, owner->id, r->index, hits);
+	if (refs)
+		dci_admit_seen(c, owner->id, r->index, refs);
 	return c->victim->spare && c->victim->spare(r, hits);
 }
 

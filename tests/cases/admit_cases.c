@@ -554,6 +554,75 @@ static void not_stream_body(struct dc_test *t, struct aenv *e)
 AENV_CASE(admit_random_miss_not_stream, 8, not_stream_body)
 
 /*
+ * A stream's pass through a range is one reference, not one a page: a
+ * range that a stream read through and left is as cheap a victim as one
+ * the stream mapped and left at once.  A window of 4: ranges 0..2 of
+ * inode 0 hit before every contest, and a stream of inode 1 that maps
+ * range 10 at its third read (the second step) over range 3 and then
+ * reads @pages pages of it in all.  A candidate, range 20, missed at
+ * scattered pages, then contests range 10 each time and wins at the same
+ * miss whatever @pages: returned in *@won (0: never within 40 misses).
+ * Both ranges are inode 1's, which holds less than half of the window:
+ * its victims come from the window-wide hand (see dci_reclaim_inline()),
+ * which spares the ranges hit since it last passed.  (When each hit of the
+ * pass counted, its 509 increments halved the sketch over and over: the
+ * hot ranges' counts fell to nothing, and the candidate won against one of
+ * them, at a miss of its own, while range 10 stayed mapped.)
+ */
+static void pass_body(struct dc_test *t, struct aenv *e, unsigned int pages,
+		      unsigned int *won)
+{
+	struct dc_cache_stats st;
+	unsigned int k, h, pg;
+
+	*won = 0;
+	for (k = 0; k < e->nr; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 0, BYPASS), 0);
+	for (h = 1; h <= 8; h++)
+		for (k = 0; k < 3; k++)
+			DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, h, BYPASS), 0);
+	for (pg = 0; pg < pages; pg++)
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 10, pg, BYPASS),
+				 pg < 2 ? DC_MAP_BYPASS : 0);
+	st = ast(e);
+	DC_ASSERT_EQ(t, st.admits_contested, 1);
+	for (k = 1; k <= 40 && !*won; k++) {
+		for (h = 0; h < 3; h++)
+			DC_ASSERT_INT_EQ(t, access1(t, e, 0, h, 9 + k, BYPASS), 0);
+		if (!access_pg(t, e, 1, 20, 500 - 12 * k, BYPASS))
+			*won = k;
+		DC_RETURN_IF_FAILED(t);
+	}
+	/* Range 10 was the victim: 0..2 are mapped (NORECLAIM maps nothing). */
+	for (k = 0; k < 3; k++)
+		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 99, DC_MAP_NORECLAIM), 0);
+}
+
+static void pass_run(struct dc_test *t, unsigned int pages, unsigned int *won)
+{
+	struct aenv e;
+
+	aenv_init(&e, 4);
+	if (aenv_start(t, &e))
+		pass_body(t, &e, pages, won);
+	aenv_finish(t, &e);
+}
+
+DC_TEST(admit_stream_pass_counts_once)
+{
+	unsigned int left, read_through;
+
+	pass_run(t, 3, &left);
+	DC_RETURN_IF_FAILED(t);
+	pass_run(t, 512, &read_through);
+	DC_RETURN_IF_FAILED(t);
+	dc_test_log(t, "the candidate won at miss %u (stream left at once), %u (read through)",
+		    left, read_through);
+	DC_ASSERT(t, left > 0);
+	DC_ASSERT_INT_EQ(t, read_through, left);
+}
+
+/*
  * Zipf-like skew over 4x the window (range r drawn with weight 1/(r+1)),
  * after the coldest ranges filled the window: the hottest ranges end up
  * mapped, and the hit ratio nears the best static one (the 16 hottest: 71%
@@ -1292,6 +1361,7 @@ DC_SUITE(admit,
 	DC_CASE(admit_sequential_admitted),
 	DC_CASE(admit_stream_across_ranges),
 	DC_CASE(admit_random_miss_not_stream),
+	DC_CASE(admit_stream_pass_counts_once),
 	DC_CASE(admit_skew_keeps_hottest),
 	DC_CASE(admit_lead_pays_setup),
 	DC_CASE(admit_evict_budget),
