@@ -147,6 +147,32 @@ static void check_size(void)
 	}
 }
 
+static void check_fraction(void)
+{
+	static const struct { const char *s; double v; } good[] = {
+		{ "0.4", 0.4 }, { "2", 2 }, { "1/16", 0.0625 }, { "3/2", 1.5 },
+		{ "0.5/2", 0.25 }, { "1e-2", 0.01 },
+	};
+	static const char *const bad[] = {
+		"", "x", "0.4x", "/2", "1/", "1/0", "1/-2", "1/2/3", "nan",
+		"1/nan",
+	};
+	double v;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = -1;
+		CHECK(bench_parse_fraction(good[i].s, &v) == 0 && v == good[i].v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		if (bench_parse_fraction(bad[i], &v) != -EINVAL || v != 7) {
+			fprintf(stderr, "fraction '%s' accepted\n", bad[i]);
+			failures++;
+		}
+	}
+}
+
 struct vals {
 	double seconds;
 	bool quick;
@@ -317,6 +343,7 @@ int main(void)
 
 	check_json(dir && *dir ? dir : "/tmp");
 	check_size();
+	check_fraction();
 	check_opts();
 	check_hist();
 	check_stats();

@@ -58,6 +58,28 @@ static int parse_double(const char *s, double *out)
 	return errno || end == s || *end || *out != *out ? -EINVAL : 0;
 }
 
+int bench_parse_fraction(const char *s, double *out)
+{
+	const char *slash = strchr(s, '/');
+	double num, den = 1;
+	char text[64];
+
+	if (!slash) {
+		if (parse_double(s, &num))
+			return -EINVAL;
+	} else {
+		if ((size_t)(slash - s) >= sizeof(text))
+			return -EINVAL;
+		memcpy(text, s, (size_t)(slash - s));
+		text[slash - s] = '\0';
+		if (parse_double(text, &num) || parse_double(slash + 1, &den) ||
+		    !(den > 0))
+			return -EINVAL;
+	}
+	*out = num / den;
+	return 0;
+}
+
 static int parse_u64(const char *s, uint64_t *out)
 {
 	char *end;

@@ -189,4 +189,16 @@ int parse_fn(const char *s, type *out)					\
  */
 int bench_parse_size(const char *s, uint64_t *out);
 
+/**
+ * bench_parse_fraction() - read a number such as 0.4 or a fraction such as
+ *	1/16.
+ * @s: the text.
+ * @out: its value.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL (@out untouched) for a malformed number, NaN or a
+ * denominator that is not positive.
+ */
+int bench_parse_fraction(const char *s, double *out);
+
 #endif /* BENCH_COMMON_OPTS_H */

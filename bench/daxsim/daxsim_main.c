@@ -27,28 +27,6 @@ static const double quick_ratios[] = { 1.0 / 16, 1.0 / 8, 1.0 / 4, 0.4, 0.5, 1.0
 static const double full_ratios[] = { 1.0 / 16, 1.0 / 8, 1.0 / 4, 0.4, 0.5, 0.75,
 				      1.0, 1.5, 2.0 };
 
-static int parse_double(const char *s, double *out)
-{
-	char *end;
-	double num, den;
-
-	errno = 0;
-	num = strtod(s, &end);
-	if (errno || end == s)
-		return -EINVAL;
-	if (*end == '/') {
-		s = end + 1;
-		den = strtod(s, &end);
-		if (errno || end == s || den <= 0)
-			return -EINVAL;
-		num /= den;
-	}
-	if (*end)
-		return -EINVAL;
-	*out = num;
-	return 0;
-}
-
 /* Parse a comma list, calling @one on each item; 0 or -EINVAL. */
 static int each_item(const char *arg, int (*one)(struct dsim_params *p, const char *s),
 		     struct dsim_params *p)
@@ -104,7 +82,7 @@ static int add_ratio(struct dsim_params *p, const char *s)
 	double r;
 	unsigned int i;
 
-	if (parse_double(s, &r) || r <= 0 || r > 64)
+	if (bench_parse_fraction(s, &r) || r <= 0 || r > 64)
 		return -EINVAL;
 	for (i = 0; i < p->nr_ratios; i++)
 		if (p->ratios[i] == r)

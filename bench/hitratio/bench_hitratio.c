@@ -25,8 +25,9 @@
 #include "study.h"
 #include "workload.h"
 
-static const double ratios[] = { 1.0 / 16, 1.0 / 8, 1.0 / 4, 0.4, 1.0 / 2, 1, 2 };
-#define NR_RATIOS	(sizeof(ratios) / sizeof(ratios[0]))
+static const double default_ratios[] = { 1.0 / 16, 1.0 / 8, 1.0 / 4, 0.4, 1.0 / 2, 1, 2 };
+#define NR_DEFAULT_RATIOS	(sizeof(default_ratios) / sizeof(default_ratios[0]))
+#define MAX_RATIOS		16
 
 #define DEFAULT_ACCESSES	(1u << 17)
 #define QUICK_ACCESSES		(1u << 15)
@@ -38,6 +39,8 @@ struct opts {
 	const char *json;
 	const char *tsv;
 	const char *workloads;
+	double ratio[MAX_RATIOS];
+	unsigned int nr_ratios;
 };
 
 static double now_s(void)
@@ -50,6 +53,32 @@ static double now_s(void)
 
 #define STR(x)		#x
 #define XSTR(x)		STR(x)
+
+/* --ratio: a comma list of window/file ratios, each once; 0 or -EINVAL. */
+static int ratio_list(const char *arg, void *p)
+{
+	struct opts *o = p;
+	char buf[256], *tok, *save = NULL;
+	unsigned int i;
+	double r;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, arg);
+	o->nr_ratios = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (bench_parse_fraction(tok, &r) || r <= 0 || r > 64)
+			return -EINVAL;
+		for (i = 0; i < o->nr_ratios && o->ratio[i] != r; i++)
+			;
+		if (i < o->nr_ratios)
+			continue;
+		if (o->nr_ratios == MAX_RATIOS)
+			return -EINVAL;
+		o->ratio[o->nr_ratios++] = r;
+	}
+	return o->nr_ratios ? 0 : -EINVAL;
+}
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -69,6 +98,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		  .help = "comma-separated, of uniform zipf0.9 zipf0.99 seq scanhot\n"
 			  "files64 shift (default: all; rw75's writes are not\n"
 			  "replayed, so it is not a trace here)" },
+		{ .name = "ratio", .arg = "LIST", .type = BENCH_OPT_CALL, .dst = o,
+		  .call = ratio_list,
+		  .help = "comma list of window/file ratios, as 0.4 or 1/16\n"
+			  "(default 1/16,1/8,1/4,0.4,1/2,1,2; at most "
+			  XSTR(MAX_RATIOS) ")" },
 		BENCH_OPT_JSON(&o->json, "write the study as JSON"),
 		{ .name = "tsv", .arg = "FILE", .type = BENCH_OPT_STRING, .dst = &o->tsv,
 		  .help = "write one tab-separated line per cell, with a header" },
@@ -77,6 +111,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .accesses = DEFAULT_ACCESSES, .seed = 1 };
 	bench_opts_main("bench-hitratio", opts, argc, argv);
+	if (!o->nr_ratios) {
+		memcpy(o->ratio, default_ratios, sizeof(default_ratios));
+		o->nr_ratios = NR_DEFAULT_RATIOS;
+	}
 	o->file_ranges = (uint32_t)file_ranges;
 	return 0;
 }
@@ -237,7 +275,7 @@ int main(int argc, char **argv)
 	s.seed = o.seed;
 	/* Threshold 0 still means one range: the reclaimer keeps one free. */
 	s.fair_threshold_pct = 0;
-	s.cells = calloc(DSIM_NR_WL * NR_RATIOS, sizeof(*s.cells));
+	s.cells = calloc(DSIM_NR_WL * o.nr_ratios, sizeof(*s.cells));
 	if (!s.cells)
 		return 1;
 	for (wl = 0; wl < DSIM_NR_WL; wl++) {
@@ -251,12 +289,12 @@ int main(int argc, char **argv)
 				dsim_wl_name((enum dsim_wl)wl), ret);
 			return 1;
 		}
-		for (k = 0; k < NR_RATIOS; k++) {
+		for (k = 0; k < o.nr_ratios; k++) {
 			struct hr_cell *c = &s.cells[s.nr_cells++];
-			double cap = lround(ratios[k] * o.file_ranges);
+			double cap = lround(o.ratio[k] * o.file_ranges);
 
 			c->wl = dsim_wl_name((enum dsim_wl)wl);
-			c->ratio = ratios[k];
+			c->ratio = o.ratio[k];
 			c->cap = cap < 1 ? 1 : (uint32_t)cap;
 			c->n = t.n;
 			ret = run_cell(&t, c->cap, s.fair_threshold_pct, c);
