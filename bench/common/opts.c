@@ -60,23 +60,35 @@ static int parse_double(const char *s, double *out)
 
 int bench_parse_fraction(const char *s, double *out)
 {
-	const char *slash = strchr(s, '/');
 	double num, den = 1;
-	char text[64];
+	char *end;
 
-	if (!slash) {
-		if (parse_double(s, &num))
-			return -EINVAL;
-	} else {
-		if ((size_t)(slash - s) >= sizeof(text))
-			return -EINVAL;
-		memcpy(text, s, (size_t)(slash - s));
-		text[slash - s] = '\0';
-		if (parse_double(text, &num) || parse_double(slash + 1, &den) ||
-		    !(den > 0))
-			return -EINVAL;
+	errno = 0;
+	num = strtod(s, &end);
+	if (end != s && *end == '/') {
+		s = end + 1;
+		den = strtod(s, &end);
 	}
+	if (errno || end == s || *end || num != num || !(den > 0))
+		return -EINVAL;
 	*out = num / den;
+	return 0;
+}
+
+int bench_ratio_add(const char *s, double *ratios, unsigned int max,
+		    unsigned int *nr)
+{
+	unsigned int i;
+	double r;
+
+	if (bench_parse_fraction(s, &r) || r <= 0 || r > BENCH_RATIO_MAX)
+		return -EINVAL;
+	for (i = 0; i < *nr; i++)
+		if (ratios[i] == r)
+			return 0;
+	if (*nr >= max)
+		return -EINVAL;
+	ratios[(*nr)++] = r;
 	return 0;
 }
 

@@ -201,4 +201,21 @@ int bench_parse_size(const char *s, uint64_t *out);
  */
 int bench_parse_fraction(const char *s, double *out);
 
+/* The largest window/file ratio a benchmark takes. */
+#define BENCH_RATIO_MAX		64
+
+/**
+ * bench_ratio_add() - add one item of a --ratio list to a set of ratios.
+ * @s: the item, as bench_parse_fraction() reads it.
+ * @ratios: the set, @max entries.
+ * @max: its room.
+ * @nr: its entries, one more if @s is new.
+ *
+ * Context: any.
+ * Return: 0 (also when the ratio is in the set already), or -EINVAL for a
+ * malformed ratio, one outside (0, BENCH_RATIO_MAX], or no room left.
+ */
+int bench_ratio_add(const char *s, double *ratios, unsigned int max,
+		    unsigned int *nr);
+
 #endif /* BENCH_COMMON_OPTS_H */

@@ -79,18 +79,7 @@ static int add_threads(struct dsim_params *p, const char *s)
 
 static int add_ratio(struct dsim_params *p, const char *s)
 {
-	double r;
-	unsigned int i;
-
-	if (bench_parse_fraction(s, &r) || r <= 0 || r > 64)
-		return -EINVAL;
-	for (i = 0; i < p->nr_ratios; i++)
-		if (p->ratios[i] == r)
-			return 0;
-	if (p->nr_ratios >= DSIM_MAX_RATIOS)
-		return -EINVAL;
-	p->ratios[p->nr_ratios++] = r;
-	return 0;
+	return bench_ratio_add(s, p->ratios, DSIM_MAX_RATIOS, &p->nr_ratios);
 }
 
 static int wl_list(const char *arg, void *p)

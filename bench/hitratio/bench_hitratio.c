@@ -59,24 +59,14 @@ static int ratio_list(const char *arg, void *p)
 {
 	struct opts *o = p;
 	char buf[256], *tok, *save = NULL;
-	unsigned int i;
-	double r;
 
 	if (strlen(arg) >= sizeof(buf))
 		return -EINVAL;
 	strcpy(buf, arg);
 	o->nr_ratios = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (bench_parse_fraction(tok, &r) || r <= 0 || r > 64)
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (bench_ratio_add(tok, o->ratio, MAX_RATIOS, &o->nr_ratios))
 			return -EINVAL;
-		for (i = 0; i < o->nr_ratios && o->ratio[i] != r; i++)
-			;
-		if (i < o->nr_ratios)
-			continue;
-		if (o->nr_ratios == MAX_RATIOS)
-			return -EINVAL;
-		o->ratio[o->nr_ratios++] = r;
-	}
 	return o->nr_ratios ? 0 : -EINVAL;
 }
 

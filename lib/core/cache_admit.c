@@ -13,9 +13,9 @@
  *   the range, whatever the victim policy; the hits of a stream's pass
  *   through a range it mapped count as one, see is_stream()), and +1 on
  *   each write to a read-only mapping while no range is free
- *   (dci_admit_write_hit(): a range written often enough is upgraded).  Counters saturate at
- *   DC_ADMIT_MAX and are all halved every @sample increments, so the counts
- *   follow recent behaviour.
+ *   (dci_admit_write_hit(): a range written often enough is upgraded).
+ *   Counters saturate at DC_ADMIT_MAX and are all halved every @sample
+ *   increments, so the counts follow recent behaviour.
  * - the ghost: a direct-mapped table of fingerprints of recent misses,
  *   about two windows' worth, that tells a re-reference at a short distance
  *   (a range missed again before a window's worth of other misses passed)
