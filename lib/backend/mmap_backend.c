@@ -326,7 +326,7 @@ static int guarded_copy(void *dst, const void *src, size_t len, uintptr_t lo,
 		return -EIO;
 	__atomic_store_n(&cur_guard, &g, __ATOMIC_RELAXED);
 	atomic_signal_fence(memory_order_seq_cst);
-	memcpy(dst, src, len);
+	dci_plat_window_copy(dst, src, len);
 	atomic_signal_fence(memory_order_seq_cst);
 	__atomic_store_n(&cur_guard, g.prev, __ATOMIC_RELAXED);
 	return 0;
@@ -431,6 +431,7 @@ int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
 	    window_size > (uint64_t)SIZE_MAX)
 		return -EINVAL;
 	pthread_once(&sigbus_once, sigbus_install);
+	dci_plat_window_copy_init();
 	if (sigbus_err)
 		return sigbus_err;
 	be = dc_zalloc(sizeof(*be));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * platform.c - userspace implementation of the shim contract's stateful
- * part: logging, per-thread counters, workers, fork, RCU registration
- * (allocation, locks and wait queues are in memwait.c).
+ * part: logging, per-thread counters, workers, window copies, fork, RCU
+ * registration (allocation, locks and wait queues are in memwait.c).
  */
 /* The USDT probes' semaphores are defined here (trace.h). */
 #define DCI_TRACE_DEFINE_SEMAPHORES
@@ -13,6 +13,10 @@
 
 #include <daxcache/log.h>
 #include <daxcache/thread.h>
+
+#if DC_PLAT_COPY_ASM
+#include <cpuid.h>
+#endif
 
 #if DC_PLAT_TSAN
 char dci_rcu_tsan_gp;
@@ -488,6 +492,28 @@ void dci_worker_stop(struct dc_worker *w)
 	worker_end_thread(w, true);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Window copies                                                        */
+
+bool dci_plat_fast_string;
+static pthread_once_t fast_string_once = PTHREAD_ONCE_INIT;
+
+static void fast_string_probe(void)
+{
+#if DC_PLAT_COPY_ASM
+	unsigned int a, b, c, d;
+
+	/* CPUID leaf 7, subleaf 0: EBX bit 9 is ERMS. */
+	if (__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		dci_plat_fast_string = b & (1u << 9);
+#endif
+}
+
+void dci_plat_window_copy_init(void)
+{
+	pthread_once(&fast_string_once, fast_string_probe);
 }
 
 /* ------------------------------------------------------------------ */
