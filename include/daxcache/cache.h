@@ -67,13 +67,13 @@ enum dc_victim_policy {
  *	behaviour before admission control, kept for comparison).
  * @DC_ADMIT_FREQ: a read miss that would evict a mapping is mapped if it
  *	continues a sequential stream (it follows a recent miss of its range
- *	closely, or starts its range after a range of the same inode that was
- *	just read), else only if its file range was missed recently and is
- *	referenced more often than the victim it would replace by more than
- *	@admit_setup_cost of struct dc_cache_config (a frequency
- *	sketch that counts misses and hits alike, whatever the victim
- *	policy), and while @admit_evict_interval's budget allows an
- *	eviction; otherwise dc_map() answers DC_MAP_BYPASS.  Writes
+ *	closely, or starts its range after a range of the same inode that a
+ *	stream mapped and just read), else only if its file range was
+ *	missed recently and is referenced more often than the victim it
+ *	would replace by more than @admit_setup_cost of struct
+ *	dc_cache_config (a frequency sketch that counts misses and hits
+ *	alike, whatever the victim policy), and while @admit_evict_interval's
+ *	budget allows an eviction; otherwise dc_map() answers DC_MAP_BYPASS.  Writes
  *	never evict; while no range is free, a write upgrades a read-only
  *	mapping only once its range is hot (written repeatedly).  Misses served
  *	from free ranges are always mapped.  The default.

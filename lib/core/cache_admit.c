@@ -354,14 +354,17 @@ static inline uint32_t ghost_pos(uint64_t w)
  *   forward steps in a row, this one included; one step alone is what
  *   random reads take in 1/32 of their re-misses); or
  * - across ranges: it is at the start of its range, and the range before
- *   is mapped and was hit since it was mapped or last passed by the victim
- *   scan (a stream that read through it), or was missed recently near its
- *   end (a stream that went past it without mapping it).
+ *   was mapped by a stream's miss (still marked @streamed, see below) and
+ *   was hit since it was mapped or last passed by the victim scan (the
+ *   stream read through it), or was missed recently near its end (a stream
+ *   that went past it without mapping it).
  *
  * Random reads rarely look like this: two forward steps in a row take
  * 1/1024 of their re-misses, and a miss at the start of a range next to
- * one that is mapped and hot 1/256 of their offsets.  A scan that
- * reads one page per range leaves the ranges it maps unaccessed.
+ * one a stream mapped 1/256 of their offsets there.  (Next to any mapped,
+ * hit range, as once, it was 1/256 of all their misses in a full window:
+ * random reads hit mapped ranges all the time.)  A scan that reads one
+ * page per range leaves the ranges it maps unaccessed.
  *
  * A range that a stream's miss maps is marked (struct dc_range's
  * @streamed): the stream reads it through, a hit a page, and predicts no
@@ -379,7 +382,7 @@ static bool is_stream(struct dc_admit *a, const struct dc_inode *inode,
 	if (pos >= DC_ADMIT_POS_START || !index)
 		return false;
 	if (prev)
-		return dc_read_once(prev->hits) != 0;
+		return dc_read_once(prev->streamed) && dc_read_once(prev->hits);
 	h = key_hash(inode->id, index - 1);
 	w = dc_read_once(a->ghost[ghost_slot(a, h)]);
 	return ghost_fp(w) == fingerprint(h) &&
