@@ -360,9 +360,9 @@ static int copy_span(struct fixture *fx, const struct dc_pin *pin,
 
 /*
  * dc_mmapbe_read() and dc_mmapbe_write() copy exactly the bytes asked for:
- * every length up to a little over 256, at offsets around a page boundary,
- * into and out of buffers at every alignment mod 8; the bytes around the
- * destination stay as they were.
+ * every length up to 72 bytes and every 13th from there to 280, at offsets
+ * around a page boundary, into and out of buffers at every alignment mod
+ * 8; the bytes around the destination stay as they were.
  */
 static void test_copy_spans(void **state)
 {
