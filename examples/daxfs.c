@@ -146,6 +146,9 @@ struct dfile {
 static struct dfile stats_files = { .next = &stats_files, .prev = &stats_files };
 static pthread_mutex_t stats_files_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* What a setup costs the cache's admission rule, in pread()s of the backing file. */
+#define DAXFS_SETUP_COST	8u
+
 /*
  * The options; the int and char * fields are filled by fuse_opt_parse()
  * (which frees a string it replaces: the defaults of those are NULL).
@@ -166,6 +169,8 @@ static struct daxfs_opts {
 	char *attr_timeout_arg;
 	uint64_t evict_interval;	/* --evict-interval: see cache_start() */
 	char *evict_arg;
+	uint64_t setup_cost;		/* --setup-cost: see cache_start() */
+	char *cost_arg;
 	char *window_arg;
 	char *shift_arg;
 	char *policy_arg;
@@ -182,6 +187,7 @@ static struct daxfs_opts {
 	.attr_timeout_ns = 1000000000ull,
 	.ring_depth = 16,
 	.evict_interval = 256,
+	.setup_cost = DAXFS_SETUP_COST,
 };
 
 static struct dnode root;
@@ -522,6 +528,7 @@ static size_t stats_text(char *buf, size_t size)
 		       "fallbacks: %" PRIu64 "\n"
 		       "bypassed_ios: %" PRIu64 "\n"
 		       "evict_interval: %" PRIu64 "\n"
+		       "setup_cost: %" PRIu64 "\n"
 		       "bypass_budget: %" PRIu64 "\n"
 		       "hits: %" PRIu64 "\n"
 		       "misses: %" PRIu64 "\n"
@@ -579,7 +586,8 @@ static size_t stats_text(char *buf, size_t size)
 		       (uint64_t)atomic_load(&n_direct_writes),
 		       (uint64_t)atomic_load(&n_fallbacks),
 		       bypassed,
-		       map_flags ? opt.evict_interval : 0, st.bypass_budget,
+		       map_flags ? opt.evict_interval : 0,
+		       map_flags ? opt.setup_cost : 0, st.bypass_budget,
 		       st.hits, st.misses, st.bypasses, st.bypass_full,
 		       st.bypass_busy, st.bypass_write, st.admits_contested, st.upgrades, st.inline_reclaims,
 		       st.bg_reclaims, st.removes_sent, st.removes_skipped,
@@ -1381,9 +1389,6 @@ static int direct_copy(int fd, char *buf, size_t len, uint64_t off, bool write)
 	}
 	return 0;
 }
-
-/* What a setup costs the cache's admission rule, in pread()s of the backing file. */
-#define DAXFS_SETUP_COST	8u
 
 /* Note that the range of @off was written through the window: 0 or -ENOMEM. */
 static int mark_dirty(struct dnode *n, uint64_t off)
@@ -2908,6 +2913,12 @@ static void usage(FILE *f, const char *prog)
 		"           and hits as its victim scan collects them; a sequential\n"
 		"           stream excepted); the other misses it refuses are pread()\n"
 		"           (default 256; 0 or 1: no budget)\n"
+		"    --setup-cost=N                [setup_cost=N]\n"
+		"           default policy: what one setup costs the cache's\n"
+		"           admission rule, in pread()s of the backing file: a miss\n"
+		"           that is no sequential stream replaces a mapping only when\n"
+		"           its count leads the victim's by more than N (1..200,\n"
+		"           default 8)\n"
 		"    --direct-io                   [direct_io]\n"
 		"           open files with direct_io (no page cache); a write by a\n"
 		"           caller other than root clears setuid and setgid\n"
@@ -2996,6 +3007,9 @@ static const struct fuse_opt daxfs_opts[] = {
 	DAXFS_OPT("--evict-interval %s", evict_arg, 0),
 	DAXFS_OPT("--evict-interval=%s", evict_arg, 0),
 	DAXFS_OPT("evict_interval=%s", evict_arg, 0),
+	DAXFS_OPT("--setup-cost %s", cost_arg, 0),
+	DAXFS_OPT("--setup-cost=%s", cost_arg, 0),
+	DAXFS_OPT("setup_cost=%s", cost_arg, 0),
 	DAXFS_OPT("--direct-io", direct_io, 1),
 	DAXFS_OPT("direct_io", direct_io, 1),
 	DAXFS_OPT("--io-engine %s", engine_arg, 0),
@@ -3094,6 +3108,13 @@ static int check_values(void)
 			return -1;
 		}
 	}
+	if (opt.cost_arg) {
+		if (parse_size(opt.cost_arg, &opt.setup_cost) ||
+		    opt.setup_cost < 1 || opt.setup_cost > DC_ADMIT_SETUP_COST_MAX) {
+			fprintf(stderr, "daxfs: bad value '%s'\n", opt.cost_arg);
+			return -1;
+		}
+	}
 	if (opt.engine_arg) {
 		if (!strcmp(opt.engine_arg, "uring")) {
 #ifndef DAXFS_URING
@@ -3188,9 +3209,10 @@ static int cache_start(void)
 		/*
 		 * A setup is the mmap backend's mmap(MAP_FIXED) over the old
 		 * mapping and the page faults of its first touches, where a
-		 * bypassed read is one pread() of the backing file.
+		 * bypassed read is one pread() of the backing file
+		 * (--setup-cost, default DAXFS_SETUP_COST).
 		 */
-		cfg.admit_setup_cost = DAXFS_SETUP_COST;
+		cfg.admit_setup_cost = (unsigned int)opt.setup_cost;
 		/*
 		 * The eviction budget: with this backend a hit saves one
 		 * pread() (the data is copied either way) while a setup is an
