@@ -11,7 +11,7 @@
  *   the hit, which writes it anyway, and taken into the sketch when the
  *   victim scan, the hand or the own-inode walk of inline reclaim, passes
  *   the range, whatever the victim policy; the hits of a stream's pass
- *   through a range it mapped count as one, see is_stream()), and +1 on
+ *   through a range it mapped count as one, see stream_stride()), and +1 on
  *   each write to a read-only mapping while no range is free
  *   (dci_admit_write_hit(): a range written often enough is upgraded).
  *   Counters saturate at DC_ADMIT_MAX and are all halved every @sample
@@ -24,10 +24,10 @@
  * A contested miss (no free range) is admitted when it is in the ghost and
  * its count leads the victim's by more than the client's setup cost, out
  * of the counts' noise (see dci_admit_contest()), or at once when it
- * continues a sequential stream (see is_stream()): the ghost also keeps
- * where in its range each recent miss fell, and how many forward steps in
- * a row led there, which tells a stream's steps from the scattered offsets
- * of random reads.
+ * continues a sequential stream (see stream_stride()): the ghost also
+ * keeps where in its range each recent miss fell, and how many equal
+ * forward steps in a row led there, which tells a stream's steps from the
+ * scattered offsets of random reads.
  *
  * The eviction budget (cfg.admit_evict_interval, off by default): at most
  * one eviction by a miss admitted on its count per that many references
@@ -86,18 +86,20 @@
 #define DC_ADMIT_UPGRADE_MIN	3u	/* a write hit upgrades at this estimate */
 /*
  * Positions in a range, for stream recognition: 0..DC_ADMIT_POS_N - 1 (the
- * offset in the range scaled to 16 bits).  A step of at most
- * DC_ADMIT_POS_NEAR forward (1/32 of the range: 64 KiB of a 2 MiB range) is
- * a step of a stream, and DC_ADMIT_RUN such steps in a row make one; a
- * miss at most DC_ADMIT_POS_START into a range (8 KiB) after its
- * predecessor's last DC_ADMIT_POS_NEAR, or after a mapped predecessor that
- * was hit, is a stream's next read too.
+ * offset in the range scaled to 16 bits: 32 bytes of a 2 MiB range).  A
+ * forward step from the range's last miss of at most DC_ADMIT_STRIDE_MAX
+ * (just under 1/4 of the range: reads of up to 512 KiB in a 2 MiB range)
+ * is a step of a stream when it is as long as the step before it (within
+ * one position, for reads whose length the scaling rounds), and
+ * DC_ADMIT_RUN such steps in a row make one: the fourth read of a stream,
+ * in its first range.  A step that crosses into the next range counts
+ * when it lands where the last step of the range before predicts.
  */
 #define DC_ADMIT_POS_BITS	16u
 #define DC_ADMIT_POS_N		(1u << DC_ADMIT_POS_BITS)
-#define DC_ADMIT_POS_NEAR	(DC_ADMIT_POS_N / 32u)
-#define DC_ADMIT_POS_START	(DC_ADMIT_POS_N / 256u)
-#define DC_ADMIT_RUN		2u
+#define DC_ADMIT_STRIDE_BITS	14u
+#define DC_ADMIT_STRIDE_MAX	((1u << DC_ADMIT_STRIDE_BITS) - 1)
+#define DC_ADMIT_RUN		3u
 
 /*
  * Whether a candidate of estimate @est beats a victim of estimate @vest
@@ -317,14 +319,19 @@ static inline uint32_t ghost_slot(const struct dc_admit *a, uint64_t h)
 }
 
 /*
- * A ghost slot's word: the fingerprint of the miss (bits 32-63), the
- * forward steps in a row that led to it (bits 16-31, at most DC_ADMIT_RUN)
- * and its position in its range (bits 0-15).  One word, read and written
- * once: a racing miss replaces the whole of it.
+ * A ghost slot's word: the fingerprint of the miss (bits 32-63), the equal
+ * forward steps in a row that led to it (bits 30-31, at most
+ * DC_ADMIT_RUN), the length of the last of them (bits 16-29; 0: the miss
+ * was no step) and its position in its range (bits 0-15).  One word, read
+ * and written once: a racing miss replaces the whole of it.
  */
-static inline uint64_t ghost_word(uint32_t fp, uint32_t run, uint32_t pos)
+#define DC_ADMIT_RUN_SHIFT	(DC_ADMIT_POS_BITS + DC_ADMIT_STRIDE_BITS)
+
+static inline uint64_t ghost_word(uint32_t fp, uint32_t run, uint32_t stride,
+				  uint32_t pos)
 {
-	return (uint64_t)fp << 32 | run << DC_ADMIT_POS_BITS | pos;
+	return (uint64_t)fp << 32 | run << DC_ADMIT_RUN_SHIFT |
+	       stride << DC_ADMIT_POS_BITS | pos;
 }
 
 static inline uint32_t ghost_fp(uint64_t w)
@@ -334,7 +341,12 @@ static inline uint32_t ghost_fp(uint64_t w)
 
 static inline uint32_t ghost_run(uint64_t w)
 {
-	return (uint32_t)w >> DC_ADMIT_POS_BITS;
+	return (uint32_t)w >> DC_ADMIT_RUN_SHIFT;
+}
+
+static inline uint32_t ghost_stride(uint64_t w)
+{
+	return ((uint32_t)w >> DC_ADMIT_POS_BITS) & DC_ADMIT_STRIDE_MAX;
 }
 
 static inline uint32_t ghost_pos(uint64_t w)
@@ -343,50 +355,85 @@ static inline uint32_t ghost_pos(uint64_t w)
 }
 
 /*
- * Whether a miss at position @pos of range @index of @inode continues a
- * sequential stream of that inode; @run: the forward steps in a row of
- * the range's recent misses, this one's included (0: not a step); @prev:
- * the mapping of range @index - 1, looked up when @pos is at the start
+ * The equal forward steps in a row that a step of @step positions after
+ * the miss of ghost word @w ends (0: it is no step).  A step as long as
+ * the one before it (within one position) extends that one's run; any
+ * other forward step starts a run of one.
+ */
+static uint32_t step_run(uint64_t w, uint32_t step)
+{
+	uint32_t run = ghost_run(w), last = ghost_stride(w);
+
+	if (!step || step > DC_ADMIT_STRIDE_MAX)
+		return 0;
+	if (run && step + 1 >= last && step <= last + 1)
+		return run < DC_ADMIT_RUN ? run + 1 : DC_ADMIT_RUN;
+	return 1;
+}
+
+/*
+ * The run that a miss at position @pos of range @index of @inode continues
+ * from the range before: that range's last miss (still in the ghost) was a
+ * step of a run, and a step as long from it lands here, to within one
+ * position (a stream that crossed into this range).  *@step receives the
+ * step.  Only for a @pos within DC_ADMIT_STRIDE_MAX of the start.
+ */
+static uint32_t run_across(struct dc_admit *a, const struct dc_inode *inode,
+			   uint64_t index, uint32_t pos, uint32_t *step)
+{
+	uint64_t h = key_hash(inode->id, index - 1);
+	uint64_t w = dc_read_once(a->ghost[ghost_slot(a, h)]);
+
+	if (ghost_fp(w) != fingerprint(h) || !ghost_run(w))
+		return 0;
+	*step = pos + DC_ADMIT_POS_N - ghost_pos(w);
+	return step_run(w, *step);
+}
+
+/*
+ * The stride of the sequential stream that a miss at position @pos
+ * continues, or 0 if it continues none, given @run, the equal forward
+ * steps in a row that it ends, of @stride positions each (its range's
+ * recent misses or, across the range boundary, those of the range before:
+ * see step_run(), run_across()), and @prev, the mapping of the range
+ * before, looked up when @pos is within DC_ADMIT_STRIDE_MAX of the start
  * (else NULL).  A stream's miss is either
  *
- * - within its range: the range was missed recently, a little before @pos,
- *   and that miss followed another one a little before it (@run: the
- *   forward steps in a row, this one included; one step alone is what
- *   random reads take in 1/32 of their re-misses); or
- * - across ranges: it is at the start of its range, and the range before
- *   was mapped by a stream's miss (still marked @streamed, see below) and
- *   was hit since it was mapped or last passed by the victim scan (the
- *   stream read through it), or was missed recently near its end (a stream
- *   that went past it without mapping it).
+ * - a stream's steps: DC_ADMIT_RUN equal forward steps in a row, the
+ *   last ending at this miss; or
+ * - the start of a stream's next range: the range before was mapped by a
+ *   stream's miss (its stride still recorded, see below), was hit since it
+ *   was mapped or last passed by the victim scan (the stream read through
+ *   it), and this miss is less than that stride from the start.
  *
- * Random reads rarely look like this: two forward steps in a row take
- * 1/1024 of their re-misses, and a miss at the start of a range next to
- * one a stream mapped 1/256 of their offsets there.  (Next to any mapped,
- * hit range, as once, it was 1/256 of all their misses in a full window:
- * random reads hit mapped ranges all the time.)  A scan that reads one
- * page per range leaves the ranges it maps unaccessed.
+ * Random reads rarely look like this.  Of their re-misses about 1/4 step
+ * forward by less than DC_ADMIT_STRIDE_MAX, and 4 KiB reads land on 512
+ * positions of a range, so three equal steps in a row take about 1/10^6;
+ * and a start within one 4 KiB stride of a range after one that a stream
+ * mapped, 1/512 of the offsets there.  Steps of varied lengths are no
+ * stream: a reader that draws blocks at random but skips those it has read
+ * (fio's random map) steps forward through the last few blocks of each
+ * pass, and while any two forward steps of up to 1/32 of a range in a row
+ * counted, about 2 of its reads in 1000 mapped a range.  A scan that reads
+ * one page per range leaves the ranges it maps unaccessed.
  *
- * A range that a stream's miss maps is marked (struct dc_range's
- * @streamed): the stream reads it through, a hit a page, and predicts no
- * reuse by it, so the victim walks count those hits as one reference a
- * pass until a pass finds none (cache_reclaim.c's seen_refs()).
+ * A range that a stream's miss maps keeps the stream's stride (struct
+ * dc_range's @stream_stride): the stream reads it through, a hit a step,
+ * and predicts no reuse by it, so the victim walks count those hits as one
+ * reference a pass until a pass finds none (cache_reclaim.c's
+ * seen_refs()).
  */
-static bool is_stream(struct dc_admit *a, const struct dc_inode *inode,
-		      uint64_t index, uint32_t pos, uint32_t run,
-		      const struct dc_range *prev)
+static uint32_t stream_stride(uint32_t run, uint32_t stride, uint32_t pos,
+			      const struct dc_range *prev)
 {
-	uint64_t h, w;
+	uint32_t s;
 
 	if (run >= DC_ADMIT_RUN)
-		return true;
-	if (pos >= DC_ADMIT_POS_START || !index)
-		return false;
-	if (prev)
-		return dc_read_once(prev->streamed) && dc_read_once(prev->hits);
-	h = key_hash(inode->id, index - 1);
-	w = dc_read_once(a->ghost[ghost_slot(a, h)]);
-	return ghost_fp(w) == fingerprint(h) &&
-	       ghost_pos(w) >= DC_ADMIT_POS_N - DC_ADMIT_POS_NEAR;
+		return stride;
+	if (!prev)
+		return 0;
+	s = dc_read_once(prev->stream_stride);
+	return s && pos < s && dc_read_once(prev->hits) ? s : 0;
 }
 
 /**
@@ -417,24 +464,30 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 	uint32_t pos = (uint32_t)(((file_off & (c->range_size - 1)) <<
 				   DC_ADMIT_POS_BITS) >> c->cfg.range_shift);
 	const struct dc_range *prev = NULL;
-	uint32_t last, run;
+	uint32_t run = 0, stride = 0, across, step;
 	uint64_t w;
 
 	cand->ino = inode->id;
 	cand->index = index;
 	cand->write = write;
-	/* Type-stable: a range object lives as long as the cache. */
-	if (pos < DC_ADMIT_POS_START && index)
-		prev = dc_maptab_lookup(inode, index - 1);
 	w = dc_read_once(*slot);
 	cand->recent = ghost_fp(w) == fp;
-	last = ghost_pos(w);
-	run = 0;
-	if (cand->recent && pos > last && pos - last <= DC_ADMIT_POS_NEAR)
-		run = ghost_run(w) + 1;
-	cand->stream = is_stream(a, inode, index, pos, run, prev);
-	dc_write_once(*slot, ghost_word(fp, run < DC_ADMIT_RUN ? run : DC_ADMIT_RUN,
-					pos));
+	if (cand->recent && pos > ghost_pos(w)) {
+		stride = pos - ghost_pos(w);
+		run = step_run(w, stride);
+	}
+	if (index && pos <= DC_ADMIT_STRIDE_MAX) {
+		across = run_across(a, inode, index, pos, &step);
+		if (across > run) {
+			run = across;
+			stride = step;
+		}
+		/* Type-stable: a range object lives as long as the cache. */
+		prev = dc_maptab_lookup(inode, index - 1);
+	}
+	cand->stride = stream_stride(run, stride, pos, prev);
+	cand->stream = cand->stride != 0;
+	dc_write_once(*slot, ghost_word(fp, run, run ? stride : 0, pos));
 	cand->est = count(a, h, 1);
 	/* Whether it could beat even a victim never referenced. */
 	cand->weak = !lead_wins(cand->est, 0, c->cfg.admit_setup_cost);

@@ -125,14 +125,15 @@ struct dc_range {
 	 */
 	bool setting_up;
 	/*
-	 * Mapped for a miss that continued a sequential stream (admission
-	 * control's is_stream()), and the stream may still be reading it:
-	 * the victim walks count its hits as one reference a pass until a
-	 * pass finds none (cache_reclaim.c's seen_refs()).  Written by the
-	 * miss that claimed the range before it is published, cleared by a
-	 * walk (pool lock or owner's mutex; a racing walk writes the same).
+	 * Non-zero: mapped for a miss that continued a sequential stream of
+	 * this stride (in 1/65536 of a range: admission control's
+	 * stream_stride()), and the stream may still be reading it: the
+	 * victim walks count its hits as one reference a pass until a pass
+	 * finds none (cache_reclaim.c's seen_refs()).  Written by the miss
+	 * that claimed the range before it is published, cleared by a walk
+	 * (pool lock or owner's mutex; a racing walk writes the same).
 	 */
-	bool streamed;
+	uint16_t stream_stride;
 	uint64_t gen;			/* moved by each setup; low bit: writable */
 	struct dc_inode *owner;
 	uint64_t index;			/* file range index */
@@ -311,6 +312,7 @@ struct dc_admit_cand {
 	unsigned int est;		/* its estimate, this miss included */
 	bool recent;			/* it was in the ghost: missed recently */
 	bool stream;			/* it continues a sequential stream */
+	uint16_t stride;		/* that stream's (when @stream) */
 	bool write;			/* a write: never worth a victim */
 	bool weak;			/* @est loses even to a victim of 0 */
 };

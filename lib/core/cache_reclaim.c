@@ -258,10 +258,10 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
  */
 static uint32_t seen_refs(struct dc_range *r, uint32_t hits)
 {
-	if (!dc_read_once(r->streamed))
+	if (!dc_read_once(r->stream_stride))
 		return hits;
 	if (!hits) {
-		dc_write_once(r->streamed, false);
+		dc_write_once(r->stream_stride, 0);
 		return 0;
 	}
 	return 1;
