@@ -66,8 +66,9 @@ enum dc_victim_policy {
  * @DC_ADMIT_ALWAYS: every miss is mapped; DC_MAP_MAY_BYPASS is ignored (the
  *	behaviour before admission control, kept for comparison).
  * @DC_ADMIT_FREQ: a read miss that would evict a mapping is mapped if it
- *	continues a sequential stream (it follows a recent miss of its range
- *	closely, or starts its range after a range of the same inode that a
+ *	continues a sequential stream (it ends the third forward step in a
+ *	row of equal length through its inode's recent misses, or starts its
+ *	range within one such step after a range of the same inode that a
  *	stream mapped and just read), else only if its file range was
  *	missed recently and is referenced more often than the victim it
  *	would replace by more than @admit_setup_cost of struct
