@@ -153,6 +153,22 @@ static int access1(struct dc_test *t, struct aenv *e, unsigned int i,
 	return access_pg(t, e, i, idx, k, flags);
 }
 
+/*
+ * The start of a stream in range @idx of inode @i of a full window: reads
+ * at pages @pg, @pg + @step, @pg + 2 * @step are bypassed, and the fourth,
+ * the third equal step, maps the range.
+ */
+static void stream_start(struct dc_test *t, struct aenv *e, unsigned int i,
+			 uint64_t idx, uint64_t pg, uint64_t step)
+{
+	unsigned int k;
+
+	for (k = 0; k < 3; k++)
+		DC_ASSERT_INT_EQ(t, access_pg(t, e, i, idx, pg + k * step, BYPASS),
+				 DC_MAP_BYPASS);
+	DC_ASSERT_INT_EQ(t, access_pg(t, e, i, idx, pg + 3 * step, BYPASS), 0);
+}
+
 /* --- configuration ------------------------------------------------------ */
 
 static dc_atomic_t log_lines;
@@ -554,10 +570,8 @@ static void not_stream_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st.bypass_full - before.bypass_full, 4);
 	DC_ASSERT_EQ(t, st.misses, before.misses);
 	/* A stream maps range 6 at its fourth page and reads on: range 7 next. */
-	for (k = 0; k < 3; k++)
-		DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 6, k, BYPASS),
-				 DC_MAP_BYPASS);
-	for (k = 3; k < 512; k++)
+	stream_start(t, e, 1, 6, 0, 1);
+	for (k = 4; k < 512; k++)
 		DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 6, k, BYPASS), 0);
 	DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 7, 0, BYPASS), 0);
 	st = ast(e);
@@ -574,10 +588,9 @@ AENV_CASE(admit_random_miss_not_stream, 8, not_stream_body)
  * a full window, each of 8 ranges of inode 1 missed three times at pages
  * p, p + 3, p + 5 (steps of 12 and 8 KiB) is bypassed at every miss, as a
  * first miss is, and none is mapped.  (While any two forward steps of up
- * to 64 KiB in a row made a stream, the third miss of each was mapped:
- * in daxfs under fio's randread job, about 2 reads in 1000 mapped a
- * range that way.)  The control: three equal steps of 128 KiB (reads of
- * that size) map the range at the fourth read.
+ * to 64 KiB in a row made a stream, the third miss of each was mapped.)
+ * The control: three equal steps of 128 KiB (reads of that size) map the
+ * range at the fourth read.
  */
 static void varied_body(struct dc_test *t, struct aenv *e)
 {
@@ -597,10 +610,7 @@ static void varied_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st.misses, before.misses);
 	DC_ASSERT_EQ(t, st.bypass_full - before.bypass_full, 24);
 	/* Three equal steps of 32 pages: the fourth read is a stream's. */
-	for (k = 0; k < 3; k++)
-		DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 40, 100 + 32 * k, BYPASS),
-				 DC_MAP_BYPASS);
-	DC_ASSERT_INT_EQ(t, access_pg(t, e, 1, 40, 196, BYPASS), 0);
+	stream_start(t, e, 1, 40, 100, 32);
 	st = ast(e);
 	DC_ASSERT_EQ(t, st.misses - before.misses, 1);
 	DC_ASSERT_EQ(t, st.admits_contested - before.admits_contested, 1);
@@ -1125,10 +1135,7 @@ static void files_body(struct dc_test *t, struct aenv *e)
 	DC_ASSERT_EQ(t, st0.nr_free, 0);
 	DC_ASSERT_EQ(t, st0.hits, 1);
 	/* A stream in range 1 of inode 0: admitted at its fourth page. */
-	for (k = 0; k < 3; k++)
-		DC_ASSERT_INT_EQ(t, access1(t, e, 0, 1, k, BYPASS),
-				 DC_MAP_BYPASS);
-	DC_ASSERT_INT_EQ(t, access1(t, e, 0, 1, 3, BYPASS), 0);
+	stream_start(t, e, 0, 1, 0, 1);
 	st = ast(e);
 	DC_ASSERT_EQ(t, st.misses, st0.misses + 1);
 	DC_ASSERT_EQ(t, st.admits_contested, st0.admits_contested + 1);
