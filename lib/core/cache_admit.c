@@ -397,7 +397,7 @@ static uint32_t run_across(struct dc_admit *a, const struct dc_inode *inode,
  * recent misses or, across the range boundary, those of the range before:
  * see step_run(), run_across()), and @prev, the mapping of the range
  * before, looked up when @pos is within DC_ADMIT_STRIDE_MAX of the start
- * (else NULL).  A stream's miss is either
+ * and @run falls short of a stream (else NULL).  A stream's miss is either
  *
  * - a stream's steps: DC_ADMIT_RUN equal forward steps in a row, the
  *   last ending at this miss; or
@@ -414,7 +414,7 @@ static uint32_t run_across(struct dc_admit *a, const struct dc_inode *inode,
  * stream: a reader that draws blocks at random but skips those it has read
  * (fio's random map) steps forward through the last few blocks of each
  * pass, and while any two forward steps of up to 1/32 of a range in a row
- * counted, about 2 of its reads in 1000 mapped a range.  A scan that reads
+ * counted, those mapped ranges all along.  A scan that reads
  * one page per range leaves the ranges it maps unaccessed.
  *
  * A range that a stream's miss maps keeps the stream's stride (struct
@@ -483,10 +483,10 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
 			stride = step;
 		}
 		/* Type-stable: a range object lives as long as the cache. */
-		prev = dc_maptab_lookup(inode, index - 1);
+		if (run < DC_ADMIT_RUN)
+			prev = dc_maptab_lookup(inode, index - 1);
 	}
 	cand->stride = stream_stride(run, stride, pos, prev);
-	cand->stream = cand->stride != 0;
 	dc_write_once(*slot, ghost_word(fp, run, run ? stride : 0, pos));
 	cand->est = count(a, h, 1);
 	/* Whether it could beat even a victim never referenced. */
@@ -510,7 +510,7 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
  */
 bool dci_admit_over_budget(struct dc_cache *c, const struct dc_admit_cand *cand)
 {
-	if (cand->stream || !budget_spent(&c->adm))
+	if (cand->stride || !budget_spent(&c->adm))
 		return false;
 	dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
 	return true;
@@ -590,7 +590,7 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 
 	if (dc_admit_cand_hopeless(cand))
 		return false;
-	if (cand->stream)
+	if (cand->stride)
 		return true;
 	vest = estimate(a, key_hash(victim_ino, victim_index));
 	admit = lead_wins(cand->est, vest, cost);

@@ -311,8 +311,7 @@ struct dc_admit_cand {
 	uint64_t index;
 	unsigned int est;		/* its estimate, this miss included */
 	bool recent;			/* it was in the ghost: missed recently */
-	bool stream;			/* it continues a sequential stream */
-	uint16_t stride;		/* that stream's (when @stream) */
+	uint16_t stride;		/* of the stream it continues; 0: none */
 	bool write;			/* a write: never worth a victim */
 	bool weak;			/* @est loses even to a victim of 0 */
 };
@@ -324,7 +323,7 @@ struct dc_admit_cand {
  */
 static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
 {
-	return cand->write || (!cand->stream && (!cand->recent || cand->weak));
+	return cand->write || (!cand->stride && (!cand->recent || cand->weak));
 }
 
 /*

@@ -672,8 +672,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 				&contested, &was, &on_busy, &kick);
 		if (r) {
 			/* Claimed: ours alone until map_new() publishes it. */
-			dc_write_once(r->stream_stride,
-				      admit && cand.stream ? cand.stride : 0);
+			dc_write_once(r->stream_stride, admit ? cand.stride : 0);
 			ret = map_new(inode, r, index, flags, &was, on_busy, kick);
 			if (!ret && contested)
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
