@@ -14,6 +14,7 @@ core_sources = \
 	lib/core/cache_maptab.c \
 	lib/core/cache_pool.c \
 	lib/core/cache_reclaim.c \
+	lib/core/cache_stats.h \
 	lib/core/cache_trace.h \
 	lib/core/cache_victim_clock.c \
 	lib/core/cache_victim_round_robin.c \

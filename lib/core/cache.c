@@ -313,27 +313,10 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	dci_pcounters_sum(&c->stats, sum);
 	memset(&full, 0, sizeof(full));
 	full.bg_pending = answered < kicks ? kicks - answered : 0;
-	full.hits = sum[DC_STAT_HITS];
-	full.misses = sum[DC_STAT_MISSES];
-	full.upgrades = sum[DC_STAT_UPGRADES];
-	full.inline_reclaims = sum[DC_STAT_INLINE_RECLAIMS];
-	full.bg_reclaims = sum[DC_STAT_BG_RECLAIMS];
-	full.removes_sent = sum[DC_STAT_REMOVES_SENT];
-	full.removes_skipped = sum[DC_STAT_REMOVES_SKIPPED];
-	full.remove_batches = sum[DC_STAT_REMOVE_BATCHES];
-	full.remove_failures = sum[DC_STAT_REMOVE_FAILURES];
-	full.waits = sum[DC_STAT_WAITS];
-	full.wait_ns = sum[DC_STAT_WAIT_NS];
-	full.setup_failures = sum[DC_STAT_SETUP_FAILURES];
-	full.writebacks = sum[DC_STAT_WRITEBACKS];
-	full.writeback_failures = sum[DC_STAT_WRITEBACK_FAILURES];
-	full.bypass_full = sum[DC_STAT_BYPASS_FULL];
-	full.bypass_busy = sum[DC_STAT_BYPASS_BUSY];
-	full.bypass_write = sum[DC_STAT_BYPASS_WRITE];
+#define DCI_STAT_COPY(name, member) full.member = sum[DC_STAT_##name];
+	DCI_CACHE_COUNTERS(DCI_STAT_COPY)
+#undef DCI_STAT_COPY
 	full.bypasses = full.bypass_full + full.bypass_busy + full.bypass_write;
-	full.admits_contested = sum[DC_STAT_ADMITS_CONTESTED];
-	full.bg_passes = sum[DC_STAT_BG_PASSES];
-	full.bypass_budget = sum[DC_STAT_BYPASS_BUDGET];
 	full.nr_waiting = dc_pool_nr_sleeping(c);
 	full.nr_ranges = c->nr_ranges;
 	dci_pool_counts(c, &nr_free, &nr_mapped);

@@ -234,30 +234,8 @@ struct dc_inode {
 	dc_rcu_head_t rcu;
 };
 
-/* Counters, per thread (per CPU in the kernel): a hit adds without a locked instruction. */
-enum dc_stat {
-	DC_STAT_HITS,
-	DC_STAT_MISSES,
-	DC_STAT_UPGRADES,
-	DC_STAT_INLINE_RECLAIMS,
-	DC_STAT_BG_RECLAIMS,
-	DC_STAT_REMOVES_SENT,
-	DC_STAT_REMOVES_SKIPPED,
-	DC_STAT_REMOVE_BATCHES,
-	DC_STAT_REMOVE_FAILURES,
-	DC_STAT_WAITS,
-	DC_STAT_WAIT_NS,
-	DC_STAT_SETUP_FAILURES,
-	DC_STAT_WRITEBACKS,
-	DC_STAT_WRITEBACK_FAILURES,
-	DC_STAT_BYPASS_FULL,
-	DC_STAT_BYPASS_BUSY,
-	DC_STAT_BYPASS_WRITE,
-	DC_STAT_ADMITS_CONTESTED,
-	DC_STAT_BG_PASSES,
-	DC_STAT_BYPASS_BUDGET,		/* of DC_STAT_BYPASS_FULL */
-	DC_STAT_NR
-};
+/* The counters (enum dc_stat), per thread or per CPU. */
+#include "cache_stats.h"
 
 /* The backend ops, for counting and logging their failures. */
 enum dc_backend_op {
