@@ -35,6 +35,9 @@ recorded() {
 # and with only what the library exports: no declaration of a symbol it does
 # not define (--drop-undefined-syms), nothing internal (dci_*:
 # tests/abi/internal.supp).
+# Type ids are hashes of the types (--type-id-style hash), not their
+# order of appearance: a member appended to a structure changes its
+# size and adds its own lines, and renumbers nothing else.
 dump() {
 	local so=$1/lib/.libs/$2.so src
 	src=$(sed -n 's/^abs_top_srcdir = //p' "$1/Makefile")
@@ -42,7 +45,7 @@ dump() {
 		echo "abi: $so has no debug information (configure with CFLAGS containing -g)" >&2
 		return 1
 	fi
-	abidw --no-corpus-path --no-comp-dir-path --no-show-locs --drop-private-types \
+	abidw --no-corpus-path --no-comp-dir-path --no-show-locs --drop-private-types --type-id-style hash \
 		--drop-undefined-syms --suppressions "$src/tests/abi/internal.supp" \
 		--headers-dir "$src/include/daxcache" --out-file "$3.tmp" "$so" || return 1
 	# The compilation units' names: relative to the source tree.
