@@ -299,6 +299,9 @@ struct dc_pin {
  *	eviction budget (admit_evict_interval of struct dc_cache_config) was
  *	spent: misses that won their contest, and, refused before it (no
  *	range free), misses that could have beaten a victim never referenced.
+ * @admits_stream: of @admits_contested, the misses mapped because they
+ *	continue a sequential stream, whatever the victim.  Appended after
+ *	release 1.0.0, which leaves it 0.
  *
  * Filled for the caller's size (see daxcache/daxcache.h); new members are
  * only ever appended.  @bypasses to @bypass_write count the admission
@@ -332,6 +335,7 @@ struct dc_cache_stats {
 	uint64_t nr_waiting;
 	uint64_t bg_pending;
 	uint64_t bypass_budget;
+	uint64_t admits_stream;
 };
 
 /* The first layout of struct dc_cache_stats: up to @nr_inodes. */

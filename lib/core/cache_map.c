@@ -674,8 +674,11 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 			/* Claimed: ours alone until map_new() publishes it. */
 			dc_write_once(r->stream_stride, admit ? cand.stride : 0);
 			ret = map_new(inode, r, index, flags, &was, on_busy, kick);
-			if (!ret && contested)
+			if (!ret && contested) {
 				dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
+				if (cand.stride)
+					dc_stat_inc(c, DC_STAT_ADMITS_STREAM);
+			}
 			break;
 		}
 		dc_mutex_unlock(&inode->mutex);

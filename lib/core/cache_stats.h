@@ -41,7 +41,8 @@
 	X(BYPASS_WRITE, bypass_write)				\
 	X(ADMITS_CONTESTED, admits_contested)			\
 	X(BG_PASSES, bg_passes)					\
-	X(BYPASS_BUDGET, bypass_budget)
+	X(BYPASS_BUDGET, bypass_budget)			\
+	X(ADMITS_STREAM, admits_stream)
 
 enum dc_stat {
 #define DCI_STAT_ENUM(name, member) DC_STAT_##name,

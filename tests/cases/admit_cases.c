@@ -577,6 +577,7 @@ static void not_stream_body(struct dc_test *t, struct aenv *e)
 	st = ast(e);
 	DC_ASSERT_EQ(t, st.misses - before.misses, 2);
 	DC_ASSERT_EQ(t, st.admits_contested - before.admits_contested, 2);
+	DC_ASSERT_EQ(t, st.admits_stream - before.admits_stream, 2);
 }
 
 AENV_CASE(admit_random_miss_not_stream, 8, not_stream_body)
@@ -614,6 +615,7 @@ static void varied_body(struct dc_test *t, struct aenv *e)
 	st = ast(e);
 	DC_ASSERT_EQ(t, st.misses - before.misses, 1);
 	DC_ASSERT_EQ(t, st.admits_contested - before.admits_contested, 1);
+	DC_ASSERT_EQ(t, st.admits_stream - before.admits_stream, 1);
 }
 
 AENV_CASE(admit_varied_steps_not_stream, 8, varied_body)
@@ -651,6 +653,7 @@ static void stride_body(struct dc_test *t, struct aenv *e)
 		    (unsigned long long)(st.hits - before.hits));
 	DC_ASSERT_EQ(t, st.bypasses - before.bypasses, 3);
 	DC_ASSERT_EQ(t, st.misses - before.misses, n);
+	DC_ASSERT_EQ(t, st.admits_stream - before.admits_stream, n);
 	DC_ASSERT_EQ(t, st.hits - before.hits, 15 * n);
 }
 
@@ -801,6 +804,7 @@ static void lead_body(struct dc_test *t, struct aenv *e, unsigned int win)
 				 k == win ? 0 : DC_MAP_BYPASS);
 		st = ast(e);
 		DC_ASSERT_EQ(t, st.admits_contested, k == win);
+		DC_ASSERT_EQ(t, st.admits_stream, 0);
 	}
 }
 
