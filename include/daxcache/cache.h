@@ -260,7 +260,10 @@ struct dc_pin {
 
 /**
  * struct dc_cache_stats - counters since creation, and current gauges.
- * @hits: dc_map() calls served lock-free.
+ * @hits: dc_map() calls that found their range mapped and pinned it:
+ *	those served without a lock, and those that found it under the
+ *	inode's mutex, mapped by another thread's miss meanwhile (an
+ *	upgrade of a read-only mapping to writable counts here too).
  * @misses: dc_map() calls that set up a mapping.
  * @upgrades: read-only mappings made writable.
  * @inline_reclaims: ranges reclaimed by the mapping thread.
