@@ -293,13 +293,21 @@ uint64_t dc_cache_range_size(const struct dc_cache *c)
 }
 DC_EXPORT(dc_cache_range_size);
 
+/* Where each counter goes in struct dc_cache_stats. */
+static const unsigned short stat_member[DC_STAT_NR] = {
+#define DCI_STAT_MEMBER(name, member) \
+	[DC_STAT_##name] = offsetof(struct dc_cache_stats, member),
+	DCI_CACHE_COUNTERS(DCI_STAT_MEMBER)
+#undef DCI_STAT_MEMBER
+};
+
 int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 		   size_t size)
 {
 	struct dc_cache *c = (struct dc_cache *)cc;
 	uint64_t sum[DC_STAT_NR] = { 0 };
 	struct dc_cache_stats full;
-	unsigned int nr_free, nr_mapped;
+	unsigned int nr_free, nr_mapped, i;
 	uint64_t kicks, answered;
 
 	if (!c || !st || size < DC_CACHE_STATS_SIZE_VER0)
@@ -313,9 +321,8 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	dci_pcounters_sum(&c->stats, sum);
 	memset(&full, 0, sizeof(full));
 	full.bg_pending = answered < kicks ? kicks - answered : 0;
-#define DCI_STAT_COPY(name, member) full.member = sum[DC_STAT_##name];
-	DCI_CACHE_COUNTERS(DCI_STAT_COPY)
-#undef DCI_STAT_COPY
+	for (i = 0; i < DC_STAT_NR; i++)
+		memcpy((char *)&full + stat_member[i], &sum[i], sizeof(sum[i]));
 	full.bypasses = full.bypass_full + full.bypass_busy + full.bypass_write;
 	full.nr_waiting = dc_pool_nr_sleeping(c);
 	full.nr_ranges = c->nr_ranges;
