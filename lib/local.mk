@@ -8,20 +8,33 @@ core_sources = \
 	lib/core/attr.c \
 	lib/core/cache.c \
 	lib/core/cache_admit.c \
+	lib/core/cache_admit.h \
+	lib/core/cache_admit_types.h \
 	lib/core/cache_inode.c \
-	lib/core/cache_internal.h \
+	lib/core/cache_inode.h \
+	lib/core/cache_inode_types.h \
 	lib/core/cache_map.c \
 	lib/core/cache_maptab.c \
+	lib/core/cache_maptab.h \
+	lib/core/cache_maptab_types.h \
 	lib/core/cache_pool.c \
+	lib/core/cache_pool.h \
+	lib/core/cache_pool_ring.h \
+	lib/core/cache_pool_types.h \
+	lib/core/cache_range.h \
 	lib/core/cache_reclaim.c \
+	lib/core/cache_reclaim.h \
+	lib/core/cache_reclaim_types.h \
 	lib/core/cache_stats.h \
 	lib/core/cache_trace.h \
+	lib/core/cache_types.h \
+	lib/core/cache_victim.h \
 	lib/core/cache_victim_clock.c \
 	lib/core/cache_victim_round_robin.c \
 	lib/core/cache_victim_sieve.c \
+	lib/core/iocomp.c \
 	lib/core/itree.c \
 	lib/core/itree_internal.h \
-	lib/core/iocomp.c \
 	lib/core/reqq.c \
 	lib/core/slots.c \
 	lib/core/struct_size.h \

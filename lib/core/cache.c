@@ -7,7 +7,7 @@
  * destruction, which stops the reclaimer and empties the inode table) and
  * the statistics, summed on read.
  *
- * The top layer (see cache_internal.h): it calls admission control, the
+ * The top layer (see cache_types.h): it calls admission control, the
  * reclaimer and eviction, the pool and the inode table; no cache file calls
  * it.
  *
@@ -16,7 +16,11 @@
  *
  * Callers: the API (<daxcache/cache.h>).
  */
-#include "cache_internal.h"
+#include "cache_admit.h"
+#include "cache_inode.h"
+#include "cache_pool.h"
+#include "cache_reclaim.h"
+#include "cache_victim.h"
 #include "struct_size.h"
 
 #define DC_DEFAULT_RANGE_SHIFT		21
@@ -317,7 +321,7 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 	/* First: once no kick waits, the gauges below hold still. */
 	kicks = dc_pool_kicks(c);
 	dc_smp_mb();
-	answered = dci_reclaim_answered(c);
+	answered = dc_pool_kicks_answered(c);
 	dci_pcounters_sum(&c->stats, sum);
 	memset(&full, 0, sizeof(full));
 	full.bg_pending = answered < kicks ? kicks - answered : 0;

@@ -62,7 +62,9 @@
  * mutex), cache_reclaim.c (the victim scan's hit counts and the contest
  * of a miss against its victim), cache.c (setup and teardown).
  */
-#include "cache_internal.h"
+#include "cache_admit.h"
+#include "cache_inode.h"
+#include "cache_pool.h"
 
 #define DC_ADMIT_MAX		255u	/* counters saturate here */
 #define DC_ADMIT_SKETCH_PER_RANGE 8u	/* counters per window range */

@@ -7,7 +7,7 @@
  * reference count, its allocation and its free after a grace period (the
  * eviction of its mappings in between is cache_reclaim.c's).
  *
- * A bottom layer of the cache (see cache_internal.h): it calls no other
+ * A bottom layer of the cache (see cache_types.h): it calls no other
  * cache file.
  *
  * Locks: lookups of an existing inode take no lock: they walk a bucket
@@ -31,7 +31,7 @@
  * dci_inode_free()) and dc_cache_create() / dc_cache_destroy() (cache.c:
  * dci_inode_table_init(), _unhash_next() and _fini()).
  */
-#include "cache_internal.h"
+#include "cache_inode.h"
 
 /* The first table's size, and the largest one the table grows to. */
 #define DC_INODE_HASH_BITS_MIN	10

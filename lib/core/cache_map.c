@@ -4,7 +4,7 @@
  * path with its double-checked publish, read-only to writable upgrades, and
  * waiting for a free range.
  *
- * The top layer (see cache_internal.h): it calls inline reclaim, admission
+ * The top layer (see cache_types.h): it calls inline reclaim, admission
  * control and the pool; no cache file calls it.
  *
  * Locks: a hit takes none (a hint or a lookup in the mapping table, a pin in
@@ -23,7 +23,11 @@
  * Callers: the API (<daxcache/cache.h>: dc_map(), dc_map_timeout(),
  * dc_unpin(), dc_wait_free()).
  */
-#include "cache_internal.h"
+#include "cache_admit.h"
+#include "cache_inode.h"
+#include "cache_maptab.h"
+#include "cache_pool.h"
+#include "cache_reclaim.h"
 #include "cache_trace.h"
 
 #define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
@@ -46,7 +50,7 @@ static dc_noinline void range_unpin_waiters(struct dc_range *r)
 	if (dc_fork_check("dc_unpin"))
 		return;
 	if (dc_pool_has_waiters(c))
-		dci_cache_wake(c);
+		dci_pool_wake(c);
 }
 
 /* An unpin took the count to zero or below: report it, then go on. */
@@ -197,7 +201,7 @@ static dc_noinline dc_cold int setup_failed(struct dc_inode *inode,
 {
 	unsigned int nth;
 
-	ret = dci_backend_failed(inode->cache, DC_BE_SETUP, ret, &nth);
+	ret = dci_pool_backend_failed(inode->cache, DC_BE_SETUP, ret, &nth);
 	if (nth)
 		dc_pr_warn("setup of inode %llu range %llu%s failed: %d"
 			   DC_BE_FAIL_NOTE,
@@ -229,7 +233,7 @@ static dc_noinline dc_cold int range_setup_traced(struct dc_inode *inode,
 
 /*
  * Ask the backend to map @index of @inode in @r, writable or not; a failure
- * is counted and logged (dci_backend_failed()).  Returns 0 or the error.
+ * is counted and logged (dci_pool_backend_failed()).  Returns 0 or the error.
  */
 static inline int range_setup(struct dc_inode *inode, struct dc_range *r,
 			      uint64_t index, bool writable)
@@ -387,7 +391,7 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
 	 * later misses then map without a contest.
 	 */
 	if ((c->cfg.flags & DC_CACHE_KICK_BG_FIRST) && !cand)
-		dci_reclaimer_kick(c);
+		dci_pool_kick_reclaimer(c);
 	r = dci_reclaim_inline(c, inode, cand, refused, was);
 	*contested = r && cand;
 	return r;
@@ -451,7 +455,7 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	dc_mutex_unlock(&inode->mutex);
 	/* The pool fell below its threshold: the mutex is free for it now. */
 	if (kick)
-		dci_reclaimer_kick(c);
+		dci_pool_kick_reclaimer(c);
 	ret = range_setup(inode, r, index, writable);
 	if (dc_unlikely(ret))
 		return map_new_failed(inode, r, was, on_busy, ret);
@@ -545,7 +549,7 @@ static int map_no_range(struct dc_cache *c, unsigned int flags, bool admit,
 				      DC_STAT_BYPASS_FULL);
 		return DC_MAP_BYPASS;
 	}
-	dci_reclaimer_kick(c);
+	dci_pool_kick_reclaimer(c);
 	if (admit && !(flags & DC_MAP_NORECLAIM) &&
 	    ((flags & DC_MAP_NOWAIT) || !dc_reclaim_in_flight(c))) {
 		/*
@@ -1062,7 +1066,7 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 		ev = dc_pool_events(c);
 		if (dc_pool_nr_free(c))
 			break;
-		dci_reclaimer_kick(c);
+		dci_pool_kick_reclaimer(c);
 		now = dc_now_ns();
 		if (deadline != DC_WAIT_FOREVER && now >= deadline) {
 			ret = -ETIMEDOUT;

@@ -43,7 +43,7 @@
  * cache_reclaim.c (lookups, removes, the rings), cache_admit.c (lookups),
  * cache.c (init and fini), cache_inode.c (a new inode's ring).
  */
-#include "cache_internal.h"
+#include "cache_maptab.h"
 
 /* Locks for the buckets at most: enough that misses of other chains rarely meet. */
 #define MAPTAB_LOCKS_MAX	256u

@@ -3,9 +3,9 @@
  * DOC: cache_pool.c - the range pool: the free stack, the busy ring and
  * its hand, the wake-ups of waiters and of the background reclaimer, and
  * the count of backend failures: struct dc_pool, which no other file names
- * (the others use the dc_pool_*() accessors of cache_internal.h).
+ * (the others use the dc_pool_*() accessors of cache_pool.h).
  *
- * A bottom layer of the cache (see cache_internal.h): it calls no other
+ * A bottom layer of the cache (see cache_types.h): it calls no other
  * cache file; where on the busy ring a new mapping goes is the victim
  * policy's (struct dc_victim_ops, through c->victim).  The background
  * reclaimer it kicks runs on its own worker, which dc_cache_create()
@@ -20,7 +20,8 @@
  * free stack), cache.c (setup and teardown, the reclaimer's start and
  * stop); each caller of a backend op counts its failures here.
  */
-#include "cache_internal.h"
+#include "cache_pool.h"
+#include "cache_victim.h"
 
 dc_atomic_t dci_waiters_any;
 
@@ -96,7 +97,7 @@ int dci_pool_reclaimer_start(struct dc_cache *c, void (*fn)(struct dc_worker *w)
 void dci_pool_reclaimer_stop(struct dc_cache *c)
 {
 	dc_atomic_set(&c->pool.reclaimer_stopping, 1);
-	dci_cache_wake(c);
+	dci_pool_wake(c);
 	dci_worker_stop(&c->pool.reclaimer);
 }
 
@@ -111,7 +112,7 @@ void dci_pool_counts(struct dc_cache *c, unsigned int *nr_free,
 }
 
 /* Bump the event count and wake everyone waiting for a range. */
-void dci_cache_wake(struct dc_cache *c)
+void dci_pool_wake(struct dc_cache *c)
 {
 	dc_atomic64_inc(&c->pool.events);
 	dci_waitq_wake_all(&c->pool.waitq);
@@ -142,7 +143,7 @@ void dci_pool_setup_wake(struct dc_cache *c)
 }
 
 /* Run the background reclaimer (cache_reclaim.c), unless destroy stops it. */
-void dci_reclaimer_kick(struct dc_cache *c)
+void dci_pool_kick_reclaimer(struct dc_cache *c)
 {
 	if (dc_atomic_read(&c->pool.reclaimer_stopping))
 		return;
@@ -156,7 +157,7 @@ void dci_reclaimer_kick(struct dc_cache *c)
  * walk takes it (nor pins it) until the mapping is published, and a failed
  * setup takes it off again (dci_range_release()).  It counts as mapped from
  * here on.  Falling below the threshold sets *@kickp: the caller starts
- * the background reclaimer (dci_reclaimer_kick()) once it has dropped the
+ * the background reclaimer (dci_pool_kick_reclaimer()) once it has dropped the
  * inode mutex it holds, which the reclaimer would otherwise find taken
  * (its trylock fails, and a pass over that inode's ranges frees nothing);
  * never when !@may_kick: a miss that can reclaim inline maps into free
@@ -229,7 +230,7 @@ void dci_pool_put_free_many(struct dc_cache *c, struct dc_range **ranges,
 	dc_spin_unlock(&c->pool.lock);
 	dc_smp_mb();
 	if (dc_atomic_read(&c->pool.waiters))
-		dci_cache_wake(c);
+		dci_pool_wake(c);
 }
 
 void dci_pool_put_free(struct dc_cache *c, struct dc_range *r)
@@ -283,7 +284,7 @@ static const enum dc_stat backend_op_failures[DC_BE_NR] = {
  * it can never pass for another answer (a setup's 1 for DC_MAP_BYPASS).
  * Returns the error to act on.
  */
-int dci_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
+int dci_pool_backend_failed(struct dc_cache *c, enum dc_backend_op op, int ret,
 		       unsigned int *nth)
 {
 	unsigned int n;

@@ -20,7 +20,7 @@
  * flight to the free pool, the evict deadline, the batch arrays, the
  * deferred and orphan inodes), which no other file names.
  *
- * The layer below the API (see cache_internal.h): it calls admission
+ * The layer below the API (see cache_types.h): it calls admission
  * control, the pool and the inode table; which idle mapping a walk takes
  * is the victim policy's (struct dc_victim_ops, through c->victim).
  *
@@ -28,7 +28,12 @@
  * setup failed), cache.c (the reclaimer's function, and destroy's
  * evictions), and the API's dc_inode_put() and dc_inode_punch().
  */
-#include "cache_internal.h"
+#include "cache_admit.h"
+#include "cache_inode.h"
+#include "cache_maptab.h"
+#include "cache_pool.h"
+#include "cache_reclaim.h"
+#include "cache_victim.h"
 
 /* --- remove batches -------------------------------------------------------- */
 
@@ -56,7 +61,7 @@ static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 	dc_stat_inc(c, DC_STAT_REMOVE_BATCHES);
 	dc_stat_add(c, DC_STAT_REMOVES_SENT, n);
 	if (ret) {
-		ret = dci_backend_failed(c, DC_BE_REMOVE, ret, &nth);
+		ret = dci_pool_backend_failed(c, DC_BE_REMOVE, ret, &nth);
 		if (nth)
 			dc_pr_warn("remove of %u mappings failed: %d" DC_BE_FAIL_NOTE,
 				   n, ret, nth);
@@ -170,7 +175,7 @@ static int claim_written(struct dc_cache *c, struct dc_inode *owner,
 					r->index << c->cfg.range_shift,
 					c->range_size, r->win_off);
 		if (ret) {
-			ret = dci_backend_failed(c, DC_BE_WRITEBACK, ret, &nth);
+			ret = dci_pool_backend_failed(c, DC_BE_WRITEBACK, ret, &nth);
 			if (nth)
 				dc_pr_warn("writeback of inode %llu range %llu failed: %d%s"
 					   DC_BE_FAIL_NOTE,
@@ -396,7 +401,7 @@ static void inode_put_deferred(struct dc_inode *inode)
 	inode->evict_next = c->reclaim.evict_list;
 	c->reclaim.evict_list = inode;
 	dc_pool_unlock(c);
-	dci_reclaimer_kick(c);
+	dci_pool_kick_reclaimer(c);
 }
 
 /*
@@ -607,7 +612,7 @@ void dci_reclaimer_fn(struct dc_worker *w)
 			break;
 	}
 	dc_smp_mb();
-	dc_atomic64_set(&c->reclaim.answered, kicks);
+	dc_pool_kicks_answer(c, kicks);
 }
 
 /* --- punch and evict ------------------------------------------------------- */
@@ -925,12 +930,6 @@ void dci_reclaim_fini(struct dc_cache *c)
 {
 	dci_free(c->reclaim.bg_entries);
 	dci_free(c->reclaim.bg_ranges);
-}
-
-/* The pool's count of kicks that the last finished run had read. */
-uint64_t dci_reclaim_answered(struct dc_cache *c)
-{
-	return dc_atomic64_read(&c->reclaim.answered);
 }
 
 /*

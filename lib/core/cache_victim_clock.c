@@ -10,7 +10,8 @@
  * (taking its hits); the first idle mapping not hit is the victim.
  * See struct dc_victim_ops for what a policy decides and when.
  */
-#include "cache_internal.h"
+#include "cache_pool_ring.h"
+#include "cache_victim.h"
 
 /* Pool lock. */
 static void clock_mapped(struct dc_cache *c, struct dc_range *r)

@@ -8,7 +8,8 @@
  * the order they were set up; hits spare nothing (the walk takes their
  * count for admission control only).  See struct dc_victim_ops.
  */
-#include "cache_internal.h"
+#include "cache_pool_ring.h"
+#include "cache_victim.h"
 
 /* Pool lock. */
 static void round_robin_mapped(struct dc_cache *c, struct dc_range *r)

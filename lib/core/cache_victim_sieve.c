@@ -13,7 +13,8 @@
  * mapping that no hit follows goes as soon as the hand next reaches the
  * newest end, before older ones behind the hand.  See struct dc_victim_ops.
  */
-#include "cache_internal.h"
+#include "cache_pool_ring.h"
+#include "cache_victim.h"
 
 /* At the newest end: just before the ring's head.  Pool lock. */
 static void sieve_mapped(struct dc_cache *c, struct dc_range *r)

@@ -250,11 +250,11 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 	sp = 1; \
 	GOTPIN(1)
 
-/* --- dci_cache_wake(), shared by both kinds of thread ------------------------------------- */
+/* --- dci_pool_wake(), shared by both kinds of thread ------------------------------------- */
 
 /*
- * wake_waiters(ret): if (dc_atomic_read(&c->pool.waiters)) dci_cache_wake(c);
- * then go on at @ret.  dci_cache_wake(): dc_atomic64_inc(&c->pool.events), then
+ * wake_waiters(ret): if (dc_atomic_read(&c->pool.waiters)) dci_pool_wake(c);
+ * then go on at @ret.  dci_pool_wake(): dc_atomic64_inc(&c->pool.events), then
  * dci_waitq_wake_all(): under the waitq lock, broadcast if anyone sleeps.
  *
  * The increment and the broadcast are one step.  A thread's snapshot of
@@ -785,7 +785,7 @@ active [NT] proctype mapper()
 	:: atomic { pc == SW_UNREG -> swaiters--; swr[me] = 0; pc = SLOW_LOCK }
 	:: atomic {
 		pc == KICK_WAIT ->
-		/* unlocked, no range: dci_reclaimer_kick() */
+		/* unlocked, no range: dci_pool_kick_reclaimer() */
 		pending = 1;
 		pc = (reg[me] -> SLEEP : REGISTER)
 	}

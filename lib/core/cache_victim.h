@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cache_victim.h - the victim policies' table (struct dc_victim_ops) and the policies.
+ */
+#ifndef DC_CACHE_VICTIM_H
+#define DC_CACHE_VICTIM_H
+
+#include "cache_types.h"
+
+/*
+ * A victim policy: which idle mapping reclaim takes.  Each is one file,
+ * cache_victim_NAME.c, that defines its table as dci_victim_NAME (declared
+ * with the layer's functions below), and one line of cache.c's
+ * victim_policies[] that registers it under its value of enum
+ * dc_victim_policy (cfg.victim chooses it; dc_cache_create() copies the
+ * table's address into c->victim).  What a policy decides:
+ *
+ * - on a hit: nothing is called.  Every hit adds one to the range's
+ *   @hits, inline, whatever the policy (a hit pinned in a slot only up to
+ *   DC_RANGE_HITS_MAX: dc_range_hit()); a test of the policy or an
+ *   indirect call would cost more.
+ * - on a miss that maps: @mapped links the new mapping, its @hits 0, into
+ *   the busy ring (pool lock held): where it goes decides when the hand
+ *   reaches it.
+ * - when reclaim looks for a victim: the hand walks the busy ring in its
+ *   order (next: from older setups to newer, as linked), the own-inode
+ *   walk of inline reclaim the inode's mappings in file order.  Of each
+ *   idle mapping they pass, the walk takes the hits since the last pass
+ *   (dc_range_hits_take(): counted by admission control, whatever the
+ *   policy, so that a mapped range is measured as a missed one is), and
+ *   @spare (NULL: none) says from that count whether it gets another turn.
+ * - the state it keeps per range: @hits and the place in the busy ring,
+ *   nothing more (struct dc_range keeps no policy fields); per cache,
+ *   none of its own: the ring and the hand are the pool's, reached through
+ *   dc_pool_hand() and dc_pool_busy_head().
+ *
+ * @mapped runs under the pool lock; @spare under the pool lock (the hand)
+ * or the owner's inode mutex (the own walk).  Neither calls a function of
+ * another cache file.
+ */
+struct dc_victim_ops {
+	void (*mapped)(struct dc_cache *c, struct dc_range *r);
+	bool (*spare)(struct dc_range *r, uint32_t hits);
+};
+
+/* cache_victim_*.c, one policy each */
+extern const struct dc_victim_ops dci_victim_clock DC_HIDDEN;
+extern const struct dc_victim_ops dci_victim_round_robin DC_HIDDEN;
+extern const struct dc_victim_ops dci_victim_sieve DC_HIDDEN;
+
+#endif /* DC_CACHE_VICTIM_H */
