@@ -69,7 +69,6 @@ tests_unit_posix_check_SOURCES = tests/unit/posix_check.c
 noinst_PROGRAMS += tests/unit/deny-uring
 tests_unit_deny_uring_SOURCES = tests/unit/deny_uring.c
 
-TESTS += tests/unit/api-doc-check
 # The daxfs tests skip themselves (exit 77) without the binary or
 # /dev/fuse.  daxfs-trunc-smoke: O_TRUNC rewrites while readers loop;
 # daxfs-attr: the attribute timeout; daxfs-commit: the COMMIT after
