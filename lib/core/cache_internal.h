@@ -4,7 +4,7 @@
  * core's cache files, and the layers those files make.
  *
  * Layers, top first.  A cache file calls only functions of files in a layer
- * below its own, never of its own layer or one above (tests/unit/layering-check
+ * below its own, never of its own layer or one above (tests/tree/layering-check
  * reads this list, a layer's files up to the colon, and holds the objects'
  * references to it):
  *
@@ -27,7 +27,7 @@
  * the state each file owns in struct dc_cache.  Only the owner names it;
  * the other files use its accessors (dc_pool_*(), dc_reclaim_*(),
  * dc_itab_*(), dc_maptab_*(), below)
- * or its functions (tests/unit/layering-check holds both rules):
+ * or its functions (tests/tree/layering-check holds both rules):
  *
  *       cache.c  cache_map.c      cfg, ops, victim, the range objects
  *          |          |           (set up), destroying, stats; the hit
@@ -689,7 +689,7 @@ static inline uint32_t *dc_maptab_drop_seq(const struct dc_cache *c,
 
 /*
  * The pool's accessors, for the files other than cache_pool.c
- * (tests/unit/layering-check: only functions named dc_pool_*() or
+ * (tests/tree/layering-check: only functions named dc_pool_*() or
  * dc_waiters_*() here, and cache_pool.c, name its members).
  */
 static inline void dc_pool_lock(struct dc_cache *c)
