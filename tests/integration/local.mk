@@ -6,8 +6,9 @@
 # runs them (the small examples, wb-commit, daxfs mounted through FUSE), and
 # the two programs only they use: posix-check and deny-uring.
 
-# POSIX conformance checks of a directory, run by tests/integration/daxfs-posix
-# against a plain directory and daxfs (needs root).
+# POSIX conformance checks of a directory, run by
+# tests/integration/daxfs-posix against a plain directory and daxfs (needs
+# root).
 noinst_PROGRAMS += tests/integration/posix-check
 tests_integration_posix_check_SOURCES = tests/integration/posix_check.c
 

@@ -4,8 +4,8 @@
 #
 # tests/unit: the unit test programs that are not shared suites (the mmap
 # backend, truncation under a mapping, fork, the sized structures, dlopen,
-# the version) and their helpers, with the two scripts that drive one of
-# them: fork-all-check (fork-all-test's cases against the headers) and
+# the version) and their helpers, with the two scripts that each drive one
+# of them: fork-all-check (fork-all-test's cases against the headers) and
 # trace-probes (trace_probe_test.c against an installed library, for
 # tests/run).  (The shared suites' runners are built here too, from
 # tests/cases, with run_suite.c and test_env.c.)  The checks of the source
