@@ -5,7 +5,6 @@
 # One page per function and macro (NAME.3), per structure, enum and typedef
 # (NAME.3type), all in man3.  The list of pages follows the headers, so they are built
 # into man/ and installed by the hooks below rather than listed here.
-EXTRA_DIST += tests/unit/api-doc-check
 if HAVE_PERL
 man/stamp: $(daxcacheinclude_HEADERS) docs/mkman
 	$(AM_V_GEN)rm -rf man && $(MKDIR_P) man && \
@@ -27,7 +26,7 @@ uninstall-local:
 	done
 
 # docs/api.md, the same reference in one file; make check fails when it is
-# stale (tests/unit/api-doc-check).
+# stale (tests/tree/api-doc-check).
 .PHONY: api-doc
 # It covers <daxcache/fault.h> too, the test builds' API (not installed, no man page).
 api-doc:

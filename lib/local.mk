@@ -61,7 +61,7 @@ fault_sources = lib/platform/user/fault.c
 #   - its internal (dci_) functions stay reachable: the tests call them, and
 #     the shared library binds them locally (-fno-semantic-interposition,
 #     the version script), so they are not in libdaxcache.so's table.
-# Users get libdaxcache and libdaxcache-sim; what tests/unit/export-check and
+# Users get libdaxcache and libdaxcache-sim; what tests/tree/export-check and
 # the programs built against the installed library check is that product.
 noinst_LTLIBRARIES = lib/libdaxcache-core.la
 lib_libdaxcache_core_la_SOURCES = $(core_sources) $(sim_sources) $(fault_sources)

@@ -9,7 +9,7 @@
 
 /*
  * The pool's accessors, for the files other than cache_pool.c
- * (tests/unit/layering-check: only functions named dc_pool_*() or
+ * (tests/tree/layering-check: only functions named dc_pool_*() or
  * dc_waiters_*() here, and cache_pool.c, name its members).
  */
 static inline void dc_pool_lock(struct dc_cache *c)

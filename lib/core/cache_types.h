@@ -4,7 +4,7 @@
  * made of the state each layer of the cache files owns, and those layers.
  *
  * Layers, top first.  A cache file calls only functions of files in a layer
- * below its own, never of its own layer or one above (tests/unit/layering-check
+ * below its own, never of its own layer or one above (tests/tree/layering-check
  * reads this list, a layer's files up to the colon, and holds the objects'
  * references to it):
  *
@@ -27,7 +27,7 @@
  * the state each file owns in struct dc_cache.  Only the owner names it;
  * the other files use its accessors (dc_pool_*(), dc_reclaim_*(),
  * dc_itab_*(), dc_maptab_*(), in the owner's header) or its functions
- * (tests/unit/layering-check holds both rules):
+ * (tests/tree/layering-check holds both rules):
  *
  *       cache.c  cache_map.c      cfg, ops, victim, the range objects
  *          |          |           (set up), destroying, stats; the hit
@@ -58,7 +58,7 @@
  * cache_LAYER_types.h, which only this header (struct dc_cache) includes,
  * and its accessors and functions in cache_LAYER.h; a cache file includes
  * the headers of its own layer and of those below it, never one above
- * (tests/unit/layering-check reads the includes).  Under them all, for
+ * (tests/tree/layering-check reads the includes).  Under them all, for
  * every file: this header, cache_range.h (a range, its hits and hints),
  * cache_stats.h (the counters) and cache_pool_ring.h (the pool's lists
  * and hand, which the victim policies walk under the pool lock):

@@ -2,10 +2,15 @@
 # Included from Makefile.am (when configured with tests); paths are relative
 # to the top of the tree.
 #
-# tests/unit: the programs that are not shared suites (the mmap backend,
-# truncation under a mapping, fork, the sized structures, the POSIX checks)
-# and the scripts that drive the examples and daxfs as a user runs them.
-# (The shared suites' runners are built here too, from tests/cases.)
+# tests/unit: the unit test programs that are not shared suites (the mmap
+# backend, truncation under a mapping, fork, the sized structures, dlopen,
+# the version) and their helpers, with the two scripts that each drive one
+# of them: fork-all-check (fork-all-test's cases against the headers) and
+# trace-probes (trace_probe_test.c against an installed library, for
+# tests/run).  (The shared suites' runners are built here too, from
+# tests/cases, with run_suite.c and test_env.c.)  The checks of the source
+# tree are in tests/tree, the scripts that drive the examples and daxfs in
+# tests/integration.
 check_PROGRAMS += tests/unit/mmap-backend tests/unit/mmap-trunc
 tests_unit_mmap_backend_SOURCES = tests/unit/mmap_backend_test.c
 tests_unit_mmap_backend_CFLAGS = $(test_cflags)
@@ -58,31 +63,3 @@ tests_unit_inode_memory_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la
 check_PROGRAMS += tests/unit/struct-size
 tests_unit_struct_size_SOURCES = tests/unit/struct_size_test.c
 tests_unit_struct_size_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la
-
-# POSIX conformance checks of a directory, run by tests/unit/daxfs-posix
-# against a plain directory and daxfs (needs root).
-noinst_PROGRAMS += tests/unit/posix-check
-tests_unit_posix_check_SOURCES = tests/unit/posix_check.c
-
-# Runs a program with io_uring_setup() refused by seccomp
-# (tests/unit/daxfs-start).
-noinst_PROGRAMS += tests/unit/deny-uring
-tests_unit_deny_uring_SOURCES = tests/unit/deny_uring.c
-
-TESTS += tests/unit/api-doc-check
-# The daxfs tests skip themselves (exit 77) without the binary or
-# /dev/fuse.  daxfs-trunc-smoke: O_TRUNC rewrites while readers loop;
-# daxfs-attr: the attribute timeout; daxfs-commit: the COMMIT after
-# writeback; daxfs-uring: the io_uring engine and its retry rules;
-# daxfs-gate: the eviction budget of the default policy;
-# daxfs-powerloss: a rename made durable by fsync() of the directory;
-# daxfs-start: a start that fails after the fork, and the daemon's log.
-daxfs_tests = tests/unit/examples-smoke tests/unit/wb-commit-smoke \
-	tests/unit/daxfs-smoke tests/unit/daxfs-fio tests/unit/daxfs-trunc-smoke \
-	tests/unit/daxfs-posix tests/unit/daxfs-attr tests/unit/daxfs-commit \
-	tests/unit/daxfs-uring tests/unit/daxfs-gate tests/unit/daxfs-powerloss \
-	tests/unit/daxfs-start
-EXTRA_DIST += $(daxfs_tests)
-if DC_EXAMPLES
-TESTS += $(daxfs_tests)
-endif

@@ -12,7 +12,7 @@
  * skipped".  Exit 1 if a check failed, else 0.  The checks that need root
  * (ownership of files made by other users, devices, trusted.* xattrs) skip
  * without it.  xdev_ino needs DIR/xdev/a/f and DIR/xdev/b/f on two
- * filesystems (made by the driver, tests/unit/daxfs-posix) and skips
+ * filesystems (made by the driver, tests/integration/daxfs-posix) and skips
  * without them.  Nothing here waits for a time: a blocking call blocks
  * until the state it waits for, and the driver bounds the whole run.
  */
@@ -1013,7 +1013,8 @@ static int check_utimes(void)
 
 /*
  * fsync() and fdatasync() of a directory after a rename into it succeed
- * (that they make the rename durable, tests/unit/daxfs-powerloss checks).
+ * (that they make the rename durable, tests/integration/daxfs-powerloss
+ * checks).
  */
 static int check_fsync_dir(void)
 {
