@@ -20,7 +20,15 @@ if HAVE_FUSE3
 # daxfs is installed (the daxcache-tools package); the other examples are not.
 bin_PROGRAMS = examples/daxfs
 dist_man1_MANS = docs/daxfs.1
-examples_daxfs_SOURCES = examples/daxfs.c
+# One program in parts (examples/daxfs-src/daxfs.h lists them); a folder
+# named examples/daxfs would collide with the binary in an in-tree build.
+examples_daxfs_SOURCES = examples/daxfs-src/daxfs.h \
+	examples/daxfs-src/main.c examples/daxfs-src/options.c \
+	examples/daxfs-src/cache.c examples/daxfs-src/node.c \
+	examples/daxfs-src/creds.c examples/daxfs-src/fsops.c \
+	examples/daxfs-src/dir.c examples/daxfs-src/io.c \
+	examples/daxfs-src/uring.c examples/daxfs-src/writeback.c \
+	examples/daxfs-src/stats.c
 examples_daxfs_CFLAGS = $(AM_CFLAGS) $(FUSE3_CFLAGS)
 examples_daxfs_LDADD = lib/libdaxcache.la $(FUSE3_LIBS)
 if HAVE_URING

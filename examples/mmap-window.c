@@ -382,9 +382,10 @@ static bool run_timed(struct worker *workers, double *el, double *pel)
 }
 
 /*
- * A size as 4096, 64K, 2M or 1GiB.  examples/daxfs.c and the benchmarks'
- * bench/common/opts.c read sizes the same way; this example keeps its own
- * copy so that it builds alone, with the one cc line at the top.
+ * A size as 4096, 64K, 2M or 1GiB.  examples/daxfs-src/options.c and the
+ * benchmarks' bench/common/opts.c read sizes the same way; this example
+ * keeps its own copy so that it builds alone, with the one cc line at the
+ * top.
  */
 static int parse_size(const char *s, uint64_t *out)
 {
