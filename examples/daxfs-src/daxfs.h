@@ -107,7 +107,7 @@ struct daxfs_opts {
 	char *log_arg;			/* -o log=FILE */
 	int allow_other;		/* -o allow_other given (kept for libfuse) */
 	int default_permissions;	/* -o default_permissions given (kept) */
-	int no_default_permissions;	/* -o no_default_permissions: see main() */
+	int no_default_permissions;	/* -o no_default_permissions: see allow_other_permissions() */
 	char *src;
 	const char *mnt;
 };
@@ -130,6 +130,7 @@ int dfs_cache_start(void);
 /* node.c */
 extern struct dfs_node dfs_root;
 extern struct dfs_node dfs_stats_node;
+int dfs_root_init(void);
 int dfs_stat_fd(int fd, struct stat *st);
 uint64_t dfs_map_ino(dev_t dev, ino_t ino);
 void dfs_xino_free(void);
@@ -219,6 +220,7 @@ size_t dfs_stats_text(char *buf, size_t size);
 void dfs_stats_attr(struct stat *st);
 bool dfs_stats_refuse(fuse_req_t req, struct dfs_node *n, int err);
 void dfs_stats_open(fuse_req_t req, struct fuse_file_info *fi);
+void dfs_stats_read(fuse_req_t req, struct fuse_file_info *fi, size_t size, off_t off);
 void dfs_stats_release(struct fuse_file_info *fi);
 off_t dfs_stats_seek(const struct dfs_file *f, off_t off, int whence);
 void dfs_stats_files_free(void);

@@ -318,6 +318,96 @@ void dfs_zc_init(void)
 	zc_max = max > DAXFS_ZC_MIN + ZC_SLACK ? max - ZC_SLACK : 0;
 }
 
+/* The segments of a read that zc_read() splices: pinned ranges, bounce buffer. */
+struct zc_segs {
+	struct dc_pin pins[ZC_MAX_SEGS];
+	struct iovec iov[ZC_MAX_SEGS];
+	unsigned int npins, nseg;
+	char *bounce;			/* what the cache bypasses, read with pread() */
+};
+
+/*
+ * Gather [@off, @off + @len) of @n into @z, range by range: a pinned window
+ * range, or one the cache bypasses read from @fd into z->bounce.  1 when
+ * all of it is gathered; else what zc_read() returns without a reply: 0
+ * (too many ranges), -errno, or DAXFS_BYPASS_WHOLE.  The caller unpins
+ * and frees what @z holds in every case.
+ */
+static int zc_gather(struct zc_segs *z, struct dfs_node *n, int fd, size_t len, uint64_t off)
+{
+	uint64_t rs = (uint64_t)1 << dfs_opt.range_shift;
+	char *win = dc_mmapbe_window(dfs_be);
+	size_t done = 0, chunk;
+	int err;
+
+	while (done < len) {
+		if (z->nseg == ZC_MAX_SEGS)
+			return 0;	/* copy */
+		err = dc_map(n->dci, off + done, dfs_map_flags, &z->pins[z->npins]);
+		if (err == DC_MAP_BYPASS) {
+			uint64_t o = off + done;
+
+			chunk = rs - (o & (rs - 1)) < len - done ?
+				(size_t)(rs - (o & (rs - 1))) : len - done;
+			if (!done && chunk == len && dfs_opt.uring) {
+				atomic_fetch_add_explicit(&dfs_n_bypassed, 1,
+							  memory_order_relaxed);
+				return DAXFS_BYPASS_WHOLE;
+			}
+			if (!z->bounce && !(z->bounce = malloc(len)))
+				return -ENOMEM;
+			atomic_fetch_add_explicit(&dfs_n_bypassed, 1, memory_order_relaxed);
+			err = direct_copy(fd, z->bounce + done, chunk, o, false);
+			if (err)
+				return err;
+			z->iov[z->nseg].iov_base = z->bounce + done;
+		} else if (!err) {
+			chunk = z->pins[z->npins].len < len - done ?
+				(size_t)z->pins[z->npins].len : len - done;
+			z->iov[z->nseg].iov_base = win + z->pins[z->npins].win_off;
+			z->npins++;
+		} else {
+			return err;
+		}
+		z->iov[z->nseg++].iov_len = chunk;
+		done += chunk;
+	}
+	return 1;
+}
+
+/*
+ * vmsplice() the @nseg segments of @iov into the calling thread's pipe,
+ * which takes references to the pages.  0, or -errno (-EIO: a page is past
+ * the end of the source; the pipe is then closed, to be made anew).
+ */
+static int zc_splice(struct iovec *iov, unsigned int nseg)
+{
+	unsigned int i;
+	ssize_t got;
+	int ret;
+
+	for (i = 0; i < nseg;) {
+		got = vmsplice(zc_pipe[1], &iov[i], nseg - i, SPLICE_F_NONBLOCK);
+		if (got < 0) {
+			ret = -errno;
+			if (ret == -EFAULT) {
+				ret = -EIO;
+				atomic_fetch_add_explicit(&dfs_n_zc_faults, 1,
+							  memory_order_relaxed);
+			}
+			zc_pipe_close();	/* emptied the simple way */
+			return ret;
+		}
+		while (i < nseg && (size_t)got >= iov[i].iov_len)
+			got -= (ssize_t)iov[i++].iov_len;
+		if (i < nseg) {
+			iov[i].iov_base = (char *)iov[i].iov_base + got;
+			iov[i].iov_len -= (size_t)got;
+		}
+	}
+	return 0;
+}
+
 /*
  * Reply to the read of [@off, @off + @len) of @n, within the size, from the
  * window (see above); a range the cache bypasses is pread() from @fd into a
@@ -331,80 +421,27 @@ void dfs_zc_init(void)
  */
 static int zc_read(fuse_req_t req, struct dfs_node *n, int fd, size_t len, uint64_t off)
 {
-	uint64_t rs = (uint64_t)1 << dfs_opt.range_shift;
 	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
-	struct dc_pin pins[ZC_MAX_SEGS];
-	struct iovec iov[ZC_MAX_SEGS];
-	char *win = dc_mmapbe_window(dfs_be), *bounce = NULL;
-	unsigned int npins = 0, nseg = 0, i;
-	size_t done = 0, chunk;
-	ssize_t got;
-	int err, ret = 0;
+	struct zc_segs z;
+	unsigned int i;
+	int ret;
 
 	if (!zc_pipe_get(len))
 		return 0;
-	while (done < len) {
-		if (nseg == ZC_MAX_SEGS)
-			goto out;	/* 0: copy */
-		err = dc_map(n->dci, off + done, dfs_map_flags, &pins[npins]);
-		if (err == DC_MAP_BYPASS) {
-			uint64_t o = off + done;
-
-			chunk = rs - (o & (rs - 1)) < len - done ?
-				(size_t)(rs - (o & (rs - 1))) : len - done;
-			if (!done && chunk == len && dfs_opt.uring) {
-				atomic_fetch_add_explicit(&dfs_n_bypassed, 1,
-							  memory_order_relaxed);
-				ret = DAXFS_BYPASS_WHOLE;
-				goto out;
-			}
-			if (!bounce && !(bounce = malloc(len))) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			atomic_fetch_add_explicit(&dfs_n_bypassed, 1, memory_order_relaxed);
-			ret = direct_copy(fd, bounce + done, chunk, o, false);
-			if (ret)
-				goto out;
-			iov[nseg].iov_base = bounce + done;
-		} else if (err) {
-			ret = err;
-			goto out;
-		} else {
-			chunk = pins[npins].len < len - done ? (size_t)pins[npins].len :
-							       len - done;
-			iov[nseg].iov_base = win + pins[npins].win_off;
-			npins++;
-		}
-		iov[nseg++].iov_len = chunk;
-		done += chunk;
-	}
-	if (!npins) {
-		/* All bypassed: read into @bounce already, a splice would cost more. */
-		fuse_reply_buf(req, bounce, len);
-		ret = 1;
+	z.npins = z.nseg = 0;
+	z.bounce = NULL;
+	ret = zc_gather(&z, n, fd, len, off);
+	if (ret != 1)
 		goto out;
+	if (!z.npins) {
+		/* All bypassed: read into @bounce already, a splice would cost more. */
+		fuse_reply_buf(req, z.bounce, len);
+		goto out;	/* 1: replied */
 	}
 	/* The pipe takes references to the pages; EFAULT: one is past the end. */
-	for (i = 0; i < nseg;) {
-		got = vmsplice(zc_pipe[1], &iov[i], nseg - i, SPLICE_F_NONBLOCK);
-		if (got < 0) {
-			ret = -errno;
-			if (ret == -EFAULT) {
-				ret = -EIO;
-				atomic_fetch_add_explicit(&dfs_n_zc_faults, 1,
-							  memory_order_relaxed);
-			}
-			zc_pipe_close();	/* emptied the simple way */
-			goto out;
-		}
-		while (i < nseg && (size_t)got >= iov[i].iov_len)
-			got -= (ssize_t)iov[i++].iov_len;
-		if (i < nseg) {
-			iov[i].iov_base = (char *)iov[i].iov_base + got;
-			iov[i].iov_len -= (size_t)got;
-		}
-	}
+	ret = zc_splice(z.iov, z.nseg);
+	if (ret)
+		goto out;
 	bv.buf[0].flags = FUSE_BUF_IS_FD;
 	bv.buf[0].fd = zc_pipe[0];
 	/*
@@ -417,9 +454,9 @@ static int zc_read(fuse_req_t req, struct dfs_node *n, int fd, size_t len, uint6
 	atomic_fetch_add_explicit(&dfs_n_zc_reads, 1, memory_order_relaxed);
 	ret = 1;
 out:
-	for (i = 0; i < npins; i++)
-		dc_unpin(&pins[i]);
-	free(bounce);
+	for (i = 0; i < z.npins; i++)
+		dc_unpin(&z.pins[i]);
+	free(z.bounce);
 	return ret;
 }
 
@@ -446,6 +483,31 @@ static void touch_atime(struct dfs_node *n, int fd, uint64_t off)
 		atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
 }
 
+/*
+ * The copy of a read of @size bytes at @off of @n into @buf through the
+ * window (unless zc_read() failed already, with @err), and when a page or
+ * range is past the end, the fallback to pread() from @fd; *@gotp the bytes
+ * read.  0, -errno, or DAXFS_BYPASS_WHOLE (nothing read: the ring serves it).
+ */
+static int read_copy(struct dfs_node *n, int fd, char *buf, size_t size, off_t off,
+		     int err, ssize_t *gotp)
+{
+	*gotp = (ssize_t)size;
+	if (!err)
+		err = window_copy(n, fd, buf, size, (uint64_t)off, false);
+	if (!err || err == DAXFS_BYPASS_WHOLE)
+		return err;
+	/*
+	 * A page or range past the end: the source shrank behind
+	 * our back, and the cached size is wrong.  The next read
+	 * refreshes it (and punches the window past the new end).
+	 */
+	dc_attr_expire(n->attr);
+	atomic_fetch_add_explicit(&dfs_n_fallbacks, 1, memory_order_relaxed);
+	*gotp = pread(fd, buf, size, off);
+	return *gotp < 0 ? -errno : 0;
+}
+
 void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	      struct fuse_file_info *fi)
 {
@@ -457,22 +519,7 @@ void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	int err = 0;
 
 	if (n == &dfs_stats_node) {
-		struct dfs_file *f = (struct dfs_file *)(uintptr_t)fi->fh;
-		char text[DAXFS_STATS_MAX];
-		size_t len;
-
-		if ((size_t)off >= f->text_len) {
-			fuse_reply_buf(req, NULL, 0);
-			return;
-		}
-		len = f->text_len - (size_t)off < size ? f->text_len - (size_t)off : size;
-		/*
-		 * Replied from a copy: the reader's close (whose release frees
-		 * @f on another thread) may come as soon as the kernel has the
-		 * reply, before writev() returns here.
-		 */
-		memcpy(text, f->text + off, len);
-		fuse_reply_buf(req, text, len);
+		dfs_stats_read(req, fi, size, off);
 		return;
 	}
 	T_START();
@@ -480,9 +527,7 @@ void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	pthread_rwlock_rdlock(&n->io_lock);
 	if (!direct) {
 		err = read_size(n, (uint64_t)off, size, &fsize);
-		if (err)
-			goto out;
-		if ((uint64_t)off >= fsize)
+		if (err || (uint64_t)off >= fsize)
 			goto out;
 		if ((uint64_t)size > fsize - (uint64_t)off)
 			size = (size_t)(fsize - (uint64_t)off);
@@ -509,24 +554,11 @@ void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		err = got < 0 ? -errno : 0;
 		goto out;
 	}
-	got = (ssize_t)size;
-	if (!err)
-		err = window_copy(n, (int)fi->fh, buf, size, (uint64_t)off, false);
+	err = read_copy(n, (int)fi->fh, buf, size, off, err, &got);
 	if (err == DAXFS_BYPASS_WHOLE) {
 		if (buf != small)
 			free(buf);
 		goto ring;
-	}
-	if (err) {
-		/*
-		 * A page or range past the end: the source shrank behind
-		 * our back, and the cached size is wrong.  The next read
-		 * refreshes it (and punches the window past the new end).
-		 */
-		dc_attr_expire(n->attr);
-		atomic_fetch_add_explicit(&dfs_n_fallbacks, 1, memory_order_relaxed);
-		got = pread((int)fi->fh, buf, size, off);
-		err = got < 0 ? -errno : 0;
 	}
 out:
 	pthread_rwlock_unlock(&n->io_lock);
@@ -614,25 +646,24 @@ static int kill_priv(fuse_req_t req, int fd, const struct stat *st)
 	return 0;
 }
 
-void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
-	       off_t off, struct fuse_file_info *fi)
+/* write_window(): not written, write it with pwrite() (or through the ring). */
+#define WRITE_PLAIN	1
+
+/*
+ * Write @size bytes of @buf at @off of @n, open as @fd (with O_APPEND:
+ * @append), through the window if it may go there; with n->io_lock held
+ * shared.  0 written, -errno failed, or WRITE_PLAIN: the caller writes it
+ * (setuid and setgid are cleared, as kill_priv() does, in every case).
+ */
+static int write_window(fuse_req_t req, struct dfs_node *n, int fd, bool append,
+			const char *buf, size_t size, off_t off)
 {
-	struct dfs_node *n = dfs_get_node(ino);
 	struct stat st;
-	ssize_t done = (ssize_t)size;
 	int err;
 
-	if (dfs_stats_refuse(req, n, EBADF))
-		return;
-	atomic_fetch_add_explicit(&dfs_n_writes, 1, memory_order_relaxed);
-	/* mtime moves: relatime updates atime at the next read. */
-	atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
-	pthread_rwlock_rdlock(&n->io_lock);
-	if (!n->dci || (fi->flags & O_APPEND)) {
-		err = kill_priv(req, (int)fi->fh, NULL);
-		if (err)
-			goto out;
-		goto plain;
+	if (!n->dci || append) {
+		err = kill_priv(req, fd, NULL);
+		return err ? err : WRITE_PLAIN;
 	}
 	/*
 	 * The default policy writes with pwrite(), never through the window.
@@ -648,10 +679,8 @@ void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	 */
 	if (dfs_map_flags & DC_MAP_MAY_BYPASS) {
 		atomic_fetch_add_explicit(&dfs_n_direct_writes, 1, memory_order_relaxed);
-		err = kill_priv(req, (int)fi->fh, NULL);
-		if (err)
-			goto out;
-		goto plain;
+		err = kill_priv(req, fd, NULL);
+		return err ? err : WRITE_PLAIN;
 	}
 	/*
 	 * Writes still fstat() the source: a cached size larger than the
@@ -661,30 +690,44 @@ void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	 */
 	err = dfs_stat_fd(n->map_fd, &st);
 	if (!err)
-		err = kill_priv(req, (int)fi->fh, &st);
+		err = kill_priv(req, fd, &st);
 	if (err)
-		goto out;
+		return err;
 	if ((uint64_t)off + size > (uint64_t)st.st_size) {
 		atomic_fetch_add_explicit(&dfs_n_ext_writes, 1, memory_order_relaxed);
-		goto plain;
+		return WRITE_PLAIN;
 	}
-	err = window_copy(n, (int)fi->fh, (char *)buf, size, (uint64_t)off, true);
-	if (!err) {
-		err = touch_mtime((int)fi->fh, &st, buf, (uint64_t)off);
-		goto out;
-	}
-	if (err == DAXFS_BYPASS_WHOLE)
-		goto plain;	/* the ring */
-	atomic_fetch_add_explicit(&dfs_n_fallbacks, 1, memory_order_relaxed);
-plain:
-	if (dfs_opt.uring) {
-		pthread_rwlock_unlock(&n->io_lock);
-		dfs_uring_io(req, n, (int)fi->fh, buf, size, (uint64_t)off);
+	err = window_copy(n, fd, (char *)buf, size, (uint64_t)off, true);
+	if (!err)
+		return touch_mtime(fd, &st, buf, (uint64_t)off);
+	if (err != DAXFS_BYPASS_WHOLE)	/* that one goes to the ring */
+		atomic_fetch_add_explicit(&dfs_n_fallbacks, 1, memory_order_relaxed);
+	return WRITE_PLAIN;
+}
+
+void dfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+	       off_t off, struct fuse_file_info *fi)
+{
+	struct dfs_node *n = dfs_get_node(ino);
+	ssize_t done = (ssize_t)size;
+	int err;
+
+	if (dfs_stats_refuse(req, n, EBADF))
 		return;
+	atomic_fetch_add_explicit(&dfs_n_writes, 1, memory_order_relaxed);
+	/* mtime moves: relatime updates atime at the next read. */
+	atomic_store_explicit(&n->atime_due, true, memory_order_relaxed);
+	pthread_rwlock_rdlock(&n->io_lock);
+	err = write_window(req, n, (int)fi->fh, fi->flags & O_APPEND, buf, size, off);
+	if (err == WRITE_PLAIN) {
+		if (dfs_opt.uring) {
+			pthread_rwlock_unlock(&n->io_lock);
+			dfs_uring_io(req, n, (int)fi->fh, buf, size, (uint64_t)off);
+			return;
+		}
+		done = pwrite((int)fi->fh, buf, size, off);
+		err = done < 0 ? -errno : 0;
 	}
-	done = pwrite((int)fi->fh, buf, size, off);
-	err = done < 0 ? -errno : 0;
-out:
 	/* The cached size grows to what we wrote (reads need no refresh). */
 	if (!err && n->attr)
 		dc_attr_note_write(n->attr, (uint64_t)off + (uint64_t)done,

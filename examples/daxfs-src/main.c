@@ -188,137 +188,135 @@ static void daemon_ready(int log_fd)
 	ready_fd = -1;
 }
 
-int main(int argc, char **argv)
+/*
+ * Parse the command line into dfs_opt and @cl: -1 to go on, else the exit
+ * status (0 after --help or --version, 2 for bad arguments).
+ */
+static int parse_cmdline(struct fuse_args *args, struct fuse_cmdline_opts *cl,
+			 const char *prog)
 {
-	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct fuse_cmdline_opts cl;
-	struct fuse_session *se;
-	struct fuse_loop_config *loop_cfg;
-	struct stat st;
-	char buf[DAXFS_STATS_MAX];
-	int ret = 1, err, log_fd = -1;
+	int err;
 
-	memset(&cl, 0, sizeof(cl));
-	if (dfs_opts_parse(&args) ||
-	    fuse_opt_insert_arg(&args, 1, "-ofsname=daxfs,subtype=daxfs") ||
-	    fuse_parse_cmdline(&args, &cl)) {
-		ret = 2;
-		goto out_args;
-	}
-	if (cl.show_help) {
-		dfs_usage(stdout, argv[0]);
+	if (dfs_opts_parse(args) ||
+	    fuse_opt_insert_arg(args, 1, "-ofsname=daxfs,subtype=daxfs") ||
+	    fuse_parse_cmdline(args, cl))
+		return 2;
+	if (cl->show_help) {
+		dfs_usage(stdout, prog);
 		printf("FUSE OPTIONS\n");
 		fuse_cmdline_help();
 		fuse_lowlevel_help();
-		ret = 0;
-		goto out_args;
+		return 0;
 	}
-	if (cl.show_version) {
+	if (cl->show_version) {
 		printf("daxfs, libfuse %s\n", fuse_pkgversion());
 		err = dfs_uring_probe();
 		printf("io_uring: %s%s\n", err == -ENOSYS ? "not built" :
 		       err ? "refused: " : "available", err && err != -ENOSYS ?
 		       strerror(-err) : "");
 		fuse_lowlevel_version();
-		ret = 0;
-		goto out_args;
+		return 0;
 	}
-	if (!dfs_opt.src || !cl.mountpoint) {
-		dfs_usage(stderr, argv[0]);
-		ret = 2;
-		goto out_args;
+	if (!dfs_opt.src || !cl->mountpoint) {
+		dfs_usage(stderr, prog);
+		return 2;
 	}
-	if (dfs_check_values()) {
-		ret = 2;
-		goto out_args;
-	}
-	dfs_opt.mnt = cl.mountpoint;
-	/*
-	 * allow_other serves other users, and daxfs checks no permission
-	 * itself: without default_permissions the kernel would not either, and
-	 * any user could chmod, chown, truncate or remove root's files.  So
-	 * allow_other turns default_permissions on, unless the user explicitly
-	 * asks for no_default_permissions (then only access() and what the
-	 * source checks for new files, under the caller's ids, are checked).
-	 */
-	if (dfs_opt.allow_other && !dfs_opt.default_permissions) {
-		if (dfs_opt.no_default_permissions) {
-			fprintf(stderr, "daxfs: warning: allow_other without default_permissions:"
-				" other users may change files daxfs can change\n");
-		} else if (fuse_opt_add_arg(&args, "-odefault_permissions")) {
-			goto out_args;
-		}
-	}
-	fuse_set_log_func(dfs_log);
-	if (dfs_opt.log_arg) {
-		log_fd = open(dfs_opt.log_arg, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (log_fd < 0) {
-			fprintf(stderr, "daxfs: %s: %s\n", dfs_opt.log_arg, strerror(errno));
-			goto out_args;
-		}
-	}
-	/* The kernel applied the caller's umask: daxfs must not apply its own. */
-	umask(0);
-	if (dfs_creds_init()) {
-		perror("daxfs: getgroups");
-		goto out_args;
-	}
-	dfs_root.path_fd = open(dfs_opt.src, O_PATH | O_DIRECTORY);
-	if (dfs_root.path_fd < 0 || dfs_stat_fd(dfs_root.path_fd, &st)) {
-		fprintf(stderr, "daxfs: %s: %s\n", dfs_opt.src, strerror(errno));
-		goto out_args;
-	}
-	dfs_root.dev = st.st_dev;
-	dfs_root.ino = st.st_ino;
-	dfs_root.fino = dfs_map_ino(st.st_dev, st.st_ino);
-	dfs_root.nlookup = 1;
-	dfs_root.map_fd = -1;
-	pthread_rwlock_init(&dfs_root.io_lock, NULL);
-	pthread_mutex_init(&dfs_root.dirty_lock, NULL);
-	dfs_zc_init();
-#if defined(DAXFS_TIMING) && defined(__x86_64__)
-	dfs_timing_init();
-#endif
-	if (!dfs_root.fino || (!dfs_opt.no_dax && dfs_window_reserve()))
-		goto out_args;
+	if (dfs_check_values())
+		return 2;
+	dfs_opt.mnt = cl->mountpoint;
+	return -1;
+}
 
-	/* NULL for an option libfuse does not know, too (it said which). */
-	se = fuse_session_new(&args, &dfs_ops, sizeof(dfs_ops), NULL);
-	if (!se)
-		goto out_window;
-	if (fuse_set_signal_handlers(se))
-		goto out_session;
-	if (fuse_session_mount(se, cl.mountpoint))
-		goto out_signals;
-	/*
-	 * What can fail runs in the serving process but before its parent
-	 * exits, which then exits non-zero (the message is on its stderr).
-	 */
-	if (daemon_begin(cl.foreground))
-		goto out_unmount;
-	if (!dfs_opt.no_dax && (dfs_cache_start() || dfs_wb_start()))
-		goto out_unmount;
-	if (dfs_opt.uring && dfs_uring_start())
-		goto out_unmount;
-	daemon_ready(log_fd);
-	if (cl.singlethread) {
-		ret = fuse_session_loop(se) < 0 ? 1 : 0;
-		goto out_unmount;
+/*
+ * allow_other serves other users, and daxfs checks no permission
+ * itself: without default_permissions the kernel would not either, and
+ * any user could chmod, chown, truncate or remove root's files.  So
+ * allow_other turns default_permissions on (in @args), unless the user
+ * explicitly asks for no_default_permissions (then only access() and what
+ * the source checks for new files, under the caller's ids, are checked).
+ * 0 or -1.
+ */
+static int allow_other_permissions(struct fuse_args *args)
+{
+	if (!dfs_opt.allow_other || dfs_opt.default_permissions)
+		return 0;
+	if (dfs_opt.no_default_permissions) {
+		fprintf(stderr, "daxfs: warning: allow_other without default_permissions:"
+			" other users may change files daxfs can change\n");
+		return 0;
 	}
+	return fuse_opt_add_arg(args, "-odefault_permissions") ? -1 : 0;
+}
+
+/* Open the -o log=FILE given, if any, as *@log_fd; 0 or -1 (said why). */
+static int log_open(int *log_fd)
+{
+	if (!dfs_opt.log_arg)
+		return 0;
+	*log_fd = open(dfs_opt.log_arg, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (*log_fd < 0) {
+		fprintf(stderr, "daxfs: %s: %s\n", dfs_opt.log_arg, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Serve requests until the mount goes away: 0, or 1 on an error. */
+static int serve(struct fuse_session *se, const struct fuse_cmdline_opts *cl)
+{
+	struct fuse_loop_config *loop_cfg;
+	int ret;
+
+	if (cl->singlethread)
+		return fuse_session_loop(se) < 0 ? 1 : 0;
 	/*
 	 * An explicit loop config, destroyed here: the implicit one of the
 	 * older entry point is never freed (LeakSanitizer sees it).
 	 */
 	loop_cfg = fuse_loop_cfg_create();
 	if (!loop_cfg)
-		goto out_unmount;
-	fuse_loop_cfg_set_clone_fd(loop_cfg, (unsigned int)cl.clone_fd);
-	fuse_loop_cfg_set_max_threads(loop_cfg, cl.max_threads);
-	if (cl.max_idle_threads != UINT_MAX)
-		fuse_loop_cfg_set_idle_threads(loop_cfg, cl.max_idle_threads);
+		return 1;
+	fuse_loop_cfg_set_clone_fd(loop_cfg, (unsigned int)cl->clone_fd);
+	fuse_loop_cfg_set_max_threads(loop_cfg, cl->max_threads);
+	if (cl->max_idle_threads != UINT_MAX)
+		fuse_loop_cfg_set_idle_threads(loop_cfg, cl->max_idle_threads);
 	/* > 0: ended by a signal, which is a clean unmount too */
 	ret = fuse_session_loop_mt(se, loop_cfg) < 0 ? 1 : 0;
 	fuse_loop_cfg_destroy(loop_cfg);
+	return ret;
+}
+
+/*
+ * Mount, start what serves (daemonized unless -f), serve until unmounted,
+ * stop it all and log the counters; the exit status.
+ */
+static int mount_and_serve(struct fuse_args *args, const struct fuse_cmdline_opts *cl,
+			   int log_fd)
+{
+	char buf[DAXFS_STATS_MAX];
+	struct fuse_session *se;
+	int ret = 1;
+
+	/* NULL for an option libfuse does not know, too (it said which). */
+	se = fuse_session_new(args, &dfs_ops, sizeof(dfs_ops), NULL);
+	if (!se)
+		return 1;
+	if (fuse_set_signal_handlers(se))
+		goto out_session;
+	if (fuse_session_mount(se, cl->mountpoint))
+		goto out_signals;
+	/*
+	 * What can fail runs in the serving process but before its parent
+	 * exits, which then exits non-zero (the message is on its stderr).
+	 */
+	if (daemon_begin(cl->foreground))
+		goto out_unmount;
+	if (!dfs_opt.no_dax && (dfs_cache_start() || dfs_wb_start()))
+		goto out_unmount;
+	if (dfs_opt.uring && dfs_uring_start())
+		goto out_unmount;
+	daemon_ready(log_fd);
+	ret = serve(se, cl);
 out_unmount:
 	dfs_uring_stop();
 	dfs_wb_stop_all();
@@ -330,7 +328,40 @@ out_session:
 	dfs_stats_text(buf, sizeof(buf));
 	fuse_log(FUSE_LOG_INFO, "daxfs: unmounted %s\n", dfs_opt.mnt);
 	log_lines(FUSE_LOG_INFO, buf);
-out_window:
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts cl;
+	int ret, log_fd = -1;
+
+	memset(&cl, 0, sizeof(cl));
+	ret = parse_cmdline(&args, &cl, argv[0]);
+	if (ret >= 0)
+		goto out_args;
+	ret = 1;
+	if (allow_other_permissions(&args))
+		goto out_args;
+	fuse_set_log_func(dfs_log);
+	if (log_open(&log_fd))
+		goto out_args;
+	/* The kernel applied the caller's umask: daxfs must not apply its own. */
+	umask(0);
+	if (dfs_creds_init()) {
+		perror("daxfs: getgroups");
+		goto out_args;
+	}
+	if (dfs_root_init())
+		goto out_args;
+	dfs_zc_init();
+#if defined(DAXFS_TIMING) && defined(__x86_64__)
+	dfs_timing_init();
+#endif
+	if (!dfs_root.fino || (!dfs_opt.no_dax && dfs_window_reserve()))
+		goto out_args;
+	ret = mount_and_serve(&args, &cl, log_fd);
 	if (dfs_cache)
 		dc_cache_destroy(dfs_cache);
 	dc_mmapbe_destroy(dfs_be);

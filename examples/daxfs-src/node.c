@@ -407,3 +407,23 @@ int dfs_punch_window(struct dfs_node *n, off_t size)
 	pthread_mutex_unlock(&open_lock);
 	return err;
 }
+
+/* The node of SRC, the root of the mount; 0 or -1 (said why). */
+int dfs_root_init(void)
+{
+	struct stat st;
+
+	dfs_root.path_fd = open(dfs_opt.src, O_PATH | O_DIRECTORY);
+	if (dfs_root.path_fd < 0 || dfs_stat_fd(dfs_root.path_fd, &st)) {
+		fprintf(stderr, "daxfs: %s: %s\n", dfs_opt.src, strerror(errno));
+		return -1;
+	}
+	dfs_root.dev = st.st_dev;
+	dfs_root.ino = st.st_ino;
+	dfs_root.fino = dfs_map_ino(st.st_dev, st.st_ino);
+	dfs_root.nlookup = 1;
+	dfs_root.map_fd = -1;
+	pthread_rwlock_init(&dfs_root.io_lock, NULL);
+	pthread_mutex_init(&dfs_root.dirty_lock, NULL);
+	return 0;
+}
