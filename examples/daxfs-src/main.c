@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* cc -o daxfs *.c $(pkg-config --cflags --libs daxcache fuse3) -pthread */
+/* cc -o daxfs *.c ../common/size_arg.c $(pkg-config --cflags --libs daxcache fuse3) -pthread */
 /*
  * daxfs - a FUSE passthrough filesystem whose reads and writes go through a
  * libdaxcache window.

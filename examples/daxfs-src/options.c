@@ -4,6 +4,7 @@
  * fuse_opt_parse()), their checks, and the --help text.
  */
 #include "daxfs.h"
+#include "../common/size_arg.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -24,32 +25,6 @@ struct daxfs_opts dfs_opt = {
 	.evict_interval = 256,
 	.setup_cost = DAXFS_SETUP_COST,
 };
-
-static int parse_size(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end == 'i' && end[1] == 'B')
-		end += 2;
-	else if (*end == 'B' && shift)
-		end++;
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
 
 /* The text of --help, in parts around its synopsis line (which names the program). */
 static const char usage_name[] =
@@ -303,10 +278,10 @@ static int check_window(void)
 	uint64_t v;
 
 	if (dfs_opt.window_arg &&
-	    (parse_size(dfs_opt.window_arg, &dfs_opt.window_size) || !dfs_opt.window_size))
+	    (ex_parse_size(dfs_opt.window_arg, &dfs_opt.window_size) || !dfs_opt.window_size))
 		return bad_value(dfs_opt.window_arg);
 	if (dfs_opt.shift_arg) {
-		if (parse_size(dfs_opt.shift_arg, &v) || v < 12 || v > 40)
+		if (ex_parse_size(dfs_opt.shift_arg, &v) || v < 12 || v > 40)
 			return bad_value(dfs_opt.shift_arg);
 		dfs_opt.range_shift = (unsigned int)v;
 	}
@@ -347,12 +322,12 @@ static int check_attr_timeout(void)
 static int check_admission(void)
 {
 	if (dfs_opt.evict_arg) {
-		if (parse_size(dfs_opt.evict_arg, &dfs_opt.evict_interval) ||
+		if (ex_parse_size(dfs_opt.evict_arg, &dfs_opt.evict_interval) ||
 		    dfs_opt.evict_interval > UINT_MAX)
 			return bad_value(dfs_opt.evict_arg);
 	}
 	if (dfs_opt.cost_arg) {
-		if (parse_size(dfs_opt.cost_arg, &dfs_opt.setup_cost) ||
+		if (ex_parse_size(dfs_opt.cost_arg, &dfs_opt.setup_cost) ||
 		    dfs_opt.setup_cost < 1 || dfs_opt.setup_cost > DC_ADMIT_SETUP_COST_MAX)
 			return bad_value(dfs_opt.cost_arg);
 	}
@@ -376,7 +351,7 @@ static int check_engine(void)
 		}
 	}
 	if (dfs_opt.depth_arg) {
-		if (parse_size(dfs_opt.depth_arg, &v) || !v || v > 4096)
+		if (ex_parse_size(dfs_opt.depth_arg, &v) || !v || v > 4096)
 			return bad_value(dfs_opt.depth_arg);
 		dfs_opt.ring_depth = (unsigned int)v;
 	}
