@@ -97,9 +97,9 @@ struct daxfs_opts {
 	char *retry_arg;
 	uint64_t attr_timeout_ns;
 	char *attr_timeout_arg;
-	uint64_t evict_interval;	/* --evict-interval: see dfs_cache_start() */
+	uint64_t evict_interval;	/* --evict-interval: see policy_default() */
 	char *evict_arg;
-	uint64_t setup_cost;		/* --setup-cost: see dfs_cache_start() */
+	uint64_t setup_cost;		/* --setup-cost: see policy_default() */
 	char *cost_arg;
 	char *window_arg;
 	char *shift_arg;
@@ -125,6 +125,7 @@ extern struct dc_cache *dfs_cache;
 extern const struct dc_backend_ops *dfs_be_ops;
 extern unsigned int dfs_map_flags;
 int dfs_window_reserve(void);
+const char *dfs_policy_name(const char *name);
 int dfs_cache_start(void);
 
 /* node.c */

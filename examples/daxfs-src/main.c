@@ -27,7 +27,7 @@
  * the window is full, the cache's eviction budget lets a read miss
  * replace a mapping at most once per --evict-interval references
  * (sequential streams excepted: config.admit_evict_interval, see
- * dfs_cache_start()); daxfs has no admission rule of its own.
+ * policy_default() in cache.c); daxfs has no admission rule of its own.
  * With --no-dax every read and write is a plain pread()/pwrite().
  * With --io-engine=uring those direct reads and writes (--no-dax, the
  * extending and appending writes, and what the cache bypasses whole) go

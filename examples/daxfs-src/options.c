@@ -87,8 +87,18 @@ static const char usage_options[] =
 	"    -r N, --range-shift=N         [range_shift=N]\n"
 	"           log2 of the range size, 12..40 (default 21)\n"
 	"    -p NAME, --policy=NAME        [policy=NAME]\n"
-	"           default (admission control; writes are pwrite()s, never\n"
-	"           through the window), 2019, seed000 or upstream\n"
+	"           default: admission control (a read miss that would evict\n"
+	"           a mapping is mapped only if it pays, else pread());\n"
+	"           writes are pwrite()s, never through the window.\n"
+	"           The others map every miss:\n"
+	"           bg-first (alias 2019): the background reclaimer kicked\n"
+	"           first, a range reclaimed inline removed before its reuse\n"
+	"           (one remove per range), CLOCK victims;\n"
+	"           inline-first (alias seed000): a range reclaimed inline\n"
+	"           reused without a remove, round-robin victims;\n"
+	"           upstream: as Linux's FUSE DAX (the background reclaimer\n"
+	"           kicked first, inline reclaim only from the file's own\n"
+	"           ranges, one remove per range, round robin)\n"
 	"    --no-dax                      [no_dax]\n"
 	"           plain pread()/pwrite() (the baseline)\n"
 	"    --attr-timeout=SECONDS        [attr_timeout=SECONDS]\n"
@@ -122,7 +132,7 @@ static const char usage_options[] =
 	"           parked and resubmitted when a completion frees room\n"
 	"    --retry=completion|timer      [retry=RULE]\n"
 	"           when parked requests are retried: at a completion\n"
-	"           (default) or from a 1 ms timer (the 2019 rule)\n"
+	"           (default) or from a 1 ms timer (for comparison)\n"
 	"    --log=FILE                    [log=FILE]\n"
 	"           a daemon's messages (errors, the statistics at unmount)\n"
 	"           are appended to FILE; without it they go to syslog\n"
@@ -288,15 +298,17 @@ static int check_window(void)
 	return 0;
 }
 
-/* --policy; 0 or -1 (said why). */
+/* --policy: a name or an alias (dfs_opt.policy gets the name); 0 or -1 (said why). */
 static int check_policy(void)
 {
-	if (dfs_opt.policy_arg) {
-		if (strcmp(dfs_opt.policy_arg, "default") && strcmp(dfs_opt.policy_arg, "2019") &&
-		    strcmp(dfs_opt.policy_arg, "seed000") && strcmp(dfs_opt.policy_arg, "upstream"))
-			return bad_value(dfs_opt.policy_arg);
-		dfs_opt.policy = dfs_opt.policy_arg;
-	}
+	const char *name;
+
+	if (!dfs_opt.policy_arg)
+		return 0;
+	name = dfs_policy_name(dfs_opt.policy_arg);
+	if (!name)
+		return bad_value(dfs_opt.policy_arg);
+	dfs_opt.policy = name;
 	return 0;
 }
 
