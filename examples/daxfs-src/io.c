@@ -202,7 +202,7 @@ static int64_t ts_ns(const struct timespec *ts)
 
 /*
  * The size of @n's source that a read of [@off, @off + @size) goes by, in
- * *@sizep (seed 001): while the cached attributes are valid and the read
+ * *@sizep: while the cached attributes are valid and the read
  * stays within the cached size, @off + @size (the read needs no clipping:
  * one call into the attribute cache, one lock, per read); else the source
  * is fstat()ed and the attributes refreshed (the hook punches the window
@@ -256,7 +256,7 @@ static int read_size(struct dfs_node *n, uint64_t off, uint64_t size, uint64_t *
  * copied with dc_mmapbe_read() into a buffer on the stack, no malloc().
  * Nor does it above zc_max: its own pipe must hold the reply and three
  * pages more, and a pipe cannot grow past /proc/sys/fs/pipe-max-size
- * (1 MiB by default, so a read of 1 MiB is copied as before).
+ * (1 MiB by default, so a read of 1 MiB is copied).
  */
 #define ZC_MAX_SEGS	64
 #define ZC_SLACK	(4 * 4096)
@@ -412,12 +412,13 @@ static int zc_splice(struct iovec *iov, unsigned int nseg)
  * Reply to the read of [@off, @off + @len) of @n, within the size, from the
  * window (see above); a range the cache bypasses is pread() from @fd into a
  * buffer spliced likewise (a read that bypasses whole is replied from the
- * buffer, as before, and not counted in zero_copy_reads).  Called with
- * n->io_lock held shared.  Return: 1 replied; 0 not replied, copy instead
- * (no pipe, too many ranges); -errno not replied: -EIO when a page or
- * range is past the end of the source (the caller falls back to pread()),
- * or the error of dc_map(); DAXFS_BYPASS_WHOLE (--io-engine=uring) not replied:
- * the cache bypasses all of it, the caller serves it through the ring.
+ * buffer with fuse_reply_buf(), and not counted in zero_copy_reads).
+ * Called with n->io_lock held shared.  Return: 1 replied; 0 not replied,
+ * copy instead (no pipe, too many ranges); -errno not replied: -EIO when a
+ * page or range is past the end of the source (the caller falls back to
+ * pread()), or the error of dc_map(); DAXFS_BYPASS_WHOLE (--io-engine=uring)
+ * not replied: the cache bypasses all of it, the caller serves it through
+ * the ring.
  */
 static int zc_read(fuse_req_t req, struct dfs_node *n, int fd, size_t len, uint64_t off)
 {

@@ -16,14 +16,14 @@
  * Reads are clipped to the file size; writes that reach past the end of
  * the file go to pwrite() (a window range past EOF cannot be touched),
  * and a truncate (setattr, or an open with O_TRUNC) punches the inode's
- * mappings and truncates under the inode's I/O lock held exclusive.  A source file truncated behind
- * daxfs's back (in SRC, by another program) makes a copy through the window
- * fail with -EIO instead of SIGBUS; the read or write is then served with
- * pread()/pwrite().
+ * mappings and truncates under the inode's I/O lock held exclusive.  A
+ * source file truncated behind daxfs's back (in SRC, by another program)
+ * makes a copy through the window fail with -EIO instead of SIGBUS; the
+ * read or write is then served with pread()/pwrite().
  * Under the default policy every dc_map() passes DC_MAP_MAY_BYPASS, and a
  * range the cache answers DC_MAP_BYPASS for (admission control: mapping it
  * would only churn the window) is read with pread(); and writes are all
- * pwrite()s, which never make a mapping writable (see dfs_write()).  Once
+ * pwrite()s, which never make a mapping writable (see write_window()).  Once
  * the window is full, the cache's eviction budget lets a read miss
  * replace a mapping at most once per --evict-interval references
  * (sequential streams excepted: config.admit_evict_interval, see
@@ -31,11 +31,12 @@
  * With --no-dax every read and write is a plain pread()/pwrite().
  * With --io-engine=uring those direct reads and writes (--no-dax, the
  * extending and appending writes, and what the cache bypasses whole) go
- * through an io_uring ring behind a dc_reqq instead (seed 002: see
+ * through an io_uring ring behind a dc_reqq instead: a request that finds
+ * the ring full is parked and resubmitted at the next completion (see
  * dfs_uring_io()).
  *
- * Attributes by the rule of seed 001 (FUSE: update attributes on read only
- * on timeout): each open file's size and mtime are cached in a struct
+ * Attributes are refreshed on a read only once they time out: each open
+ * file's size and mtime are cached in a struct
  * dc_attr, and a read fstat()s the source only when it reaches past the
  * cached size or the attributes are older than --attr-timeout (or made
  * stale: by daxfs's own truncate, or a copy that met a page past the end).
@@ -43,7 +44,7 @@
  * punches the window mappings past the new end.  Writes still fstat(),
  * and grow the cached size to what they wrote.
  *
- * Commit after writeback (seed 004): fsync writes back the ranges written
+ * Commit after writeback: fsync writes back the ranges written
  * through the window since the last fsync in parallel, on a small pool of
  * threads whose jobs hold slots of a dc_slot table, and the last writeback
  * to complete issues the one fdatasync() (the COMMIT) and the reply, through

@@ -287,7 +287,7 @@ uint64_t dfs_mono_ns(void)
 }
 
 /*
- * The attribute cache's invalidate hook (seed 001): a refresh found the
+ * The attribute cache's invalidate hook: a refresh found the
  * source smaller than the cache knew it, so another process truncated it
  * behind daxfs's back: punch the window mappings past the new end, whose
  * pages the file no longer has.  A changed mtime (or a grown file) drops

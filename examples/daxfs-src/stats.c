@@ -22,16 +22,19 @@ static pthread_mutex_t stats_files_lock = PTHREAD_MUTEX_INITIALIZER;
 atomic_uint_fast64_t dfs_n_reads, dfs_n_writes, dfs_n_ext_writes, dfs_n_fallbacks, dfs_n_bypassed;
 /* Writes the default policy served with pwrite() (see write_window()). */
 atomic_uint_fast64_t dfs_n_direct_writes;
-/* Seed 001: reads that refreshed the attributes, and the shrinks they found. */
+/*
+ * Reads that refreshed the attributes, the shrinks they found, and the
+ * punches after a shrink that left a range another read held pinned.
+ */
 atomic_uint_fast64_t dfs_n_attr_refreshes, dfs_n_attr_shrinks, dfs_n_attr_punch_busy;
 /* Reads replied from the window without a copy; those that met a page past the end. */
 atomic_uint_fast64_t dfs_n_zc_reads, dfs_n_zc_faults;
-/* Seed 004: fsync COMMITs, the writebacks they waited for, and their errors. */
+/* fsync's COMMITs, the writebacks they waited for, and their errors. */
 atomic_uint_fast64_t dfs_n_commits, dfs_n_commit_wbs, dfs_n_wb_errors;
 /*
- * Seed 004 at reclaim: writebacks of reclaimed (or evicted, or punched)
- * writable ranges done on the pool, their errors, and those done inline
- * with the backend's msync() because the pool or a descriptor was missing.
+ * Writebacks of reclaimed (or evicted, or punched) writable ranges done on
+ * the pool, their errors, and those done inline with the backend's msync()
+ * because the pool or a descriptor was missing.
  */
 atomic_uint_fast64_t dfs_n_rc_wbs, dfs_n_rc_wb_errors, dfs_n_rc_wb_inline;
 /*

@@ -15,8 +15,8 @@
 #include <string.h>
 
 /*
- * The io_uring engine (--io-engine=uring), after seed 002 (virtio-fs: a
- * full queue is refilled when a completion arrives, not from a 1 ms timer).
+ * The io_uring engine (--io-engine=uring): a full queue is refilled when a
+ * completion arrives, not from a 1 ms timer.
  * The direct reads and writes (--no-dax, and writes that extend the file or
  * append) are not served on the FUSE thread: a struct uio carries the
  * request through the library's dc_reqq, whose submit op (uring_submit())
@@ -26,7 +26,7 @@
  * (uring_reaper()) calls for every CQE it reaps, before the end callback
  * (uio_end()) replies to FUSE (libfuse replies may come from any thread).
  * --retry=timer makes the reqq retry parked requests from its 1 ms timer
- * instead (DC_REQQ_TIMER_RETRY, the 2019 rule), for comparison.  Any other
+ * instead (DC_REQQ_TIMER_RETRY), for comparison.  Any other
  * error (from io_uring_submit(), -ENOMEM, or the CQE's -EIO) goes back to
  * the FUSE request.  A short read or write is replied short, as a single
  * pread()/pwrite() of the synchronous engine is.

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 /*
- * Commit after writeback (seed 004).  A window write marks its range dirty
+ * Commit after writeback.  A window write marks its range dirty
  * in the node's bitmap.  fsync takes the dirty set and queues one writeback
  * job per dirty range to a pool of WB_WORKERS threads; each job holds a
  * slot of the dc_slot table wb_slots for its life, so at most WB_SLOTS_MAX
