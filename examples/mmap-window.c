@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* cc mmap-window.c $(pkg-config --cflags --libs daxcache) -pthread */
+/* cc mmap-window.c common/size_arg.c $(pkg-config --cflags --libs daxcache) -pthread */
 /*
  * mmap-window - a file read through a DAX-style window with the mmap backend.
  *
@@ -41,6 +41,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "common/size_arg.h"
 
 #define BLOCK		4096u
 #define INO		1
@@ -381,37 +383,6 @@ static bool run_timed(struct worker *workers, double *el, double *pel)
 	return true;
 }
 
-/*
- * A size as 4096, 64K, 2M or 1GiB.  examples/daxfs.c and the benchmarks'
- * bench/common/opts.c read sizes the same way; this example keeps its own
- * copy so that it builds alone, with the one cc line at the top.
- */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned int shift = 0;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end == 'i' && end[1] == 'B')
-		end += 2;
-	else if (*end == 'B' && shift)
-		end++;
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 /* Which of two names @arg is: *@which = 0 or 1, or -1 for neither. */
 static int pick(const char *arg, const char *name0, const char *name1,
 		bool *which)
@@ -473,15 +444,15 @@ static int parse_args(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "w:s:r:f:d:j:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
-			if (parse_size(optarg, &opt.window_size))
+			if (ex_parse_size(optarg, &opt.window_size))
 				goto bad;
 			break;
 		case 's':
-			if (parse_size(optarg, &opt.file_size))
+			if (ex_parse_size(optarg, &opt.file_size))
 				goto bad;
 			break;
 		case 'r':
-			if (parse_size(optarg, &v) || v < 12 || v > 40)
+			if (ex_parse_size(optarg, &v) || v < 12 || v > 40)
 				goto bad;
 			opt.range_shift = (unsigned int)v;
 			break;
@@ -499,7 +470,7 @@ static int parse_args(int argc, char **argv)
 				goto bad;
 			break;
 		case 'j':
-			if (parse_size(optarg, &v) || v < 1 || v > MAX_THREADS)
+			if (ex_parse_size(optarg, &v) || v < 1 || v > MAX_THREADS)
 				goto bad;
 			opt.threads = (unsigned int)v;
 			break;
