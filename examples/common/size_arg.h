@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * size_arg.h - how the examples read a size given on the command line
  * (mmap-window's --window-size, daxfs's --window-size and the like).

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * daxfs.h - what the parts of daxfs share: the node of a source inode, an
  * open file, the options, the counters of .daxfs-stats, and the functions
