@@ -860,6 +860,33 @@ static int map_hit_more(struct dc_inode *inode, uint64_t file_off,
 			struct dc_pin *pin);
 
 /*
+ * The hit path's look past the inode's own hints: walk @index's chain in
+ * the mapping table (a hash, about one range) for the range whose identity
+ * is @index of @inode, each range's generation loaded into *@genp before
+ * its identity is compared, as for a hint (the walk of dc_maptab_walk(),
+ * spelled out so that a range found needs no test): true with the range
+ * in *@rp.  False at the chain's end: nothing there, or a range that moved
+ * under the walk (see cache_maptab.c), and the general way looks again.
+ */
+static dc_always_inline bool
+hit_table_walk(struct dc_inode *inode, uint64_t index, struct dc_range **rp,
+	       uint64_t *genp)
+{
+	uint32_t v = dc_maptab_chain_first(inode, dc_maptab_bucket(inode, index));
+
+	for (;;) {
+		if (dc_unlikely(dc_maptab_chain_end(v)))
+			return false;
+		*rp = dc_maptab_chain_range(inode, v);
+		*genp = dc_load_acquire(&(*rp)->gen);
+		if (!dc_read_once_ne((*rp)->owner, inode) &&
+		    !dc_read_once_ne((*rp)->index, index))
+			return true;
+		v = dc_maptab_chain_next(*rp);
+	}
+}
+
+/*
  * The hit path: a read of a mapped range, or (@write) a write of a range
  * mapped writable.  The range comes from the inode's own hint of its index
  * (one load; an empty one points at dci_range_none, which fails the
@@ -897,28 +924,8 @@ map_hit(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 				dc_read_once_ne(r->index, index)))
 			goto unhinted;
 	} else {
-		/*
-		 * Past the inode's own hints: walk the index's chain in the
-		 * mapping table (a hash, about one range) for the range whose
-		 * identity is @index of @inode, each range's generation
-		 * loaded before its identity is compared, as above (the walk
-		 * of dc_maptab_walk(), inline, so that a range found needs no
-		 * test).  At the chain's end (nothing there, or a range that
-		 * moved under the walk: see cache_maptab.c) the general way
-		 * looks again.
-		 */
-		uint32_t v = dc_maptab_chain_first(inode, dc_maptab_bucket(inode, index));
-
-		for (;;) {
-			if (dc_unlikely(dc_maptab_chain_end(v)))
-				goto missed;
-			r = dc_maptab_chain_range(inode, v);
-			gen = dc_load_acquire(&r->gen);
-			if (!dc_read_once_ne(r->owner, inode) &&
-			    !dc_read_once_ne(r->index, index))
-				break;
-			v = dc_maptab_chain_next(r);
-		}
+		if (!hit_table_walk(inode, index, &r, &gen))
+			goto missed;
 	}
 	/* An upgrade: the general way. */
 	if (write && dc_unlikely(!(gen & 1)))
