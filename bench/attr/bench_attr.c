@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * bench_attr.c - GETATTRs, invalidations and throughput of the two attribute
- * rules of <daxcache/attr.h> (seed 001), side by side.
+ * rules of <daxcache/attr.h>, side by side.
  *
  * One client runs a 75/25 random read/write mix of 4 KiB operations over one
  * file with a 1 s attribute timeout, against a simulated server: a GETATTR
@@ -9,8 +9,8 @@
  * smaller one, an invalidation (punching the inode's mappings) a little.
  * The server stamps every write with its clock; by default the writer does
  * not learn that mtime (as with FUSE), so a refresh after a write sees an
- * mtime it did not expect and invalidates.  Like the seed's fio run
- * (--direct=1) there is no page cache to refill after an invalidation, so
+ * mtime it did not expect and invalidates.  As in a fio run with
+ * --direct=1, there is no page cache to refill after an invalidation, so
  * its cost is the punch alone.
  *
  * Rows: the old rule (refresh on every read after a write), the new rule

@@ -149,12 +149,12 @@ void bench_mem(const struct bench_opts *o, struct bench_json *j)
 	       per_inode);
 	printf("%-44s %10.1f\n", "window + mapped range (random order)",
 	       per_range + rnd);
-	printf("goal (issue 16 item 8): at most 64 bytes per range: window range %s, mapped range %s\n",
+	printf("goal: at most 64 bytes per range: window range %s, mapped range %s\n",
 	       per_range <= 64 ? "met" : "NOT met",
 	       seq <= 64 && rnd <= 64 ? "met" : "NOT met");
 	printf("   (a window range is a range object of one cache line, so that hits on\n"
-	       "   different ranges share no line (issue 25 item 2), and admission state)\n");
-	printf("goal (issue 39 item 2): window + mapped range at most 128 bytes: %s\n\n",
+	       "   different ranges share no line, and admission state)\n");
+	printf("goal: window + mapped range at most 128 bytes: %s\n\n",
 	       per_range + rnd <= 128 ? "met" : "NOT met");
 	bench_json_addf(j, per_range, "mem/window_range_bytes");
 	bench_json_addf(j, fixed, "mem/cache_fixed_bytes");

@@ -384,7 +384,7 @@ static void share_report(const struct share_ctx *ctx, struct bench_json *j)
 		printf("\n");
 	}
 	printf("\nscaling = 2-thread aggregate pins/s / 1-thread pins/s (2.00 is perfect;\n"
-	       "issue 25 item 2: dc at least 1.80 for random and adjacent); in brackets:\n"
+	       "target: dc at least 1.80 for random and adjacent); in brackets:\n"
 	       "CPU time the 2 threads got / their wall time\n");
 	printf("%-18s", "");
 	for (t = 0; t < ST_NTARGETS; t++)

@@ -58,7 +58,7 @@ void dsim_policy_config(struct dc_cache_config *cfg, enum dsim_policy p,
 		*map_flags = DC_MAP_MAY_BYPASS;
 		break;
 	case DSIM_SIEVE:
-		/* The defaults but the victim policy: SIEVE's order (issue 29). */
+		/* The defaults but the victim policy: SIEVE's order. */
 		*map_flags = DC_MAP_MAY_BYPASS;
 		cfg->victim = DC_VICTIM_SIEVE;
 		break;

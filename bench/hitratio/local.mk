@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Included from Makefile.am; paths are relative to the top of the tree.
 #
-# bench/hitratio: the hit-ratio study (issue 6): the library's victim
-# policies against exact LRU, Belady's OPT, textbook CLOCK and FIFO, and
-# (issue 16) the state-of-the-art anchors ARC, 2Q, S3-FIFO and SIEVE, on
+# bench/hitratio: the hit-ratio study: the library's victim policies
+# against exact LRU, Belady's OPT, textbook CLOCK and FIFO, and the
+# state-of-the-art anchors ARC, 2Q, S3-FIFO and SIEVE, on
 # traces from bench/daxsim's generators.
 
 # The offline simulators, in the study and in their checks.
@@ -22,7 +22,7 @@ bench_hitratio_bench_hitratio_SOURCES = \
 bench_hitratio_bench_hitratio_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/bench/daxsim
 bench_hitratio_bench_hitratio_LDADD = $(bench_ldadd) -lm
 
-# The same command prints the same table twice (issue 43, item 4).
+# The study is repeatable: the same command prints the same table twice.
 TESTS += bench/hitratio/repeat-check
 EXTRA_DIST += bench/hitratio/repeat-check
 

@@ -203,14 +203,14 @@ static void print_same_stream(const struct hr_study *s, FILE *f)
 
 /*
  * The library default (default config) against the best online policy of
- * each cell (issue 16): hit ratios, setups, the gap, the modelled IOPS.
+ * each cell: hit ratios, setups, the gap, the modelled IOPS.
  */
 static void print_anchors(const struct hr_study *s, FILE *f)
 {
 	unsigned int i, within = 0;
 	const struct hr_cell *worst = NULL;
 
-	fprintf(f, "\nanchors (issue 16: the library default against the best online policy of\n"
+	fprintf(f, "\nanchors (the library default against the best online policy of\n"
 		"each cell, of lru tclk tclk0 fifo arc 2q s3f sieve; hit %%, setups per 1000\n"
 		"accesses; modelled IOPS = the best's miss ratio over the default's, one round\n"
 		"trip per miss, setup or direct read):\n");
@@ -242,14 +242,14 @@ static void print_anchors(const struct hr_study *s, FILE *f)
 
 /*
  * The library's SIEVE (DC_VICTIM_SIEVE) beside its CLOCK, default config,
- * without and with admission control (issue 29): hit %, setups per 1000.
+ * without and with admission control: hit %, setups per 1000.
  */
 static void print_lib_sieve(const struct hr_study *s, FILE *f)
 {
 	double sum_plain = 0, sum_admit = 0;
 	unsigned int i, ahead_plain = 0, ahead_admit = 0;
 
-	fprintf(f, "\nthe library's SIEVE (issue 29) beside its CLOCK, default config; hit %%\n"
+	fprintf(f, "\nthe library's SIEVE (DC_VICTIM_SIEVE) beside its CLOCK, default config; hit %%\n"
 		"(setups per 1000 accesses); ldef = CLOCK with DC_MAP_MAY_BYPASS, ls+a =\n"
 		"SIEVE with it:\n");
 	fprintf(f, "  %-9s %6s | %5s %7s %5s %7s %6s | %5s %7s %5s %7s %6s\n", "workload",
@@ -313,7 +313,7 @@ int hr_print_table(const struct hr_study *s, FILE *f)
 	}
 	fprintf(f, "\ncolumns: tclk = textbook CLOCK (bit set on load), tclk0 = the same with the\n"
 		"bit clear on load (as the library); arc, 2q, s3f, sieve = ARC, full 2Q,\n"
-		"S3-FIFO and SIEVE (the anchors of issue 16); ldef = the library's default policy:\n"
+		"S3-FIFO and SIEVE (the state-of-the-art anchors); ldef = the library's default policy:\n"
 		"CLOCK, dc_map() with DC_MAP_MAY_BYPASS (a bypass counts as a miss), byp =\n"
 		"its bypass %%; occ = mean %% of the window's ranges mapped over the second\n"
 		"half of the trace (CLOCK); lru@occ = exact LRU with the default config's\n"
@@ -322,8 +322,8 @@ int hr_print_table(const struct hr_study *s, FILE *f)
 		"background reclaimer keeps at most one range free).  Library cells race\n"
 		"with its background reclaimer and vary slightly between runs; the offline\n"
 		"ones are exact.\n", s->fair_threshold_pct);
-	fprintf(f, "\ntargets (issue 6: CLOCK hit ratio within %.0f points of exact LRU on every\n"
-		"workload, never below round-robin); points, @ the ratio where the maximum is:\n",
+	fprintf(f, "\ntargets: CLOCK hit ratio within %.0f points of exact LRU on every workload,\n"
+		"never below round-robin; points, @ the ratio where the maximum is:\n",
 		TARGET_PTS);
 	fprintf(f, "  %-8s %-9s %15s %15s %7s %15s\n", "config", "workload", "max|clk-lru|",
 		"max(lru-clk)", "clk<rr", "max(rr-clk)");

@@ -10,7 +10,7 @@
 #include "../common/stats.h"
 #include "bench_report.h"
 
-/* The targets of issue 16 item 6. */
+/* The lookup's targets: against lfht, and beside a paced writer. */
 #define TARGET_OVER_LFHT	1.0	/* dcitree ns/op over lfht's, at most */
 #define TARGET_PACED_SLOWDOWN	1.10	/* with writer10k over without, at most */
 
@@ -139,7 +139,7 @@ static const char *paired_verdict(double v, double lo, double limit)
 	return lo <= limit ? "NOT met, within noise" : "NOT met, beyond noise";
 }
 
-/* The item-6 figures of every size and reader count; returns misses. */
+/* The targets' figures of every size and reader count; returns misses. */
 static unsigned int print_targets(const struct bench_row *rows, size_t nrows)
 {
 	const struct bench_row *none, *paced, *full;
@@ -147,7 +147,7 @@ static unsigned int print_targets(const struct bench_row *rows, size_t nrows)
 	double over, sp, lo, hi;
 	size_t i;
 
-	printf("\ntargets (issue 16 item 6), read on reader CPU time (time descheduled\n"
+	printf("\ntargets, read on reader CPU time (time descheduled\n"
 	       "left out): dcitree's lookup at most lfht's (ns/op ratio <= %.2f, no\n"
 	       "writer); a writer at %d pairs/s slows dcitree's readers by at most\n"
 	       "%.0f%% (ns/op with it over without <= %.2f), judged on the median of\n"

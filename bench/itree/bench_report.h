@@ -97,8 +97,8 @@ double bench_report_slowdown_paired(const struct bench_row *rows, size_t nrows,
 				    double *lo, double *hi);
 
 /**
- * bench_report_footer() - print the writer rates, the item-6 targets and
- * the notes.
+ * bench_report_footer() - print the writer rates, the targets and the
+ * notes.
  * @rows: all rows.
  * @nrows: how many.
  */

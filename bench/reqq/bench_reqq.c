@@ -3,7 +3,7 @@
  * bench_reqq.c - request latency through libdaxcache's dispatch queue in
  * front of a simulated device whose queue holds Q requests, with the parked
  * requests retried from a 1 ms timer (the 2019 virtio-fs behaviour) or as
- * soon as a completion frees room (seed 002).
+ * soon as a completion frees room (dc_reqq's rule).
  *
  * The device: one thread that busy-waits the service time for each request
  * on its queue in turn; a served request holds its slot until the guest

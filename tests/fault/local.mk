@@ -2,7 +2,7 @@
 # Included from Makefile.am; paths are relative to the top of the tree.
 
 # Complete fault injection: every allocation site failed in turn, every
-# backend op failed with every errno on every calling path (issue 8).
+# backend op failed with every errno on every calling path.
 check_PROGRAMS += tests/fault/fault-test
 tests_fault_fault_test_SOURCES = tests/fault/fault_test.c tests/fault/fault_test.h \
 	tests/fault/fault_env.c tests/fault/fault_alloc.c tests/fault/fault_backend.c \

@@ -4,7 +4,7 @@
 #
 # tests/stress: the cache stress test and the torture test.
 
-# The torture test (issue 8): many threads map, pin, read, write, punch and
+# The torture test: many threads map, pin, read, write, punch and
 # evict for a bounded time, with random backend delays, checking content
 # identity, range age and the invariants after each round.  make check runs
 # the short version (about 5 s); the long one is
