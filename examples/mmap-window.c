@@ -85,6 +85,12 @@ struct worker {
 	uint64_t phist[HIST_BUCKETS];
 };
 
+/* The workers' counts and histograms, summed. */
+struct totals {
+	uint64_t reads, preads, checked, bad, errors;
+	uint64_t hist[HIST_BUCKETS], phist[HIST_BUCKETS];
+};
+
 static struct opts opt = {
 	.window_size = 64ull << 20,
 	.file_size = 256ull << 20,
@@ -418,9 +424,67 @@ static void usage(FILE *f, const char *prog)
 		prog, SLICE_S, MAX_THREADS);
 }
 
+/* The long options without a short one. */
+enum { O_THETA = 256, O_VICTIM, O_KICK, O_REMOVE, O_OWN };
+
+/*
+ * Take option @c into opt, with its argument @arg where it has one: 0, or
+ * -1 for a bad value.
+ */
+static int set_opt(int c, const char *arg)
+{
+	uint64_t v;
+	bool which;
+
+	switch (c) {
+	case 'w':
+		return ex_parse_size(arg, &opt.window_size);
+	case 's':
+		return ex_parse_size(arg, &opt.file_size);
+	case 'r':
+		if (ex_parse_size(arg, &v) || v < 12 || v > 40)
+			return -1;
+		opt.range_shift = (unsigned int)v;
+		return 0;
+	case 'f':
+		opt.file = arg;
+		return 0;
+	case 'd':
+		if (pick(arg, "uniform", "zipf", &which))
+			return -1;
+		opt.zipf = which;
+		return 0;
+	case O_THETA:
+		opt.theta = atof(arg);
+		return opt.theta <= 0 || opt.theta > 10 ? -1 : 0;
+	case 'j':
+		if (ex_parse_size(arg, &v) || v < 1 || v > MAX_THREADS)
+			return -1;
+		opt.threads = (unsigned int)v;
+		return 0;
+	case 't':
+		opt.seconds = atof(arg);
+		return opt.seconds > 0 ? 0 : -1;
+	case O_VICTIM:
+		if (pick(arg, "clock", "rr", &which))
+			return -1;
+		opt.victim = which ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK;
+		return 0;
+	case O_KICK:
+		opt.flags |= DC_CACHE_KICK_BG_FIRST;
+		return 0;
+	case O_REMOVE:
+		opt.flags |= DC_CACHE_REMOVE_ON_INLINE;
+		return 0;
+	case O_OWN:
+		opt.flags |= DC_CACHE_INLINE_OWN_ONLY;
+		return 0;
+	}
+	return -1;
+}
+
 static int parse_args(int argc, char **argv)
 {
-	enum { O_THETA = 256, O_VICTIM, O_KICK, O_REMOVE, O_OWN };
 	static const struct option longopts[] = {
 		{ "window-size", required_argument, NULL, 'w' },
 		{ "file-size", required_argument, NULL, 's' },
@@ -437,67 +501,19 @@ static int parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
-	bool i;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "w:s:r:f:d:j:t:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'w':
-			if (ex_parse_size(optarg, &opt.window_size))
-				goto bad;
-			break;
-		case 's':
-			if (ex_parse_size(optarg, &opt.file_size))
-				goto bad;
-			break;
-		case 'r':
-			if (ex_parse_size(optarg, &v) || v < 12 || v > 40)
-				goto bad;
-			opt.range_shift = (unsigned int)v;
-			break;
-		case 'f':
-			opt.file = optarg;
-			break;
-		case 'd':
-			if (pick(optarg, "uniform", "zipf", &i))
-				goto bad;
-			opt.zipf = i;
-			break;
-		case O_THETA:
-			opt.theta = atof(optarg);
-			if (opt.theta <= 0 || opt.theta > 10)
-				goto bad;
-			break;
-		case 'j':
-			if (ex_parse_size(optarg, &v) || v < 1 || v > MAX_THREADS)
-				goto bad;
-			opt.threads = (unsigned int)v;
-			break;
-		case 't':
-			opt.seconds = atof(optarg);
-			if (!(opt.seconds > 0))
-				goto bad;
-			break;
-		case O_VICTIM:
-			if (pick(optarg, "clock", "rr", &i))
-				goto bad;
-			opt.victim = i ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK;
-			break;
-		case O_KICK:
-			opt.flags |= DC_CACHE_KICK_BG_FIRST;
-			break;
-		case O_REMOVE:
-			opt.flags |= DC_CACHE_REMOVE_ON_INLINE;
-			break;
-		case O_OWN:
-			opt.flags |= DC_CACHE_INLINE_OWN_ONLY;
-			break;
 		case 'h':
 			usage(stdout, argv[0]);
 			exit(0);
-		default:
+		case '?':	/* getopt_long() has said what is wrong */
 			usage(stderr, argv[0]);
+			return -1;
+		}
+		if (set_opt(c, optarg)) {
+			fprintf(stderr, "%s: bad value '%s'\n", argv[0], optarg);
 			return -1;
 		}
 	}
@@ -506,9 +522,6 @@ static int parse_args(int argc, char **argv)
 		return -1;
 	}
 	return 0;
-bad:
-	fprintf(stderr, "%s: bad value '%s'\n", argv[0], optarg);
-	return -1;
 }
 
 /* Create an unlinked temporary file of @size bytes of pattern. */
@@ -622,17 +635,187 @@ static int zipf_init(void)
 	return 0;
 }
 
+/*
+ * Open the file given with --file, or create one of the pattern (its size
+ * rounded down to whole blocks): data_fd, and its size in *@size.  0, or
+ * -1 (said why).
+ */
+static int open_data(uint64_t *size)
+{
+	off_t end;
+
+	if (!opt.file) {
+		check_pattern = true;
+		*size = opt.file_size & ~(uint64_t)(BLOCK - 1);
+		data_fd = create_file(*size);
+		return data_fd < 0 ? -1 : 0;
+	}
+	data_fd = open(opt.file, O_RDONLY);
+	if (data_fd < 0) {
+		fprintf(stderr, "%s: %s\n", opt.file, strerror(errno));
+		return -1;
+	}
+	end = lseek(data_fd, 0, SEEK_END);
+	*size = end > 0 ? (uint64_t)end : 0;
+	return 0;
+}
+
+/*
+ * The window: an mmap backend with the data file in it, a cache of its
+ * ranges (*@cache) and the file's inode there.  0 or -errno.
+ */
+static int setup_window(struct dc_cache **cache)
+{
+	struct dc_mmapbe_config bcfg = { 0 };
+	struct dc_cache_config cfg;
+	int err;
+
+	bcfg.window_size = opt.window_size;
+	bcfg.range_shift = opt.range_shift;
+	err = dc_mmapbe_create(&bcfg, sizeof(bcfg), &be);
+	if (!err)
+		err = dc_mmapbe_add_file(be, INO, data_fd);
+	if (err)
+		return err;
+
+	dc_cache_config_init(&cfg, sizeof(cfg), opt.window_size);
+	cfg.range_shift = opt.range_shift;
+	cfg.victim = opt.victim;
+	cfg.flags = opt.flags;
+	/*
+	 * A setup here is an mmap(MAP_FIXED) that replaces the old mapping
+	 * (its page tables torn down, a TLB shootdown to every CPU running
+	 * us) and then a page fault for each first touch of the new one,
+	 * where a bypass is one pread() of well under a microsecond: a setup
+	 * costs several of them.
+	 * 8 rather than more: the admission rule weighs a lead over the
+	 * sketch's halving period, shorter than an admitted mapping lasts,
+	 * and 24 kept zipf's hit ratio at 37% where 8 keeps 44%
+	 * (docs/design.md, "Choosing the contest rule").
+	 */
+	cfg.admit_setup_cost = MMAP_SETUP_COST;
+	err = dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
+			      sizeof(struct dc_backend_ops), be, cache);
+	if (err)
+		return err;
+	return dc_inode_get(*cache, INO, &inode);
+}
+
+/* What the run is set up to do, in one line. */
+static void print_config(uint64_t file_size)
+{
+	uint64_t rsize = 1ull << opt.range_shift;
+
+	printf("file %" PRIu64 " MiB, window %" PRIu64 " MiB (%" PRIu64 " ranges of %" PRIu64
+	       " KiB), %s reads, %u threads, %.1f s, victim %s%s%s%s\n",
+	       file_size >> 20, opt.window_size >> 20, opt.window_size >> opt.range_shift,
+	       rsize >> 10, opt.zipf ? "zipf" : "uniform", opt.threads, opt.seconds,
+	       opt.victim == DC_VICTIM_CLOCK ? "clock" : "rr",
+	       opt.flags & DC_CACHE_KICK_BG_FIRST ? ", kick-bg-first" : "",
+	       opt.flags & DC_CACHE_REMOVE_ON_INLINE ? ", remove-on-inline" : "",
+	       opt.flags & DC_CACHE_INLINE_OWN_ONLY ? ", inline-own-only" : "");
+}
+
+/* Each thread's seed of its offsets: one of its own, new on every run. */
+static void seed_workers(struct worker *workers)
+{
+	uint64_t seed = now_ns();
+	unsigned int i;
+
+	for (i = 0; i < opt.threads; i++) {
+		workers[i].idx = i;
+		workers[i].seed = 0x9e3779b97f4a7c15ull * (i + 1) ^ seed;
+		if (!workers[i].seed)
+			workers[i].seed = 1;
+	}
+}
+
+static void sum_workers(const struct worker *workers, struct totals *t)
+{
+	unsigned int i, b;
+
+	for (i = 0; i < opt.threads; i++) {
+		t->reads += workers[i].reads;
+		t->errors += workers[i].errors;
+		t->preads += workers[i].preads;
+		t->errors += workers[i].perrors;
+		t->checked += workers[i].checked;
+		t->bad += workers[i].bad;
+		for (b = 0; b < HIST_BUCKETS; b++) {
+			t->hist[b] += workers[i].hist[b];
+			t->phist[b] += workers[i].phist[b];
+		}
+	}
+}
+
+static void print_cache_stats(const struct dc_cache_stats *st)
+{
+	uint64_t lookups = st->hits + st->misses + st->bypasses;
+
+	printf("cache: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64
+	       " bypassed to pread() (hit ratio %.1f%%)\n",
+	       st->hits, st->misses, st->bypasses,
+	       100.0 * (double)st->hits / (double)(lookups ? lookups : 1));
+	printf("reclaims: %" PRIu64 " inline, %" PRIu64 " background; removes: %" PRIu64
+	       " sent in %" PRIu64 " batches, %" PRIu64 " skipped; waits %" PRIu64 "\n",
+	       st->inline_reclaims, st->bg_reclaims, st->removes_sent, st->remove_batches,
+	       st->removes_skipped, st->waits);
+}
+
+/* @what: @n reads in @secs, and their latencies (histogram @h). */
+static void print_speed(const char *what, const uint64_t *h, uint64_t n, double secs)
+{
+	printf("%s%9.0f IOPS (%7.1f MiB/s), p50 %.2f us, p99 %.2f us, p99.9 %.2f us\n",
+	       what, (double)n / secs, (double)n * BLOCK / secs / (1 << 20),
+	       hist_pct(h, n, 50) / 1e3, hist_pct(h, n, 99) / 1e3,
+	       hist_pct(h, n, 99.9) / 1e3);
+}
+
+/*
+ * The window's IOPS over pread()'s: the median of the slices' ratios, their
+ * range, and the ratio of the sums.
+ */
+static void print_ratio(const struct totals *t, double el, double pel)
+{
+	unsigned int mid = nr_slices / 2;
+	double median;
+
+	qsort(slice_ratio, nr_slices, sizeof(*slice_ratio), cmp_double);
+	median = nr_slices % 2 ? slice_ratio[mid] :
+		 (slice_ratio[mid - 1] + slice_ratio[mid]) / 2;
+	printf("  window / pread(): %.2fx the IOPS (median of %u paired slices,"
+	       " %.2fx to %.2fx; of the sums %.2fx)\n",
+	       median, nr_slices, slice_ratio[0], slice_ratio[nr_slices - 1],
+	       t->preads && el > 0 && pel > 0 ?
+	       ((double)t->reads / el) / ((double)t->preads / pel) : 0.0);
+}
+
+/*
+ * The checks, what the cache did (@st) and the speeds: the window's reads
+ * took @el seconds, the same reads with pread() @pel.
+ */
+static void print_results(const struct totals *t, const struct dc_cache_stats *st,
+			  double el, double pel)
+{
+	printf("reads: %" PRIu64 " verified, %" PRIu64 " wrong, %" PRIu64 " errors"
+	       " (after the timed runs, window and pread() alike)\n",
+	       t->checked - t->bad, t->bad, t->errors);
+	print_cache_stats(st);
+	printf("the same %" PRIu64 " random reads, %u threads:\n", t->reads, opt.threads);
+	print_speed("  window (map + copy + unpin,\n"
+		    "   pread() when bypassed):     ", t->hist, t->reads, el);
+	print_speed("  pread():                     ", t->phist, t->preads, pel);
+	if (nr_slices)
+		print_ratio(t, el, pel);
+}
+
 int main(int argc, char **argv)
 {
 	static struct worker workers[MAX_THREADS];
-	static uint64_t hist[HIST_BUCKETS], phist[HIST_BUCKETS];
-	uint64_t reads = 0, preads = 0, checked = 0, bad = 0, errors = 0, file_size, rsize;
-	struct dc_mmapbe_config bcfg = { 0 };
-	uint64_t seed;
-	struct dc_cache_config cfg;
+	static struct totals tot;
+	uint64_t file_size, rsize;
 	struct dc_cache_stats st;
 	struct dc_cache *cache = NULL;
-	unsigned int i, b;
 	double el, pel;
 	int ret = 1, err;
 
@@ -644,23 +827,8 @@ int main(int argc, char **argv)
 			rsize);
 		return 2;
 	}
-	if (opt.file) {
-		off_t end;
-
-		data_fd = open(opt.file, O_RDONLY);
-		if (data_fd < 0) {
-			fprintf(stderr, "%s: %s\n", opt.file, strerror(errno));
-			return 1;
-		}
-		end = lseek(data_fd, 0, SEEK_END);
-		file_size = end > 0 ? (uint64_t)end : 0;
-	} else {
-		check_pattern = true;
-		file_size = opt.file_size & ~(uint64_t)(BLOCK - 1);
-		data_fd = create_file(file_size);
-		if (data_fd < 0)
-			return 1;
-	}
+	if (open_data(&file_size))
+		return 1;
 	nr_blocks = file_size / BLOCK;
 	if (!nr_blocks) {
 		fprintf(stderr, "the file is smaller than one block\n");
@@ -671,106 +839,23 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	bcfg.window_size = opt.window_size;
-	bcfg.range_shift = opt.range_shift;
-	err = dc_mmapbe_create(&bcfg, sizeof(bcfg), &be);
-	if (!err)
-		err = dc_mmapbe_add_file(be, INO, data_fd);
-	if (!err) {
-		dc_cache_config_init(&cfg, sizeof(cfg), opt.window_size);
-		cfg.range_shift = opt.range_shift;
-		cfg.victim = opt.victim;
-		cfg.flags = opt.flags;
-		/*
-		 * A setup here is an mmap(MAP_FIXED) that replaces the old
-		 * mapping (its page tables torn down, a TLB shootdown to
-		 * every CPU running us) and then a page fault for each first
-		 * touch of the new one, where a bypass is one pread() of
-		 * well under a microsecond: a setup costs several of them.
-		 * 8 rather than more: the admission rule weighs a lead over
-		 * the sketch's halving period, shorter than an admitted
-		 * mapping lasts, and 24 kept zipf's hit ratio at 37% where 8
-		 * keeps 44% (docs/design.md, "Choosing the contest rule").
-		 */
-		cfg.admit_setup_cost = MMAP_SETUP_COST;
-		err = dc_cache_create(&cfg, sizeof(cfg), dc_mmapbe_ops(),
-				      sizeof(struct dc_backend_ops), be, &cache);
-	}
-	if (!err)
-		err = dc_inode_get(cache, INO, &inode);
+	err = setup_window(&cache);
 	if (err) {
 		fprintf(stderr, "setting up the window: %s\n", strerror(-err));
 		goto out_cache;
 	}
-	printf("file %" PRIu64 " MiB, window %" PRIu64 " MiB (%" PRIu64 " ranges of %" PRIu64
-	       " KiB), %s reads, %u threads, %.1f s, victim %s%s%s%s\n",
-	       file_size >> 20, opt.window_size >> 20, opt.window_size >> opt.range_shift,
-	       rsize >> 10, opt.zipf ? "zipf" : "uniform", opt.threads, opt.seconds,
-	       opt.victim == DC_VICTIM_CLOCK ? "clock" : "rr",
-	       opt.flags & DC_CACHE_KICK_BG_FIRST ? ", kick-bg-first" : "",
-	       opt.flags & DC_CACHE_REMOVE_ON_INLINE ? ", remove-on-inline" : "",
-	       opt.flags & DC_CACHE_INLINE_OWN_ONLY ? ", inline-own-only" : "");
+	print_config(file_size);
 
-	seed = now_ns();
-	for (i = 0; i < opt.threads; i++) {
-		workers[i].idx = i;
-		workers[i].seed = 0x9e3779b97f4a7c15ull * (i + 1) ^ seed;
-		if (!workers[i].seed)
-			workers[i].seed = 1;
-	}
+	seed_workers(workers);
 	if (!run_timed(workers, &el, &pel))
 		goto out_cache;
 	/* What the cache did for the timed reads (the verify phase maps too). */
 	dc_cache_stats(cache, &st, sizeof(st));
 	run_phase(workers, PHASE_VERIFY, 0);
-	for (i = 0; i < opt.threads; i++) {
-		reads += workers[i].reads;
-		errors += workers[i].errors;
-		preads += workers[i].preads;
-		errors += workers[i].perrors;
-		checked += workers[i].checked;
-		bad += workers[i].bad;
-		for (b = 0; b < HIST_BUCKETS; b++) {
-			hist[b] += workers[i].hist[b];
-			phist[b] += workers[i].phist[b];
-		}
-	}
+	sum_workers(workers, &tot);
 
-	printf("reads: %" PRIu64 " verified, %" PRIu64 " wrong, %" PRIu64 " errors"
-	       " (after the timed runs, window and pread() alike)\n",
-	       checked - bad, bad, errors);
-	printf("cache: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64
-	       " bypassed to pread() (hit ratio %.1f%%)\n",
-	       st.hits, st.misses, st.bypasses,
-	       100.0 * (double)st.hits /
-	       (double)(st.hits + st.misses + st.bypasses ? st.hits + st.misses + st.bypasses : 1));
-	printf("reclaims: %" PRIu64 " inline, %" PRIu64 " background; removes: %" PRIu64
-	       " sent in %" PRIu64 " batches, %" PRIu64 " skipped; waits %" PRIu64 "\n",
-	       st.inline_reclaims, st.bg_reclaims, st.removes_sent, st.remove_batches,
-	       st.removes_skipped, st.waits);
-	printf("the same %" PRIu64 " random reads, %u threads:\n", reads, opt.threads);
-	printf("  window (map + copy + unpin,\n"
-	       "   pread() when bypassed):     %9.0f IOPS (%7.1f MiB/s), p50 %.2f us,"
-	       " p99 %.2f us, p99.9 %.2f us\n", (double)reads / el,
-	       (double)reads * BLOCK / el / (1 << 20),
-	       hist_pct(hist, reads, 50) / 1e3, hist_pct(hist, reads, 99) / 1e3,
-	       hist_pct(hist, reads, 99.9) / 1e3);
-	printf("  pread():                     %9.0f IOPS (%7.1f MiB/s), p50 %.2f us,"
-	       " p99 %.2f us, p99.9 %.2f us\n", (double)preads / pel,
-	       (double)preads * BLOCK / pel / (1 << 20),
-	       hist_pct(phist, preads, 50) / 1e3, hist_pct(phist, preads, 99) / 1e3,
-	       hist_pct(phist, preads, 99.9) / 1e3);
-	if (nr_slices) {
-		qsort(slice_ratio, nr_slices, sizeof(*slice_ratio), cmp_double);
-		printf("  window / pread(): %.2fx the IOPS (median of %u paired slices,"
-		       " %.2fx to %.2fx; of the sums %.2fx)\n",
-		       nr_slices % 2 ? slice_ratio[nr_slices / 2] :
-		       (slice_ratio[nr_slices / 2 - 1] + slice_ratio[nr_slices / 2]) / 2,
-		       nr_slices, slice_ratio[0], slice_ratio[nr_slices - 1],
-		       preads && el > 0 && pel > 0 ?
-		       ((double)reads / el) / ((double)preads / pel) : 0.0);
-	}
-	ret = bad || errors || !reads || checked != reads ? 1 : 0;
+	print_results(&tot, &st, el, pel);
+	ret = tot.bad || tot.errors || !tot.reads || tot.checked != tot.reads ? 1 : 0;
 out_cache:
 	if (inode)
 		dc_inode_put(inode);

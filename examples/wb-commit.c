@@ -310,18 +310,15 @@ static struct wb_batch *issue_batch(struct wb_run *run)
 	return b;
 }
 
-static int run_mode(struct wb_run *run)
+/* The run's request slot table and server queue; 0 or -errno. */
+static int setup_run(struct wb_run *run)
 {
 	const struct wb_opts *o = run->opts;
-	pthread_t srv[MAX_SERVERS], smp;
-	struct wb_batch *batches = NULL, *b;
-	uint64_t start, deadline, nb = 0;
 	struct dc_slot_table_config scfg = {
 		.min_slots = o->slots / 2,
 		.max_slots = o->slots,
 		.slot_size = sizeof(struct wb_req),
 	};
-	unsigned int i;
 	int ret;
 
 	ret = dc_slot_table_create(&scfg, sizeof(scfg), NULL, 0, NULL,
@@ -333,14 +330,27 @@ static int run_mode(struct wb_run *run)
 	pthread_mutex_init(&run->qlock, NULL);
 	pthread_cond_init(&run->qcond, NULL);
 	atomic_store(&run->sampling, true);
+	return 0;
+}
 
-	start = now_ns();
-	deadline = start + (uint64_t)(o->time_s * 1e9);
-	for (i = 0; i < o->servers; i++)
+/* The server threads and the sampler. */
+static void start_threads(struct wb_run *run, pthread_t *srv, pthread_t *smp)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->opts->servers; i++)
 		pthread_create(&srv[i], NULL, server, run);
-	pthread_create(&smp, NULL, sampler, run);
+	pthread_create(smp, NULL, sampler, run);
+}
 
-	/* The streaming writer: one writeback call after another. */
+/*
+ * The streaming writer: one writeback call after another until @deadline.
+ * Returns the batches it issued, newest first.
+ */
+static struct wb_batch *write_until(struct wb_run *run, uint64_t deadline)
+{
+	struct wb_batch *batches = NULL, *b;
+
 	while (now_ns() < deadline) {
 		b = issue_batch(run);
 		if (!b) {
@@ -350,12 +360,21 @@ static int run_mode(struct wb_run *run)
 		b->next = batches;
 		batches = b;
 	}
+	return batches;
+}
 
-	/* Drain: every write and every COMMIT answered. */
+/* Drain: wait until every write and every COMMIT is answered. */
+static void drain(struct wb_run *run)
+{
 	while (atomic_load(&run->writes_completed) != atomic_load(&run->writes_issued) ||
 	       atomic_load(&run->commits_replied) != atomic_load(&run->commits_sent))
 		sleep_ns(50000);
-	run->run_ns = now_ns() - start;
+}
+
+/* Stop the sampler, then the servers. */
+static void stop_threads(struct wb_run *run, pthread_t *srv, pthread_t smp)
+{
+	unsigned int i;
 
 	atomic_store(&run->sampling, false);
 	pthread_join(smp, NULL);
@@ -363,10 +382,17 @@ static int run_mode(struct wb_run *run)
 	run->qstop = true;
 	pthread_cond_broadcast(&run->qcond);
 	pthread_mutex_unlock(&run->qlock);
-	for (i = 0; i < o->servers; i++)
+	for (i = 0; i < run->opts->servers; i++)
 		pthread_join(srv[i], NULL);
+}
 
-	/* The checks. */
+/* The checks, once everything is answered; frees the batches. */
+static void check_run(struct wb_run *run, struct wb_batch *batches)
+{
+	struct wb_batch *b;
+	uint64_t nb = 0;
+	unsigned int i;
+
 	while ((b = batches)) {
 		batches = b->next;
 		nb++;
@@ -385,12 +411,40 @@ static int run_mode(struct wb_run *run)
 		wb_fail(run, "written bytes != bytes issued");
 	if (run->mode == MODE_WHOLE_INODE && atomic_load(&run->inflight) != 0)
 		wb_fail(run, "in-flight count not zero at the end");
+}
 
+/* Keep the slot table's statistics, then free what setup_run() made. */
+static void teardown_run(struct wb_run *run)
+{
 	dc_slot_table_stats(run->slots, &run->slot_stats, sizeof(run->slot_stats));
 	if (dc_slot_table_destroy(run->slots))
 		wb_fail(run, "request slots still out at the end");
 	pthread_cond_destroy(&run->qcond);
 	pthread_mutex_destroy(&run->qlock);
+}
+
+/* One run of one mode: write for --time, drain, then check. */
+static int run_mode(struct wb_run *run)
+{
+	pthread_t srv[MAX_SERVERS], smp;
+	struct wb_batch *batches;
+	uint64_t start, deadline;
+	int ret;
+
+	ret = setup_run(run);
+	if (ret)
+		return ret;
+
+	start = now_ns();
+	deadline = start + (uint64_t)(run->opts->time_s * 1e9);
+	start_threads(run, srv, &smp);
+	batches = write_until(run, deadline);
+	drain(run);
+	run->run_ns = now_ns() - start;
+	stop_threads(run, srv, smp);
+
+	check_run(run, batches);
+	teardown_run(run);
 	return 0;
 }
 
