@@ -27,6 +27,7 @@ core_sources = \
 	lib/core/version.c \
 	lib/backend/mmap_backend.c \
 	lib/platform/prng.h \
+	lib/platform/refcount.h \
 	lib/platform/refcount_site.h \
 	lib/platform/user/memwait.c \
 	lib/platform/user/platform.c \
