@@ -34,6 +34,9 @@ core_sources = \
 	lib/platform/user/platform.h \
 	lib/platform/user/rcu.h \
 	lib/platform/user/trace.h
+# The kernel platform's headers: daxcache.ko's, built by kshim/ (Kbuild),
+# shipped whole as kshim/ is (Makefile.am).
+EXTRA_DIST += lib/platform/kernel
 # The simulation backend, a library of its own (libdaxcache-sim).
 sim_sources = lib/core/simbe.c
 # Allocation fault injection (<daxcache/fault.h>): test builds only.

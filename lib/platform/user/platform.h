@@ -3,10 +3,11 @@
  * platform.h - the shim contract, userspace flavour.
  *
  * The portable core (lib/core/) includes only this header and core headers.
- * Everything that differs between userspace and the kernel lives here (and in
- * kshim/platform.h): locks, RCU, atomics, refcounts, wait queues, workers,
- * allocation, logging and time.  Names say what they mean, not how they are
- * done.
+ * Everything that differs between userspace and the kernel lives here (and
+ * in lib/platform/kernel/platform.h): locks, RCU, atomics, the operations
+ * refcounts are written over (lib/platform/refcount.h), wait queues,
+ * workers, allocation, logging and time.  Names say what they mean, not how
+ * they are done.
  *
  * Userspace: liburcu (memb flavour, read side inlined through _LGPL_SOURCE),
  * pthreads and C11 atomics.
@@ -553,10 +554,10 @@ static inline bool dci_plat_refs_cmpxchg_claim(dc_refcount_t *r, int *old,
 }
 
 /* The state machine itself, the same in the kernel. */
-#include "../refcount.h"
+#include "refcount.h"
 
 /* The one small deterministic generator (lib/platform/prng.h). */
-#include "../prng.h"
+#include "prng.h"
 
 /* ------------------------------------------------------------------ */
 /* Wait queues: a condition re-checked under an internal lock.          */

@@ -326,10 +326,10 @@ typedef struct { atomic_t refs; } dc_refcount_t;
 	atomic_try_cmpxchg_release(&(r)->refs, (old), (new))
 
 /* The state machine itself, the same in userspace. */
-#include "../lib/platform/refcount.h"
+#include "refcount.h"
 
 /* The one small deterministic generator (lib/platform/prng.h). */
-#include "../lib/platform/prng.h"
+#include "prng.h"
 
 /* ------------------------------------------------------------------ */
 /* Wait queues: a wait_queue_head_t; sleeps are killable.              */
