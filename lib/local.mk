@@ -26,6 +26,7 @@ core_sources = \
 	lib/core/struct_size.h \
 	lib/core/version.c \
 	lib/backend/mmap_backend.c \
+	lib/platform/fault_hook.h \
 	lib/platform/prng.h \
 	lib/platform/refcount.h \
 	lib/platform/refcount_site.h \

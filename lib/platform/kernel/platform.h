@@ -201,16 +201,24 @@ static inline void dc_delay_ns(uint64_t ns)
 /* Allocation (with a fault-injection hook for tests)                   */
 
 /*
- * kvmalloc(GFP_KERNEL), zeroed if @zero, unless the hook armed with
- * dc_fault_alloc_fail_nth() says this one must fail.  Returns memory aligned
- * to DC_CACHELINE, or NULL.  Process context.
+ * Whether the hook armed with dc_fault_alloc_fail_nth() fails this
+ * allocation, dci_fault_should_fail(): only in test builds (kshim/fault.c,
+ * DC_FAULT_INJECTION: see Kbuild).  The kernel keeps no descriptor per call
+ * site (the per-site hooks of <daxcache/fault.h> are userspace's): every
+ * site here is NULL.
  */
-void *dci_plat_alloc(size_t size, bool zero);
+#include "fault_hook.h"
 
-#define dc_alloc(size)		dci_plat_alloc((size), false)
-#define dc_zalloc(size)		dci_plat_alloc((size), true)
+/*
+ * kvmalloc(GFP_KERNEL), zeroed if @zero, unless the hook says this one must
+ * fail.  Returns memory aligned to DC_CACHELINE, or NULL.  Process context.
+ */
+void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
+
+#define dc_alloc(size)		dci_plat_alloc(NULL, (size), false)
+#define dc_zalloc(size)		dci_plat_alloc(NULL, (size), true)
 /* kmalloc is cheap at any alignment: the same as dc_alloc(). */
-#define dc_alloc_unaligned(size)	dci_plat_alloc((size), false)
+#define dc_alloc_unaligned(size)	dci_plat_alloc(NULL, (size), false)
 /* ARCH_KMALLOC_MINALIGN (linux/slab.h) is never less. */
 #define DC_ALLOC_MIN_ALIGN		__alignof__(unsigned long long)
 void dci_free(void *p);

@@ -325,19 +325,12 @@ void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
 void *dci_plat_alloc_unaligned(struct dc_alloc_site *site, size_t size);
 
 /*
- * Whether the hooks of <daxcache/fault.h> fail this allocation from @site:
- * only in test builds (fault.c, compiled with DC_FAULT_INJECTION); the
- * installed library never fails an allocation on purpose.
+ * Whether the hooks of <daxcache/fault.h> fail this allocation from @site,
+ * dci_fault_should_fail(): only in test builds (fault.c, compiled with
+ * DC_FAULT_INJECTION); the installed library never fails an allocation on
+ * purpose.
  */
-#ifdef DC_FAULT_INJECTION
-bool dci_fault_should_fail(struct dc_alloc_site *site);
-#else
-static inline bool dci_fault_should_fail(struct dc_alloc_site *site)
-{
-	(void)site;
-	return false;
-}
-#endif
+#include "fault_hook.h"
 
 #define dc_plat_site_here(call) ({					\
 	static struct dc_alloc_site __dc_site = {			\
