@@ -38,8 +38,9 @@ core_sources = \
 # The kernel platform's headers: daxcache.ko's, built by kshim/ (Kbuild),
 # shipped whole as kshim/ is (Makefile.am).
 EXTRA_DIST += lib/platform/kernel
-# The simulation backend, a library of its own (libdaxcache-sim).
-sim_sources = lib/core/simbe.c
+# The simulation backend, a library of its own (libdaxcache-sim): no part of
+# the product's core, so out of lib/core.
+sim_sources = lib/sim/simbe.c
 # Allocation fault injection (<daxcache/fault.h>): test builds only.
 fault_sources = lib/platform/user/fault.c
 
