@@ -81,9 +81,11 @@ lib_libdaxcache_la_LIBADD = $(URCU_LIBS) $(PTHREAD_LIBS)
 lib_libdaxcache_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(DC_LT_VERSION) -no-undefined \
 	-Wl,-Bsymbolic-functions -Wl,-z,nodelete
 # libdaxcache-sim: the simulation backend, with its own copy of the
-# stateless platform part (it cannot reach libdaxcache's internals).
-lib_libdaxcache_sim_la_SOURCES = $(sim_sources) lib/platform/user/memwait.c \
-	lib/platform/user/sim_log.c
+# stateless platform part (allocation, locks, wait queues).  It logs through
+# libdaxcache's dci_plat_log(), the one internal function libdaxcache.so
+# exports to it (in its private version node: lib/mksym), so that the hook
+# of dc_set_log_fn() gets the messages of both libraries.
+lib_libdaxcache_sim_la_SOURCES = $(sim_sources) lib/platform/user/memwait.c
 lib_libdaxcache_sim_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -fno-semantic-interposition
 lib_libdaxcache_sim_la_LIBADD = lib/libdaxcache.la $(PTHREAD_LIBS)
 lib_libdaxcache_sim_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(DC_SIM_LT_VERSION) \

@@ -80,6 +80,8 @@ void dci_plat_log(int level, const char *fmt, ...)
 	else
 		fprintf(stderr, "%s\n", buf);
 }
+/* libdaxcache-sim logs through it: one hook for both libraries. */
+DCI_PRIVATE_EXPORT(dci_plat_log);
 
 void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {

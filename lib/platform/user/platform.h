@@ -56,6 +56,12 @@
  * test module.
  */
 #define DCI_TEST_EXPORT(sym)	extern __typeof__(sym) sym
+/*
+ * After an internal function of libdaxcache that libdaxcache-sim calls (its
+ * log): its entry in libdaxcache.so's private version node (lib/mksym), no
+ * part of the ABI, as the kernel exports it to the test module.
+ */
+#define DCI_PRIVATE_EXPORT(sym)	extern __typeof__(sym) sym
 #define dc_prefetch(p)		__builtin_prefetch(p)
 #define dc_noinline		__attribute__((__noinline__))
 #define dc_cold			__attribute__((__cold__))
