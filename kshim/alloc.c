@@ -39,6 +39,8 @@ static size_t dc_alloc_size(size_t size)
 
 /**
  * dci_plat_alloc() - allocate memory for the library.
+ * @site: the call site, for the fault-injection hook: NULL (the kernel
+ *	keeps no descriptor per site).
  * @size: bytes.
  * @zero: whether to zero them.
  *
@@ -48,11 +50,11 @@ static size_t dc_alloc_size(size_t size)
  * Return: memory aligned to DC_CACHELINE, or NULL when out of memory or made
  * to fail by dc_fault_alloc_fail_nth().
  */
-void *dci_plat_alloc(size_t size, bool zero)
+void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero)
 {
 	void *p;
 
-	if (dci_fault_should_fail())
+	if (dci_fault_should_fail(site))
 		return NULL;
 	p = kvmalloc(dc_alloc_size(size), GFP_KERNEL | (zero ? __GFP_ZERO : 0));
 	if (p)
@@ -110,7 +112,7 @@ int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n)
 {
 	pc->n = n;
 	pc->p = NULL;
-	if (dci_fault_should_fail())
+	if (dci_fault_should_fail(NULL))
 		return -ENOMEM;
 	pc->p = __alloc_percpu(n * sizeof(u64), __alignof__(u64));
 	if (!pc->p)

@@ -10,8 +10,6 @@
 
 #include <daxcache/fault.h>
 
-#include "kshim.h"
-
 /* Allocations counted since the hook was armed; 0 means disarmed. */
 static atomic_long_t dc_fail_nth = ATOMIC_LONG_INIT(0);
 static atomic_long_t dc_alloc_seen = ATOMIC_LONG_INIT(0);
@@ -37,7 +35,18 @@ unsigned long dc_fault_alloc_failed(void)
 }
 DC_EXPORT(dc_fault_alloc_failed);
 
-bool dci_fault_should_fail(void)
+/**
+ * dci_fault_should_fail() - whether the armed hook fails this allocation.
+ * @site: the allocation's call site: NULL, the kernel keeps none (the
+ *	per-site hooks of <daxcache/fault.h> are userspace's).
+ *
+ * Counts the allocation while the hook is armed; the one that brings the
+ * count to the armed N-th fails.
+ *
+ * Context: any.
+ * Return: true if the allocation must fail.
+ */
+bool dci_fault_should_fail(struct dc_alloc_site *site)
 {
 	long nth = atomic_long_read(&dc_fail_nth);
 

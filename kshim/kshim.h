@@ -14,14 +14,4 @@
 
 long dci_kshim_live_allocs(void);
 
-/* Whether the hook of <daxcache/fault.h> fails this allocation (fault.c). */
-#ifdef DC_TEST_BUILD
-bool dci_fault_should_fail(void);
-#else
-static inline bool dci_fault_should_fail(void)
-{
-	return false;
-}
-#endif
-
 #endif /* DC_KSHIM_H */

@@ -110,7 +110,7 @@ DC_EXPORT(dc_warn_count);
 void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
 			    struct dc_plat_refcount_site *site)
 {
-	atomic_set(&r->refs, DC_REFCOUNT_SATURATED);
+	dci_plat_refs_set(r, DC_REFCOUNT_SATURATED);
 	dci_plat_warn_note();
 	/* Name the function too: the refcount operations are inlined in it. */
 	if (!test_and_set_bit(0, &site->warned))

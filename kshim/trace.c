@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * trace.c - daxcache.ko's trace events (kshim/daxcache_trace.h), and the
- * out-of-line functions that kshim/trace.h's dci_trace_*() call once an
- * event's static key says it is enabled.
+ * out-of-line functions that the dci_trace_*() of the kernel platform
+ * (lib/platform/kernel/trace.h) call once an event's static key says it is
+ * enabled.
  */
 #include "platform.h"
 

@@ -40,15 +40,21 @@ core_sources = \
 	lib/core/struct_size.h \
 	lib/core/version.c \
 	lib/backend/mmap_backend.c \
+	lib/platform/fault_hook.h \
 	lib/platform/prng.h \
+	lib/platform/refcount.h \
 	lib/platform/refcount_site.h \
 	lib/platform/user/memwait.c \
 	lib/platform/user/platform.c \
 	lib/platform/user/platform.h \
 	lib/platform/user/rcu.h \
 	lib/platform/user/trace.h
-# The simulation backend, a library of its own (libdaxcache-sim).
-sim_sources = lib/core/simbe.c
+# The kernel platform's headers: daxcache.ko's, built by kshim/ (Kbuild),
+# shipped whole as kshim/ is (Makefile.am).
+EXTRA_DIST += lib/platform/kernel
+# The simulation backend, a library of its own (libdaxcache-sim): no part of
+# the product's core, so out of lib/core.
+sim_sources = lib/sim/simbe.c
 # Allocation fault injection (<daxcache/fault.h>): test builds only.
 fault_sources = lib/platform/user/fault.c
 
@@ -89,9 +95,11 @@ lib_libdaxcache_la_LIBADD = $(URCU_LIBS) $(PTHREAD_LIBS)
 lib_libdaxcache_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(DC_LT_VERSION) -no-undefined \
 	-Wl,-Bsymbolic-functions -Wl,-z,nodelete
 # libdaxcache-sim: the simulation backend, with its own copy of the
-# stateless platform part (it cannot reach libdaxcache's internals).
-lib_libdaxcache_sim_la_SOURCES = $(sim_sources) lib/platform/user/memwait.c \
-	lib/platform/user/sim_log.c
+# stateless platform part (allocation, locks, wait queues).  It logs through
+# libdaxcache's dci_plat_log(), the one internal function libdaxcache.so
+# exports to it (in its private version node: lib/mksym), so that the hook
+# of dc_set_log_fn() gets the messages of both libraries.
+lib_libdaxcache_sim_la_SOURCES = $(sim_sources) lib/platform/user/memwait.c
 lib_libdaxcache_sim_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -fno-semantic-interposition
 lib_libdaxcache_sim_la_LIBADD = lib/libdaxcache.la $(PTHREAD_LIBS)
 lib_libdaxcache_sim_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(DC_SIM_LT_VERSION) \

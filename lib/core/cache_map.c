@@ -111,7 +111,7 @@ static inline void range_unpin(struct dc_range *r)
  *   path once its thread's slots are all taken, and every pin in the
  *   kernel, where DC_PLAT_PIN_SLOTS is 0: a pin there may be held across
  *   a fault's I/O, asleep and migrated, which a per-CPU slot does not
- *   survive (see kshim/platform.h).
+ *   survive (see lib/platform/kernel/platform.h).
  */
 #define PIN_SLOT_MASK	((uintptr_t)DC_CACHELINE - 1)
 

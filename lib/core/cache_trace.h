@@ -6,7 +6,7 @@
  * hence dci_, like every name that is not part of the API); the platform
  * header makes it a USDT probe of provider "daxcache" in userspace
  * (lib/platform/user/trace.h) and a trace event daxcache:daxcache_NAME in
- * the kernel (kshim/trace.h, kshim/daxcache_trace.h).  Nothing is traced
+ * the kernel (lib/platform/kernel/trace.h, kshim/daxcache_trace.h).  Nothing is traced
  * on the hit path, and while nothing is attached an event costs a test of
  * a semaphore (userspace) or a patched-out jump (the kernel's static key).
  * The arguments, in order:

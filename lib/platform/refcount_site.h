@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * refcount_site.h - the part of the refcount contract that is the same in
- * both platforms, included by lib/platform/user/platform.h and
- * kshim/platform.h after they define dc_refcount_t and before their
- * dc_plat_refcount_*() helpers, which take the site last.
+ * refcount_site.h - where a refcount is misused, for the report: included
+ * by refcount.h (after the platform header defined dc_refcount_t) before
+ * its dc_plat_refcount_*() helpers, which take the site last.
  *
  * A place in the library that uses a refcount operation.  Each operation is
  * a macro that hands the helper its own place, a static made where it is

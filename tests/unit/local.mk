@@ -59,6 +59,11 @@ tests_unit_version_test_LDADD = lib/libdaxcache.la
 check_PROGRAMS += tests/unit/inode-memory
 tests_unit_inode_memory_SOURCES = tests/unit/inode_memory_test.c
 tests_unit_inode_memory_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la
+# libdaxcache-sim's messages reach the hook of libdaxcache's dc_set_log_fn():
+# the two shared libraries, as a user links them.
+check_PROGRAMS += tests/unit/sim-log-test
+tests_unit_sim_log_test_SOURCES = tests/unit/sim_log_test.c
+tests_unit_sim_log_test_LDADD = lib/libdaxcache-sim.la lib/libdaxcache.la
 # Old and new callers' copies of the sized structures.
 check_PROGRAMS += tests/unit/struct-size
 tests_unit_struct_size_SOURCES = tests/unit/struct_size_test.c

@@ -80,6 +80,8 @@ void dci_plat_log(int level, const char *fmt, ...)
 	else
 		fprintf(stderr, "%s\n", buf);
 }
+/* libdaxcache-sim logs through it: one hook for both libraries. */
+DCI_PRIVATE_EXPORT(dci_plat_log);
 
 void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {
@@ -103,8 +105,7 @@ void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
 			    struct dc_plat_refcount_site *site)
 {
 	/* Saturate so that the object is never freed (leak rather than UAF). */
-	atomic_store_explicit(&r->refs, DC_REFCOUNT_SATURATED,
-			      memory_order_relaxed);
+	dci_plat_refs_set(r, DC_REFCOUNT_SATURATED);
 	dci_plat_warn_note();
 	/* Once per place that misused a count, as dc_warn_once() per site. */
 	if (!__atomic_exchange_n(&site->warned, 1, __ATOMIC_RELAXED))

@@ -3,10 +3,11 @@
  * platform.h - the shim contract, userspace flavour.
  *
  * The portable core (lib/core/) includes only this header and core headers.
- * Everything that differs between userspace and the kernel lives here (and in
- * kshim/platform.h): locks, RCU, atomics, refcounts, wait queues, workers,
- * allocation, logging and time.  Names say what they mean, not how they are
- * done.
+ * Everything that differs between userspace and the kernel lives here (and
+ * in lib/platform/kernel/platform.h): locks, RCU, atomics, the operations
+ * refcounts are written over (lib/platform/refcount.h), wait queues,
+ * workers, allocation, logging and time.  Names say what they mean, not how
+ * they are done.
  *
  * Userspace: liburcu (memb flavour, read side inlined through _LGPL_SOURCE),
  * pthreads and C11 atomics.
@@ -55,6 +56,12 @@
  * test module.
  */
 #define DCI_TEST_EXPORT(sym)	extern __typeof__(sym) sym
+/*
+ * After an internal function of libdaxcache that libdaxcache-sim calls (its
+ * log): its entry in libdaxcache.so's private version node (lib/mksym), no
+ * part of the ABI, as the kernel exports it to the test module.
+ */
+#define DCI_PRIVATE_EXPORT(sym)	extern __typeof__(sym) sym
 #define dc_prefetch(p)		__builtin_prefetch(p)
 #define dc_noinline		__attribute__((__noinline__))
 #define dc_cold			__attribute__((__cold__))
@@ -324,19 +331,12 @@ void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
 void *dci_plat_alloc_unaligned(struct dc_alloc_site *site, size_t size);
 
 /*
- * Whether the hooks of <daxcache/fault.h> fail this allocation from @site:
- * only in test builds (fault.c, compiled with DC_FAULT_INJECTION); the
- * installed library never fails an allocation on purpose.
+ * Whether the hooks of <daxcache/fault.h> fail this allocation from @site,
+ * dci_fault_should_fail(): only in test builds (fault.c, compiled with
+ * DC_FAULT_INJECTION); the installed library never fails an allocation on
+ * purpose.
  */
-#ifdef DC_FAULT_INJECTION
-bool dci_fault_should_fail(struct dc_alloc_site *site);
-#else
-static inline bool dci_fault_should_fail(struct dc_alloc_site *site)
-{
-	(void)site;
-	return false;
-}
-#endif
+#include "fault_hook.h"
 
 #define dc_plat_site_here(call) ({					\
 	static struct dc_alloc_site __dc_site = {			\
@@ -441,57 +441,19 @@ static inline void dci_plat_unlock(struct dci_plat_lock *l)
 #include "rcu.h"
 
 /* ------------------------------------------------------------------ */
-/* Reference counts with the kernel's refcount_t semantics:             */
-/* saturate on overflow, warn on increment-from-zero or underflow (once */
-/* per place of use), and never let a saturated counter reach zero again. */
+/* Reference counts: the count and the operations on it that the       */
+/* state machine of lib/platform/refcount.h is written over, as C11    */
+/* atomics, and as single x86 instructions on the hot paths.           */
 
 typedef struct { _Atomic int refs; } dc_refcount_t;
 
-#define DC_REFCOUNT_SATURATED	(INT_MIN / 2)
-
-/* The site-keyed operation macros (lib/platform/refcount_site.h). */
-#include "../refcount_site.h"
-
-/* The one small deterministic generator (lib/platform/prng.h). */
-#include "../prng.h"
-
-static inline void dc_refcount_set(dc_refcount_t *r, int n)
-{
-	atomic_store_explicit(&r->refs, n, memory_order_relaxed);
-}
-
-/* Set with release ordering: publishes the object's fields with the count. */
-static inline void dc_refcount_set_release(dc_refcount_t *r, int n)
-{
-	atomic_store_explicit(&r->refs, n, memory_order_release);
-}
-
-/* Drop one reference unless it is the last one.  True if dropped. */
-static inline bool dc_plat_refcount_dec_not_one(dc_refcount_t *r,
-						struct dc_plat_refcount_site *site)
-{
-	int old = atomic_load_explicit(&r->refs, memory_order_relaxed);
-
-	do {
-		if (old == 1)
-			return false;
-		if (dc_unlikely(old <= 0)) {
-			dci_plat_refcount_warn(r, "underflow; use-after-free", site);
-			return true;
-		}
-	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old - 1,
-			memory_order_release, memory_order_relaxed));
-	return true;
-}
-
-static inline int dc_refcount_read(const dc_refcount_t *r)
+static inline int dci_plat_refs_read(const dc_refcount_t *r)
 {
 	return atomic_load_explicit(&((dc_refcount_t *)r)->refs,
 				    memory_order_relaxed);
 }
 
-/* The count, and what was written before the store or release that set it. */
-static inline int dc_refcount_read_acquire(const dc_refcount_t *r)
+static inline int dci_plat_refs_read_acquire(const dc_refcount_t *r)
 {
 	return atomic_load_explicit(&((dc_refcount_t *)r)->refs,
 				    memory_order_acquire);
@@ -502,7 +464,7 @@ static inline int dc_refcount_read_acquire(const dc_refcount_t *r)
  * memory (x86 loads are acquire loads; later loads in the caller are the
  * volatile compares of dc_read_once_ne(), which stay after it).
  */
-static inline bool dc_refcount_zero_acquire(const dc_refcount_t *r)
+static inline bool dci_plat_refs_zero_acquire(const dc_refcount_t *r)
 {
 #if DC_PLAT_X86_ASM
 	bool zero;
@@ -515,87 +477,42 @@ static inline bool dc_refcount_zero_acquire(const dc_refcount_t *r)
 #endif
 }
 
-/* Add one unless the count is zero.  Returns true if it was incremented. */
-static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
-						 struct dc_plat_refcount_site *site)
+static inline void dci_plat_refs_set(dc_refcount_t *r, int n)
 {
-	int old = atomic_load_explicit(&r->refs, memory_order_relaxed);
+	atomic_store_explicit(&r->refs, n, memory_order_relaxed);
+}
 
-	do {
-		if (!old)
-			return false;
-		if (dc_unlikely(old < 0 || old == INT_MAX)) {
-			dci_plat_refcount_warn(r, "saturated", site);
-			return true;
-		}
-	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, old + 1,
-			memory_order_acquire, memory_order_relaxed));
-	return true;
+static inline void dci_plat_refs_set_release(dc_refcount_t *r, int n)
+{
+	atomic_store_explicit(&r->refs, n, memory_order_release);
+}
+
+static inline int dci_plat_refs_fetch_inc_relaxed(dc_refcount_t *r)
+{
+	return atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
+}
+
+static inline int dci_plat_refs_fetch_dec_release(dc_refcount_t *r)
+{
+	return atomic_fetch_sub_explicit(&r->refs, 1, memory_order_release);
 }
 
 /*
- * The same for a hot path that has a slow one to fall back on: false for 0,
- * and also, without reporting it, for a count that the full operation
- * would report (saturated or negative): the slow path's call reports it.
+ * acq_rel rather than release plus a fence on the last one: the same
+ * instruction on x86, and ThreadSanitizer understands it.
  */
-static inline bool dc_refcount_inc_not_zero_fast(dc_refcount_t *r)
+static inline int dci_plat_refs_fetch_dec_put(dc_refcount_t *r)
 {
-	int old = atomic_load_explicit(&r->refs, memory_order_relaxed), new;
-
-	do {
-		/* Wrapping: at most 1 for 0, negative counts and INT_MAX alike. */
-		new = (int)((unsigned int)old + 1);
-		if (dc_unlikely(new <= 1))
-			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&r->refs, &old, new,
-			memory_order_acquire, memory_order_relaxed));
-	return true;
+	return atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel);
 }
 
-static inline void dc_plat_refcount_inc(dc_refcount_t *r,
-					struct dc_plat_refcount_site *site)
+/* The acquire of the last put: dci_plat_refs_fetch_dec_put() made it. */
+static inline void dci_plat_refs_acquire_last(void)
 {
-	int old = atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
-
-	if (dc_unlikely(old <= 0 || old == INT_MAX))
-		dci_plat_refcount_warn(r, old ? "saturated" :
-				       "increment on 0; use-after-free", site);
 }
 
-/*
- * Returns true when the count dropped to zero, ordered after every earlier
- * decrement.  acq_rel rather than release plus a fence on the last one: the
- * same instruction on x86, and ThreadSanitizer understands it.
- */
-static inline bool dc_plat_refcount_dec_and_test(dc_refcount_t *r,
-						 struct dc_plat_refcount_site *site)
-{
-	int old = atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel);
-
-	if (old == 1)
-		return true;
-	if (dc_unlikely(old <= 0))
-		dci_plat_refcount_warn(r, "underflow; use-after-free", site);
-	return false;
-}
-
-static inline void dc_plat_refcount_dec(dc_refcount_t *r,
-					struct dc_plat_refcount_site *site)
-{
-	int old = atomic_fetch_sub_explicit(&r->refs, 1, memory_order_release);
-
-	if (dc_unlikely(old <= 1))
-		dci_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory"
-						  : "underflow; use-after-free", site);
-}
-
-/*
- * dc_refcount_dec() for a hot path: drop one reference and say whether the
- * count stays above zero, as it must; false when it does not (the count was
- * 1 or less), which the caller reports out of line with
- * dc_refcount_dec_report().  On x86 one locked decrement and its flags.
- */
-static inline bool dc_refcount_dec_fast(dc_refcount_t *r)
+/* On x86 one locked decrement and its flags. */
+static inline bool dci_plat_refs_dec_above_zero(dc_refcount_t *r)
 {
 #if DC_PLAT_X86_ASM
 	bool above;
@@ -609,30 +526,37 @@ static inline bool dc_refcount_dec_fast(dc_refcount_t *r)
 #endif
 }
 
-/* Report a dc_refcount_dec_fast() that answered false: as dc_refcount_dec(). */
-static inline void dc_plat_refcount_dec_report(dc_refcount_t *r,
-					       struct dc_plat_refcount_site *site)
+static inline bool dci_plat_refs_cmpxchg_weak_acquire(dc_refcount_t *r,
+						      int *old, int new)
 {
-	/* Read after the fact: a racing misuse may change the wording only. */
-	int now = dc_refcount_read(r);
+	return atomic_compare_exchange_weak_explicit(&r->refs, old, new,
+			memory_order_acquire, memory_order_relaxed);
+}
 
-	dci_plat_refcount_warn(r, now == 0 ? "decrement hit 0; leaking memory"
-				     : "underflow; use-after-free", site);
+static inline bool dci_plat_refs_cmpxchg_weak_release(dc_refcount_t *r,
+						      int *old, int new)
+{
+	return atomic_compare_exchange_weak_explicit(&r->refs, old, new,
+			memory_order_release, memory_order_relaxed);
 }
 
 /*
- * 1 -> 0 atomically.  Returns true on success.  Acquire too: the winner
- * (a claim) goes on to rewrite the object, which must come after what the
- * last unpinner read of it (the kernel gets this from the control
- * dependency; C11 needs it said).
+ * Acquire too: the winner goes on to rewrite the object, which must come
+ * after what the last unpinner read of it (the kernel gets this from the
+ * control dependency; C11 needs it said).
  */
-static inline bool dc_refcount_dec_if_one(dc_refcount_t *r)
+static inline bool dci_plat_refs_cmpxchg_claim(dc_refcount_t *r, int *old,
+					       int new)
 {
-	int one = 1;
-
-	return atomic_compare_exchange_strong_explicit(&r->refs, &one, 0,
+	return atomic_compare_exchange_strong_explicit(&r->refs, old, new,
 			memory_order_acq_rel, memory_order_relaxed);
 }
+
+/* The state machine itself, the same in the kernel. */
+#include "refcount.h"
+
+/* The one small deterministic generator (lib/platform/prng.h). */
+#include "prng.h"
 
 /* ------------------------------------------------------------------ */
 /* Wait queues: a condition re-checked under an internal lock.          */

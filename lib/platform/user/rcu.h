@@ -84,7 +84,7 @@ static inline void dc_rcu_note_used(void)
  * grace period (dc_synchronize_rcu()) and runs the callback itself.  The
  * writer is then held up by the reader, as the reader holds up the frees,
  * and memory stays bounded.  The kernel's call_rcu() has its own flood
- * protection; kshim's dc_call_rcu() is the kernel's.
+ * protection; the kernel platform's dc_call_rcu() is the kernel's.
  *
  * So dc_call_rcu() may sleep: its callers are writers, which may, never a
  * read-side section nor a callback (see lib/core: no callback queues

@@ -5,14 +5,14 @@
  * build time only), included by platform.h.
  *
  * The core names each event once, dci_trace_NAME(args...) (its list, the
- * arguments and their meaning: lib/core/cache_trace.h); kshim/trace.h makes
- * the same calls kernel trace events.  Each probe has a semaphore, a
- * counter that a tracer attached to the probe raises (bpftrace, perf,
- * SystemTap, a uprobe with a reference counter), so that while nothing is
- * attached an event costs a load, a compare and a branch, and the
- * arguments are not even computed.  dci_trace_on(NAME) says whether
- * anything is attached, for a caller that has work to do for an event
- * (reading the clock).
+ * arguments and their meaning: lib/core/cache_trace.h);
+ * lib/platform/kernel/trace.h makes the same calls kernel trace events.
+ * Each probe has a semaphore, a counter that a tracer attached to the
+ * probe raises (bpftrace, perf, SystemTap, a uprobe with a reference
+ * counter), so that while nothing is attached an event costs a load, a
+ * compare and a branch, and the arguments are not even computed.
+ * dci_trace_on(NAME) says whether anything is attached, for a caller that
+ * has work to do for an event (reading the clock).
  *
  * Built without <sys/sdt.h> (configure says so), every event is a branch
  * on a constant false: no probe, no code.

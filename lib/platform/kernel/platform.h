@@ -201,16 +201,24 @@ static inline void dc_delay_ns(uint64_t ns)
 /* Allocation (with a fault-injection hook for tests)                   */
 
 /*
- * kvmalloc(GFP_KERNEL), zeroed if @zero, unless the hook armed with
- * dc_fault_alloc_fail_nth() says this one must fail.  Returns memory aligned
- * to DC_CACHELINE, or NULL.  Process context.
+ * Whether the hook armed with dc_fault_alloc_fail_nth() fails this
+ * allocation, dci_fault_should_fail(): only in test builds (kshim/fault.c,
+ * DC_FAULT_INJECTION: see Kbuild).  The kernel keeps no descriptor per call
+ * site (the per-site hooks of <daxcache/fault.h> are userspace's): every
+ * site here is NULL.
  */
-void *dci_plat_alloc(size_t size, bool zero);
+#include "fault_hook.h"
 
-#define dc_alloc(size)		dci_plat_alloc((size), false)
-#define dc_zalloc(size)		dci_plat_alloc((size), true)
+/*
+ * kvmalloc(GFP_KERNEL), zeroed if @zero, unless the hook says this one must
+ * fail.  Returns memory aligned to DC_CACHELINE, or NULL.  Process context.
+ */
+void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
+
+#define dc_alloc(size)		dci_plat_alloc(NULL, (size), false)
+#define dc_zalloc(size)		dci_plat_alloc(NULL, (size), true)
 /* kmalloc is cheap at any alignment: the same as dc_alloc(). */
-#define dc_alloc_unaligned(size)	dci_plat_alloc((size), false)
+#define dc_alloc_unaligned(size)	dci_plat_alloc(NULL, (size), false)
 /* ARCH_KMALLOC_MINALIGN (linux/slab.h) is never less. */
 #define DC_ALLOC_MIN_ALIGN		__alignof__(unsigned long long)
 void dci_free(void *p);
@@ -286,177 +294,50 @@ bool dci_plat_rcu_read_held(void);
 #define dc_rcu_barrier()		rcu_barrier()
 
 /* ------------------------------------------------------------------ */
-/* Reference counts with the kernel's refcount_t semantics:             */
-/* saturate on overflow, report increment-from-zero or underflow      */
-/* (once per place of use), and never let a saturated counter reach    */
-/* zero again.                                                         */
+/* Reference counts: the count and the operations on it that the       */
+/* state machine of lib/platform/refcount.h is written over.           */
 /*
  * Why not refcount_t itself: its reports are WARN_ONCE(), and a kernel
  * booted with panic_on_warn=1 (the test kernel; many fleets) panics on the
  * first one.  The library reports caller misuse such as a put after the
  * last one (iocomp) and keeps going, and one shared test case relies on
- * exactly that.  So the same state machine is written here on atomic_t
- * and reports through dci_plat_refcount_warn(), which counts into
+ * exactly that.  So the same state machine is written over atomic_t and
+ * reports through dci_plat_refcount_warn(), which counts into
  * dc_warn_count() and prints the first misuse at each place that uses a
  * refcount operation (refcount_t's own reports go by the kind of misuse).
- * The orderings are those of the userspace build: acquire on a successful
- * inc_not_zero, release on every decrement, acquire before reporting zero.
  */
 
 typedef struct { atomic_t refs; } dc_refcount_t;
 
-#define DC_REFCOUNT_SATURATED	(INT_MIN / 2)
+/*
+ * Macros rather than inline functions: the state machine then compiles to
+ * exactly what it did when it called atomic_t's operations itself.
+ */
+#define dci_plat_refs_read(r)		atomic_read(&(r)->refs)
+#define dci_plat_refs_read_acquire(r)	atomic_read_acquire(&(r)->refs)
+#define dci_plat_refs_zero_acquire(r)	(!atomic_read_acquire(&(r)->refs))
+#define dci_plat_refs_set(r, n)		atomic_set(&(r)->refs, (n))
+#define dci_plat_refs_set_release(r, n)	atomic_set_release(&(r)->refs, (n))
+#define dci_plat_refs_fetch_inc_relaxed(r) atomic_fetch_inc_relaxed(&(r)->refs)
+#define dci_plat_refs_fetch_dec_release(r) atomic_fetch_dec_release(&(r)->refs)
+/* Release only: the last one's acquire follows, as refcount_dec_and_test(). */
+#define dci_plat_refs_fetch_dec_put(r)	atomic_fetch_dec_release(&(r)->refs)
+/* The acquire of the last put: from the control dependency on the count. */
+#define dci_plat_refs_acquire_last()	smp_acquire__after_ctrl_dep()
+#define dci_plat_refs_dec_above_zero(r)	(atomic_dec_return_release(&(r)->refs) > 0)
+#define dci_plat_refs_cmpxchg_weak_acquire(r, old, new)			\
+	atomic_try_cmpxchg_acquire(&(r)->refs, (old), (new))
+#define dci_plat_refs_cmpxchg_weak_release(r, old, new)			\
+	atomic_try_cmpxchg_release(&(r)->refs, (old), (new))
+/* The winner's later writes stay after it: a control dependency. */
+#define dci_plat_refs_cmpxchg_claim(r, old, new)			\
+	atomic_try_cmpxchg_release(&(r)->refs, (old), (new))
 
-/* The site-keyed operation macros (lib/platform/refcount_site.h). */
-#include "../lib/platform/refcount_site.h"
+/* The state machine itself, the same in userspace. */
+#include "refcount.h"
 
 /* The one small deterministic generator (lib/platform/prng.h). */
-#include "../lib/platform/prng.h"
-
-static inline void dc_refcount_set(dc_refcount_t *r, int n)
-{
-	atomic_set(&r->refs, n);
-}
-
-/* Set with release ordering: publishes the object's fields with the count. */
-static inline void dc_refcount_set_release(dc_refcount_t *r, int n)
-{
-	atomic_set_release(&r->refs, n);
-}
-
-/* Drop one reference unless it is the last one.  True if dropped. */
-static inline bool dc_plat_refcount_dec_not_one(dc_refcount_t *r,
-						struct dc_plat_refcount_site *site)
-{
-	int old = atomic_read(&r->refs);
-
-	do {
-		if (old == 1)
-			return false;
-		if (unlikely(old <= 0)) {
-			dci_plat_refcount_warn(r, "underflow; use-after-free", site);
-			return true;
-		}
-	} while (!atomic_try_cmpxchg_release(&r->refs, &old, old - 1));
-	return true;
-}
-
-static inline int dc_refcount_read(const dc_refcount_t *r)
-{
-	return atomic_read(&r->refs);
-}
-
-/* The count, and what was written before the store or release that set it. */
-static inline int dc_refcount_read_acquire(const dc_refcount_t *r)
-{
-	return atomic_read_acquire(&r->refs);
-}
-
-/* Whether the count is 0, read with acquire. */
-static inline bool dc_refcount_zero_acquire(const dc_refcount_t *r)
-{
-	return !atomic_read_acquire(&r->refs);
-}
-
-/* Add one unless the count is zero.  Returns true if it was incremented. */
-static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
-						 struct dc_plat_refcount_site *site)
-{
-	int old = atomic_read(&r->refs);
-
-	do {
-		if (!old)
-			return false;
-		if (unlikely(old < 0 || old == INT_MAX)) {
-			dci_plat_refcount_warn(r, "saturated", site);
-			return true;
-		}
-	} while (!atomic_try_cmpxchg_acquire(&r->refs, &old, old + 1));
-	return true;
-}
-
-/*
- * The same for a hot path that has a slow one to fall back on: false for 0,
- * and also, without reporting it, for a count that the full operation
- * would report (saturated or negative): the slow path's call reports it.
- */
-static inline bool dc_refcount_inc_not_zero_fast(dc_refcount_t *r)
-{
-	int old = atomic_read(&r->refs), new;
-
-	do {
-		/* Wrapping: at most 1 for 0, negative counts and INT_MAX alike. */
-		new = (int)((unsigned int)old + 1);
-		if (unlikely(new <= 1))
-			return false;
-	} while (!atomic_try_cmpxchg_acquire(&r->refs, &old, new));
-	return true;
-}
-
-static inline void dc_plat_refcount_inc(dc_refcount_t *r,
-					struct dc_plat_refcount_site *site)
-{
-	int old = atomic_fetch_inc_relaxed(&r->refs);
-
-	if (unlikely(old <= 0 || old == INT_MAX))
-		dci_plat_refcount_warn(r, old ? "saturated" :
-				       "increment on 0; use-after-free", site);
-}
-
-/* Returns true when the count dropped to zero (with acquire ordering). */
-static inline bool dc_plat_refcount_dec_and_test(dc_refcount_t *r,
-						 struct dc_plat_refcount_site *site)
-{
-	int old = atomic_fetch_dec_release(&r->refs);
-
-	if (old == 1) {
-		smp_acquire__after_ctrl_dep();
-		return true;
-	}
-	if (unlikely(old <= 0))
-		dci_plat_refcount_warn(r, "underflow; use-after-free", site);
-	return false;
-}
-
-static inline void dc_plat_refcount_dec(dc_refcount_t *r,
-					struct dc_plat_refcount_site *site)
-{
-	int old = atomic_fetch_dec_release(&r->refs);
-
-	if (unlikely(old <= 1))
-		dci_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory" :
-				       "underflow; use-after-free", site);
-}
-
-/*
- * dc_refcount_dec() for a hot path: drop one reference and say whether the
- * count stays above zero, as it must; false when it does not (the count was
- * 1 or less), which the caller reports out of line with
- * dc_refcount_dec_report().
- */
-static inline bool dc_refcount_dec_fast(dc_refcount_t *r)
-{
-	return atomic_dec_return_release(&r->refs) > 0;
-}
-
-/* Report a dc_refcount_dec_fast() that answered false: as dc_refcount_dec(). */
-static inline void dc_plat_refcount_dec_report(dc_refcount_t *r,
-					       struct dc_plat_refcount_site *site)
-{
-	/* Read after the fact: a racing misuse may change the wording only. */
-	int now = atomic_read(&r->refs);
-
-	dci_plat_refcount_warn(r, now == 0 ? "decrement hit 0; leaking memory" :
-			       "underflow; use-after-free", site);
-}
-
-/* 1 -> 0 atomically.  Returns true on success. */
-static inline bool dc_refcount_dec_if_one(dc_refcount_t *r)
-{
-	int one = 1;
-
-	return atomic_try_cmpxchg_release(&r->refs, &one, 0);
-}
+#include "prng.h"
 
 /* ------------------------------------------------------------------ */
 /* Wait queues: a wait_queue_head_t; sleeps are killable.              */
