@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * waitq.c - the shim's wait queues: a wait_queue_head_t, and the steps of
- * the killable sleep that dc_waitq_wait_timeout() loops over.  Out of line
+ * the killable sleep that dci_waitq_wait_timeout() loops over.  Out of line
  * so that core files need not see <linux/sched.h>.
  */
 #include "platform.h"
@@ -11,25 +11,25 @@
 
 #include "kshim.h"
 
-void dci_waitq_init(struct dc_waitq *wq)
+void dci_waitq_init(struct dci_waitq *wq)
 {
 	init_waitqueue_head(&wq->head);
 }
 DCI_TEST_EXPORT(dci_waitq_init);
 
-void dci_waitq_destroy(struct dc_waitq *wq)
+void dci_waitq_destroy(struct dci_waitq *wq)
 {
 }
 DCI_TEST_EXPORT(dci_waitq_destroy);
 
-void dci_waitq_wake_all(struct dc_waitq *wq)
+void dci_waitq_wake_all(struct dci_waitq *wq)
 {
 	wake_up_all(&wq->head);
 }
 DCI_TEST_EXPORT(dci_waitq_wake_all);
 
 /* A relative timeout as jiffies for schedule_timeout(): rounded up, capped. */
-static long dc_ns_to_jiffies(uint64_t ns)
+static long dci_ns_to_jiffies(uint64_t ns)
 {
 	u64 j;
 
@@ -57,7 +57,7 @@ static long dc_ns_to_jiffies(uint64_t ns)
  *
  * Context: process context; the caller may sleep.
  */
-void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dc_waitq *wq,
+void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dci_waitq *wq,
 			  uint64_t timeout_ns, bool killable)
 {
 	uint64_t now = dc_now_ns();
@@ -65,7 +65,7 @@ void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dc_waitq *wq,
 	might_sleep();
 	s->wq = wq;
 	s->killable = killable;
-	s->left = dc_ns_to_jiffies(timeout_ns);
+	s->left = dci_ns_to_jiffies(timeout_ns);
 	/* Saturating: a timeout past the clock's range never ends by it. */
 	s->deadline = timeout_ns >= U64_MAX - now ? U64_MAX : now + timeout_ns;
 	init_wait_entry(&s->entry, 0);
@@ -108,7 +108,7 @@ void dci_plat_sleep(struct dci_plat_sleep *s)
 		return;
 	now = dc_now_ns();
 	if (now < s->deadline)
-		s->left = dc_ns_to_jiffies(s->deadline - now);
+		s->left = dci_ns_to_jiffies(s->deadline - now);
 }
 DCI_TEST_EXPORT(dci_plat_sleep);
 
