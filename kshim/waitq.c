@@ -60,7 +60,7 @@ static long dci_ns_to_jiffies(uint64_t ns)
 void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dci_waitq *wq,
 			  uint64_t timeout_ns, bool killable)
 {
-	uint64_t now = dc_now_ns();
+	uint64_t now = dci_now_ns();
 
 	might_sleep();
 	s->wq = wq;
@@ -92,7 +92,7 @@ DCI_TEST_EXPORT(dci_plat_sleep_prepare);
  * dci_plat_sleep() - sleep until woken, killed or out of time.
  * @s: the sleeper; @s->left is updated to the time that is left.
  *
- * The time is the clock's, dc_now_ns(), not only the jiffies'.  Jiffies
+ * The time is the clock's, dci_now_ns(), not only the jiffies'.  Jiffies
  * can run ahead of the clock (seen under qemu on a loaded host: a 20 ms
  * wait that timed out after 17 ms by the clock, although the count was
  * rounded up plus one), so when they run out before the deadline, the
@@ -106,7 +106,7 @@ void dci_plat_sleep(struct dci_plat_sleep *s)
 	s->left = schedule_timeout(s->left);
 	if (s->left || s->deadline == U64_MAX)
 		return;
-	now = dc_now_ns();
+	now = dci_now_ns();
 	if (now < s->deadline)
 		s->left = dci_ns_to_jiffies(s->deadline - now);
 }

@@ -151,7 +151,7 @@ static void breq_end(struct dc_reqq_req *r, int status)
 	struct breq *b = dci_container_of(r, struct breq, r);
 	struct run *run = b->run;
 
-	b->t0 = dc_now_ns() - b->t0;	/* now the latency */
+	b->t0 = dci_now_ns() - b->t0;	/* now the latency */
 	dci_spin_lock(&run->done_lock);
 	b->next = run->done;
 	b->ended = true;
@@ -200,7 +200,7 @@ static int run_slice(const struct options *o, int mode, double seconds,
 	if (pthread_create(&dev, NULL, device_main, &run))
 		return -1;
 
-	start = dc_now_ns();
+	start = dci_now_ns();
 	measure_from = start + WARMUP_NS;
 	end = measure_from + (uint64_t)(seconds * 1e9);
 	for (i = 0; i < depth; i++) {
@@ -208,7 +208,7 @@ static int run_slice(const struct options *o, int mode, double seconds,
 
 		b->run = &run;
 		dc_reqq_req_init(&b->r, breq_end, 0);
-		b->t0 = dc_now_ns();
+		b->t0 = dci_now_ns();
 		if (dc_reqq_submit(run.q, &b->r))
 			ret = -1;
 	}
@@ -221,7 +221,7 @@ static int run_slice(const struct options *o, int mode, double seconds,
 		list = run.done;
 		run.done = NULL;
 		dci_spin_unlock(&run.done_lock);
-		now = dc_now_ns();
+		now = dci_now_ns();
 		if (now >= end)
 			break;
 		if (!list) {
@@ -235,7 +235,7 @@ static int run_slice(const struct options *o, int mode, double seconds,
 				lat_add(l, b->t0);
 				l->completed++;
 			}
-			b->t0 = dc_now_ns();
+			b->t0 = dci_now_ns();
 			b->ended = false;
 			if (dc_reqq_submit(run.q, &b->r))
 				ret = -1;
@@ -259,7 +259,7 @@ static int run_slice(const struct options *o, int mode, double seconds,
 	dci_spin_unlock(&run.done_lock);
 
 	while (dc_reqq_drain(run.q, 0)) {
-		if (dc_now_ns() - now > 10ull * 1000000000ull) {
+		if (dci_now_ns() - now > 10ull * 1000000000ull) {
 			ret = -1;
 			break;
 		}

@@ -56,7 +56,7 @@ unsigned long dci_fault_alloc_count(void);
 unsigned long dci_fault_alloc_failed(void);
 
 /**
- * struct dc_fault_site - one allocation call site, from dci_fault_site_get().
+ * struct dci_fault_site - one allocation call site, from dci_fault_site_get().
  * @file: the source file, as the compiler was given it.
  * @func: the function that allocates.
  * @line: the line of the call.
@@ -64,7 +64,7 @@ unsigned long dci_fault_alloc_failed(void);
  *	(dci_fault_site_record()).
  * @failures: allocations from this site failed on purpose, by either hook.
  */
-struct dc_fault_site {
+struct dci_fault_site {
 	const char *file;
 	const char *func;
 	unsigned int line;
@@ -94,7 +94,7 @@ unsigned int dci_fault_site_count(void);
  * Context: any.  Userspace only.
  * Return: 0; -ENOENT when @idx is out of range; -EINVAL for a NULL @site.
  */
-int dci_fault_site_get(unsigned int idx, struct dc_fault_site *site);
+int dci_fault_site_get(unsigned int idx, struct dci_fault_site *site);
 
 /**
  * dci_fault_site_record() - start or stop counting allocations per site.

@@ -252,7 +252,7 @@ int dc_cache_destroy(struct dc_cache *c)
 	 * is running included (woken to see the deadline), so that pins
 	 * never hold up destroy for longer than the documented grace.
 	 */
-	dci_reclaim_set_deadline(c, dc_now_ns() + DC_DESTROY_PIN_TIMEOUT_NS);
+	dci_reclaim_set_deadline(c, dci_now_ns() + DC_DESTROY_PIN_TIMEOUT_NS);
 	if (!c->destroying) {
 		c->destroying = true;
 		dci_pool_reclaimer_stop(c);

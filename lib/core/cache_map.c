@@ -221,13 +221,13 @@ static dci_noinline dci_cold int range_setup_traced(struct dc_inode *inode,
 						  unsigned int flags)
 {
 	struct dc_cache *c = inode->cache;
-	uint64_t t0 = dc_now_ns();
+	uint64_t t0 = dci_now_ns();
 	int ret;
 
 	ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
 			    r->win_off, c->range_size, flags);
 	dci_trace_miss(inode->id, index, r->win_off, c->range_size, flags,
-		       dc_now_ns() - t0, ret);
+		       dci_now_ns() - t0, ret);
 	return ret;
 }
 
@@ -273,9 +273,9 @@ static dci_noinline int map_setup_wait(struct dc_inode *inode, struct dci_range 
 
 	if (flags & DC_MAP_NOWAIT)
 		return -EAGAIN;
-	start = dc_now_ns();
+	start = dci_now_ns();
 	dci_pool_setup_wait(c, r);
-	ns = dc_now_ns() - start;
+	ns = dci_now_ns() - start;
 	dci_stat_inc(c, DCI_STAT_WAITS);
 	dci_stat_add(c, DCI_STAT_WAIT_NS, ns);
 	dci_trace_wait(inode->id, ns, 0);
@@ -591,13 +591,13 @@ static int map_wait(struct dc_cache *c, struct map_wait *w, bool admit,
 	if (!w->registered) {
 		dci_waiters_enter(c);
 		w->registered = true;
-		w->start = dc_now_ns();
+		w->start = dci_now_ns();
 		w->deadline = deadline_after(w->start, timeout_ns);
 		w->ev = dci_pool_events(c);
 		return 0;
 	}
 	/* One clock read: two could make deadline - now wrap. */
-	now = dc_now_ns();
+	now = dci_now_ns();
 	dci_pool_sleep_begin(c);
 	ret = dci_waitq_wait_timeout(dci_pool_waitq(c),
 			dci_pool_events(c) != w->ev ||
@@ -624,7 +624,7 @@ static void map_wait_end(struct dc_cache *c, const struct map_wait *w,
 	if (!w->registered)
 		return;
 	dci_waiters_leave(c);
-	ns = dc_now_ns() - w->start;
+	ns = dci_now_ns() - w->start;
 	dci_stat_inc(c, DCI_STAT_WAITS);
 	dci_stat_add(c, DCI_STAT_WAIT_NS, ns);
 	dci_trace_wait(ino, ns, ret);
@@ -1067,14 +1067,14 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 		return -EINVAL;
 	if (dci_fork_check(__func__))
 		return -ECHILD;
-	deadline = deadline_after(dc_now_ns(), timeout_ns);
+	deadline = deadline_after(dci_now_ns(), timeout_ns);
 	dci_waiters_enter(c);
 	for (;;) {
 		ev = dci_pool_events(c);
 		if (dci_pool_nr_free(c))
 			break;
 		dci_pool_kick_reclaimer(c);
-		now = dc_now_ns();
+		now = dci_now_ns();
 		if (deadline != DC_WAIT_FOREVER && now >= deadline) {
 			ret = -ETIMEDOUT;
 			break;

@@ -804,11 +804,11 @@ static bool evict_wait_pins(struct dc_inode *inode, struct pin_wait *pw)
 	if (!pw->registered) {
 		dci_waiters_enter(c);
 		pw->registered = true;
-		pw->since = dc_now_ns();
+		pw->since = dci_now_ns();
 		pw->ev = dci_pool_events(c);
 		return true;
 	}
-	now = dc_now_ns();
+	now = dci_now_ns();
 	deadline = dci_atomic64_read(&c->reclaim.evict_deadline);
 	if (now >= deadline)
 		return false;

@@ -269,7 +269,7 @@ static uint64_t time_left(uint64_t timeout_ns, uint64_t start_ns)
 
 	if (timeout_ns == UINT64_MAX)
 		return UINT64_MAX;
-	spent = dc_now_ns() - start_ns;
+	spent = dci_now_ns() - start_ns;
 	return spent < timeout_ns ? timeout_ns - spent : 0;
 }
 
@@ -304,7 +304,7 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 	backlog_add_tail(tbl, &w);
 	dci_spin_unlock(&tbl->lock);
 	if (timeout_ns != UINT64_MAX)
-		start = dc_now_ns();
+		start = dci_now_ns();
 
 	for (;;) {
 		ret = dci_waitq_wait_timeout(&tbl->wq,

@@ -203,13 +203,13 @@ static uint64_t op_begin(struct dc_simbe *be, enum dc_simbe_op op)
 {
 	dci_atomic64_inc(&be->calls[op]);
 	gate_pass(be, op);
-	return dc_now_ns();
+	return dci_now_ns();
 }
 
 /* End a call: count the time it took. */
 static void op_end(struct dc_simbe *be, enum dc_simbe_op op, uint64_t start)
 {
-	dci_atomic64_add(&be->total_ns[op], dc_now_ns() - start);
+	dci_atomic64_add(&be->total_ns[op], dci_now_ns() - start);
 }
 
 /* End a call the backend refuses: count it as a bad call.  -EINVAL. */

@@ -186,7 +186,7 @@ static void log_counters(struct dc_test *t, struct env *e)
  */
 static void env_settle(struct dc_test *t, struct env *e)
 {
-	uint64_t end = dc_now_ns() + DC_WAIT_LIMIT_NS;
+	uint64_t end = dci_now_ns() + DC_WAIT_LIMIT_NS;
 
 	for (;;) {
 		struct dc_cache_stats st = cst(e);
@@ -194,7 +194,7 @@ static void env_settle(struct dc_test *t, struct env *e)
 
 		if (sim_env_quiet(&st, &bs, e->failures))
 			return;
-		if (dc_now_ns() > end) {
+		if (dci_now_ns() > end) {
 			log_counters(t, e);
 			dc_test_fail(t, __FILE__, __LINE__, "no quiescence");
 			return;

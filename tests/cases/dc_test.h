@@ -135,9 +135,9 @@ static inline int dc_test_run_threads(struct dc_test *t, unsigned int n,
  * the calling case on failure.
  */
 #define DC_WAIT_FOR(t, cond) do {					\
-	uint64_t __end = dc_now_ns() + DC_WAIT_LIMIT_NS;		\
+	uint64_t __end = dci_now_ns() + DC_WAIT_LIMIT_NS;		\
 	while (!(cond)) {						\
-		if (dc_now_ns() > __end) {				\
+		if (dci_now_ns() > __end) {				\
 			dc_test_fail((t), __FILE__, __LINE__,		\
 				     "timed out waiting for %s", #cond);\
 			return;						\

@@ -23,9 +23,9 @@ DC_TEST(platform_waitq_timeout)
 	dci_atomic_set(&flag, 0);
 	dci_waitq_init(&wq);
 
-	start = dc_now_ns();
+	start = dci_now_ns();
 	ret = dci_waitq_wait_timeout(&wq, dci_atomic_read(&flag), 20 * MS);
-	took = dc_now_ns() - start;
+	took = dci_now_ns() - start;
 	DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
 	DC_ASSERT(t, took >= 20 * MS);
 
@@ -54,10 +54,10 @@ DC_TEST(platform_waitq_timeout_at_least)
 	dci_atomic_set(&flag, 0);
 	dci_waitq_init(&wq);
 	for (i = 0; i < 20 && !dc_test_failed(t); i++) {
-		uint64_t start = dc_now_ns(), took;
+		uint64_t start = dci_now_ns(), took;
 		int ret = dci_waitq_wait_timeout(&wq, dci_atomic_read(&flag), MS);
 
-		took = dc_now_ns() - start;
+		took = dci_now_ns() - start;
 		DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
 		DC_ASSERT(t, took >= MS);
 	}
@@ -374,9 +374,9 @@ static struct delayed_ctx *delayed_start(struct dc_test *t, const char *name)
 /* Wait for @c to have run @n times: false only if it hangs. */
 static bool delayed_wait_runs(struct delayed_ctx *c, int n)
 {
-	uint64_t end = dc_now_ns() + DC_WAIT_LIMIT_NS;
+	uint64_t end = dci_now_ns() + DC_WAIT_LIMIT_NS;
 
-	while (dci_atomic_read(&c->runs) < n && dc_now_ns() < end)
+	while (dci_atomic_read(&c->runs) < n && dci_now_ns() < end)
 		dc_test_sleep_us(1000);
 	return dci_atomic_read(&c->runs) >= n;
 }
@@ -390,12 +390,12 @@ DC_TEST(platform_worker_delayed)
 	if (!c)
 		return;
 	/* Not before the delay (the kernel rounds it up to jiffies). */
-	start = dc_now_ns();
+	start = dci_now_ns();
 	dci_worker_queue_delayed(&c->w, 30 * MS);
 	/* Already queued: a second, shorter delay does not bring it forward. */
 	dci_worker_queue_delayed(&c->w, 1 * MS);
 	dc_test_sleep_us(10000);
-	if (dc_now_ns() - start < 25 * MS)
+	if (dci_now_ns() - start < 25 * MS)
 		DC_ASSERT_INT_EQ(t, dci_atomic_read(&c->runs), 0);
 	DC_ASSERT(t, delayed_wait_runs(c, 1));
 	/*
@@ -429,9 +429,9 @@ DC_TEST(platform_worker_delayed)
 
 	/* Stop drops a pending delayed run, without waiting for it. */
 	dci_worker_queue_delayed(&c->w, 2 * DC_WAIT_LIMIT_NS);
-	start = dc_now_ns();
+	start = dci_now_ns();
 	dci_worker_stop(&c->w);
-	DC_ASSERT(t, dc_now_ns() - start < 2 * DC_WAIT_LIMIT_NS);
+	DC_ASSERT(t, dci_now_ns() - start < 2 * DC_WAIT_LIMIT_NS);
 	DC_ASSERT_INT_EQ(t, dci_atomic_read(&c->runs), 1);
 	dc_test_free(c);
 }

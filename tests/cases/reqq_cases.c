@@ -314,11 +314,11 @@ struct drain_ctx {
 static void drain_thread(struct dc_test *t, void *arg, unsigned int idx)
 {
 	struct drain_ctx *c = arg;
-	uint64_t start = dc_now_ns();
+	uint64_t start = dci_now_ns();
 
 	if (idx == 0) {
 		c->ret = dc_reqq_drain(c->d.q, DC_WAIT_LIMIT_NS);
-		c->took = dc_now_ns() - start;
+		c->took = dci_now_ns() - start;
 	} else {
 		dc_test_sleep_us(20000);
 		while (dev_complete_one(&c->d, 0))
@@ -436,11 +436,11 @@ DC_TEST(reqq_timer_retry)
 	 * dispatch unparks the request before it calls the submit op (without
 	 * the lock), and counts it resubmitted only once the op took it.
 	 */
-	end = dc_now_ns() + DC_WAIT_LIMIT_NS;
+	end = dci_now_ns() + DC_WAIT_LIMIT_NS;
 	do {
 		dc_test_sleep_us(1000);
 		dc_reqq_stats(d.q, &st, sizeof(st));
-	} while (!st.resubmitted && dc_now_ns() < end);
+	} while (!st.resubmitted && dci_now_ns() < end);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.resubmitted, 1);
 	DC_ASSERT(t, dev_complete_one(&d, 0));
@@ -623,7 +623,7 @@ static void stress_run(struct dc_test *t, unsigned int n)
 	struct dc_reqq_config cfg = { 0 };
 	struct stress *s = dc_test_alloc(sizeof(*s));
 	struct dc_reqq_stats qs;
-	uint64_t accepted = 0, ends = 0, start = dc_now_ns();
+	uint64_t accepted = 0, ends = 0, start = dci_now_ns();
 	unsigned int i;
 
 	DC_ASSERT(t, s);
@@ -678,7 +678,7 @@ static void stress_run(struct dc_test *t, unsigned int n)
 		    (unsigned long long)qs.dropped,
 		    (unsigned long long)qs.enospc,
 		    (unsigned long long)qs.resubmitted,
-		    (unsigned long long)((dc_now_ns() - start) / MS));
+		    (unsigned long long)((dci_now_ns() - start) / MS));
 	dc_reqq_destroy(s->q);
 	dci_spin_lock_destroy(&s->lock);
 	dc_test_free(s->reqs);

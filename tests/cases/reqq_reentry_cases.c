@@ -74,12 +74,12 @@ static struct dc_reqq_stats mdev_stats(struct mdev *d)
  */
 static void mdev_gate(struct mdev *d)
 {
-	uint64_t end = dc_now_ns() + DC_WAIT_LIMIT_NS;
+	uint64_t end = dci_now_ns() + DC_WAIT_LIMIT_NS;
 	struct dc_reqq_req *r = NULL;
 	unsigned int i;
 
 	while (!mdev_stats(d).parked) {
-		if (dc_now_ns() > end) {
+		if (dci_now_ns() > end) {
 			d->gate_timed_out = true;
 			break;
 		}

@@ -657,7 +657,7 @@ static int attr_op(struct fx *x)
 		FT_CHECK(!a);
 		return ret;
 	}
-	FT_CHECK_INT(dc_attr_refresh(a, &v, dc_attr_version(a), dc_now_ns()), 0);
+	FT_CHECK_INT(dc_attr_refresh(a, &v, dc_attr_version(a), dci_now_ns()), 0);
 	dc_attr_destroy(a);
 	return 0;
 }
@@ -767,14 +767,14 @@ static const struct scenario scenarios[] = {
 
 static unsigned long site_calls(unsigned int idx)
 {
-	struct dc_fault_site s;
+	struct dci_fault_site s;
 
 	return dci_fault_site_get(idx, &s) ? 0 : s.calls;
 }
 
 static unsigned long site_failures(unsigned int idx)
 {
-	struct dc_fault_site s;
+	struct dci_fault_site s;
 
 	return dci_fault_site_get(idx, &s) ? 0 : s.failures;
 }
@@ -927,7 +927,7 @@ static void print_sites(unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		struct dc_fault_site s;
+		struct dci_fault_site s;
 		const char *f;
 
 		if (dci_fault_site_get(i, &s))
@@ -984,7 +984,7 @@ unsigned long ft_alloc_run(void)
 	dci_fault_site_record(false);
 	snprintf(ft_context, sizeof(ft_context), "allocation sites");
 	for (i = 0; i < nr_sites; i++) {
-		struct dc_fault_site st;
+		struct dci_fault_site st;
 
 		FT_CHECK_INT(dci_fault_site_get(i, &st), 0);
 		reached += st.calls > 0;
@@ -994,7 +994,7 @@ unsigned long ft_alloc_run(void)
 				"site %s:%u %s() %s", st.file, st.line, st.func,
 				st.calls ? "never failed" : "never reached");
 	}
-	FT_CHECK_INT(dci_fault_site_get(nr_sites, &(struct dc_fault_site){ 0 }),
+	FT_CHECK_INT(dci_fault_site_get(nr_sites, &(struct dci_fault_site){ 0 }),
 		     -ENOENT);
 	printf("fault: %u allocation sites, %u reached, %u failed, %lu failure cases\n",
 	       nr_sites, reached, failed, cases);

@@ -48,7 +48,7 @@ int main(void)
 	size_t n = 0, i;
 	int ret;
 
-	suite_seed = env ? strtoull(env, NULL, 0) : dc_now_ns();
+	suite_seed = env ? strtoull(env, NULL, 0) : dci_now_ns();
 	printf("# suite %s: DC_TEST_SEED=%llu\n", s->name,
 	       (unsigned long long)suite_seed);
 	while (s->cases[n].fn)

@@ -179,7 +179,7 @@ void dci_plat_warn_note(void);
 /* ------------------------------------------------------------------ */
 /* Time                                                                 */
 
-static inline uint64_t dc_now_ns(void)
+static inline uint64_t dci_now_ns(void)
 {
 	return ktime_get_ns();
 }
@@ -191,9 +191,9 @@ static inline uint64_t dc_now_ns(void)
  */
 static inline void dci_delay_ns(uint64_t ns)
 {
-	uint64_t end = dc_now_ns() + ns;
+	uint64_t end = dci_now_ns() + ns;
 
-	while (dc_now_ns() < end)
+	while (dci_now_ns() < end)
 		cpu_relax();
 }
 
@@ -355,7 +355,7 @@ struct dci_plat_sleep {
 	struct dci_waitq *wq;
 	struct wait_queue_entry entry;
 	long left;		/* jiffies, or MAX_SCHEDULE_TIMEOUT */
-	uint64_t deadline;	/* dc_now_ns() at which the wait times out */
+	uint64_t deadline;	/* dci_now_ns() at which the wait times out */
 	bool killable;
 };
 

@@ -62,7 +62,7 @@ unsigned int dci_fault_site_count(void)
 }
 DCI_EXPORT(dci_fault_site_count);
 
-int dci_fault_site_get(unsigned int idx, struct dc_fault_site *site)
+int dci_fault_site_get(unsigned int idx, struct dci_fault_site *site)
 {
 	const struct dci_alloc_site *s;
 

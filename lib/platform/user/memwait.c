@@ -116,7 +116,7 @@ int dci_plat_waitq_sleep(struct dci_waitq *wq, uint64_t deadline_ns)
 		pthread_cond_wait(&wq->cond, &wq->lock);
 		return 0;
 	}
-	if (dc_now_ns() >= deadline_ns)
+	if (dci_now_ns() >= deadline_ns)
 		return -ETIMEDOUT;
 	ts.tv_sec = (time_t)(deadline_ns / 1000000000ull);
 	ts.tv_nsec = (long)(deadline_ns % 1000000000ull);

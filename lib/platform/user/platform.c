@@ -356,7 +356,7 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&w->cond, &w->lock);
 		if (w->stop || w->park)
 			break;
-		if (w->deadline_ns && dc_now_ns() < w->deadline_ns) {
+		if (w->deadline_ns && dci_now_ns() < w->deadline_ns) {
 			struct timespec ts = {
 				.tv_sec = (time_t)(w->deadline_ns / 1000000000ull),
 				.tv_nsec = (long)(w->deadline_ns % 1000000000ull),
@@ -447,7 +447,7 @@ void dci_worker_queue_delayed(struct dci_worker *w, uint64_t delay_ns)
 	}
 	pthread_mutex_lock(&w->lock);
 	if (!w->pending && !w->stop) {
-		uint64_t now = dc_now_ns();
+		uint64_t now = dci_now_ns();
 
 		w->pending = true;
 		/* Saturating: 0 would mean "now". */

@@ -228,7 +228,7 @@ void dci_plat_warn_note(void);
 /* ------------------------------------------------------------------ */
 /* Time                                                                 */
 
-static inline uint64_t dc_now_ns(void)
+static inline uint64_t dci_now_ns(void)
 {
 	struct timespec ts;
 
@@ -239,9 +239,9 @@ static inline uint64_t dc_now_ns(void)
 /* Busy-wait @ns nanoseconds (latency models need accuracy, not sleep). */
 static inline void dci_delay_ns(uint64_t ns)
 {
-	uint64_t end = dc_now_ns() + ns;
+	uint64_t end = dci_now_ns() + ns;
 
-	while (dc_now_ns() < end)
+	while (dci_now_ns() < end)
 		dci_cpu_relax();
 }
 
@@ -583,7 +583,7 @@ int dci_plat_waitq_sleep(struct dci_waitq *wq, uint64_t deadline_ns);
  * Returns 0 when the condition became true, -ETIMEDOUT otherwise.
  */
 #define dci_waitq_wait_timeout(wq, cond, timeout_ns) ({			\
-	uint64_t __dc_to = (timeout_ns), __dc_now = dc_now_ns();	\
+	uint64_t __dc_to = (timeout_ns), __dc_now = dci_now_ns();	\
 	/* Saturating: a timeout past the end of time is none. */	\
 	uint64_t __dc_dl = __dc_to >= UINT64_MAX - __dc_now ? UINT64_MAX :	\
 			   __dc_now + __dc_to;				\
