@@ -15,7 +15,7 @@
  * userspace build collects a descriptor per site at link time): a test can
  * list the sites, count the allocations each one makes while recording, and
  * make the N-th allocation from one chosen site fail.  The kernel build
- * provides only the three dc_fault_alloc_*() functions.
+ * provides only the three dci_fault_alloc_*() functions.
  */
 #ifndef DAXCACHE_FAULT_H
 #define DAXCACHE_FAULT_H
