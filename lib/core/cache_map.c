@@ -860,33 +860,6 @@ static int map_hit_more(struct dc_inode *inode, uint64_t file_off,
 			struct dc_pin *pin);
 
 /*
- * The hit path's look past the inode's own hints: walk @index's chain in
- * the mapping table (a hash, about one range) for the range whose identity
- * is @index of @inode, each range's generation loaded into *@genp before
- * its identity is compared, as for a hint (the walk of dci_maptab_walk(),
- * spelled out so that a range found needs no test): true with the range
- * in *@rp.  False at the chain's end: nothing there, or a range that moved
- * under the walk (see cache_maptab.c), and the general way looks again.
- */
-static dci_always_inline bool
-hit_table_walk(struct dc_inode *inode, uint64_t index, struct dci_range **rp,
-	       uint64_t *genp)
-{
-	uint32_t v = dci_maptab_chain_first(inode, dci_maptab_bucket(inode, index));
-
-	for (;;) {
-		if (dci_unlikely(dci_maptab_chain_end(v)))
-			return false;
-		*rp = dci_maptab_chain_range(inode, v);
-		*genp = dci_load_acquire(&(*rp)->gen);
-		if (!dci_read_once_ne((*rp)->owner, inode) &&
-		    !dci_read_once_ne((*rp)->index, index))
-			return true;
-		v = dci_maptab_chain_next(*rp);
-	}
-}
-
-/*
  * The hit path: a read of a mapped range, or (@write) a write of a range
  * mapped writable.  The range comes from the inode's own hint of its index
  * (one load; an empty one points at dci_range_none, which fails the
@@ -923,9 +896,9 @@ map_hit(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		if (dci_unlikely(dci_read_once_ne(r->owner, inode) ||
 				dci_read_once_ne(r->index, index)))
 			goto unhinted;
-	} else {
-		if (!hit_table_walk(inode, index, &r, &gen))
-			goto missed;
+	} else if (!dci_maptab_walk(inode, dci_maptab_bucket(inode, index),
+				    index, &r, NULL, &gen)) {
+		goto missed;	/* or moved under the walk: the general way */
 	}
 	/* An upgrade: the general way. */
 	if (write && dci_unlikely(!(gen & 1)))

@@ -33,10 +33,10 @@ static inline uint32_t dci_maptab_bucket(const struct dc_inode *inode,
 }
 
 /*
- * A walk of bucket @b's chain, step by step (for the hit path, which walks
- * it inline: dci_maptab_walk() is the same walk): the first link, whether
- * a link is the chain's end (a nulls word), the range a link names, and
- * the link after a range.  Lock-free: loads with acquire.
+ * A walk of bucket @b's chain, step by step (dci_maptab_walk() is the
+ * walk): the first link, whether a link is the chain's end (a nulls word),
+ * the range a link names, and the link after a range.  Lock-free: loads
+ * with acquire.
  */
 static dci_always_inline uint32_t dci_maptab_chain_first(const struct dc_inode *inode,
 						       uint32_t b)
@@ -62,28 +62,33 @@ static dci_always_inline uint32_t dci_maptab_chain_next(const struct dci_range *
 
 /*
  * One walk of bucket @b's chain for the range whose key is (@inode,
- * @index): the range, or NULL at the chain's end, whose word then is in
- * *@end (another bucket's nulls word when a range moved under the walk).
- * With @genp, each range's generation is loaded before its identity is
- * compared, as try_pin() does (the hit path's walk); without, the compiler
- * drops the loads.
+ * @index): true with the range in *@rp; false at the chain's end, whose
+ * word then is in *@end when @end is given (another bucket's nulls word
+ * when a range moved under the walk).  With @genp, each range's generation
+ * is loaded before its identity is compared, as try_pin() does (the hit
+ * path's walk, map_hit()); without, the compiler drops the loads.  A range
+ * found needs no test beyond the walk's own.
  */
-static dci_always_inline struct dci_range *
+static dci_always_inline bool
 dci_maptab_walk(const struct dc_inode *inode, uint32_t b, uint64_t index,
-	       uint32_t *end, uint64_t *genp)
+		struct dci_range **rp, uint32_t *end, uint64_t *genp)
 {
 	uint32_t v = dci_maptab_chain_first(inode, b);
-	struct dci_range *r;
 
-	for (; !dci_maptab_chain_end(v); v = dci_maptab_chain_next(r)) {
-		r = dci_maptab_chain_range(inode, v);
+	for (;;) {
+		if (dci_unlikely(dci_maptab_chain_end(v))) {
+			if (end)
+				*end = v;
+			return false;
+		}
+		*rp = dci_maptab_chain_range(inode, v);
 		if (genp)
-			*genp = dci_load_acquire(&r->gen);
-		if (dci_read_once(r->owner) == inode && dci_read_once(r->index) == index)
-			return r;
+			*genp = dci_load_acquire(&(*rp)->gen);
+		if (!dci_read_once_ne((*rp)->owner, inode) &&
+		    !dci_read_once_ne((*rp)->index, index))
+			return true;
+		v = dci_maptab_chain_next(*rp);
 	}
-	*end = v;
-	return NULL;
 }
 
 /*
@@ -96,14 +101,14 @@ dci_maptab_walk(const struct dc_inode *inode, uint32_t b, uint64_t index,
 static inline struct dci_range *dci_maptab_lookup(const struct dc_inode *inode,
 						uint64_t index)
 {
-	/* (@end is read only after a walk that found nothing set it.) */
-	uint32_t b = dci_maptab_bucket(inode, index), end = 0;
+	uint32_t b = dci_maptab_bucket(inode, index), end;
 	struct dci_range *r;
 
-	do {
-		r = dci_maptab_walk(inode, b, index, &end, NULL);
+	while (!dci_maptab_walk(inode, b, index, &r, &end, NULL)) {
 		/* Off the end of another chain: a range moved under us. */
-	} while (!r && dci_unlikely(end != (DCI_MAP_NULLS | b)));
+		if (dci_likely(end == (DCI_MAP_NULLS | b)))
+			return NULL;
+	}
 	return r;
 }
 
