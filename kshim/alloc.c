@@ -20,21 +20,21 @@
  * object freed on another CPU than it was allocated on makes one CPU's
  * count negative, only the sum means something.
  */
-static DEFINE_PER_CPU(long, dc_live);
+static DEFINE_PER_CPU(long, dci_live);
 
 /*
- * The size to ask for so that the memory is DC_CACHELINE aligned.  kmalloc
+ * The size to ask for so that the memory is DCI_CACHELINE aligned.  kmalloc
  * only promises ARCH_KMALLOC_MINALIGN, and natural alignment for power-of-
  * two sizes (whatever slub_debug adds around objects); beyond its largest
  * cache, kvmalloc hands out whole pages or vmalloc memory.  So small sizes
  * are rounded up to a power of two: that only costs anything for the
  * requests the 96- and 192-byte caches would have served.
  */
-static size_t dc_alloc_size(size_t size)
+static size_t dci_alloc_size(size_t size)
 {
 	if (size > KMALLOC_MAX_CACHE_SIZE)
 		return size;
-	return roundup_pow_of_two(max_t(size_t, size, DC_CACHELINE));
+	return roundup_pow_of_two(max_t(size_t, size, DCI_CACHELINE));
 }
 
 /**
@@ -47,18 +47,18 @@ static size_t dc_alloc_size(size_t size)
  * Large requests (the range array of a big window) may come from vmalloc.
  *
  * Context: process context; may sleep (GFP_KERNEL).
- * Return: memory aligned to DC_CACHELINE, or NULL when out of memory or made
- * to fail by dc_fault_alloc_fail_nth().
+ * Return: memory aligned to DCI_CACHELINE, or NULL when out of memory or made
+ * to fail by dci_fault_alloc_fail_nth().
  */
-void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero)
+void *dci_plat_alloc(struct dci_alloc_site *site, size_t size, bool zero)
 {
 	void *p;
 
 	if (dci_fault_should_fail(site))
 		return NULL;
-	p = kvmalloc(dc_alloc_size(size), GFP_KERNEL | (zero ? __GFP_ZERO : 0));
+	p = kvmalloc(dci_alloc_size(size), GFP_KERNEL | (zero ? __GFP_ZERO : 0));
 	if (p)
-		this_cpu_inc(dc_live);
+		this_cpu_inc(dci_live);
 	return p;
 }
 DCI_TEST_EXPORT(dci_plat_alloc);
@@ -74,7 +74,7 @@ void dci_free(void *p)
 {
 	if (!p)
 		return;
-	this_cpu_dec(dc_live);
+	this_cpu_dec(dci_live);
 	kvfree(p);
 }
 DCI_TEST_EXPORT(dci_free);
@@ -92,7 +92,7 @@ long dci_kshim_live_allocs(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(dc_live, cpu);
+		sum += per_cpu(dci_live, cpu);
 	return sum;
 }
 DCI_TEST_EXPORT(dci_kshim_live_allocs);
@@ -108,7 +108,7 @@ DCI_TEST_EXPORT(dci_kshim_live_allocs);
  * Context: process context; may sleep.
  * Return: 0, or -ENOMEM.
  */
-int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n)
+int dci_pcounters_init(struct dci_pcounters *pc, unsigned int n)
 {
 	pc->n = n;
 	pc->p = NULL;
@@ -117,7 +117,7 @@ int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n)
 	pc->p = __alloc_percpu(n * sizeof(u64), __alignof__(u64));
 	if (!pc->p)
 		return -ENOMEM;
-	this_cpu_inc(dc_live);
+	this_cpu_inc(dci_live);
 	return 0;
 }
 
@@ -127,13 +127,13 @@ int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n)
  *
  * Context: process context.
  */
-void dci_pcounters_destroy(struct dc_pcounters *pc)
+void dci_pcounters_destroy(struct dci_pcounters *pc)
 {
 	if (!pc->p)
 		return;
 	free_percpu(pc->p);
 	pc->p = NULL;
-	this_cpu_dec(dc_live);
+	this_cpu_dec(dci_live);
 }
 
 /**
@@ -143,7 +143,7 @@ void dci_pcounters_destroy(struct dc_pcounters *pc)
  *
  * Context: any.
  */
-void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum)
+void dci_pcounters_sum(const struct dci_pcounters *pc, uint64_t *sum)
 {
 	unsigned int i;
 	int cpu;

@@ -7,8 +7,8 @@
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM daxcache
 
-#if !defined(DC_DAXCACHE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
-#define DC_DAXCACHE_TRACE_H
+#if !defined(DCI_DAXCACHE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define DCI_DAXCACHE_TRACE_H
 
 #include <linux/tracepoint.h>
 
@@ -158,7 +158,7 @@ TRACE_EVENT(daxcache_admit,
 		  __entry->verdict ? "admit" : "bypass")
 );
 
-#endif /* DC_DAXCACHE_TRACE_H */
+#endif /* DCI_DAXCACHE_TRACE_H */
 
 /* Out of the kernel's tree: the header is found on kshim's include path. */
 #undef TRACE_INCLUDE_PATH

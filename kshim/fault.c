@@ -2,7 +2,7 @@
 /*
  * fault.c - the allocation fault-injection hook of <daxcache/fault.h>, in
  * test builds only: the daxcache.ko built next to the test module
- * (DC_TEST_BUILD, see Kbuild).  The module DKMS builds has no hook.
+ * (DCI_TEST_BUILD, see Kbuild).  The module DKMS builds has no hook.
  */
 #include "platform.h"
 
@@ -11,29 +11,29 @@
 #include <daxcache/fault.h>
 
 /* Allocations counted since the hook was armed; 0 means disarmed. */
-static atomic_long_t dc_fail_nth = ATOMIC_LONG_INIT(0);
-static atomic_long_t dc_alloc_seen = ATOMIC_LONG_INIT(0);
-static atomic_long_t dc_fail_hits = ATOMIC_LONG_INIT(0);
+static atomic_long_t dci_fail_nth = ATOMIC_LONG_INIT(0);
+static atomic_long_t dci_alloc_seen = ATOMIC_LONG_INIT(0);
+static atomic_long_t dci_fail_hits = ATOMIC_LONG_INIT(0);
 
-void dc_fault_alloc_fail_nth(unsigned long nth)
+void dci_fault_alloc_fail_nth(unsigned long nth)
 {
-	atomic_long_set(&dc_alloc_seen, 0);
-	atomic_long_set(&dc_fail_hits, 0);
-	atomic_long_set(&dc_fail_nth, (long)nth);
+	atomic_long_set(&dci_alloc_seen, 0);
+	atomic_long_set(&dci_fail_hits, 0);
+	atomic_long_set(&dci_fail_nth, (long)nth);
 }
-DC_EXPORT(dc_fault_alloc_fail_nth);
+DCI_EXPORT(dci_fault_alloc_fail_nth);
 
-unsigned long dc_fault_alloc_count(void)
+unsigned long dci_fault_alloc_count(void)
 {
-	return (unsigned long)atomic_long_read(&dc_alloc_seen);
+	return (unsigned long)atomic_long_read(&dci_alloc_seen);
 }
-DC_EXPORT(dc_fault_alloc_count);
+DCI_EXPORT(dci_fault_alloc_count);
 
-unsigned long dc_fault_alloc_failed(void)
+unsigned long dci_fault_alloc_failed(void)
 {
-	return (unsigned long)atomic_long_read(&dc_fail_hits);
+	return (unsigned long)atomic_long_read(&dci_fail_hits);
 }
-DC_EXPORT(dc_fault_alloc_failed);
+DCI_EXPORT(dci_fault_alloc_failed);
 
 /**
  * dci_fault_should_fail() - whether the armed hook fails this allocation.
@@ -46,14 +46,14 @@ DC_EXPORT(dc_fault_alloc_failed);
  * Context: any.
  * Return: true if the allocation must fail.
  */
-bool dci_fault_should_fail(struct dc_alloc_site *site)
+bool dci_fault_should_fail(struct dci_alloc_site *site)
 {
-	long nth = atomic_long_read(&dc_fail_nth);
+	long nth = atomic_long_read(&dci_fail_nth);
 
 	if (likely(!nth))
 		return false;
-	if (atomic_long_inc_return(&dc_alloc_seen) == nth) {
-		atomic_long_inc(&dc_fail_hits);
+	if (atomic_long_inc_return(&dci_alloc_seen) == nth) {
+		atomic_long_inc(&dci_fail_hits);
 		return true;
 	}
 	return false;

@@ -11,23 +11,23 @@
 
 #include "kshim.h"
 
-static atomic_long_t dc_warnings = ATOMIC_LONG_INIT(0);
-static dc_log_fn_t dc_log_hook;
-static void *dc_log_hook_priv;
+static atomic_long_t dci_warnings = ATOMIC_LONG_INIT(0);
+static dc_log_fn_t dci_log_hook;
+static void *dci_log_hook_priv;
 
 /* Messages handed to a hook are formatted into a buffer of this size. */
-#define DC_LOG_LINE	256
+#define DCI_LOG_LINE	256
 
-static void dc_log_printk(int level, struct va_format *vaf)
+static void dci_log_printk(int level, struct va_format *vaf)
 {
 	switch (level) {
-	case DC_LOG_ERR:
+	case DCI_LOG_ERR:
 		pr_err("%pV\n", vaf);
 		break;
-	case DC_LOG_WARNING:
+	case DCI_LOG_WARNING:
 		pr_warn("%pV\n", vaf);
 		break;
-	case DC_LOG_INFO:
+	case DCI_LOG_INFO:
 		pr_info("%pV\n", vaf);
 		break;
 	default:
@@ -38,7 +38,7 @@ static void dc_log_printk(int level, struct va_format *vaf)
 
 /**
  * dci_plat_log() - print one message of the library.
- * @level: DC_LOG_ERR, DC_LOG_WARNING, DC_LOG_INFO or DC_LOG_DEBUG.
+ * @level: DCI_LOG_ERR, DCI_LOG_WARNING, DCI_LOG_INFO or DCI_LOG_DEBUG.
  * @fmt: printf format, without a trailing newline.
  *
  * Goes to the hook set with dc_set_log_fn() if any, else to printk() at the
@@ -49,20 +49,20 @@ static void dc_log_printk(int level, struct va_format *vaf)
 void dci_plat_log(int level, const char *fmt, ...)
 {
 	/* Pairs with dc_set_log_fn(): the hook's priv is set before it. */
-	dc_log_fn_t hook = smp_load_acquire(&dc_log_hook);
+	dc_log_fn_t hook = smp_load_acquire(&dci_log_hook);
 	struct va_format vaf;
 	va_list ap;
 
 	va_start(ap, fmt);
 	if (hook) {
-		char buf[DC_LOG_LINE];
+		char buf[DCI_LOG_LINE];
 
 		vsnprintf(buf, sizeof(buf), fmt, ap);
-		hook(READ_ONCE(dc_log_hook_priv), level, buf);
+		hook(READ_ONCE(dci_log_hook_priv), level, buf);
 	} else {
 		vaf.fmt = fmt;
 		vaf.va = &ap;
-		dc_log_printk(level, &vaf);
+		dci_log_printk(level, &vaf);
 	}
 	va_end(ap);
 }
@@ -70,11 +70,11 @@ DCI_TEST_EXPORT(dci_plat_log);
 
 void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {
-	WRITE_ONCE(dc_log_hook_priv, priv);
+	WRITE_ONCE(dci_log_hook_priv, priv);
 	/* Publishes @priv with the hook: see dci_plat_log(). */
-	smp_store_release(&dc_log_hook, fn);
+	smp_store_release(&dci_log_hook, fn);
 }
-DC_EXPORT(dc_set_log_fn);
+DCI_EXPORT(dc_set_log_fn);
 
 /**
  * dci_plat_warn_note() - count one detected misuse.
@@ -83,15 +83,15 @@ DC_EXPORT(dc_set_log_fn);
  */
 void dci_plat_warn_note(void)
 {
-	atomic_long_inc(&dc_warnings);
+	atomic_long_inc(&dci_warnings);
 }
 DCI_TEST_EXPORT(dci_plat_warn_note);
 
 unsigned long dc_warn_count(void)
 {
-	return (unsigned long)atomic_long_read(&dc_warnings);
+	return (unsigned long)atomic_long_read(&dci_warnings);
 }
-DC_EXPORT(dc_warn_count);
+DCI_EXPORT(dc_warn_count);
 
 /**
  * dci_plat_refcount_warn() - a refcount was misused: saturate it and report.
@@ -103,18 +103,18 @@ DC_EXPORT(dc_warn_count);
  * than being freed (or its completion run) twice.  Every misuse counts
  * for dc_warn_count(); the first at each @site is printed, as WARN_ONCE()
  * prints per call site (without its banner and backtrace: see
- * dc_warn_once()).
+ * dci_warn_once()).
  *
  * Context: any.
  */
-void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
-			    struct dc_plat_refcount_site *site)
+void dci_plat_refcount_warn(dci_refcount_t *r, const char *what,
+			    struct dci_plat_refcount_site *site)
 {
-	dci_plat_refs_set(r, DC_REFCOUNT_SATURATED);
+	dci_plat_refs_set(r, DCI_REFCOUNT_SATURATED);
 	dci_plat_warn_note();
 	/* Name the function too: the refcount operations are inlined in it. */
 	if (!test_and_set_bit(0, &site->warned))
-		dci_plat_log(DC_LOG_WARNING,
+		dci_plat_log(DCI_LOG_WARNING,
 			     "daxcache: warning: refcount_t: %s at %s:%u (in %pS)",
 			     what, site->file, site->line,
 			     __builtin_return_address(0));

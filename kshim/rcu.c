@@ -23,7 +23,7 @@
  * inside the interrupted one's and end before it resumes.  The two
  * functions below exist only on such kernels.
  */
-static DEFINE_PER_CPU(unsigned int, dc_rcu_depth);
+static DEFINE_PER_CPU(unsigned int, dci_rcu_depth);
 
 /**
  * dci_plat_rcu_read_lock() - rcu_read_lock(), counted for
@@ -35,7 +35,7 @@ void dci_plat_rcu_read_lock(void)
 	__acquires(RCU)
 {
 	rcu_read_lock();
-	this_cpu_inc(dc_rcu_depth);
+	this_cpu_inc(dci_rcu_depth);
 }
 DCI_TEST_EXPORT(dci_plat_rcu_read_lock);
 
@@ -48,7 +48,7 @@ DCI_TEST_EXPORT(dci_plat_rcu_read_lock);
 void dci_plat_rcu_read_unlock(void)
 	__releases(RCU)
 {
-	this_cpu_dec(dc_rcu_depth);
+	this_cpu_dec(dci_rcu_depth);
 	rcu_read_unlock();
 }
 DCI_TEST_EXPORT(dci_plat_rcu_read_unlock);
@@ -77,7 +77,7 @@ bool dci_plat_rcu_read_held(void)
 #ifdef CONFIG_PREEMPT_COUNT
 	return rcu_preempt_depth() > 0 || !preemptible();
 #else
-	return this_cpu_read(dc_rcu_depth) > 0 || in_interrupt() || irqs_disabled();
+	return this_cpu_read(dci_rcu_depth) > 0 || in_interrupt() || irqs_disabled();
 #endif
 }
 DCI_TEST_EXPORT(dci_plat_rcu_read_held);
@@ -86,52 +86,52 @@ int dc_thread_register(void)
 {
 	return 0;
 }
-DC_EXPORT(dc_thread_register);
+DCI_EXPORT(dc_thread_register);
 
 int dc_thread_unregister(void)
 {
 	return 0;
 }
-DC_EXPORT(dc_thread_unregister);
+DCI_EXPORT(dc_thread_unregister);
 
 /* A module is never forked: nothing to prepare. */
 void dc_before_fork(void)
 {
 }
-DC_EXPORT(dc_before_fork);
+DCI_EXPORT(dc_before_fork);
 
 void dc_after_fork_parent(void)
 {
 }
-DC_EXPORT(dc_after_fork_parent);
+DCI_EXPORT(dc_after_fork_parent);
 
 void dc_after_fork_child(void)
 {
 }
-DC_EXPORT(dc_after_fork_child);
+DCI_EXPORT(dc_after_fork_child);
 
 void dc_read_lock(void)
 	__acquires(RCU)
 {
-	dc_rcu_read_lock();
+	dci_rcu_read_lock();
 }
-DC_EXPORT(dc_read_lock);
+DCI_EXPORT(dc_read_lock);
 
 void dc_read_unlock(void)
 	__releases(RCU)
 {
-	dc_rcu_read_unlock();
+	dci_rcu_read_unlock();
 }
-DC_EXPORT(dc_read_unlock);
+DCI_EXPORT(dc_read_unlock);
 
 void dc_synchronize(void)
 {
 	synchronize_rcu();
 }
-DC_EXPORT(dc_synchronize);
+DCI_EXPORT(dc_synchronize);
 
 void dc_barrier(void)
 {
 	rcu_barrier();
 }
-DC_EXPORT(dc_barrier);
+DCI_EXPORT(dc_barrier);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * waitq.c - the shim's wait queues: a wait_queue_head_t, and the steps of
- * the killable sleep that dc_waitq_wait_timeout() loops over.  Out of line
+ * the killable sleep that dci_waitq_wait_timeout() loops over.  Out of line
  * so that core files need not see <linux/sched.h>.
  */
 #include "platform.h"
@@ -11,25 +11,25 @@
 
 #include "kshim.h"
 
-void dci_waitq_init(struct dc_waitq *wq)
+void dci_waitq_init(struct dci_waitq *wq)
 {
 	init_waitqueue_head(&wq->head);
 }
 DCI_TEST_EXPORT(dci_waitq_init);
 
-void dci_waitq_destroy(struct dc_waitq *wq)
+void dci_waitq_destroy(struct dci_waitq *wq)
 {
 }
 DCI_TEST_EXPORT(dci_waitq_destroy);
 
-void dci_waitq_wake_all(struct dc_waitq *wq)
+void dci_waitq_wake_all(struct dci_waitq *wq)
 {
 	wake_up_all(&wq->head);
 }
 DCI_TEST_EXPORT(dci_waitq_wake_all);
 
 /* A relative timeout as jiffies for schedule_timeout(): rounded up, capped. */
-static long dc_ns_to_jiffies(uint64_t ns)
+static long dci_ns_to_jiffies(uint64_t ns)
 {
 	u64 j;
 
@@ -57,15 +57,15 @@ static long dc_ns_to_jiffies(uint64_t ns)
  *
  * Context: process context; the caller may sleep.
  */
-void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dc_waitq *wq,
+void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dci_waitq *wq,
 			  uint64_t timeout_ns, bool killable)
 {
-	uint64_t now = dc_now_ns();
+	uint64_t now = dci_now_ns();
 
 	might_sleep();
 	s->wq = wq;
 	s->killable = killable;
-	s->left = dc_ns_to_jiffies(timeout_ns);
+	s->left = dci_ns_to_jiffies(timeout_ns);
 	/* Saturating: a timeout past the clock's range never ends by it. */
 	s->deadline = timeout_ns >= U64_MAX - now ? U64_MAX : now + timeout_ns;
 	init_wait_entry(&s->entry, 0);
@@ -92,7 +92,7 @@ DCI_TEST_EXPORT(dci_plat_sleep_prepare);
  * dci_plat_sleep() - sleep until woken, killed or out of time.
  * @s: the sleeper; @s->left is updated to the time that is left.
  *
- * The time is the clock's, dc_now_ns(), not only the jiffies'.  Jiffies
+ * The time is the clock's, dci_now_ns(), not only the jiffies'.  Jiffies
  * can run ahead of the clock (seen under qemu on a loaded host: a 20 ms
  * wait that timed out after 17 ms by the clock, although the count was
  * rounded up plus one), so when they run out before the deadline, the
@@ -106,9 +106,9 @@ void dci_plat_sleep(struct dci_plat_sleep *s)
 	s->left = schedule_timeout(s->left);
 	if (s->left || s->deadline == U64_MAX)
 		return;
-	now = dc_now_ns();
+	now = dci_now_ns();
 	if (now < s->deadline)
-		s->left = dc_ns_to_jiffies(s->deadline - now);
+		s->left = dci_ns_to_jiffies(s->deadline - now);
 }
 DCI_TEST_EXPORT(dci_plat_sleep);
 

@@ -11,10 +11,10 @@
 
 #include "kshim.h"
 
-static void dc_worker_run(struct work_struct *work)
+static void dci_worker_run(struct work_struct *work)
 {
-	struct dc_worker *w = container_of(to_delayed_work(work),
-					   struct dc_worker, work);
+	struct dci_worker *w = container_of(to_delayed_work(work),
+					   struct dci_worker, work);
 
 	w->fn(w);
 }
@@ -28,10 +28,10 @@ static void dc_worker_run(struct work_struct *work)
  * Context: any.
  * Return: 0.
  */
-int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+int dci_worker_start(struct dci_worker *w, void (*fn)(struct dci_worker *w),
 		     const char *name)
 {
-	INIT_DELAYED_WORK(&w->work, dc_worker_run);
+	INIT_DELAYED_WORK(&w->work, dci_worker_run);
 	spin_lock_init(&w->lock);
 	w->stopped = false;
 	w->fn = fn;
@@ -48,7 +48,7 @@ DCI_TEST_EXPORT(dci_worker_start);
  *
  * Context: any; never sleeps.
  */
-void dci_worker_queue(struct dc_worker *w)
+void dci_worker_queue(struct dci_worker *w)
 {
 	unsigned long flags;
 
@@ -70,7 +70,7 @@ DCI_TEST_EXPORT(dci_worker_queue);
  *
  * Context: any; never sleeps.
  */
-void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
+void dci_worker_queue_delayed(struct dci_worker *w, uint64_t delay_ns)
 {
 	u64 us = div_u64(delay_ns + NSEC_PER_USEC - 1, NSEC_PER_USEC);
 	unsigned long flags, j;
@@ -96,7 +96,7 @@ DCI_TEST_EXPORT(dci_worker_queue_delayed);
  *
  * Context: process context, not from the worker's own function; sleeps.
  */
-void dci_worker_stop(struct dc_worker *w)
+void dci_worker_stop(struct dci_worker *w)
 {
 	spin_lock_irq(&w->lock);
 	w->stopped = true;

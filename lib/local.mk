@@ -61,7 +61,7 @@ fault_sources = lib/platform/user/fault.c
 # Why the core is compiled twice.  Everything in-tree (tests, benchmarks)
 # links this static convenience copy of all three parts, which differs
 # from the product in two ways that need a compilation of their own:
-#   - -DDC_FAULT_INJECTION gives every allocation of the core (the one
+#   - -DDCI_FAULT_INJECTION gives every allocation of the core (the one
 #     allocator in the platform) a hook that tests/fault and the fault
 #     cases fail on demand; the product carries no such branch or export;
 #   - its internal (dci_) functions stay reachable: the tests call them, and
@@ -77,13 +77,13 @@ lib_libdaxcache_core_la_SOURCES = $(core_sources) $(sim_sources) $(fault_sources
 # would emit the unused probe functions, whose semaphores only the core
 # defines).
 lib_libdaxcache_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(SDT_CPPFLAGS)
-lib_libdaxcache_core_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -DDC_FAULT_INJECTION
+lib_libdaxcache_core_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -DDCI_FAULT_INJECTION
 lib_libdaxcache_core_la_LIBADD = $(URCU_LIBS) $(PTHREAD_LIBS)
 
 lib_LTLIBRARIES = lib/libdaxcache.la lib/libdaxcache-sim.la
 lib_libdaxcache_la_SOURCES = $(core_sources)
 # What leaves a shared library is its version script, made from the
-# DC_EXPORT(name) line after each exported function's definition; the rest
+# DCI_EXPORT(name) line after each exported function's definition; the rest
 # binds locally (so calls inside the library need no interposition).
 lib_libdaxcache_la_CPPFLAGS = $(AM_CPPFLAGS) $(SDT_CPPFLAGS)
 lib_libdaxcache_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -fno-semantic-interposition

@@ -59,18 +59,18 @@ static void on_inval(void *data, const struct dc_attr_values *old,
 {
 	const struct cfg *c = data;
 
-	dc_delay_ns(c->inval_ns);	/* punch the mappings */
+	dci_delay_ns(c->inval_ns);	/* punch the mappings */
 }
 
 static void run_slice(const struct cfg *c, struct row *r, struct sim *s,
 		      uint64_t ns)
 {
-	uint64_t start = dc_now_ns(), now = start, end = start + ns;
+	uint64_t start = dci_now_ns(), now = start, end = start + ns;
 
 	while (now < end) {
-		uint64_t pos = (dc_prng_next(&s->rng) % (FILE_SIZE / BLOCK)) * BLOCK;
+		uint64_t pos = (dci_prng_next(&s->rng) % (FILE_SIZE / BLOCK)) * BLOCK;
 
-		if (dc_prng_next(&s->rng) % 4) {
+		if (dci_prng_next(&s->rng) % 4) {
 			uint64_t ver;
 
 			if (dc_attr_read_check(s->attr, pos, BLOCK, now, &ver)) {
@@ -80,23 +80,23 @@ static void run_slice(const struct cfg *c, struct row *r, struct sim *s,
 					.ctime_ns = s->srv_mtime,
 				};
 
-				dc_delay_ns(c->getattr_ns);
+				dci_delay_ns(c->getattr_ns);
 				r->getattrs++;
-				if (dc_attr_refresh(s->attr, &v, ver, dc_now_ns()) == 1)
+				if (dc_attr_refresh(s->attr, &v, ver, dci_now_ns()) == 1)
 					r->invals++;
 			}
-			dc_delay_ns(c->read_ns);
+			dci_delay_ns(c->read_ns);
 			r->reads++;
 		} else {
-			dc_delay_ns(c->write_ns);
-			s->srv_mtime = (int64_t)dc_now_ns();
+			dci_delay_ns(c->write_ns);
+			s->srv_mtime = (int64_t)dci_now_ns();
 			dc_attr_note_write(s->attr, pos + BLOCK,
 					   r->writer_knows_mtime ? s->srv_mtime :
-					   DC_ATTR_MTIME_UNKNOWN, dc_now_ns());
+					   DC_ATTR_MTIME_UNKNOWN, dci_now_ns());
 			r->writes++;
 		}
 		r->ops++;
-		now = dc_now_ns();
+		now = dci_now_ns();
 	}
 	r->elapsed_ns += now - start;
 }
@@ -203,8 +203,8 @@ int main(int argc, char **argv)
 		{ .name = "new, mtime known",	.rule = DC_ATTR_RULE_TIMEOUT,
 		  .writer_knows_mtime = true },
 	};
-	const int nrows = (int)DC_ARRAY_SIZE(rows);
-	struct sim sims[DC_ARRAY_SIZE(rows)];
+	const int nrows = (int)DCI_ARRAY_SIZE(rows);
+	struct sim sims[DCI_ARRAY_SIZE(rows)];
 	uint64_t wall;
 	int i, k;
 
@@ -225,12 +225,12 @@ int main(int argc, char **argv)
 		sims[k].srv_mtime = 1;
 		sims[k].rng = c.seed * 0x9e3779b97f4a7c15ull + 1;
 	}
-	wall = dc_now_ns();
+	wall = dci_now_ns();
 	for (i = 0; i < c.slices; i++)
 		for (k = 0; k < nrows; k++)
 			run_slice(&c, &rows[k], &sims[k],
 				  (uint64_t)(c.seconds * 1e9 / c.slices));
-	wall = dc_now_ns() - wall;
+	wall = dci_now_ns() - wall;
 
 	printf("attr: 75/25 random 4 KiB read/write, one file, attribute timeout %.0f ms\n"
 	       "      GETATTR %.0f us, read %.0f us, write %.0f us, invalidation %.0f us; %.1f s per rule in %d slices\n\n",

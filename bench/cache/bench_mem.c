@@ -6,7 +6,7 @@
  *
  * Measured as the growth of the heap in use (glibc's mallinfo2(): bytes
  * in use in every arena, plus mmapped chunks), so it counts every
- * allocation the library makes through dc_alloc() at its real size, with
+ * allocation the library makes through dci_alloc() at its real size, with
  * the allocator's own headers and the alignment padding of its
  * cache-line-aligned blocks, not sizeof() of anything.  One thread, RCU
  * callbacks waited for (dc_barrier()) before each reading.

@@ -11,7 +11,7 @@
  *   random    each thread its own random sequence over all the mapped
  *             ranges (the general case: a big file read at random);
  *   adjacent  each thread one range, the two neighbours in the window
- *             (their struct dc_range side by side in memory);
+ *             (their struct dci_range side by side in memory);
  *   same      both threads one range (the pin count is one shared line).
  *
  * Targets: dc (dc_map + dc_unpin: a hit pinned in a slot of the thread),
@@ -59,7 +59,7 @@ static const char *const target_name[ST_NTARGETS] = {
 
 /*
  * dc_counted holds this many pins of its own before it starts, more than
- * a thread has slots (userspace: DC_PLAT_PIN_SLOTS, 4), so that every
+ * a thread has slots (userspace: DCI_PLAT_PIN_SLOTS, 4), so that every
  * hit it times is pinned in the range's count: the shared-count pin that
  * slots replaced, reached through the slot pin's full-slots path.
  */

@@ -24,7 +24,7 @@
  */
 static inline uint64_t bench_rand(uint64_t *state)
 {
-	return dc_prng_next(state);
+	return dci_prng_next(state);
 }
 
 /**

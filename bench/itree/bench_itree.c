@@ -199,7 +199,7 @@ __attribute__((noinline)) uint64_t bench_instr_loop(const struct bench_target *t
 	uint64_t rng = 0x9e3779b97f4a7c15ull * seed, bad = 0, s, i;
 
 	for (i = 0; i < ops; i++) {
-		s = (((dc_prng_next(&rng) >> 32) * n) >> 32) * BENCH_STRIDE;
+		s = (((dci_prng_next(&rng) >> 32) * n) >> 32) * BENCH_STRIDE;
 		bad += t->lookup(index, s) != bench_item(s);
 	}
 	return bad;

@@ -55,7 +55,7 @@ static uint64_t now_ns(void)
 /* A draw in [0, @n) for @n <= 2^32: scale the top 32 bits, no division. */
 static uint64_t draw_below(uint64_t *state, uint64_t n)
 {
-	return ((dc_prng_next(state) >> 32) * n) >> 32;
+	return ((dci_prng_next(state) >> 32) * n) >> 32;
 }
 
 static bool stopping(const struct run_shared *sh)

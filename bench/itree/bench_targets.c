@@ -54,9 +54,9 @@ static void *dcitree_lookup(void *index, uint64_t point)
 {
 	void *item;
 
-	dc_rcu_read_lock();
+	dci_rcu_read_lock();
 	item = dc_itree_lookup(index, point);
-	dc_rcu_read_unlock();
+	dci_rcu_read_unlock();
 	return item;
 }
 

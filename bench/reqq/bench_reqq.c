@@ -69,13 +69,13 @@ struct run {
 	const struct options *o;
 	struct dc_reqq *q;
 	/* the device */
-	dc_spinlock_t dev_lock;
+	dci_spinlock_t dev_lock;
 	struct dc_reqq_req **ring;
 	unsigned int head, count;	/* queued, including served */
 	unsigned int served;		/* served, not yet reaped */
 	_Atomic bool dev_stop;
 	/* requests that ended, for the submitter */
-	dc_spinlock_t done_lock;
+	dci_spinlock_t done_lock;
 	struct breq *done;
 	_Atomic bool stop;
 	_Atomic uint64_t ended;
@@ -86,12 +86,12 @@ static int dev_submit(struct dc_reqq_req *r, void *priv)
 	struct run *run = priv;
 	int ret = 0;
 
-	dc_spin_lock(&run->dev_lock);
+	dci_spin_lock(&run->dev_lock);
 	if (run->count == run->o->q)
 		ret = -ENOSPC;
 	else
 		run->ring[(run->head + run->count++) % run->o->q] = r;
-	dc_spin_unlock(&run->dev_lock);
+	dci_spin_unlock(&run->dev_lock);
 	return ret;
 }
 
@@ -108,17 +108,17 @@ static void *device_main(void *arg)
 	bool busy;
 
 	while (!atomic_load(&run->dev_stop)) {
-		dc_spin_lock(&run->dev_lock);
+		dci_spin_lock(&run->dev_lock);
 		busy = run->count > run->served;
-		dc_spin_unlock(&run->dev_lock);
+		dci_spin_unlock(&run->dev_lock);
 		if (!busy) {
-			dc_cpu_relax();
+			dci_cpu_relax();
 			continue;
 		}
-		dc_delay_ns(run->o->service_ns);
-		dc_spin_lock(&run->dev_lock);
+		dci_delay_ns(run->o->service_ns);
+		dci_spin_lock(&run->dev_lock);
 		run->served++;
-		dc_spin_unlock(&run->dev_lock);
+		dci_spin_unlock(&run->dev_lock);
 	}
 	return NULL;
 }
@@ -130,7 +130,7 @@ static unsigned int reap(struct run *run)
 	unsigned int n = 0;
 
 	for (;;) {
-		dc_spin_lock(&run->dev_lock);
+		dci_spin_lock(&run->dev_lock);
 		r = NULL;
 		if (run->served) {
 			r = run->ring[run->head];
@@ -138,7 +138,7 @@ static unsigned int reap(struct run *run)
 			run->count--;
 			run->served--;
 		}
-		dc_spin_unlock(&run->dev_lock);
+		dci_spin_unlock(&run->dev_lock);
 		if (!r)
 			return n;
 		dc_reqq_complete(run->q, r, 0);
@@ -148,15 +148,15 @@ static unsigned int reap(struct run *run)
 
 static void breq_end(struct dc_reqq_req *r, int status)
 {
-	struct breq *b = dc_container_of(r, struct breq, r);
+	struct breq *b = dci_container_of(r, struct breq, r);
 	struct run *run = b->run;
 
-	b->t0 = dc_now_ns() - b->t0;	/* now the latency */
-	dc_spin_lock(&run->done_lock);
+	b->t0 = dci_now_ns() - b->t0;	/* now the latency */
+	dci_spin_lock(&run->done_lock);
 	b->next = run->done;
 	b->ended = true;
 	run->done = b;
-	dc_spin_unlock(&run->done_lock);
+	dci_spin_unlock(&run->done_lock);
 	atomic_fetch_add(&run->ended, 1);
 }
 
@@ -192,15 +192,15 @@ static int run_slice(const struct options *o, int mode, double seconds,
 	run.ring = calloc(o->q, sizeof(*run.ring));
 	if (!pool || !run.ring)
 		return -1;
-	dc_spin_lock_init(&run.dev_lock);
-	dc_spin_lock_init(&run.done_lock);
+	dci_spin_lock_init(&run.dev_lock);
+	dci_spin_lock_init(&run.done_lock);
 	if (dc_reqq_create(&cfg, sizeof(cfg), &dev_ops, sizeof(dev_ops), &run,
 			   &run.q))
 		return -1;
 	if (pthread_create(&dev, NULL, device_main, &run))
 		return -1;
 
-	start = dc_now_ns();
+	start = dci_now_ns();
 	measure_from = start + WARMUP_NS;
 	end = measure_from + (uint64_t)(seconds * 1e9);
 	for (i = 0; i < depth; i++) {
@@ -208,7 +208,7 @@ static int run_slice(const struct options *o, int mode, double seconds,
 
 		b->run = &run;
 		dc_reqq_req_init(&b->r, breq_end, 0);
-		b->t0 = dc_now_ns();
+		b->t0 = dci_now_ns();
 		if (dc_reqq_submit(run.q, &b->r))
 			ret = -1;
 	}
@@ -217,11 +217,11 @@ static int run_slice(const struct options *o, int mode, double seconds,
 		struct breq *list, *b;
 
 		reap(&run);
-		dc_spin_lock(&run.done_lock);
+		dci_spin_lock(&run.done_lock);
 		list = run.done;
 		run.done = NULL;
-		dc_spin_unlock(&run.done_lock);
-		now = dc_now_ns();
+		dci_spin_unlock(&run.done_lock);
+		now = dci_now_ns();
 		if (now >= end)
 			break;
 		if (!list) {
@@ -235,7 +235,7 @@ static int run_slice(const struct options *o, int mode, double seconds,
 				lat_add(l, b->t0);
 				l->completed++;
 			}
-			b->t0 = dc_now_ns();
+			b->t0 = dci_now_ns();
 			b->ended = false;
 			if (dc_reqq_submit(run.q, &b->r))
 				ret = -1;
@@ -247,7 +247,7 @@ static int run_slice(const struct options *o, int mode, double seconds,
 	 * those still waiting count with their age so far (a lower bound):
 	 * otherwise a request starved for the whole window would never show.
 	 */
-	dc_spin_lock(&run.done_lock);
+	dci_spin_lock(&run.done_lock);
 	for (i = 0; i < depth; i++) {
 		if (pool[i].ended) {
 			lat_add(l, pool[i].t0);
@@ -256,10 +256,10 @@ static int run_slice(const struct options *o, int mode, double seconds,
 			l->censored++;
 		}
 	}
-	dc_spin_unlock(&run.done_lock);
+	dci_spin_unlock(&run.done_lock);
 
 	while (dc_reqq_drain(run.q, 0)) {
-		if (dc_now_ns() - now > 10ull * 1000000000ull) {
+		if (dci_now_ns() - now > 10ull * 1000000000ull) {
 			ret = -1;
 			break;
 		}

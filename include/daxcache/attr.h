@@ -34,8 +34,8 @@
  * not learn the server's mtime, a cache invalidation).
  *
  * Times are nanoseconds on the caller's clock; every function that needs
- * "now" takes it as @now_ns (pass dc_now_ns() - or anything monotonic, as
- * tests do).  Objects are opaque, allocated by dc_attr_create(); each has a
+ * "now" takes it as @now_ns (clock_gettime(CLOCK_MONOTONIC) in nanoseconds,
+ * or anything monotonic, as tests do).  Objects are opaque, allocated by dc_attr_create(); each has a
  * small lock, and every function may be called from any thread.
  */
 #ifndef DAXCACHE_ATTR_H

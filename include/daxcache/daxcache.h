@@ -30,9 +30,8 @@
  * A NULL pointer ignores its size.  Structures a caller embeds (struct
  * dc_reqq_req, dc_slot, dc_iocomp), arrays the library hands out (struct
  * dc_remove_entry) and the small records of the hot and per-call paths
- * (struct dc_pin, dc_itree_entry, dc_attr_values, dc_fault_site) have a
- * fixed layout instead: changing one would take new functions and a new
- * soname.
+ * (struct dc_pin, dc_itree_entry, dc_attr_values) have a fixed layout
+ * instead: changing one would take new functions and a new soname.
  */
 #ifndef DAXCACHE_DAXCACHE_H
 #define DAXCACHE_DAXCACHE_H

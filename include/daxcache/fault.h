@@ -15,7 +15,7 @@
  * userspace build collects a descriptor per site at link time): a test can
  * list the sites, count the allocations each one makes while recording, and
  * make the N-th allocation from one chosen site fail.  The kernel build
- * provides only the three dc_fault_alloc_*() functions.
+ * provides only the three dci_fault_alloc_*() functions.
  */
 #ifndef DAXCACHE_FAULT_H
 #define DAXCACHE_FAULT_H
@@ -27,44 +27,44 @@ extern "C" {
 #endif
 
 /**
- * dc_fault_alloc_fail_nth() - make the @nth allocation from now on fail.
+ * dci_fault_alloc_fail_nth() - make the @nth allocation from now on fail.
  * @nth: 1 for the very next allocation; 0 disarms the hook.
  *
- * Resets the counters read by dc_fault_alloc_count() and
- * dc_fault_alloc_failed().  Only one allocation fails per arming.
+ * Resets the counters read by dci_fault_alloc_count() and
+ * dci_fault_alloc_failed().  Only one allocation fails per arming.
  *
  * Context: any; global to the process, so tests that use it must not run
  * other allocating threads they do not expect to count.
  * Return: nothing.
  */
-void dc_fault_alloc_fail_nth(unsigned long nth);
+void dci_fault_alloc_fail_nth(unsigned long nth);
 
 /**
- * dc_fault_alloc_count() - allocations attempted since the hook was armed.
+ * dci_fault_alloc_count() - allocations attempted since the hook was armed.
  *
  * Context: any.
  * Return: the count (0 while disarmed).
  */
-unsigned long dc_fault_alloc_count(void);
+unsigned long dci_fault_alloc_count(void);
 
 /**
- * dc_fault_alloc_failed() - allocations failed on purpose since arming.
+ * dci_fault_alloc_failed() - allocations failed on purpose since arming.
  *
  * Context: any.
  * Return: 0 or 1.
  */
-unsigned long dc_fault_alloc_failed(void);
+unsigned long dci_fault_alloc_failed(void);
 
 /**
- * struct dc_fault_site - one allocation call site, from dc_fault_site_get().
+ * struct dci_fault_site - one allocation call site, from dci_fault_site_get().
  * @file: the source file, as the compiler was given it.
  * @func: the function that allocates.
  * @line: the line of the call.
  * @calls: allocations from this site while recording was on
- *	(dc_fault_site_record()).
+ *	(dci_fault_site_record()).
  * @failures: allocations from this site failed on purpose, by either hook.
  */
-struct dc_fault_site {
+struct dci_fault_site {
 	const char *file;
 	const char *func;
 	unsigned int line;
@@ -73,10 +73,10 @@ struct dc_fault_site {
 };
 
 /**
- * dc_fault_site_count() - the number of allocation sites linked in.
+ * dci_fault_site_count() - the number of allocation sites linked in.
  *
  * Description:
- * Every dc_alloc()/dc_zalloc() call in the objects linked into the program
+ * Every dci_alloc()/dci_zalloc() call in the objects linked into the program
  * (or into the shared library that provides this function) is one site,
  * whether or not it is ever reached.  Sites are numbered 0 to count - 1 in
  * link order, which does not change while the program runs.
@@ -84,20 +84,20 @@ struct dc_fault_site {
  * Context: any.  Userspace only.
  * Return: the count.
  */
-unsigned int dc_fault_site_count(void);
+unsigned int dci_fault_site_count(void);
 
 /**
- * dc_fault_site_get() - describe allocation site @idx.
- * @idx: 0 to dc_fault_site_count() - 1.
+ * dci_fault_site_get() - describe allocation site @idx.
+ * @idx: 0 to dci_fault_site_count() - 1.
  * @site: receives the description and the site's counters.
  *
  * Context: any.  Userspace only.
  * Return: 0; -ENOENT when @idx is out of range; -EINVAL for a NULL @site.
  */
-int dc_fault_site_get(unsigned int idx, struct dc_fault_site *site);
+int dci_fault_site_get(unsigned int idx, struct dci_fault_site *site);
 
 /**
- * dc_fault_site_record() - start or stop counting allocations per site.
+ * dci_fault_site_record() - start or stop counting allocations per site.
  * @on: true to count, false to stop.
  *
  * Off by default, so that the library's allocations touch no shared counter
@@ -107,31 +107,31 @@ int dc_fault_site_get(unsigned int idx, struct dc_fault_site *site);
  * Context: any.  Userspace only.
  * Return: nothing.
  */
-void dc_fault_site_record(bool on);
+void dci_fault_site_record(bool on);
 
 /**
- * dc_fault_site_fail_nth() - make the @nth allocation from site @idx fail.
- * @idx: the site, 0 to dc_fault_site_count() - 1.
+ * dci_fault_site_fail_nth() - make the @nth allocation from site @idx fail.
+ * @idx: the site, 0 to dci_fault_site_count() - 1.
  * @nth: 1 for the site's very next allocation; 0 disarms.
  *
  * Replaces any earlier arming of this hook (one site at a time); only one
- * allocation fails per arming.  Independent of dc_fault_alloc_fail_nth():
+ * allocation fails per arming.  Independent of dci_fault_alloc_fail_nth():
  * an allocation fails when either hook says so.
  *
  * Context: any; global to the process.  Userspace only.
  * Return: 0, or -ENOENT when @idx is out of range (nothing is armed then).
  */
-int dc_fault_site_fail_nth(unsigned int idx, unsigned long nth);
+int dci_fault_site_fail_nth(unsigned int idx, unsigned long nth);
 
 /**
- * dc_fault_alloc_last_site() - the site of the last allocation failed on
+ * dci_fault_alloc_last_site() - the site of the last allocation failed on
  * purpose.
  *
  * Context: any.  Userspace only.
  * Return: the site's index, or -ENOENT when no allocation has been failed on
  * purpose since the program started.
  */
-int dc_fault_alloc_last_site(void);
+int dci_fault_alloc_last_site(void);
 
 #ifdef __cplusplus
 }

@@ -57,7 +57,7 @@ struct dc_mmapbe {
 	uint64_t window_size;
 	uint64_t range_size;
 	uintptr_t page_mask;		/* page size - 1 */
-	dc_mutex_t lock;		/* guards files, nr_files, cap_files */
+	dci_mutex_t lock;		/* guards files, nr_files, cap_files */
 	struct mmapbe_file *files;
 	size_t nr_files;
 	size_t cap_files;
@@ -107,10 +107,10 @@ static int mmapbe_setup(void *priv, uint64_t ino, uint64_t file_off,
 	if (!be || !mmapbe_range_ok(be, win_off, len) ||
 	    (file_off & (be->range_size - 1)) || file_off > (uint64_t)INT64_MAX)
 		return -EINVAL;
-	dc_mutex_lock(&be->lock);
+	dci_mutex_lock(&be->lock);
 	f = mmapbe_find(be, ino);
 	fd = f ? f->fd : -1;
-	dc_mutex_unlock(&be->lock);
+	dci_mutex_unlock(&be->lock);
 	if (fd < 0)
 		return -ENOENT;
 	if (fstat(fd, &st))
@@ -368,11 +368,11 @@ int dc_mmapbe_read(const struct dc_mmapbe *be,
 
 	if (!src || (!buf && len))
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	return window_copy(be, src, buf, src, len);
 }
-DC_EXPORT(dc_mmapbe_read);
+DCI_EXPORT(dc_mmapbe_read);
 
 int dc_mmapbe_write(const struct dc_mmapbe *be,
 		    const struct dc_pin *pin, uint64_t off,
@@ -382,13 +382,13 @@ int dc_mmapbe_write(const struct dc_mmapbe *be,
 
 	if (!dst || (!buf && len))
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	if (!pin->writable)
 		return -EPERM;
 	return window_copy(be, dst, dst, buf, len);
 }
-DC_EXPORT(dc_mmapbe_write);
+DCI_EXPORT(dc_mmapbe_write);
 
 static const struct dc_backend_ops mmapbe_ops = {
 	.setup = mmapbe_setup,
@@ -400,7 +400,7 @@ const struct dc_backend_ops *dc_mmapbe_ops(void)
 {
 	return &mmapbe_ops;
 }
-DC_EXPORT(dc_mmapbe_ops);
+DCI_EXPORT(dc_mmapbe_ops);
 
 int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
 		     size_t size, struct dc_mmapbe **out)
@@ -417,7 +417,7 @@ int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
 	ret = sized_create_in(out, &cfg, ucfg, size, DC_MMAPBE_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	window_size = cfg.window_size;
 	range_shift = cfg.range_shift;
@@ -434,7 +434,7 @@ int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
 	dci_plat_window_copy_init();
 	if (sigbus_err)
 		return sigbus_err;
-	be = dc_zalloc(sizeof(*be));
+	be = dci_zalloc(sizeof(*be));
 	if (!be)
 		return -ENOMEM;
 	p = mmap(NULL, window_size, PROT_NONE,
@@ -448,29 +448,29 @@ int dc_mmapbe_create(const struct dc_mmapbe_config *ucfg,
 	be->window_size = window_size;
 	be->range_size = rsize;
 	be->page_mask = (uintptr_t)(page > 0 ? page : 4096) - 1;
-	dc_mutex_init(&be->lock);
+	dci_mutex_init(&be->lock);
 	*out = be;
 	return 0;
 }
-DC_EXPORT(dc_mmapbe_create);
+DCI_EXPORT(dc_mmapbe_create);
 
 void dc_mmapbe_destroy(struct dc_mmapbe *be)
 {
 	/* In a child forked unprepared, left to the exit: the lock may be held. */
-	if (!be || dc_fork_check(__func__))
+	if (!be || dci_fork_check(__func__))
 		return;
 	munmap(be->base, be->window_size);
-	dc_mutex_destroy(&be->lock);
+	dci_mutex_destroy(&be->lock);
 	dci_free(be->files);
 	dci_free(be);
 }
-DC_EXPORT(dc_mmapbe_destroy);
+DCI_EXPORT(dc_mmapbe_destroy);
 
 void *dc_mmapbe_window(const struct dc_mmapbe *be)
 {
 	return be ? be->base : NULL;
 }
-DC_EXPORT(dc_mmapbe_window);
+DCI_EXPORT(dc_mmapbe_window);
 
 int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd)
 {
@@ -480,13 +480,13 @@ int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd)
 
 	if (!be)
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	if (fd < 0 || fstat(fd, &st))
 		return -EBADF;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	dc_mutex_lock(&be->lock);
+	dci_mutex_lock(&be->lock);
 	if (mmapbe_find(be, ino)) {
 		ret = -EEXIST;
 		goto out;
@@ -494,8 +494,8 @@ int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd)
 	if (be->nr_files == be->cap_files) {
 		size_t cap = be->cap_files ? 2 * be->cap_files : 8;
 
-		/* dc_alloc, not realloc: every allocation has a fault site. */
-		files = dc_alloc(cap * sizeof(*files));
+		/* dci_alloc, not realloc: every allocation has a fault site. */
+		files = dci_alloc(cap * sizeof(*files));
 		if (!files) {
 			ret = -ENOMEM;
 			goto out;
@@ -510,10 +510,10 @@ int dc_mmapbe_add_file(struct dc_mmapbe *be, uint64_t ino, int fd)
 	be->files[be->nr_files].fd = fd;
 	be->nr_files++;
 out:
-	dc_mutex_unlock(&be->lock);
+	dci_mutex_unlock(&be->lock);
 	return ret;
 }
-DC_EXPORT(dc_mmapbe_add_file);
+DCI_EXPORT(dc_mmapbe_add_file);
 
 int dc_mmapbe_remove_file(struct dc_mmapbe *be, uint64_t ino)
 {
@@ -522,15 +522,15 @@ int dc_mmapbe_remove_file(struct dc_mmapbe *be, uint64_t ino)
 
 	if (!be)
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
-	dc_mutex_lock(&be->lock);
+	dci_mutex_lock(&be->lock);
 	f = mmapbe_find(be, ino);
 	if (f)
 		*f = be->files[--be->nr_files];
 	else
 		ret = -ENOENT;
-	dc_mutex_unlock(&be->lock);
+	dci_mutex_unlock(&be->lock);
 	return ret;
 }
-DC_EXPORT(dc_mmapbe_remove_file);
+DCI_EXPORT(dc_mmapbe_remove_file);

@@ -16,7 +16,7 @@
 #include <daxcache/attr.h>
 
 struct dc_attr {
-	dc_spinlock_t lock;
+	dci_spinlock_t lock;
 	struct dc_attr_config p;
 	struct dc_attr_values v;
 	uint64_t deadline_ns;	/* valid while now < deadline */
@@ -37,30 +37,30 @@ int dc_attr_create(const struct dc_attr_config *ucfg, size_t size,
 	ret = sized_create_in(out, &cfg, ucfg, size, DC_ATTR_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	if (cfg.rule != DC_ATTR_RULE_TIMEOUT &&
 	    cfg.rule != DC_ATTR_RULE_EVERY_READ)
 		return -EINVAL;
-	a = dc_zalloc(sizeof(*a));
+	a = dci_zalloc(sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	dc_spin_lock_init(&a->lock);
+	dci_spin_lock_init(&a->lock);
 	a->p = cfg;
 	*out = a;
 	return 0;
 }
-DC_EXPORT(dc_attr_create);
+DCI_EXPORT(dc_attr_create);
 
 void dc_attr_destroy(struct dc_attr *a)
 {
 	/* In a child forked unprepared, left to the exit: locks may be held. */
-	if (!a || dc_fork_check(__func__))
+	if (!a || dci_fork_check(__func__))
 		return;
-	dc_spin_lock_destroy(&a->lock);
+	dci_spin_lock_destroy(&a->lock);
 	dci_free(a);
 }
-DC_EXPORT(dc_attr_destroy);
+DCI_EXPORT(dc_attr_destroy);
 
 static bool attr_valid_locked(const struct dc_attr *a, uint64_t now_ns)
 {
@@ -73,9 +73,9 @@ bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
 	bool need = false;
 
 	/* A refresh is needed (and dc_attr_refresh() refuses). */
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return true;
-	dc_spin_lock(&a->lock);
+	dci_spin_lock(&a->lock);
 	a->st.checks++;
 	if (!a->have || pos + len > a->v.size || pos + len < pos) {
 		/* Past the cached size (or nothing cached): always. */
@@ -93,10 +93,10 @@ bool dc_attr_read_check(struct dc_attr *a, uint64_t pos, uint64_t len,
 	}
 	if (out)
 		*out = a->version;
-	dc_spin_unlock(&a->lock);
+	dci_spin_unlock(&a->lock);
 	return need;
 }
-DC_EXPORT(dc_attr_read_check);
+DCI_EXPORT(dc_attr_read_check);
 
 int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cur,
 		    uint64_t version, uint64_t now_ns)
@@ -104,12 +104,12 @@ int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cur,
 	struct dc_attr_values old;
 	bool changed;
 
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
-	dc_spin_lock(&a->lock);
+	dci_spin_lock(&a->lock);
 	if (version != a->version) {
 		a->st.stale_refreshes++;
-		dc_spin_unlock(&a->lock);
+		dci_spin_unlock(&a->lock);
 		return -ESTALE;
 	}
 	old = a->v;
@@ -125,7 +125,7 @@ int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cur,
 	a->st.refreshes++;
 	if (changed)
 		a->st.invalidations++;
-	dc_spin_unlock(&a->lock);
+	dci_spin_unlock(&a->lock);
 
 	if (!changed)
 		return 0;
@@ -133,27 +133,27 @@ int dc_attr_refresh(struct dc_attr *a, const struct dc_attr_values *cur,
 		a->p.invalidate(a->p.data, &old, cur);
 	return 1;
 }
-DC_EXPORT(dc_attr_refresh);
+DCI_EXPORT(dc_attr_refresh);
 
 uint64_t dc_attr_version(struct dc_attr *a)
 {
 	uint64_t v;
 
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return 0;
-	dc_spin_lock(&a->lock);
+	dci_spin_lock(&a->lock);
 	v = a->version;
-	dc_spin_unlock(&a->lock);
+	dci_spin_unlock(&a->lock);
 	return v;
 }
-DC_EXPORT(dc_attr_version);
+DCI_EXPORT(dc_attr_version);
 
 void dc_attr_note_write(struct dc_attr *a, uint64_t end,
 			int64_t mtime_ns, uint64_t now_ns)
 {
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return;
-	dc_spin_lock(&a->lock);
+	dci_spin_lock(&a->lock);
 	a->version++;
 	a->st.writes++;
 	if (end > a->v.size)
@@ -162,45 +162,45 @@ void dc_attr_note_write(struct dc_attr *a, uint64_t end,
 		a->v.mtime_ns = mtime_ns;
 	if (a->p.rule == DC_ATTR_RULE_EVERY_READ)
 		a->stale = true;
-	dc_spin_unlock(&a->lock);
+	dci_spin_unlock(&a->lock);
 }
-DC_EXPORT(dc_attr_note_write);
+DCI_EXPORT(dc_attr_note_write);
 
 void dc_attr_expire(struct dc_attr *a)
 {
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return;
-	dc_spin_lock(&a->lock);
+	dci_spin_lock(&a->lock);
 	a->expired = true;
-	dc_spin_unlock(&a->lock);
+	dci_spin_unlock(&a->lock);
 }
-DC_EXPORT(dc_attr_expire);
+DCI_EXPORT(dc_attr_expire);
 
 bool dc_attr_get(struct dc_attr *a, struct dc_attr_values *v,
 		 uint64_t now_ns)
 {
 	bool valid;
 
-	if (dc_fork_check(__func__)) {
+	if (dci_fork_check(__func__)) {
 		memset(v, 0, sizeof(*v));
 		return false;
 	}
-	dc_spin_lock(&a->lock);
+	dci_spin_lock(&a->lock);
 	*v = a->v;
 	valid = attr_valid_locked(a, now_ns);
-	dc_spin_unlock(&a->lock);
+	dci_spin_unlock(&a->lock);
 	return valid;
 }
-DC_EXPORT(dc_attr_get);
+DCI_EXPORT(dc_attr_get);
 
 int dc_attr_stats(struct dc_attr *a, struct dc_attr_stats *st,
 		  size_t size)
 {
 	if (!a)
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	return sized_copy_out_locked(st, size, &a->lock, &a->st, sizeof(a->st),
 				     DC_ATTR_STATS_SIZE_VER0);
 }
-DC_EXPORT(dc_attr_stats);
+DCI_EXPORT(dc_attr_stats);

@@ -23,14 +23,14 @@
 #include "cache_victim.h"
 #include "struct_size.h"
 
-#define DC_DEFAULT_RANGE_SHIFT		21
-#define DC_DEFAULT_THRESHOLD_PCT	20
-#define DC_DEFAULT_RECLAIM_BATCH	10
-#define DC_DEFAULT_REMOVE_BATCH_MAX	256
-#define DC_DEFAULT_WAIT_NS		(10ull * 1000000000ull)
-#define DC_MIN_RANGE_SHIFT		12
-#define DC_MAX_RANGE_SHIFT		40
-#define DC_KNOWN_FLAGS	(DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE | \
+#define DCI_DEFAULT_RANGE_SHIFT		21
+#define DCI_DEFAULT_THRESHOLD_PCT	20
+#define DCI_DEFAULT_RECLAIM_BATCH	10
+#define DCI_DEFAULT_REMOVE_BATCH_MAX	256
+#define DCI_DEFAULT_WAIT_NS		(10ull * 1000000000ull)
+#define DCI_MIN_RANGE_SHIFT		12
+#define DCI_MAX_RANGE_SHIFT		40
+#define DCI_KNOWN_FLAGS	(DC_CACHE_KICK_BG_FIRST | DC_CACHE_REMOVE_ON_INLINE | \
 			 DC_CACHE_INLINE_OWN_ONLY | DC_CACHE_WRITEBACK_ALL)
 
 int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
@@ -40,21 +40,21 @@ int dc_cache_config_init(struct dc_cache_config *cfg, size_t size,
 
 	memset(&def, 0, sizeof(def));
 	def.window_size = window_size;
-	def.range_shift = DC_DEFAULT_RANGE_SHIFT;
-	def.reclaim_threshold_pct = DC_DEFAULT_THRESHOLD_PCT;
-	def.reclaim_batch = DC_DEFAULT_RECLAIM_BATCH;
-	def.remove_batch_max = DC_DEFAULT_REMOVE_BATCH_MAX;
+	def.range_shift = DCI_DEFAULT_RANGE_SHIFT;
+	def.reclaim_threshold_pct = DCI_DEFAULT_THRESHOLD_PCT;
+	def.reclaim_batch = DCI_DEFAULT_RECLAIM_BATCH;
+	def.remove_batch_max = DCI_DEFAULT_REMOVE_BATCH_MAX;
 	def.victim = DC_VICTIM_CLOCK;
-	def.wait_timeout_ns = DC_DEFAULT_WAIT_NS;
+	def.wait_timeout_ns = DCI_DEFAULT_WAIT_NS;
 	def.admit = DC_ADMIT_FREQ;
 	def.admit_setup_cost = DC_ADMIT_SETUP_COST_DEFAULT;
 	return sized_copy_out(cfg, size, &def, sizeof(def),
 			      DC_CACHE_CONFIG_SIZE_VER0);
 }
-DC_EXPORT(dc_cache_config_init);
+DCI_EXPORT(dc_cache_config_init);
 
-/* The victim policies (struct dc_victim_ops) by cfg.victim, one line each. */
-static const struct dc_victim_ops *const victim_policies[] = {
+/* The victim policies (struct dci_victim_ops) by cfg.victim, one line each. */
+static const struct dci_victim_ops *const victim_policies[] = {
 	[DC_VICTIM_CLOCK] = &dci_victim_clock,
 	[DC_VICTIM_ROUND_ROBIN] = &dci_victim_round_robin,
 	[DC_VICTIM_SIEVE] = &dci_victim_sieve,
@@ -74,7 +74,7 @@ static void cache_free(struct dc_cache *c)
 /* Say why a config is refused, and refuse it. */
 static int config_invalid(const char *why)
 {
-	dc_pr_err("dc_cache_create: invalid config: %s", why);
+	dci_pr_err("dc_cache_create: invalid config: %s", why);
 	return -EINVAL;
 }
 
@@ -85,7 +85,7 @@ static int config_check(const struct dc_cache_config *cfg,
 
 	if (!ops || !ops->setup)
 		return config_invalid("backend ops or their setup op missing");
-	if (cfg->range_shift < DC_MIN_RANGE_SHIFT || cfg->range_shift > DC_MAX_RANGE_SHIFT)
+	if (cfg->range_shift < DCI_MIN_RANGE_SHIFT || cfg->range_shift > DCI_MAX_RANGE_SHIFT)
 		return config_invalid("range_shift outside 12..40");
 	if (!cfg->window_size)
 		return config_invalid("window_size is 0: no ranges");
@@ -100,10 +100,10 @@ static int config_check(const struct dc_cache_config *cfg,
 		return config_invalid("reclaim_batch is 0");
 	if (!cfg->remove_batch_max)
 		return config_invalid("remove_batch_max is 0");
-	if ((unsigned int)cfg->victim >= DC_ARRAY_SIZE(victim_policies) ||
+	if ((unsigned int)cfg->victim >= DCI_ARRAY_SIZE(victim_policies) ||
 	    !victim_policies[cfg->victim])
 		return config_invalid("unknown victim policy");
-	if (cfg->flags & ~DC_KNOWN_FLAGS)
+	if (cfg->flags & ~DCI_KNOWN_FLAGS)
 		return config_invalid("unknown flags");
 	if (cfg->admit != DC_ADMIT_ALWAYS && cfg->admit != DC_ADMIT_FREQ)
 		return config_invalid("unknown admit policy");
@@ -128,7 +128,7 @@ static int config_copy_in(struct dc_cache_config *cfg,
 	if (ret == -EINVAL)
 		return config_invalid("config size below its first layout");
 	if (ret) {
-		dc_pr_err("dc_cache_create: config of %zu bytes sets members this library does not know (it has %zu)",
+		dci_pr_err("dc_cache_create: config of %zu bytes sets members this library does not know (it has %zu)",
 			  cfg_size, sizeof(*cfg));
 		return ret;
 	}
@@ -142,7 +142,7 @@ static int config_copy_in(struct dc_cache_config *cfg,
 	if (ret == -EINVAL)
 		return config_invalid("backend ops size below its first layout");
 	if (ret)
-		dc_pr_err("dc_cache_create: backend ops of %zu bytes set ops this library does not know (it has %zu)",
+		dci_pr_err("dc_cache_create: backend ops of %zu bytes set ops this library does not know (it has %zu)",
 			  ops_size, sizeof(*ops));
 	return ret;
 }
@@ -161,7 +161,7 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 
 	if (!ucfg || !out)
 		return -EINVAL;
-	ret = dc_fork_check(__func__);
+	ret = dci_fork_check(__func__);
 	if (ret)
 		return ret;
 	ret = config_copy_in(&kcfg, ucfg, cfg_size, &kops, uops, ops_size);
@@ -171,10 +171,10 @@ int dc_cache_create(const struct dc_cache_config *ucfg,
 	ret = config_check(cfg, &kops);
 	if (ret)
 		return ret;
-	c = dc_zalloc(sizeof(*c));
+	c = dci_zalloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	ret = dci_pcounters_init(&c->stats, DC_STAT_NR);
+	ret = dci_pcounters_init(&c->stats, DCI_STAT_NR);
 	if (ret) {
 		dci_free(c);
 		return ret;
@@ -222,7 +222,7 @@ fail_free:
 	cache_free(c);
 	return ret;
 }
-DC_EXPORT(dc_cache_create);
+DCI_EXPORT(dc_cache_create);
 
 /* Count the pins still held on @c's ranges (destroy only: nothing moves). */
 static unsigned int pins_held(struct dc_cache *c)
@@ -230,8 +230,8 @@ static unsigned int pins_held(struct dc_cache *c)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < c->nr_ranges; i++)
-		if (dc_refcount_read(&c->ranges[i].ref) > 1 ||
-		    dc_range_slot_pinned(c, &c->ranges[i]))
+		if (dci_refcount_read(&c->ranges[i].ref) > 1 ||
+		    dci_range_slot_pinned(c, &c->ranges[i]))
 			n++;
 	return n;
 }
@@ -245,14 +245,14 @@ int dc_cache_destroy(struct dc_cache *c)
 	 * In a child forked unprepared the reclaimer and the call_rcu thread
 	 * are gone and a lock may be held: the cache is left to the exit.
 	 */
-	if (!c || dc_fork_check(__func__))
+	if (!c || dci_fork_check(__func__))
 		return 0;
 	/*
 	 * Bound every wait for pins from now on, an eviction the reclaimer
 	 * is running included (woken to see the deadline), so that pins
 	 * never hold up destroy for longer than the documented grace.
 	 */
-	dci_reclaim_set_deadline(c, dc_now_ns() + DC_DESTROY_PIN_TIMEOUT_NS);
+	dci_reclaim_set_deadline(c, dci_now_ns() + DC_DESTROY_PIN_TIMEOUT_NS);
 	if (!c->destroying) {
 		c->destroying = true;
 		dci_pool_reclaimer_stop(c);
@@ -274,33 +274,33 @@ int dc_cache_destroy(struct dc_cache *c)
 		 * and said by every call that finds it.
 		 */
 		dci_plat_warn_note();
-		dc_pr_err("%s: %u mappings still pinned after %llu ms; the cache is left allocated until %s() is called again after their dc_unpin()",
+		dci_pr_err("%s: %u mappings still pinned after %llu ms; the cache is left allocated until %s() is called again after their dc_unpin()",
 			  __func__, pins_held(c),
 			  (unsigned long long)(DC_DESTROY_PIN_TIMEOUT_NS / 1000000),
 			  __func__);
 		return -EBUSY;
 	}
 	/* Inodes and tree nodes are freed through RCU callbacks. */
-	dc_rcu_barrier();
-	dc_warn_once(dc_pool_nr_free(c) != c->nr_ranges, "ranges lost: %u free of %u",
-		     dc_pool_nr_free(c), c->nr_ranges);
+	dci_rcu_barrier();
+	dci_warn_once(dci_pool_nr_free(c) != c->nr_ranges, "ranges lost: %u free of %u",
+		     dci_pool_nr_free(c), c->nr_ranges);
 	dci_inode_table_fini(c);
 	dci_pool_fini(c);
 	cache_free(c);
 	return 0;
 }
-DC_EXPORT(dc_cache_destroy);
+DCI_EXPORT(dc_cache_destroy);
 
 uint64_t dc_cache_range_size(const struct dc_cache *c)
 {
 	return c->range_size;
 }
-DC_EXPORT(dc_cache_range_size);
+DCI_EXPORT(dc_cache_range_size);
 
 /* Where each counter goes in struct dc_cache_stats. */
-static const unsigned short stat_member[DC_STAT_NR] = {
+static const unsigned short stat_member[DCI_STAT_NR] = {
 #define DCI_STAT_MEMBER(name, member) \
-	[DC_STAT_##name] = offsetof(struct dc_cache_stats, member),
+	[DCI_STAT_##name] = offsetof(struct dc_cache_stats, member),
 	DCI_CACHE_COUNTERS(DCI_STAT_MEMBER)
 #undef DCI_STAT_MEMBER
 };
@@ -309,32 +309,32 @@ int dc_cache_stats(const struct dc_cache *cc, struct dc_cache_stats *st,
 		   size_t size)
 {
 	struct dc_cache *c = (struct dc_cache *)cc;
-	uint64_t sum[DC_STAT_NR] = { 0 };
+	uint64_t sum[DCI_STAT_NR] = { 0 };
 	struct dc_cache_stats full;
 	unsigned int nr_free, nr_mapped, i;
 	uint64_t kicks, answered;
 
 	if (!c || !st || size < DC_CACHE_STATS_SIZE_VER0)
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	/* First: once no kick waits, the gauges below hold still. */
-	kicks = dc_pool_kicks(c);
-	dc_smp_mb();
-	answered = dc_pool_kicks_answered(c);
+	kicks = dci_pool_kicks(c);
+	dci_smp_mb();
+	answered = dci_pool_kicks_answered(c);
 	dci_pcounters_sum(&c->stats, sum);
 	memset(&full, 0, sizeof(full));
 	full.bg_pending = answered < kicks ? kicks - answered : 0;
-	for (i = 0; i < DC_STAT_NR; i++)
+	for (i = 0; i < DCI_STAT_NR; i++)
 		memcpy((char *)&full + stat_member[i], &sum[i], sizeof(sum[i]));
 	full.bypasses = full.bypass_full + full.bypass_busy + full.bypass_write;
-	full.nr_waiting = dc_pool_nr_sleeping(c);
+	full.nr_waiting = dci_pool_nr_sleeping(c);
 	full.nr_ranges = c->nr_ranges;
 	dci_pool_counts(c, &nr_free, &nr_mapped);
 	full.nr_free = nr_free;
 	full.nr_mapped = nr_mapped;
-	full.nr_inodes = dc_itab_nr_inodes(c);
+	full.nr_inodes = dci_itab_nr_inodes(c);
 	return sized_copy_out(st, size, &full, sizeof(full),
 			      DC_CACHE_STATS_SIZE_VER0);
 }
-DC_EXPORT(dc_cache_stats);
+DCI_EXPORT(dc_cache_stats);

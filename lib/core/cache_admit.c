@@ -14,7 +14,7 @@
  *   through a range it mapped count as one, see stream_stride()), and +1 on
  *   each write to a read-only mapping while no range is free
  *   (dci_admit_write_hit(): a range written often enough is upgraded).
- *   Counters saturate at DC_ADMIT_MAX and are all halved every @sample
+ *   Counters saturate at DCI_ADMIT_MAX and are all halved every @sample
  *   increments, so the counts follow recent behaviour.
  * - the ghost: a direct-mapped table of fingerprints of recent misses,
  *   about two windows' worth, that tells a re-reference at a short distance
@@ -41,8 +41,8 @@
  * to one thread at a time (the admission lock, the innermost of the
  * cache's locks); a miss's note, the victim scan's hit counts, a contest
  * and a write hit read and write the counters, the ghost and the count
- * of increments with relaxed single-copy atomic accesses (dc_read_once(),
- * dc_write_once(), dc_inc_racy()), as Caffeine's TinyLFU sketch does.  A
+ * of increments with relaxed single-copy atomic accesses (dci_read_once(),
+ * dci_write_once(), dci_inc_racy()), as Caffeine's TinyLFU sketch does.  A
  * miss that would be refused, most misses of a file larger than the
  * window, so costs no atomic read-modify-write and no line taken
  * exclusively but those it writes.  What two racing updates can do is lose
@@ -53,7 +53,7 @@
  * count-min of two counters); a ghost slot that keeps the other miss (one
  * word: a fingerprint never pairs with another miss's position).  Each is
  * one estimate off by about one reference, in a policy that admits only
- * leads that stand out of the counts' noise (DC_ADMIT_NOISE), and a
+ * leads that stand out of the counts' noise (DCI_ADMIT_NOISE), and a
  * wrong decision costs one setup or one bypass: never a wrong mapping,
  * since what is mapped is decided under the inode's mutex.  With one
  * thread every update is exact, as it was under the lock.
@@ -66,42 +66,42 @@
 #include "cache_inode.h"
 #include "cache_pool.h"
 
-#define DC_ADMIT_MAX		255u	/* counters saturate here */
-#define DC_ADMIT_SKETCH_PER_RANGE 8u	/* counters per window range */
-#define DC_ADMIT_SKETCH_MIN	256u
-#define DC_ADMIT_SKETCH_MAX	(1u << 22)
-#define DC_ADMIT_SAMPLE_PER_RANGE 10u	/* halve after 10 increments per window range */
-#define DC_ADMIT_SAMPLE_MIN	64u
-#define DC_ADMIT_SAMPLE_MAX	(1u << 27)	/* 8 halvings' increments fit 32 bits */
-#define DC_ADMIT_GHOST_PER_RANGE 1u	/* ghost slots per window range */
-#define DC_ADMIT_GHOST_MIN	16u
-#define DC_ADMIT_GHOST_MAX	(1u << 22)
+#define DCI_ADMIT_MAX		255u	/* counters saturate here */
+#define DCI_ADMIT_SKETCH_PER_RANGE 8u	/* counters per window range */
+#define DCI_ADMIT_SKETCH_MIN	256u
+#define DCI_ADMIT_SKETCH_MAX	(1u << 22)
+#define DCI_ADMIT_SAMPLE_PER_RANGE 10u	/* halve after 10 increments per window range */
+#define DCI_ADMIT_SAMPLE_MIN	64u
+#define DCI_ADMIT_SAMPLE_MAX	(1u << 27)	/* 8 halvings' increments fit 32 bits */
+#define DCI_ADMIT_GHOST_PER_RANGE 1u	/* ghost slots per window range */
+#define DCI_ADMIT_GHOST_MIN	16u
+#define DCI_ADMIT_GHOST_MAX	(1u << 22)
 /*
  * The lead over the victim that a contest asks beyond the setup cost must
- * stand out of the counts' noise: (lead - cost)^2 > DC_ADMIT_NOISE * (the
+ * stand out of the counts' noise: (lead - cost)^2 > DCI_ADMIT_NOISE * (the
  * two counts' sum), about 1.4 standard deviations of the difference of two
  * Poisson counts of those means.  Chosen by bench-hitratio (see
  * docs/design.md, "The rule"): 4 and 6 cut uniform churn little further
  * and cost the zipf and shift workloads 1-3 points of hits.
  */
-#define DC_ADMIT_NOISE		2u
-#define DC_ADMIT_UPGRADE_MIN	3u	/* a write hit upgrades at this estimate */
+#define DCI_ADMIT_NOISE		2u
+#define DCI_ADMIT_UPGRADE_MIN	3u	/* a write hit upgrades at this estimate */
 /*
- * Positions in a range, for stream recognition: 0..DC_ADMIT_POS_N - 1 (the
+ * Positions in a range, for stream recognition: 0..DCI_ADMIT_POS_N - 1 (the
  * offset in the range scaled to 16 bits: 32 bytes of a 2 MiB range).  A
- * forward step from the range's last miss of at most DC_ADMIT_STRIDE_MAX
+ * forward step from the range's last miss of at most DCI_ADMIT_STRIDE_MAX
  * (just under 1/4 of the range: reads of up to 512 KiB in a 2 MiB range)
  * is a step of a stream when it is as long as the step before it (within
  * one position, for reads whose length the scaling rounds), and
- * DC_ADMIT_RUN such steps in a row make one: the fourth read of a stream,
+ * DCI_ADMIT_RUN such steps in a row make one: the fourth read of a stream,
  * in its first range.  A step that crosses into the next range counts
  * when it lands where the last step of the range before predicts.
  */
-#define DC_ADMIT_POS_BITS	16u
-#define DC_ADMIT_POS_N		(1u << DC_ADMIT_POS_BITS)
-#define DC_ADMIT_STRIDE_BITS	14u
-#define DC_ADMIT_STRIDE_MAX	((1u << DC_ADMIT_STRIDE_BITS) - 1)
-#define DC_ADMIT_RUN		3u
+#define DCI_ADMIT_POS_BITS	16u
+#define DCI_ADMIT_POS_N		(1u << DCI_ADMIT_POS_BITS)
+#define DCI_ADMIT_STRIDE_BITS	14u
+#define DCI_ADMIT_STRIDE_MAX	((1u << DCI_ADMIT_STRIDE_BITS) - 1)
+#define DCI_ADMIT_RUN		3u
 
 /*
  * Whether a candidate of estimate @est beats a victim of estimate @vest
@@ -115,7 +115,7 @@ static bool lead_wins(unsigned int est, unsigned int vest, unsigned int cost)
 	if (est <= vest + cost)
 		return false;
 	lead = est - vest - cost;
-	return lead * lead > DC_ADMIT_NOISE * (est + vest);
+	return lead * lead > DCI_ADMIT_NOISE * (est + vest);
 }
 
 /* The smallest power of two >= @n, within [@lo, @hi] (powers of two). */
@@ -145,7 +145,7 @@ static inline uint64_t key_hash(uint64_t ino, uint64_t index)
 }
 
 /* Free the sketch and the ghost (NULL: not allocated, or freed). */
-static void admit_free(struct dc_admit *a)
+static void admit_free(struct dci_admit *a)
 {
 	dci_free(a->sketch);
 	dci_free(a->ghost);
@@ -155,30 +155,30 @@ static void admit_free(struct dc_admit *a)
 
 int dci_admit_init(struct dc_cache *c)
 {
-	struct dc_admit *a = &c->adm;
+	struct dci_admit *a = &c->adm;
 	uint32_t ns, ng;
 	uint64_t sample;
 
 	if (c->cfg.admit != DC_ADMIT_FREQ)
 		return 0;
-	ns = pow2_clamp((uint64_t)c->nr_ranges * DC_ADMIT_SKETCH_PER_RANGE,
-			DC_ADMIT_SKETCH_MIN, DC_ADMIT_SKETCH_MAX);
-	ng = pow2_clamp((uint64_t)c->nr_ranges * DC_ADMIT_GHOST_PER_RANGE,
-			DC_ADMIT_GHOST_MIN, DC_ADMIT_GHOST_MAX);
-	a->sketch = dc_zalloc(ns);
-	a->ghost = dc_zalloc((size_t)ng * sizeof(*a->ghost));
+	ns = pow2_clamp((uint64_t)c->nr_ranges * DCI_ADMIT_SKETCH_PER_RANGE,
+			DCI_ADMIT_SKETCH_MIN, DCI_ADMIT_SKETCH_MAX);
+	ng = pow2_clamp((uint64_t)c->nr_ranges * DCI_ADMIT_GHOST_PER_RANGE,
+			DCI_ADMIT_GHOST_MIN, DCI_ADMIT_GHOST_MAX);
+	a->sketch = dci_zalloc(ns);
+	a->ghost = dci_zalloc((size_t)ng * sizeof(*a->ghost));
 	if (!a->sketch || !a->ghost) {
 		admit_free(a);
 		return -ENOMEM;
 	}
 	a->sketch_mask = ns - 1;
 	a->ghost_mask = ng - 1;
-	sample = (uint64_t)c->nr_ranges * DC_ADMIT_SAMPLE_PER_RANGE;
-	if (sample < DC_ADMIT_SAMPLE_MIN)
-		sample = DC_ADMIT_SAMPLE_MIN;
+	sample = (uint64_t)c->nr_ranges * DCI_ADMIT_SAMPLE_PER_RANGE;
+	if (sample < DCI_ADMIT_SAMPLE_MIN)
+		sample = DCI_ADMIT_SAMPLE_MIN;
 	/* Room above it for the increments of 8 halvings (age()). */
-	a->sample = sample < DC_ADMIT_SAMPLE_MAX ? (uint32_t)sample :
-		    DC_ADMIT_SAMPLE_MAX;
+	a->sample = sample < DCI_ADMIT_SAMPLE_MAX ? (uint32_t)sample :
+		    DCI_ADMIT_SAMPLE_MAX;
 	a->incs = 0;
 	a->aged = 0;
 	/* 1 bounds nothing: every eviction follows a miss, a reference. */
@@ -186,36 +186,36 @@ int dci_admit_init(struct dc_cache *c)
 		      c->cfg.admit_evict_interval : 0;
 	/* As if an eviction had been paid for at creation. */
 	a->evict_at = a->interval;
-	dc_spin_lock_init(&a->lock);
+	dci_spin_lock_init(&a->lock);
 	return 0;
 }
 
 void dci_admit_fini(struct dc_cache *c)
 {
-	struct dc_admit *a = &c->adm;
+	struct dci_admit *a = &c->adm;
 
 	if (!a->sketch)
 		return;
-	dc_spin_lock_destroy(&a->lock);
+	dci_spin_lock_destroy(&a->lock);
 	admit_free(a);
 }
 
 /* The two counters of a key: the low and the high half of its hash. */
-static inline void slots_of(const struct dc_admit *a, uint64_t h,
+static inline void slots_of(const struct dci_admit *a, uint64_t h,
 			    uint32_t *s0, uint32_t *s1)
 {
 	*s0 = (uint32_t)h & a->sketch_mask;
 	*s1 = (uint32_t)(h >> 32) & a->sketch_mask;
 }
 
-static inline unsigned int estimate(const struct dc_admit *a, uint64_t h)
+static inline unsigned int estimate(const struct dci_admit *a, uint64_t h)
 {
 	uint32_t s0, s1;
 	unsigned int v0, v1;
 
 	slots_of(a, h, &s0, &s1);
-	v0 = dc_read_once(a->sketch[s0]);
-	v1 = dc_read_once(a->sketch[s1]);
+	v0 = dci_read_once(a->sketch[s0]);
+	v1 = dci_read_once(a->sketch[s1]);
 	return v0 < v1 ? v0 : v1;
 }
 
@@ -227,14 +227,14 @@ static inline unsigned int estimate(const struct dc_admit *a, uint64_t h)
  * it); increments meanwhile may undo it on their counter, or be lost from
  * @incs (see "Races" above).  Returns whether it halved.
  */
-static dc_noinline bool age(struct dc_admit *a)
+static dci_noinline bool age(struct dci_admit *a)
 {
 	unsigned int shift = 0;
 	uint32_t start, incs, i;
 
-	if (!dc_spin_trylock(&a->lock))
+	if (!dci_spin_trylock(&a->lock))
 		return false;
-	start = dc_read_once(a->incs);
+	start = dci_read_once(a->incs);
 	incs = start;
 	while (incs >= a->sample && shift < 8) {
 		incs -= a->sample;
@@ -246,12 +246,12 @@ static dc_noinline bool age(struct dc_admit *a)
 	 * The budget's clock keeps what the halving takes off @incs; a miss
 	 * that reads it between the two stores sees it a halving's worth off.
 	 */
-	dc_write_once(a->aged, a->aged + (start - incs));
-	dc_write_once(a->incs, incs);
+	dci_write_once(a->aged, a->aged + (start - incs));
+	dci_write_once(a->incs, incs);
 	for (i = 0; shift && i <= a->sketch_mask; i++)
-		dc_write_once(a->sketch[i],
-			      (uint8_t)(dc_read_once(a->sketch[i]) >> shift));
-	dc_spin_unlock(&a->lock);
+		dci_write_once(a->sketch[i],
+			      (uint8_t)(dci_read_once(a->sketch[i]) >> shift));
+	dci_spin_unlock(&a->lock);
 	return shift;
 }
 
@@ -262,32 +262,32 @@ static dc_noinline bool age(struct dc_admit *a)
  * reference counts towards the next halving, saturated or not.  Returns
  * the key's estimate with them counted (and halved, if this halved).
  */
-static unsigned int count(struct dc_admit *a, uint64_t h, uint32_t n)
+static unsigned int count(struct dci_admit *a, uint64_t h, uint32_t n)
 {
 	uint32_t s0, s1, incs;
 	unsigned int v0, v1, est;
 
 	slots_of(a, h, &s0, &s1);
-	v0 = dc_read_once(a->sketch[s0]);
-	v1 = dc_read_once(a->sketch[s1]);
+	v0 = dci_read_once(a->sketch[s0]);
+	v1 = dci_read_once(a->sketch[s1]);
 	est = v0 < v1 ? v0 : v1;
-	if (est < DC_ADMIT_MAX) {
-		est = n < DC_ADMIT_MAX - est ? est + n : DC_ADMIT_MAX;
+	if (est < DCI_ADMIT_MAX) {
+		est = n < DCI_ADMIT_MAX - est ? est + n : DCI_ADMIT_MAX;
 		if (v0 < est)
-			dc_write_once(a->sketch[s0], (uint8_t)est);
+			dci_write_once(a->sketch[s0], (uint8_t)est);
 		if (v1 < est)
-			dc_write_once(a->sketch[s1], (uint8_t)est);
+			dci_write_once(a->sketch[s1], (uint8_t)est);
 	}
 	if (n == 1) {
-		dc_inc_racy(a->incs);
-		incs = dc_read_once(a->incs);
+		dci_inc_racy(a->incs);
+		incs = dci_read_once(a->incs);
 	} else {
 		/* At most 8 halvings' worth: more would age no further. */
-		incs = dc_read_once(a->incs) +
+		incs = dci_read_once(a->incs) +
 		       (n < 8 * a->sample ? n : 8 * a->sample);
-		dc_write_once(a->incs, incs);
+		dci_write_once(a->incs, incs);
 	}
-	if (dc_unlikely(incs >= a->sample) && age(a))
+	if (dci_unlikely(incs >= a->sample) && age(a))
 		est = estimate(a, h);
 	return est;
 }
@@ -297,15 +297,15 @@ static unsigned int count(struct dc_admit *a, uint64_t h, uint32_t n)
  * (those of the halvings before, and those since the last), which takes no
  * store of its own: the miss and the victim scan count them anyway.
  */
-static inline uint64_t refs_now(const struct dc_admit *a)
+static inline uint64_t refs_now(const struct dci_admit *a)
 {
-	return dc_read_once(a->aged) + dc_read_once(a->incs);
+	return dci_read_once(a->aged) + dci_read_once(a->incs);
 }
 
 /* Whether the eviction budget refuses an eviction now. */
-static inline bool budget_spent(const struct dc_admit *a)
+static inline bool budget_spent(const struct dci_admit *a)
 {
-	return a->interval && refs_now(a) < dc_read_once(a->evict_at);
+	return a->interval && refs_now(a) < dci_read_once(a->evict_at);
 }
 
 /* A non-zero fingerprint from bits of the hash the slots do not use. */
@@ -315,7 +315,7 @@ static inline uint32_t fingerprint(uint64_t h)
 }
 
 /* The ghost slot of a key. */
-static inline uint32_t ghost_slot(const struct dc_admit *a, uint64_t h)
+static inline uint32_t ghost_slot(const struct dci_admit *a, uint64_t h)
 {
 	return (uint32_t)(h >> 17) & a->ghost_mask;
 }
@@ -323,17 +323,17 @@ static inline uint32_t ghost_slot(const struct dc_admit *a, uint64_t h)
 /*
  * A ghost slot's word: the fingerprint of the miss (bits 32-63), the equal
  * forward steps in a row that led to it (bits 30-31, at most
- * DC_ADMIT_RUN), the length of the last of them (bits 16-29; 0: the miss
+ * DCI_ADMIT_RUN), the length of the last of them (bits 16-29; 0: the miss
  * was no step) and its position in its range (bits 0-15).  One word, read
  * and written once: a racing miss replaces the whole of it.
  */
-#define DC_ADMIT_RUN_SHIFT	(DC_ADMIT_POS_BITS + DC_ADMIT_STRIDE_BITS)
+#define DCI_ADMIT_RUN_SHIFT	(DCI_ADMIT_POS_BITS + DCI_ADMIT_STRIDE_BITS)
 
 static inline uint64_t ghost_word(uint32_t fp, uint32_t run, uint32_t stride,
 				  uint32_t pos)
 {
-	return (uint64_t)fp << 32 | run << DC_ADMIT_RUN_SHIFT |
-	       stride << DC_ADMIT_POS_BITS | pos;
+	return (uint64_t)fp << 32 | run << DCI_ADMIT_RUN_SHIFT |
+	       stride << DCI_ADMIT_POS_BITS | pos;
 }
 
 static inline uint32_t ghost_fp(uint64_t w)
@@ -343,17 +343,17 @@ static inline uint32_t ghost_fp(uint64_t w)
 
 static inline uint32_t ghost_run(uint64_t w)
 {
-	return (uint32_t)w >> DC_ADMIT_RUN_SHIFT;
+	return (uint32_t)w >> DCI_ADMIT_RUN_SHIFT;
 }
 
 static inline uint32_t ghost_stride(uint64_t w)
 {
-	return ((uint32_t)w >> DC_ADMIT_POS_BITS) & DC_ADMIT_STRIDE_MAX;
+	return ((uint32_t)w >> DCI_ADMIT_POS_BITS) & DCI_ADMIT_STRIDE_MAX;
 }
 
 static inline uint32_t ghost_pos(uint64_t w)
 {
-	return (uint32_t)w & (DC_ADMIT_POS_N - 1);
+	return (uint32_t)w & (DCI_ADMIT_POS_N - 1);
 }
 
 /*
@@ -366,10 +366,10 @@ static uint32_t step_run(uint64_t w, uint32_t step)
 {
 	uint32_t run = ghost_run(w), last = ghost_stride(w);
 
-	if (!step || step > DC_ADMIT_STRIDE_MAX)
+	if (!step || step > DCI_ADMIT_STRIDE_MAX)
 		return 0;
 	if (run && step + 1 >= last && step <= last + 1)
-		return run < DC_ADMIT_RUN ? run + 1 : DC_ADMIT_RUN;
+		return run < DCI_ADMIT_RUN ? run + 1 : DCI_ADMIT_RUN;
 	return 1;
 }
 
@@ -378,17 +378,17 @@ static uint32_t step_run(uint64_t w, uint32_t step)
  * from the range before: that range's last miss (still in the ghost) was a
  * step of a run, and a step as long from it lands here, to within one
  * position (a stream that crossed into this range).  *@step receives the
- * step.  Only for a @pos within DC_ADMIT_STRIDE_MAX of the start.
+ * step.  Only for a @pos within DCI_ADMIT_STRIDE_MAX of the start.
  */
-static uint32_t run_across(struct dc_admit *a, const struct dc_inode *inode,
+static uint32_t run_across(struct dci_admit *a, const struct dc_inode *inode,
 			   uint64_t index, uint32_t pos, uint32_t *step)
 {
 	uint64_t h = key_hash(inode->id, index - 1);
-	uint64_t w = dc_read_once(a->ghost[ghost_slot(a, h)]);
+	uint64_t w = dci_read_once(a->ghost[ghost_slot(a, h)]);
 
 	if (ghost_fp(w) != fingerprint(h) || !ghost_run(w))
 		return 0;
-	*step = pos + DC_ADMIT_POS_N - ghost_pos(w);
+	*step = pos + DCI_ADMIT_POS_N - ghost_pos(w);
 	return step_run(w, *step);
 }
 
@@ -398,10 +398,10 @@ static uint32_t run_across(struct dc_admit *a, const struct dc_inode *inode,
  * steps in a row that it ends, of @stride positions each (its range's
  * recent misses or, across the range boundary, those of the range before:
  * see step_run(), run_across()), and @prev, the mapping of the range
- * before, looked up when @pos is within DC_ADMIT_STRIDE_MAX of the start
+ * before, looked up when @pos is within DCI_ADMIT_STRIDE_MAX of the start
  * and @run falls short of a stream (else NULL).  A stream's miss is either
  *
- * - a stream's steps: DC_ADMIT_RUN equal forward steps in a row, the
+ * - a stream's steps: DCI_ADMIT_RUN equal forward steps in a row, the
  *   last ending at this miss; or
  * - the start of a stream's next range: the range before was mapped by a
  *   stream's miss (its stride still recorded, see below), was hit since it
@@ -409,7 +409,7 @@ static uint32_t run_across(struct dc_admit *a, const struct dc_inode *inode,
  *   it), and this miss is less than that stride from the start.
  *
  * Random reads rarely look like this.  Of their re-misses about 1/4 step
- * forward by less than DC_ADMIT_STRIDE_MAX, and 4 KiB reads land on 512
+ * forward by less than DCI_ADMIT_STRIDE_MAX, and 4 KiB reads land on 512
  * positions of a range, so three equal steps in a row take about 1/10^6;
  * and a start within one 4 KiB stride of a range after one that a stream
  * mapped, 1/512 of the offsets there.  Steps of varied lengths are no
@@ -420,22 +420,22 @@ static uint32_t run_across(struct dc_admit *a, const struct dc_inode *inode,
  * one page per range leaves the ranges it maps unaccessed.
  *
  * A range that a stream's miss maps keeps the stream's stride (struct
- * dc_range's @stream_stride): the stream reads it through, a hit a step,
+ * dci_range's @stream_stride): the stream reads it through, a hit a step,
  * and predicts no reuse by it, so the victim walks count those hits as one
  * reference a pass until a pass finds none (cache_reclaim.c's
  * seen_refs()).
  */
 static uint32_t stream_stride(uint32_t run, uint32_t stride, uint32_t pos,
-			      const struct dc_range *prev)
+			      const struct dci_range *prev)
 {
 	uint32_t s;
 
-	if (run >= DC_ADMIT_RUN)
+	if (run >= DCI_ADMIT_RUN)
 		return stride;
 	if (!prev)
 		return 0;
-	s = dc_read_once(prev->stream_stride);
-	return s && pos < s && dc_read_once(prev->hits) ? s : 0;
+	s = dci_read_once(prev->stream_stride);
+	return s && pos < s && dci_read_once(prev->hits) ? s : 0;
 }
 
 /**
@@ -456,40 +456,40 @@ static uint32_t stream_stride(uint32_t run, uint32_t stride, uint32_t pos,
  * reads it all the same).
  */
 void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
-			 uint64_t file_off, bool write, struct dc_admit_cand *cand)
+			 uint64_t file_off, bool write, struct dci_admit_cand *cand)
 {
-	struct dc_admit *a = &c->adm;
+	struct dci_admit *a = &c->adm;
 	uint64_t index = file_off >> c->cfg.range_shift;
 	uint64_t h = key_hash(inode->id, index);
 	uint32_t fp = fingerprint(h);
 	uint64_t *slot = &a->ghost[ghost_slot(a, h)];
 	uint32_t pos = (uint32_t)(((file_off & (c->range_size - 1)) <<
-				   DC_ADMIT_POS_BITS) >> c->cfg.range_shift);
-	const struct dc_range *prev = NULL;
+				   DCI_ADMIT_POS_BITS) >> c->cfg.range_shift);
+	const struct dci_range *prev = NULL;
 	uint32_t run = 0, stride = 0, across, step;
 	uint64_t w;
 
 	cand->ino = inode->id;
 	cand->index = index;
 	cand->write = write;
-	w = dc_read_once(*slot);
+	w = dci_read_once(*slot);
 	cand->recent = ghost_fp(w) == fp;
 	if (cand->recent && pos > ghost_pos(w)) {
 		stride = pos - ghost_pos(w);
 		run = step_run(w, stride);
 	}
-	if (index && pos <= DC_ADMIT_STRIDE_MAX) {
+	if (index && pos <= DCI_ADMIT_STRIDE_MAX) {
 		across = run_across(a, inode, index, pos, &step);
 		if (across > run) {
 			run = across;
 			stride = step;
 		}
 		/* Type-stable: a range object lives as long as the cache. */
-		if (run < DC_ADMIT_RUN)
-			prev = dc_maptab_lookup(inode, index - 1);
+		if (run < DCI_ADMIT_RUN)
+			prev = dci_maptab_lookup(inode, index - 1);
 	}
 	cand->stride = stream_stride(run, stride, pos, prev);
-	dc_write_once(*slot, ghost_word(fp, run, run ? stride : 0, pos));
+	dci_write_once(*slot, ghost_word(fp, run, run ? stride : 0, pos));
 	cand->est = count(a, h, 1);
 	/* Whether it could beat even a victim never referenced. */
 	cand->weak = !lead_wins(cand->est, 0, c->cfg.admit_setup_cost);
@@ -500,7 +500,7 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
  *	before its contest.
  * @c: the cache (admit policy DC_ADMIT_FREQ).
  * @cand: a miss that dci_admit_note_miss() noted and that is not hopeless
- *	(dc_admit_cand_hopeless()): one that could beat a victim never
+ *	(dci_admit_cand_hopeless()): one that could beat a victim never
  *	referenced.
  *
  * A stream's miss is never refused.  Asked before the inode's mutex is
@@ -510,17 +510,17 @@ void dci_admit_note_miss(struct dc_cache *c, struct dc_inode *inode,
  * Context: a reference to the missing inode held; takes no lock.
  * Return: true to bypass the miss, false to go on to its contest.
  */
-bool dci_admit_over_budget(struct dc_cache *c, const struct dc_admit_cand *cand)
+bool dci_admit_over_budget(struct dc_cache *c, const struct dci_admit_cand *cand)
 {
 	if (cand->stride || !budget_spent(&c->adm))
 		return false;
-	dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
+	dci_stat_inc(c, DCI_STAT_BYPASS_BUDGET);
 	return true;
 }
 
 /**
  * dci_admit_seen() - count the hits of a mapped range, taken by the victim
- *	scan from the range's count (dc_range_hits_take()).
+ *	scan from the range's count (dci_range_hits_take()).
  * @c: the cache.
  * @ino: the inode id.
  * @index: the range index.
@@ -535,7 +535,7 @@ bool dci_admit_over_budget(struct dc_cache *c, const struct dc_admit_cand *cand)
 void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
 		    uint32_t hits)
 {
-	struct dc_admit *a = &c->adm;
+	struct dci_admit *a = &c->adm;
 
 	if (!a->sketch)
 		return;
@@ -555,7 +555,7 @@ void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
  * recently (short re-reference distance) and whose expected hits pay for
  * the swap: its estimate leads the victim's by more than the setup cost
  * (cfg.admit_setup_cost, in accesses served without the window), and the
- * lead beyond the cost stands out of the counts' noise (DC_ADMIT_NOISE).
+ * lead beyond the cost stands out of the counts' noise (DCI_ADMIT_NOISE).
  * Both estimates count every reference, hit or miss, over the same
  * halving period of the sketch, about as long as a mapping lasts, so the
  * lead is the hits a swap gains over that period and the cost what it
@@ -583,14 +583,14 @@ void dci_admit_seen(struct dc_cache *c, uint64_t ino, uint64_t index,
  * Context: the mapping inode's mutex held; takes no lock.
  * Return: true to map the miss over the victim, false to bypass.
  */
-bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
+bool dci_admit_contest(struct dc_cache *c, const struct dci_admit_cand *cand,
 		       uint64_t victim_ino, uint64_t victim_index)
 {
-	struct dc_admit *a = &c->adm;
+	struct dci_admit *a = &c->adm;
 	unsigned int vest, cost = c->cfg.admit_setup_cost;
 	bool admit;
 
-	if (dc_admit_cand_hopeless(cand))
+	if (dci_admit_cand_hopeless(cand))
 		return false;
 	if (cand->stride)
 		return true;
@@ -599,10 +599,10 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
 	if (admit && a->interval) {
 		/* Again: another inode's miss may have spent it since the note. */
 		if (budget_spent(a)) {
-			dc_stat_inc(c, DC_STAT_BYPASS_BUDGET);
+			dci_stat_inc(c, DCI_STAT_BYPASS_BUDGET);
 			admit = false;
 		} else {
-			dc_write_once(a->evict_at, refs_now(a) + a->interval);
+			dci_write_once(a->evict_at, refs_now(a) + a->interval);
 		}
 	}
 	dci_trace_admit(cand->ino, cand->index, cand->est, victim_ino,
@@ -619,7 +619,7 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
  *
  * The write is counted as a reference to the range (the hit path counts
  * none), and the mapping is upgraded once its estimate reaches
- * DC_ADMIT_UPGRADE_MIN: an upgrade needs no new range, only a setup now and
+ * DCI_ADMIT_UPGRADE_MIN: an upgrade needs no new range, only a setup now and
  * a writeback before the range is reclaimed, and a range written again and
  * again is one the victim scan rarely takes.  A range written once in a
  * while stays read-only and its writes go direct.  In a window that holds
@@ -632,7 +632,7 @@ bool dci_admit_contest(struct dc_cache *c, const struct dc_admit_cand *cand,
  */
 bool dci_admit_write_hit(struct dc_cache *c, uint64_t ino, uint64_t index)
 {
-	struct dc_admit *a = &c->adm;
+	struct dci_admit *a = &c->adm;
 
-	return count(a, key_hash(ino, index), 1) >= DC_ADMIT_UPGRADE_MIN;
+	return count(a, key_hash(ino, index), 1) >= DCI_ADMIT_UPGRADE_MIN;
 }

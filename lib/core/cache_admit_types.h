@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cache_admit_types.h - admission control's state (cache_admit.c's): struct dc_admit, and
- * a miss as it saw it (struct dc_admit_cand).
+ * cache_admit_types.h - admission control's state (cache_admit.c's): struct dci_admit, and
+ * a miss as it saw it (struct dci_admit_cand).
  */
-#ifndef DC_CACHE_ADMIT_TYPES_H
-#define DC_CACHE_ADMIT_TYPES_H
+#ifndef DCI_CACHE_ADMIT_TYPES_H
+#define DCI_CACHE_ADMIT_TYPES_H
 
 #include "platform.h"
 
@@ -26,15 +26,15 @@
  * by an eviction the budget pays for, and both are read only by a miss
  * that could win its contest), so the budget adds no line to a miss's.
  */
-struct dc_admit {
-	dc_spinlock_t lock;
+struct dci_admit {
+	dci_spinlock_t lock;
 	uint8_t *sketch;
 	uint64_t *ghost;
 	uint32_t sketch_mask;
 	uint32_t ghost_mask;
 	uint32_t sample;		/* halve after this many */
 	uint32_t interval;		/* cfg.admit_evict_interval; 0: no budget */
-	/* Increments since the last halving (dc_inc_racy()). */
+	/* Increments since the last halving (dci_inc_racy()). */
 	uint32_t incs __dc_cacheline_aligned;
 	/* The increments of the halvings before: @aged + @incs is the clock. */
 	uint64_t aged;
@@ -43,7 +43,7 @@ struct dc_admit {
 } __dc_cacheline_aligned;
 
 /* A miss under admission control, as dci_admit_note_miss() saw it. */
-struct dc_admit_cand {
+struct dci_admit_cand {
 	uint64_t ino;
 	uint64_t index;
 	unsigned int est;		/* its estimate, this miss included */
@@ -58,9 +58,9 @@ struct dc_admit_cand {
  * a write, or a read that is not a stream's next read and is either not
  * recent or too rarely referenced to pay for a setup over any victim.
  */
-static inline bool dc_admit_cand_hopeless(const struct dc_admit_cand *cand)
+static inline bool dci_admit_cand_hopeless(const struct dci_admit_cand *cand)
 {
 	return cand->write || (!cand->stride && (!cand->recent || cand->weak));
 }
 
-#endif /* DC_CACHE_ADMIT_TYPES_H */
+#endif /* DCI_CACHE_ADMIT_TYPES_H */

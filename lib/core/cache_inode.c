@@ -3,7 +3,7 @@
  * DOC: cache_inode.c - the cache's inode table
  *
  * Owns: the hash table that finds a struct dc_inode by its id (struct
- * dc_itab in the cache, which no other file names), each inode's
+ * dci_itab in the cache, which no other file names), each inode's
  * reference count, its allocation and its free after a grace period (the
  * eviction of its mappings in between is cache_reclaim.c's).
  *
@@ -12,7 +12,7 @@
  *
  * Locks: lookups of an existing inode take no lock: they walk a bucket
  * inside an RCU read-side section and keep what they find only if
- * dc_refcount_inc_not_zero() succeeds.  Everything that changes the table
+ * dci_refcount_inc_not_zero() succeeds.  Everything that changes the table
  * (insert, unhash, growth) holds c->itab.lock, the outermost lock of the
  * cache; it is never held across a backend call.
  *
@@ -34,30 +34,30 @@
 #include "cache_inode.h"
 
 /* The first table's size, and the largest one the table grows to. */
-#define DC_INODE_HASH_BITS_MIN	10
-#define DC_INODE_HASH_BITS_MAX	24
+#define DCI_INODE_HASH_BITS_MIN	10
+#define DCI_INODE_HASH_BITS_MAX	24
 
-struct dc_inode_table {
+struct dci_inode_table {
 	struct dc_cache *cache;
 	unsigned int bits;
 	unsigned int link;		/* which dc_inode.hash_next[] chains us */
-	dc_rcu_head_t rcu;
+	dci_rcu_head_t rcu;
 	struct dc_inode __rcu *bucket[];
 };
 
-#define table_held(c)	dc_lockdep_is_held(&(c)->itab.lock)
+#define table_held(c)	dci_lockdep_is_held(&(c)->itab.lock)
 
 static unsigned int inode_hash(uint64_t id, unsigned int bits)
 {
 	return (unsigned int)((id * 0x9e3779b97f4a7c15ull) >> (64 - bits));
 }
 
-static struct dc_inode_table *table_alloc(struct dc_cache *c, unsigned int bits,
+static struct dci_inode_table *table_alloc(struct dc_cache *c, unsigned int bits,
 					  unsigned int link)
 {
-	struct dc_inode_table *t;
+	struct dci_inode_table *t;
 
-	t = dc_zalloc(sizeof(*t) + (sizeof(t->bucket[0]) << bits));
+	t = dci_zalloc(sizeof(*t) + (sizeof(t->bucket[0]) << bits));
 	if (!t)
 		return NULL;
 	t->cache = c;
@@ -68,20 +68,20 @@ static struct dc_inode_table *table_alloc(struct dc_cache *c, unsigned int bits,
 
 int dci_inode_table_init(struct dc_cache *c)
 {
-	struct dc_inode_table *t = table_alloc(c, DC_INODE_HASH_BITS_MIN, 0);
+	struct dci_inode_table *t = table_alloc(c, DCI_INODE_HASH_BITS_MIN, 0);
 
 	if (!t)
 		return -ENOMEM;
-	dc_mutex_init(&c->itab.lock);
-	dc_write_once(c->itab.links_busy, 0);
-	dc_rcu_init_pointer(c->itab.table, t);
+	dci_mutex_init(&c->itab.lock);
+	dci_write_once(c->itab.links_busy, 0);
+	dci_rcu_init_pointer(c->itab.table, t);
 	return 0;
 }
 
 /* The table's writer's view: c->itab.lock held. */
-static struct dc_inode_table *table_locked(struct dc_cache *c)
+static struct dci_inode_table *table_locked(struct dc_cache *c)
 {
-	return dc_rcu_dereference_protected(c->itab.table, table_held(c));
+	return dci_rcu_dereference_protected(c->itab.table, table_held(c));
 }
 
 /*
@@ -89,45 +89,45 @@ static struct dc_inode_table *table_locked(struct dc_cache *c)
  * the answer is exact).  Hashed inodes are freed only after a grace period
  * that follows their unhash, so what is found can be looked at.
  */
-static struct dc_inode *table_find(struct dc_cache *c, struct dc_inode_table *t,
+static struct dc_inode *table_find(struct dc_cache *c, struct dci_inode_table *t,
 				   uint64_t id)
 {
 	struct dc_inode *inode;
 
-	inode = dc_rcu_dereference_check(t->bucket[inode_hash(id, t->bits)],
+	inode = dci_rcu_dereference_check(t->bucket[inode_hash(id, t->bits)],
 					 table_held(c));
 	while (inode && inode->id != id)
-		inode = dc_rcu_dereference_check(inode->hash_next[t->link],
+		inode = dci_rcu_dereference_check(inode->hash_next[t->link],
 						 table_held(c));
 	return inode;
 }
 
-static void table_insert(struct dc_inode_table *t, struct dc_inode *inode)
+static void table_insert(struct dci_inode_table *t, struct dc_inode *inode)
 {
 	struct dc_inode __rcu **head = &t->bucket[inode_hash(inode->id, t->bits)];
 
-	dc_rcu_init_pointer(inode->hash_next[t->link],
-			    dc_rcu_dereference_protected(*head, true));
-	dc_rcu_assign_pointer(*head, inode);
+	dci_rcu_init_pointer(inode->hash_next[t->link],
+			    dci_rcu_dereference_protected(*head, true));
+	dci_rcu_assign_pointer(*head, inode);
 }
 
 static void table_unlink(struct dc_cache *c, struct dc_inode *inode)
 {
-	struct dc_inode_table *t = table_locked(c);
+	struct dci_inode_table *t = table_locked(c);
 	struct dc_inode __rcu **p = &t->bucket[inode_hash(inode->id, t->bits)];
 	struct dc_inode *cur;
 
-	while ((cur = dc_rcu_dereference_protected(*p, table_held(c))) != inode)
+	while ((cur = dci_rcu_dereference_protected(*p, table_held(c))) != inode)
 		p = &cur->hash_next[t->link];
 	/* Readers past @inode keep a valid chain: its own link is left. */
-	dc_rcu_assign_pointer(*p, dc_rcu_dereference_protected(inode->hash_next[t->link],
+	dci_rcu_assign_pointer(*p, dci_rcu_dereference_protected(inode->hash_next[t->link],
 							    table_held(c)));
-	dc_write_once(c->itab.nr, c->itab.nr - 1);
+	dci_write_once(c->itab.nr, c->itab.nr - 1);
 }
 
-static void table_free_rcu(dc_rcu_head_t *head)
+static void table_free_rcu(dci_rcu_head_t *head)
 {
-	struct dc_inode_table *t = dc_container_of(head, struct dc_inode_table, rcu);
+	struct dci_inode_table *t = dci_container_of(head, struct dci_inode_table, rcu);
 	struct dc_cache *c = t->cache;
 
 	dci_free(t);
@@ -139,7 +139,7 @@ static void table_free_rcu(dc_rcu_head_t *head)
 	 * links as racing the last reader's loads (tests/flake-hunt, 1 tsan
 	 * run of 4 under load).
 	 */
-	dc_store_release(&c->itab.links_busy, 0);
+	dci_store_release(&c->itab.links_busy, 0);
 }
 
 /*
@@ -151,39 +151,39 @@ static void table_free_rcu(dc_rcu_head_t *head)
  */
 static void table_maybe_grow(struct dc_cache *c)
 {
-	struct dc_inode_table *t = table_locked(c), *nt;
+	struct dci_inode_table *t = table_locked(c), *nt;
 	struct dc_inode *inode;
 	unsigned long b;
 
-	if (c->itab.nr <= (1ul << t->bits) || t->bits >= DC_INODE_HASH_BITS_MAX ||
-	    dc_load_acquire(&c->itab.links_busy))
+	if (c->itab.nr <= (1ul << t->bits) || t->bits >= DCI_INODE_HASH_BITS_MAX ||
+	    dci_load_acquire(&c->itab.links_busy))
 		return;
 	/* (Acquire: our writes of the spare links come after the all-clear.) */
 	nt = table_alloc(c, t->bits + 1, !t->link);
 	if (!nt)
 		return;
 	for (b = 0; b < (1ul << t->bits); b++)
-		for (inode = dc_rcu_dereference_protected(t->bucket[b], table_held(c));
+		for (inode = dci_rcu_dereference_protected(t->bucket[b], table_held(c));
 		     inode;
-		     inode = dc_rcu_dereference_protected(inode->hash_next[t->link],
+		     inode = dci_rcu_dereference_protected(inode->hash_next[t->link],
 							  table_held(c)))
 			table_insert(nt, inode);
-	dc_write_once(c->itab.links_busy, 1);
-	dc_rcu_assign_pointer(c->itab.table, nt);
-	dc_call_rcu(&t->rcu, table_free_rcu);
+	dci_write_once(c->itab.links_busy, 1);
+	dci_rcu_assign_pointer(c->itab.table, nt);
+	dci_call_rcu(&t->rcu, table_free_rcu);
 }
 
-struct dc_range dci_range_none;
+struct dci_range dci_range_none;
 
-struct dc_hint_leaf dci_hint_leaf_none = {
-	.slot = { [0 ... DC_HINT_LEAF_SLOTS - 1] = &dci_range_none },
+struct dci_hint_leaf dci_hint_leaf_none = {
+	.slot = { [0 ... DCI_HINT_LEAF_SLOTS - 1] = &dci_range_none },
 };
 
-static void inode_free_rcu(dc_rcu_head_t *head)
+static void inode_free_rcu(dci_rcu_head_t *head)
 {
-	struct dc_inode *inode = dc_container_of(head, struct dc_inode, rcu);
+	struct dc_inode *inode = dci_container_of(head, struct dc_inode, rcu);
 
-	dc_mutex_destroy(&inode->mutex);
+	dci_mutex_destroy(&inode->mutex);
 	dci_free(inode);
 }
 
@@ -194,20 +194,20 @@ static void inode_free_rcu(dc_rcu_head_t *head)
  */
 void dci_inode_free(struct dc_inode *inode)
 {
-	dc_call_rcu(&inode->rcu, inode_free_rcu);
+	dci_call_rcu(&inode->rcu, inode_free_rcu);
 }
 
 static struct dc_inode *inode_new(struct dc_cache *c, uint64_t id)
 {
-	struct dc_inode *inode = dc_zalloc(sizeof(*inode));
+	struct dc_inode *inode = dci_zalloc(sizeof(*inode));
 
 	if (!inode)
 		return NULL;
 	inode->cache = c;
 	inode->id = id;
-	dc_inode_hit_init(inode, c);
-	dc_mutex_init(&inode->mutex);
-	dc_refcount_set(&inode->ref, 1);
+	dci_inode_hit_init(inode, c);
+	dci_mutex_init(&inode->mutex);
+	dci_refcount_set(&inode->ref, 1);
 	return inode;
 }
 
@@ -220,35 +220,35 @@ int dc_inode_get(struct dc_cache *c, uint64_t id, struct dc_inode **out)
 	if (ret)
 		return ret;
 	/* An inode in use: no lock, one atomic. */
-	dc_rcu_read_lock();
-	inode = table_find(c, dc_rcu_dereference(c->itab.table), id);
-	if (inode && dc_refcount_inc_not_zero(&inode->ref)) {
-		dc_rcu_read_unlock();
+	dci_rcu_read_lock();
+	inode = table_find(c, dci_rcu_dereference(c->itab.table), id);
+	if (inode && dci_refcount_inc_not_zero(&inode->ref)) {
+		dci_rcu_read_unlock();
 		*out = inode;
 		return 0;
 	}
-	dc_rcu_read_unlock();
+	dci_rcu_read_unlock();
 
-	dc_mutex_lock(&c->itab.lock);
+	dci_mutex_lock(&c->itab.lock);
 	inode = table_find(c, table_locked(c), id);
 	if (inode) {
 		/* Hashed inodes always hold a reference: see dci_inode_put_unhash(). */
-		dc_refcount_inc(&inode->ref);
+		dci_refcount_inc(&inode->ref);
 	} else {
 		inode = inode_new(c, id);
 		if (!inode) {
-			dc_mutex_unlock(&c->itab.lock);
+			dci_mutex_unlock(&c->itab.lock);
 			return -ENOMEM;
 		}
 		table_insert(table_locked(c), inode);
-		dc_write_once(c->itab.nr, c->itab.nr + 1);
+		dci_write_once(c->itab.nr, c->itab.nr + 1);
 		table_maybe_grow(c);
 	}
-	dc_mutex_unlock(&c->itab.lock);
+	dci_mutex_unlock(&c->itab.lock);
 	*out = inode;
 	return 0;
 }
-DC_EXPORT(dc_inode_get);
+DCI_EXPORT(dc_inode_get);
 
 /*
  * Drop a reference; true if it was the last (the inode is unhashed then).
@@ -261,26 +261,26 @@ bool dci_inode_put_unhash(struct dc_inode *inode)
 	bool last;
 
 	/* Fast path: not the last reference, no table lock. */
-	if (dc_refcount_dec_not_one(&inode->ref))
+	if (dci_refcount_dec_not_one(&inode->ref))
 		return false;
-	dc_mutex_lock(&c->itab.lock);
-	last = dc_refcount_dec_and_test(&inode->ref);
+	dci_mutex_lock(&c->itab.lock);
+	last = dci_refcount_dec_and_test(&inode->ref);
 	if (last)
 		table_unlink(c, inode);
-	dc_mutex_unlock(&c->itab.lock);
+	dci_mutex_unlock(&c->itab.lock);
 	return last;
 }
 
 bool dci_inode_tryhold(struct dc_inode *inode)
 {
-	return dc_refcount_inc_not_zero(&inode->ref);
+	return dci_refcount_inc_not_zero(&inode->ref);
 }
 
 uint64_t dc_inode_id(const struct dc_inode *inode)
 {
 	return inode->id;
 }
-DC_EXPORT(dc_inode_id);
+DCI_EXPORT(dc_inode_id);
 
 /*
  * dc_cache_destroy(), once the reclaimer is stopped: unhash the next inode
@@ -290,28 +290,28 @@ DC_EXPORT(dc_inode_id);
 struct dc_inode *dci_inode_table_unhash_next(struct dc_cache *c,
 					     unsigned long *bucket)
 {
-	struct dc_inode_table *t;
+	struct dci_inode_table *t;
 	struct dc_inode *inode = NULL;
 
-	dc_mutex_lock(&c->itab.lock);
+	dci_mutex_lock(&c->itab.lock);
 	t = table_locked(c);
 	for (; *bucket < (1ul << t->bits); ++*bucket) {
-		inode = dc_rcu_dereference_protected(t->bucket[*bucket], table_held(c));
+		inode = dci_rcu_dereference_protected(t->bucket[*bucket], table_held(c));
 		if (inode) {
-			dc_pr_warn("dc_cache_destroy: inode %llu still referenced (%d)",
+			dci_pr_warn("dc_cache_destroy: inode %llu still referenced (%d)",
 				   (unsigned long long)inode->id,
-				   dc_refcount_read(&inode->ref));
+				   dci_refcount_read(&inode->ref));
 			table_unlink(c, inode);
 			break;
 		}
 	}
-	dc_mutex_unlock(&c->itab.lock);
+	dci_mutex_unlock(&c->itab.lock);
 	return inode;
 }
 
-/* The end of dc_cache_destroy(), after its dc_rcu_barrier(). */
+/* The end of dc_cache_destroy(), after its dci_rcu_barrier(). */
 void dci_inode_table_fini(struct dc_cache *c)
 {
-	dci_free(dc_rcu_dereference_protected(c->itab.table, true));
-	dc_mutex_destroy(&c->itab.lock);
+	dci_free(dci_rcu_dereference_protected(c->itab.table, true));
+	dci_mutex_destroy(&c->itab.lock);
 }

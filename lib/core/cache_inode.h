@@ -3,28 +3,28 @@
  * cache_inode.h - the inode table's accessors and functions (cache_inode.c), and an
  * inode's hints.
  */
-#ifndef DC_CACHE_INODE_H
-#define DC_CACHE_INODE_H
+#ifndef DCI_CACHE_INODE_H
+#define DCI_CACHE_INODE_H
 
 #include "cache_maptab.h"
 
 /* The inode table's accessor: inodes hashed now (a racy look). */
-static inline unsigned long dc_itab_nr_inodes(const struct dc_cache *c)
+static inline unsigned long dci_itab_nr_inodes(const struct dc_cache *c)
 {
-	return dc_read_once(c->itab.nr);
+	return dci_read_once(c->itab.nr);
 }
 
 /*
  * The hit path's part of a new inode of @c: copies of the cache's, no hint,
  * no mapping.
  */
-static inline void dc_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
+static inline void dci_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
 {
-	inode->stats = dc_pcounter_ref(&c->stats);
+	inode->stats = dci_pcounter_ref(&c->stats);
 	inode->range_size = c->range_size;
 	inode->range_shift = c->cfg.range_shift;
 	inode->hint_near = dci_hint_leaf_none;
-	dc_maptab_inode_init(inode, c);
+	dci_maptab_inode_init(inode, c);
 }
 
 /*
@@ -33,10 +33,10 @@ static inline void dc_inode_hit_init(struct dc_inode *inode, struct dc_cache *c)
  * inode's own hints (the mapping table answers for those).  Lock-free; the
  * caller holds a reference to @inode.
  */
-static inline struct dc_range *dc_hint_get(struct dc_inode *inode, uint64_t index)
+static inline struct dci_range *dci_hint_get(struct dc_inode *inode, uint64_t index)
 {
-	if (dc_likely(index < DC_HINT_LEAF_SLOTS))
-		return dc_read_once(inode->hint_near.slot[index]);
+	if (dci_likely(index < DCI_HINT_LEAF_SLOTS))
+		return dci_read_once(inode->hint_near.slot[index]);
 	return &dci_range_none;
 }
 
@@ -48,12 +48,12 @@ static inline struct dc_range *dc_hint_get(struct dc_inode *inode, uint64_t inde
  * hit's check until the setup publishes it).  Lock-free.  A racing store
  * of another validated hint may win: hints are never trusted.
  */
-static inline void dc_hint_refresh(struct dc_inode *inode, uint64_t index,
-				   struct dc_range *r)
+static inline void dci_hint_refresh(struct dc_inode *inode, uint64_t index,
+				   struct dci_range *r)
 {
-	if (index < DC_HINT_LEAF_SLOTS &&
-	    dc_read_once(inode->hint_near.slot[index]) != r)
-		dc_write_once(inode->hint_near.slot[index], r);
+	if (index < DCI_HINT_LEAF_SLOTS &&
+	    dci_read_once(inode->hint_near.slot[index]) != r)
+		dci_write_once(inode->hint_near.slot[index], r);
 }
 
 /* cache_inode.c */
@@ -66,4 +66,4 @@ bool dci_inode_tryhold(struct dc_inode *inode);
 bool dci_inode_put_unhash(struct dc_inode *inode);
 void dci_inode_free(struct dc_inode *inode);
 
-#endif /* DC_CACHE_INODE_H */
+#endif /* DCI_CACHE_INODE_H */

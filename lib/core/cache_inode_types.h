@@ -1,28 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cache_inode_types.h - the inode object (struct dc_inode) and the inode table's state
- * (cache_inode.c's: struct dc_itab).
+ * (cache_inode.c's: struct dci_itab).
  */
-#ifndef DC_CACHE_INODE_TYPES_H
-#define DC_CACHE_INODE_TYPES_H
+#ifndef DCI_CACHE_INODE_TYPES_H
+#define DCI_CACHE_INODE_TYPES_H
 
 #include "cache_range.h"
 
 struct dc_inode {
-	/* The hints of indexes below DC_HINT_LEAF_SLOTS: first, no offset to add. */
-	struct dc_hint_leaf hint_near;
-	/* The cache's, copied for the hit path (dc_inode_hit_init()). */
-	dc_pcounter_ref_t stats;	/* c->stats: dc_pcounter_ref_ready() */
+	/* The hints of indexes below DCI_HINT_LEAF_SLOTS: first, no offset to add. */
+	struct dci_hint_leaf hint_near;
+	/* The cache's, copied for the hit path (dci_inode_hit_init()). */
+	dci_pcounter_ref_t stats;	/* c->stats: dci_pcounter_ref_ready() */
 	uint64_t range_size;
 	unsigned int range_shift;
-	/* The mapping table's, and this inode's place in it: dc_maptab_bucket(). */
+	/* The mapping table's, and this inode's place in it: dci_maptab_bucket(). */
 	uint32_t map_mask, map_salt;
 	uint32_t *map_bucket;
-	struct dc_range *ranges;
+	struct dci_range *ranges;
 	struct dc_cache *cache;
 	uint64_t id;
-	dc_refcount_t ref;
-	dc_mutex_t mutex;		/* serializes table writers and claims */
+	dci_refcount_t ref;
+	dci_mutex_t mutex;		/* serializes table writers and claims */
 	/*
 	 * The ring of this inode's ranges in the mapping table (by range
 	 * number, DCI_MAP_NONE when empty), how many, where the own-inode
@@ -36,18 +36,18 @@ struct dc_inode {
 	/* Inode table chains, one per table generation (cache_inode.c). */
 	struct dc_inode __rcu *hash_next[2];
 	struct dc_inode *evict_next;	/* evict_list or orphans; pool lock */
-	dc_rcu_head_t rcu;
+	dci_rcu_head_t rcu;
 };
 
 /*
  * The inode table's state (cache_inode.c's: no other file names a member;
- * they use dc_itab_*() below and its functions).  Changed under @lock.
+ * they use dci_itab_*() below and its functions).  Changed under @lock.
  */
-struct dc_itab {
-	dc_mutex_t lock;
+struct dci_itab {
+	dci_mutex_t lock;
 	unsigned long nr;		/* inodes hashed */
-	struct dc_inode_table __rcu *table;
+	struct dci_inode_table __rcu *table;
 	int links_busy;			/* a retired table is still read */
 };
 
-#endif /* DC_CACHE_INODE_TYPES_H */
+#endif /* DCI_CACHE_INODE_TYPES_H */

@@ -30,7 +30,7 @@
 #include "cache_reclaim.h"
 #include "cache_trace.h"
 
-#define DC_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
+#define DCI_MAP_KNOWN	(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT | DC_MAP_NORECLAIM | \
 			 DC_MAP_MAY_BYPASS)
 
 /*
@@ -38,7 +38,7 @@
  * range's cache if the waiter is its.  A waiter counts itself in its
  * cache's @waiters before dci_waiters_any, both before it looks again.
  */
-static dc_noinline void range_unpin_waiters(struct dc_range *r)
+static dci_noinline void range_unpin_waiters(struct dci_range *r)
 {
 	struct dc_cache *c = dci_range_cache(r);
 
@@ -47,18 +47,18 @@ static dc_noinline void range_unpin_waiters(struct dc_range *r)
 	 * thread that is gone: the pin is dropped, nobody is woken.  Here,
 	 * not in dc_unpin(), so that the hit path pays nothing for it.
 	 */
-	if (dc_fork_check("dc_unpin"))
+	if (dci_fork_check("dc_unpin"))
 		return;
-	if (dc_pool_has_waiters(c))
+	if (dci_pool_has_waiters(c))
 		dci_pool_wake(c);
 }
 
 /* An unpin took the count to zero or below: report it, then go on. */
-static dc_noinline dc_cold void range_unpin_misused(struct dc_range *r)
+static dci_noinline dci_cold void range_unpin_misused(struct dci_range *r)
 {
-	dc_refcount_dec_report(&r->ref);
-	dc_smp_mb__after_atomic();
-	if (dc_atomic_nonzero(&dci_waiters_any))
+	dci_refcount_dec_report(&r->ref);
+	dci_smp_mb__after_atomic();
+	if (dci_atomic_nonzero(&dci_waiters_any))
 		range_unpin_waiters(r);
 }
 
@@ -71,14 +71,14 @@ static dc_noinline dc_cold void range_unpin_misused(struct dc_range *r)
  * the range's own is found only when someone waits (after the decrement is
  * fine: @r is type-stable, and which cache it belongs to never changes).
  */
-static inline void range_unpin(struct dc_range *r)
+static inline void range_unpin(struct dci_range *r)
 {
-	if (dc_unlikely(!dc_refcount_dec_fast(&r->ref))) {
+	if (dci_unlikely(!dci_refcount_dec_fast(&r->ref))) {
 		range_unpin_misused(r);
 		return;
 	}
-	dc_smp_mb__after_atomic();
-	if (dc_unlikely(dc_atomic_nonzero(&dci_waiters_any)))
+	dci_smp_mb__after_atomic();
+	if (dci_unlikely(dci_atomic_nonzero(&dci_waiters_any)))
 		range_unpin_waiters(r);
 }
 
@@ -87,15 +87,15 @@ static inline void range_unpin(struct dc_range *r)
  * the alignment of the pin's private pointer, the range or the slot (range
  * objects start cache lines, slots never do: PIN_SLOT_MASK):
  *
- * - in a slot of the pinning thread (userspace: DC_PLAT_PIN_SLOTS of them
+ * - in a slot of the pinning thread (userspace: DCI_PLAT_PIN_SLOTS of them
  *   per thread and cache, in the thread's block of the cache's per-thread
  *   counters, which the hit path reaches anyway): a hazard pointer.  The
  *   hit publishes the range in a free slot of its own line
- *   (dc_pin_slot_publish(): a full barrier), then checks that the count
+ *   (dci_pin_slot_publish(): a full barrier), then checks that the count
  *   is not 0 (no claim has taken the range since, and it is no pending
  *   entry) and that @gen has not moved (no setup has reused it).  It writes
  *   no line of the range once the range's hit count is at its cap
- *   (dc_range_hit()): threads hitting one range share its line.  A claim
+ *   (dci_range_hit()): threads hitting one range share its line.  A claim
  *   takes the count 1 -> 0, a full barrier, then looks at every thread's
  *   slots and gives the range back if one names it (cache_reclaim.c,
  *   claim_idle()): either the pin sees the 0 or the claim sees the pin.
@@ -104,21 +104,21 @@ static inline void range_unpin(struct dc_range *r)
  *   are ready for the cache; the unpin empties the slot, from any thread,
  *   so a pin outlives the thread that took it, and a thread that exits
  *   holding none leaves no slot behind.  A slot is held as long as its pin,
- *   however long: a thread that holds DC_PLAT_PIN_SLOTS pins of a cache
+ *   however long: a thread that holds DCI_PLAT_PIN_SLOTS pins of a cache
  *   counts its next ones, so long holds exhaust nothing.
  * - counted in the range's @ref: try_pin() (the general path: a miss, a
  *   hit from a thread whose counters are not ready, an upgrade), the hit
  *   path once its thread's slots are all taken, and every pin in the
- *   kernel, where DC_PLAT_PIN_SLOTS is 0: a pin there may be held across
+ *   kernel, where DCI_PLAT_PIN_SLOTS is 0: a pin there may be held across
  *   a fault's I/O, asleep and migrated, which a per-CPU slot does not
  *   survive (see lib/platform/kernel/platform.h).
  */
-#define PIN_SLOT_MASK	((uintptr_t)DC_CACHELINE - 1)
+#define PIN_SLOT_MASK	((uintptr_t)DCI_CACHELINE - 1)
 
 /* A slot pin's unpin found its slot empty: a pin dropped twice. */
-static dc_noinline dc_cold void slot_unpin_misused(void)
+static dci_noinline dci_cold void slot_unpin_misused(void)
 {
-	dc_warn_once(true, "dc_unpin: the pin was dropped already");
+	dci_warn_once(true, "dc_unpin: the pin was dropped already");
 }
 
 /*
@@ -126,11 +126,11 @@ static dc_noinline dc_cold void slot_unpin_misused(void)
  * locked decrement is), then, if someone waits for a range, wake the
  * range's cache as range_unpin() does.
  */
-static inline void slot_unpin(dc_pin_slot_t *slot)
+static inline void slot_unpin(dci_pin_slot_t *slot)
 {
-	struct dc_range *r = (struct dc_range *)dc_pin_slot_drop(slot);
+	struct dci_range *r = (struct dci_range *)dci_pin_slot_drop(slot);
 
-	if (dc_unlikely(dc_atomic_nonzero(&dci_waiters_any))) {
+	if (dci_unlikely(dci_atomic_nonzero(&dci_waiters_any))) {
 		if (r)
 			range_unpin_waiters(r);
 		else
@@ -154,18 +154,18 @@ static inline void slot_unpin(dc_pin_slot_t *slot)
  * pinned.  (An upgrade moves @gen under a pin too: such a race just drops
  * the pin and takes the slow path.)
  */
-static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
+static inline bool try_pin(struct dci_range *r, struct dc_inode *inode,
 			   uint64_t index, uint64_t *genp)
 {
-	uint64_t gen = dc_load_acquire(&r->gen);
+	uint64_t gen = dci_load_acquire(&r->gen);
 
-	if (dc_read_once(r->owner) != inode || dc_read_once(r->index) != index)
+	if (dci_read_once(r->owner) != inode || dci_read_once(r->index) != index)
 		return false;
-	if (!dc_refcount_inc_not_zero(&r->ref))
+	if (!dci_refcount_inc_not_zero(&r->ref))
 		return false;
-	if (dc_likely(dc_read_once(r->gen) == gen)) {
+	if (dci_likely(dci_read_once(r->gen) == gen)) {
 		/* Pinned: the line is ours already, a store costs nothing more. */
-		dc_inc_racy(r->hits);
+		dci_inc_racy(r->hits);
 		*genp = gen;
 		return true;
 	}
@@ -176,16 +176,16 @@ static inline bool try_pin(struct dc_range *r, struct dc_inode *inode,
 /*
  * The table half of the hit path: find the range mapping @index and pin
  * it, taking no lock; a pinned range becomes the index's hint if it has
- * one and it is not already (dc_hint_refresh(): no store when it is).
+ * one and it is not already (dci_hint_refresh(): no store when it is).
  */
-static struct dc_range *map_table(struct dc_inode *inode, uint64_t index,
+static struct dci_range *map_table(struct dc_inode *inode, uint64_t index,
 				  uint64_t *genp)
 {
-	struct dc_range *r = dc_maptab_lookup(inode, index);
+	struct dci_range *r = dci_maptab_lookup(inode, index);
 
 	if (!r || !try_pin(r, inode, index, genp))
 		return NULL;
-	dc_hint_refresh(inode, index, r);
+	dci_hint_refresh(inode, index, r);
 	return r;
 }
 
@@ -195,16 +195,16 @@ static inline uint64_t range_file_off(const struct dc_cache *c, uint64_t index)
 }
 
 /* A setup of @index of @inode failed with @ret: count and log it. */
-static dc_noinline dc_cold int setup_failed(struct dc_inode *inode,
+static dci_noinline dci_cold int setup_failed(struct dc_inode *inode,
 					    uint64_t index, bool writable,
 					    int ret)
 {
 	unsigned int nth;
 
-	ret = dci_pool_backend_failed(inode->cache, DC_BE_SETUP, ret, &nth);
+	ret = dci_pool_backend_failed(inode->cache, DCI_BE_SETUP, ret, &nth);
 	if (nth)
-		dc_pr_warn("setup of inode %llu range %llu%s failed: %d"
-			   DC_BE_FAIL_NOTE,
+		dci_pr_warn("setup of inode %llu range %llu%s failed: %d"
+			   DCI_BE_FAIL_NOTE,
 			   (unsigned long long)inode->id,
 			   (unsigned long long)index,
 			   writable ? " for writing" : "", ret, nth);
@@ -215,19 +215,19 @@ static dc_noinline dc_cold int setup_failed(struct dc_inode *inode,
  * range_setup() while the miss event is enabled: the same call, timed, and
  * the event.  Out of line, so that a miss without a tracer pays one test.
  */
-static dc_noinline dc_cold int range_setup_traced(struct dc_inode *inode,
-						  struct dc_range *r,
+static dci_noinline dci_cold int range_setup_traced(struct dc_inode *inode,
+						  struct dci_range *r,
 						  uint64_t index,
 						  unsigned int flags)
 {
 	struct dc_cache *c = inode->cache;
-	uint64_t t0 = dc_now_ns();
+	uint64_t t0 = dci_now_ns();
 	int ret;
 
 	ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
 			    r->win_off, c->range_size, flags);
 	dci_trace_miss(inode->id, index, r->win_off, c->range_size, flags,
-		       dc_now_ns() - t0, ret);
+		       dci_now_ns() - t0, ret);
 	return ret;
 }
 
@@ -235,27 +235,27 @@ static dc_noinline dc_cold int range_setup_traced(struct dc_inode *inode,
  * Ask the backend to map @index of @inode in @r, writable or not; a failure
  * is counted and logged (dci_pool_backend_failed()).  Returns 0 or the error.
  */
-static inline int range_setup(struct dc_inode *inode, struct dc_range *r,
+static inline int range_setup(struct dc_inode *inode, struct dci_range *r,
 			      uint64_t index, bool writable)
 {
 	struct dc_cache *c = inode->cache;
 	unsigned int flags = DC_MAP_READ | (writable ? DC_MAP_WRITE : 0);
 	int ret;
 
-	if (dc_unlikely(dci_trace_on(miss)))
+	if (dci_unlikely(dci_trace_on(miss)))
 		ret = range_setup_traced(inode, r, index, flags);
 	else
 		ret = c->ops->setup(c->priv, inode->id, range_file_off(c, index),
 				    r->win_off, c->range_size, flags);
-	return dc_likely(!ret) ? 0 : setup_failed(inode, index, writable, ret);
+	return dci_likely(!ret) ? 0 : setup_failed(inode, index, writable, ret);
 }
 
 /* Take @inode's mutex; -EAGAIN rather than wait for it under DC_MAP_NOWAIT. */
 static int map_lock(struct dc_inode *inode, unsigned int flags)
 {
 	if (flags & DC_MAP_NOWAIT)
-		return dc_mutex_trylock(&inode->mutex) ? 0 : -EAGAIN;
-	dc_mutex_lock(&inode->mutex);
+		return dci_mutex_trylock(&inode->mutex) ? 0 : -EAGAIN;
+	dci_mutex_lock(&inode->mutex);
 	return 0;
 }
 
@@ -265,7 +265,7 @@ static int map_lock(struct dc_inode *inode, unsigned int flags)
  * caller looks again.  Counted as a wait for a range.  Returns 0, or
  * -EAGAIN under DC_MAP_NOWAIT.
  */
-static dc_noinline int map_setup_wait(struct dc_inode *inode, struct dc_range *r,
+static dci_noinline int map_setup_wait(struct dc_inode *inode, struct dci_range *r,
 				      unsigned int flags)
 {
 	struct dc_cache *c = inode->cache;
@@ -273,11 +273,11 @@ static dc_noinline int map_setup_wait(struct dc_inode *inode, struct dc_range *r
 
 	if (flags & DC_MAP_NOWAIT)
 		return -EAGAIN;
-	start = dc_now_ns();
+	start = dci_now_ns();
 	dci_pool_setup_wait(c, r);
-	ns = dc_now_ns() - start;
-	dc_stat_inc(c, DC_STAT_WAITS);
-	dc_stat_add(c, DC_STAT_WAIT_NS, ns);
+	ns = dci_now_ns() - start;
+	dci_stat_inc(c, DCI_STAT_WAITS);
+	dci_stat_add(c, DCI_STAT_WAIT_NS, ns);
 	dci_trace_wait(inode->id, ns, 0);
 	return 0;
 }
@@ -288,7 +288,7 @@ static dc_noinline int map_setup_wait(struct dc_inode *inode, struct dc_range *r
  * up (@setting_up); the setup runs with no lock held, and the other writers
  * wait for it to end, then look again.
  */
-static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
+static int map_upgrade(struct dc_inode *inode, struct dci_range *r,
 		       unsigned int flags)
 {
 	struct dc_cache *c = inode->cache;
@@ -299,14 +299,14 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 		ret = map_lock(inode, flags);
 		if (ret)
 			return ret;
-		if (dc_range_writable(r)) {
-			dc_mutex_unlock(&inode->mutex);
+		if (dci_range_writable(r)) {
+			dci_mutex_unlock(&inode->mutex);
 			return 0;
 		}
-		busy = dc_read_once(r->setting_up);
+		busy = dci_read_once(r->setting_up);
 		if (!busy)
-			dc_range_setup_begin(r);
-		dc_mutex_unlock(&inode->mutex);
+			dci_range_setup_begin(r);
+		dci_mutex_unlock(&inode->mutex);
 		if (!busy)
 			break;
 		ret = map_setup_wait(inode, r, flags);
@@ -317,10 +317,10 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
 	ret = range_setup(inode, r, r->index, true);
 	if (!ret) {
 		/* A setup: a new generation, and a writable one. */
-		dc_store_release(&r->gen, dc_range_gen_next(r->gen, true));
-		dc_stat_inc(c, DC_STAT_UPGRADES);
+		dci_store_release(&r->gen, dci_range_gen_next(r->gen, true));
+		dci_stat_inc(c, DCI_STAT_UPGRADES);
 	}
-	dc_pool_setup_end(c, r);
+	dci_pool_setup_end(c, r);
 	return ret;
 }
 
@@ -332,10 +332,10 @@ static int map_upgrade(struct dc_inode *inode, struct dc_range *r,
  * window does, but not to the ranges it keeps using.
  */
 static inline bool upgrade_bypassed(struct dc_cache *c, struct dc_inode *inode,
-				    struct dc_range *r, unsigned int flags)
+				    struct dci_range *r, unsigned int flags)
 {
-	return dc_admit_applies(c, flags) && !dc_pool_nr_free(c) &&
-	       !dci_admit_write_hit(c, inode->id, dc_read_once(r->index));
+	return dci_admit_applies(c, flags) && !dci_pool_nr_free(c) &&
+	       !dci_admit_write_hit(c, inode->id, dci_read_once(r->index));
 }
 
 /* The deadline @timeout_ns after @now; saturating: a huge timeout is forever. */
@@ -364,14 +364,14 @@ static uint64_t time_left(uint64_t deadline, uint64_t now)
  * *@kick whether to start the background reclaimer once the mutex is
  * dropped).
  */
-static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
-				    const struct dc_admit_cand *cand,
+static struct dci_range *alloc_range(struct dc_inode *inode, unsigned int flags,
+				    const struct dci_admit_cand *cand,
 				    bool *refused, bool *contested,
-				    struct dc_range_backend *was, bool *on_busy,
+				    struct dci_range_backend *was, bool *on_busy,
 				    bool *kick)
 {
 	struct dc_cache *c = inode->cache;
-	struct dc_range *r;
+	struct dci_range *r;
 
 	*refused = false;
 	*contested = false;
@@ -404,17 +404,17 @@ static struct dc_range *alloc_range(struct dc_inode *inode, unsigned int flags,
  * range back, removing what the backend maps there (@was).  The mark is
  * cleared before the range can be anyone else's.  Returns @ret.
  */
-static dc_noinline dc_cold int map_new_failed(struct dc_inode *inode,
-					      struct dc_range *r,
-					      const struct dc_range_backend *was,
+static dci_noinline dci_cold int map_new_failed(struct dc_inode *inode,
+					      struct dci_range *r,
+					      const struct dci_range_backend *was,
 					      bool on_busy, int ret)
 {
 	struct dc_cache *c = inode->cache;
 
-	dc_mutex_lock(&inode->mutex);
+	dci_mutex_lock(&inode->mutex);
 	dci_maptab_remove(c, r);
-	dc_mutex_unlock(&inode->mutex);
-	dc_pool_setup_end(c, r);
+	dci_mutex_unlock(&inode->mutex);
+	dci_pool_setup_end(c, r);
 	dci_range_release(c, r, was, on_busy);
 	return ret;
 }
@@ -434,8 +434,8 @@ static dc_noinline dc_cold int map_new_failed(struct dc_inode *inode,
  * published and pinned once for the caller; the mutex is dropped either
  * way.
  */
-static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
-		   unsigned int flags, const struct dc_range_backend *was,
+static int map_new(struct dc_inode *inode, struct dci_range *r, uint64_t index,
+		   unsigned int flags, const struct dci_range_backend *was,
 		   bool on_busy, bool kick)
 {
 	struct dc_cache *c = inode->cache;
@@ -447,35 +447,35 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
 	 * The mark first: whoever finds the entry finds it set.  At count 0
 	 * the new identity fails every pin (try_pin()).
 	 */
-	dc_range_setup_begin(r);
-	dc_write_once(r->owner, inode);
-	dc_write_once(r->index, index);
+	dci_range_setup_begin(r);
+	dci_write_once(r->owner, inode);
+	dci_write_once(r->index, index);
 	dci_maptab_insert(c, r);
-	dc_hint_refresh(inode, index, r);
-	dc_mutex_unlock(&inode->mutex);
+	dci_hint_refresh(inode, index, r);
+	dci_mutex_unlock(&inode->mutex);
 	/* The pool fell below its threshold: the mutex is free for it now. */
 	if (kick)
 		dci_pool_kick_reclaimer(c);
 	ret = range_setup(inode, r, index, writable);
-	if (dc_unlikely(ret))
+	if (dci_unlikely(ret))
 		return map_new_failed(inode, r, was, on_busy, ret);
 	r->backend_mapped = true;
-	dc_write_once(r->hits, 0);
+	dci_write_once(r->hits, 0);
 	/* After the identity: see try_pin(). */
-	dc_store_release(&r->gen, dc_range_gen_next(r->gen, writable));
+	dci_store_release(&r->gen, dci_range_gen_next(r->gen, writable));
 	/* One reference for the mapping, one for the caller's pin. */
-	dc_refcount_set_release(&r->ref, 2);
+	dci_refcount_set_release(&r->ref, 2);
 	if (!on_busy)
 		dci_pool_add_busy(c, r);
 	/* Published first: a waiter that sees the setup end can pin it. */
-	dc_pool_setup_end(c, r);
-	dc_stat_inc(c, DC_STAT_MISSES);
+	dci_pool_setup_end(c, r);
+	dci_stat_inc(c, DCI_STAT_MISSES);
 	return 0;
 }
 
 /*
  * A flagged miss with no range free and none on its way, that would lose
- * to any victim (see dc_admit_cand_hopeless()) or that the eviction budget
+ * to any victim (see dci_admit_cand_hopeless()) or that the eviction budget
  * refuses (dci_admit_over_budget(), which counts it), is bypassed whatever
  * happens under the mutex: note it in *@cand and say whether to bypass it
  * without the mutex, so that it does not wait behind another thread's
@@ -485,12 +485,12 @@ static int map_new(struct dc_inode *inode, struct dc_range *r, uint64_t index,
  */
 static bool miss_hopeless(struct dc_cache *c, struct dc_inode *inode,
 			  uint64_t file_off, unsigned int flags,
-			  struct dc_admit_cand *cand)
+			  struct dci_admit_cand *cand)
 {
 	dci_admit_note_miss(c, inode, file_off, flags & DC_MAP_WRITE, cand);
-	if (!dc_admit_cand_hopeless(cand) && !dci_admit_over_budget(c, cand))
+	if (!dci_admit_cand_hopeless(cand) && !dci_admit_over_budget(c, cand))
 		return false;
-	dc_stat_inc(c, cand->write ? DC_STAT_BYPASS_WRITE : DC_STAT_BYPASS_FULL);
+	dci_stat_inc(c, cand->write ? DCI_STAT_BYPASS_WRITE : DCI_STAT_BYPASS_FULL);
 	dci_trace_bypass(inode->id, cand->index, cand->write ?
 			 DCI_TRACE_BYPASS_WRITE : DCI_TRACE_BYPASS_FULL);
 	return true;
@@ -500,12 +500,12 @@ static bool miss_hopeless(struct dc_cache *c, struct dc_inode *inode,
  * A miss of @cand mapped over a victim it contested (and beat).  Out of
  * line: inline, it cost every miss 4 instructions (bench/cache/instr).
  */
-static dc_noinline void map_contested(struct dc_cache *c,
-				      const struct dc_admit_cand *cand)
+static dci_noinline void map_contested(struct dc_cache *c,
+				      const struct dci_admit_cand *cand)
 {
-	dc_stat_inc(c, DC_STAT_ADMITS_CONTESTED);
+	dci_stat_inc(c, DCI_STAT_ADMITS_CONTESTED);
 	if (cand->stride)
-		dc_stat_inc(c, DC_STAT_ADMITS_STREAM);
+		dci_stat_inc(c, DCI_STAT_ADMITS_STREAM);
 }
 
 /*
@@ -513,22 +513,22 @@ static dc_noinline void map_contested(struct dc_cache *c,
  * pinned it: a hit after all (a write may upgrade it, or be bypassed).
  * Returns 0 with @r pinned, else DC_MAP_BYPASS or an error, unpinned.
  */
-static int map_found(struct dc_inode *inode, struct dc_range *r,
+static int map_found(struct dc_inode *inode, struct dci_range *r,
 		     unsigned int flags)
 {
 	struct dc_cache *c = inode->cache;
 	int ret;
 
-	if (!(flags & DC_MAP_WRITE) || dc_range_writable(r)) {
-		dc_stat_inc(c, DC_STAT_HITS);
+	if (!(flags & DC_MAP_WRITE) || dci_range_writable(r)) {
+		dci_stat_inc(c, DCI_STAT_HITS);
 		return 0;
 	}
 	if (upgrade_bypassed(c, inode, r, flags)) {
 		range_unpin(r);
-		dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
+		dci_stat_inc(c, DCI_STAT_BYPASS_WRITE);
 		return DC_MAP_BYPASS;
 	}
-	dc_stat_inc(c, DC_STAT_HITS);
+	dci_stat_inc(c, DCI_STAT_HITS);
 	ret = map_upgrade(inode, r, flags);
 	if (ret)
 		range_unpin(r);
@@ -545,20 +545,20 @@ static int map_no_range(struct dc_cache *c, unsigned int flags, bool admit,
 			bool refused)
 {
 	if (refused) {
-		dc_stat_inc(c, flags & DC_MAP_WRITE ? DC_STAT_BYPASS_WRITE :
-				      DC_STAT_BYPASS_FULL);
+		dci_stat_inc(c, flags & DC_MAP_WRITE ? DCI_STAT_BYPASS_WRITE :
+				      DCI_STAT_BYPASS_FULL);
 		return DC_MAP_BYPASS;
 	}
 	dci_pool_kick_reclaimer(c);
 	if (admit && !(flags & DC_MAP_NORECLAIM) &&
-	    ((flags & DC_MAP_NOWAIT) || !dc_reclaim_in_flight(c))) {
+	    ((flags & DC_MAP_NOWAIT) || !dci_reclaim_in_flight(c))) {
 		/*
 		 * Nothing idle to reclaim and nothing on its way to the free
 		 * pool: serve it directly, no wait.  Ranges the background
 		 * reclaimer holds are not "every range busy": they are free
 		 * in a moment, so wait for them.
 		 */
-		dc_stat_inc(c, DC_STAT_BYPASS_BUSY);
+		dci_stat_inc(c, DCI_STAT_BYPASS_BUSY);
 		return DC_MAP_BYPASS;
 	}
 	if (flags & (DC_MAP_NOWAIT | DC_MAP_NORECLAIM))
@@ -589,29 +589,29 @@ static int map_wait(struct dc_cache *c, struct map_wait *w, bool admit,
 	int ret;
 
 	if (!w->registered) {
-		dc_waiters_enter(c);
+		dci_waiters_enter(c);
 		w->registered = true;
-		w->start = dc_now_ns();
+		w->start = dci_now_ns();
 		w->deadline = deadline_after(w->start, timeout_ns);
-		w->ev = dc_pool_events(c);
+		w->ev = dci_pool_events(c);
 		return 0;
 	}
 	/* One clock read: two could make deadline - now wrap. */
-	now = dc_now_ns();
-	dc_pool_sleep_begin(c);
-	ret = dc_waitq_wait_timeout(dc_pool_waitq(c),
-			dc_pool_events(c) != w->ev ||
-			(admit && !dc_reclaim_in_flight(c)),
+	now = dci_now_ns();
+	dci_pool_sleep_begin(c);
+	ret = dci_waitq_wait_timeout(dci_pool_waitq(c),
+			dci_pool_events(c) != w->ev ||
+			(admit && !dci_reclaim_in_flight(c)),
 			time_left(w->deadline, now));
-	dc_pool_sleep_end(c);
+	dci_pool_sleep_end(c);
 	if (ret) {
 		if (admit && ret == -ETIMEDOUT) {
-			dc_stat_inc(c, DC_STAT_BYPASS_BUSY);
+			dci_stat_inc(c, DCI_STAT_BYPASS_BUSY);
 			ret = DC_MAP_BYPASS;
 		}
 		return ret;
 	}
-	w->ev = dc_pool_events(c);
+	w->ev = dci_pool_events(c);
 	return 0;
 }
 
@@ -623,10 +623,10 @@ static void map_wait_end(struct dc_cache *c, const struct map_wait *w,
 
 	if (!w->registered)
 		return;
-	dc_waiters_leave(c);
-	ns = dc_now_ns() - w->start;
-	dc_stat_inc(c, DC_STAT_WAITS);
-	dc_stat_add(c, DC_STAT_WAIT_NS, ns);
+	dci_waiters_leave(c);
+	ns = dci_now_ns() - w->start;
+	dci_stat_inc(c, DCI_STAT_WAITS);
+	dci_stat_add(c, DCI_STAT_WAIT_NS, ns);
 	dci_trace_wait(ino, ns, ret);
 }
 
@@ -641,19 +641,19 @@ static void map_wait_end(struct dc_cache *c, const struct map_wait *w,
  * DC_MAP_BYPASS.
  */
 static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
-		    uint64_t timeout_ns, struct dc_range **out)
+		    uint64_t timeout_ns, struct dci_range **out)
 {
 	struct dc_cache *c = inode->cache;
 	uint64_t index = file_off >> c->cfg.range_shift;
-	bool admit = dc_admit_applies(c, flags);
+	bool admit = dci_admit_applies(c, flags);
 	bool noted = false, refused, contested, on_busy, kick;
 	struct map_wait w = { .deadline = DC_WAIT_FOREVER };
-	struct dc_admit_cand cand;
-	struct dc_range_backend was;
-	struct dc_range *r;
+	struct dci_admit_cand cand;
+	struct dci_range_backend was;
+	struct dci_range *r;
 	int ret;
 
-	if (admit && !dc_pool_nr_free(c) && !dc_reclaim_in_flight(c)) {
+	if (admit && !dci_pool_nr_free(c) && !dci_reclaim_in_flight(c)) {
 		noted = true;
 		if (miss_hopeless(c, inode, file_off, flags, &cand))
 			return DC_MAP_BYPASS;
@@ -663,18 +663,18 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 		if (ret)
 			break;
 		/* Under the mutex, the table's answer is exact for this inode. */
-		r = dc_maptab_lookup(inode, index);
+		r = dci_maptab_lookup(inode, index);
 		if (r) {
 			/*
 			 * Mapped by a racing thread (under the mutex, a count
 			 * of 0 is a pending entry: see map_new()).
 			 */
-			if (dc_likely(dc_refcount_inc_not_zero(&r->ref))) {
-				dc_mutex_unlock(&inode->mutex);
+			if (dci_likely(dci_refcount_inc_not_zero(&r->ref))) {
+				dci_mutex_unlock(&inode->mutex);
 				ret = map_found(inode, r, flags);
 				break;
 			}
-			dc_mutex_unlock(&inode->mutex);
+			dci_mutex_unlock(&inode->mutex);
 			ret = map_setup_wait(inode, r, flags);
 			if (ret)
 				break;
@@ -688,13 +688,13 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 				&contested, &was, &on_busy, &kick);
 		if (r) {
 			/* Claimed: ours alone until map_new() publishes it. */
-			dc_write_once(r->stream_stride, admit ? cand.stride : 0);
+			dci_write_once(r->stream_stride, admit ? cand.stride : 0);
 			ret = map_new(inode, r, index, flags, &was, on_busy, kick);
 			if (!ret && contested)
 				map_contested(c, &cand);
 			break;
 		}
-		dc_mutex_unlock(&inode->mutex);
+		dci_mutex_unlock(&inode->mutex);
 		ret = map_no_range(c, flags, admit, refused);
 		if (!ret)
 			ret = map_wait(c, &w, admit, timeout_ns);
@@ -713,7 +713,7 @@ static int map_slow(struct dc_inode *inode, uint64_t file_off, unsigned int flag
 }
 
 /* Fill @pin for @file_off, in @r pinned at generation @gen. */
-static inline void pin_fill(uint64_t range_size, struct dc_range *r,
+static inline void pin_fill(uint64_t range_size, struct dci_range *r,
 			    uint64_t file_off, uint64_t gen, struct dc_pin *pin)
 {
 	uint64_t in = file_off & (range_size - 1);
@@ -745,7 +745,7 @@ static int map_no_pin(struct dc_pin *pin, int ret)
  * control may be refused (DC_MAP_BYPASS); then fill @pin.
  */
 static inline int map_pinned(struct dc_cache *c, struct dc_inode *inode,
-			     struct dc_range *r, uint64_t gen, uint64_t file_off,
+			     struct dci_range *r, uint64_t gen, uint64_t file_off,
 			     unsigned int flags, struct dc_pin *pin)
 {
 	int ret;
@@ -753,10 +753,10 @@ static inline int map_pinned(struct dc_cache *c, struct dc_inode *inode,
 	if ((flags & DC_MAP_WRITE) && !(gen & 1) &&
 	    upgrade_bypassed(c, inode, r, flags)) {
 		range_unpin(r);
-		dc_stat_inc(c, DC_STAT_BYPASS_WRITE);
+		dci_stat_inc(c, DCI_STAT_BYPASS_WRITE);
 		return map_no_pin(pin, DC_MAP_BYPASS);
 	}
-	dc_stat_inc(c, DC_STAT_HITS);
+	dci_stat_inc(c, DCI_STAT_HITS);
 	if ((flags & DC_MAP_WRITE) && !(gen & 1)) {
 		ret = map_upgrade(inode, r, flags);
 		if (ret) {
@@ -764,7 +764,7 @@ static inline int map_pinned(struct dc_cache *c, struct dc_inode *inode,
 			return map_no_pin(pin, ret);
 		}
 	}
-	pin_fill(c->range_size, r, file_off, dc_read_once(r->gen), pin);
+	pin_fill(c->range_size, r, file_off, dci_read_once(r->gen), pin);
 	return 0;
 }
 
@@ -776,12 +776,12 @@ static inline int map_pinned(struct dc_cache *c, struct dc_inode *inode,
  * @use_cfg: wait for the cache's wait_timeout_ns rather than @timeout_ns
  * (dc_map()).
  */
-static dc_noinline int
+static dci_noinline int
 map_missed(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	   uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
 {
 	struct dc_cache *c = inode->cache;
-	struct dc_range *r;
+	struct dci_range *r;
 	int ret;
 
 	if (use_cfg)
@@ -789,22 +789,22 @@ map_missed(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	ret = map_slow(inode, file_off, flags, timeout_ns, &r);
 	if (ret)
 		return map_no_pin(pin, ret);
-	pin_fill(c->range_size, r, file_off, dc_read_once(r->gen), pin);
+	pin_fill(c->range_size, r, file_off, dci_read_once(r->gen), pin);
 	return 0;
 }
 
 /* The general way once the hint did not pin: the table, a hit there, else map_missed(). */
-static dc_noinline int
+static dci_noinline int
 map_unhinted(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	     uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
 {
 	struct dc_cache *c = inode->cache;
 	uint64_t index, gen = 0;
-	struct dc_range *r;
+	struct dci_range *r;
 
 	index = file_off >> c->cfg.range_shift;
 	r = map_table(inode, index, &gen);
-	if (dc_likely(r))
+	if (dci_likely(r))
 		return map_pinned(c, inode, r, gen, file_off, flags, pin);
 	return map_missed(inode, file_off, flags, timeout_ns, use_cfg, pin);
 }
@@ -813,28 +813,28 @@ map_unhinted(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
  * Everything but a read hit through the hint: the arguments' checks, the
  * hint again (writes come here first), then map_unhinted().
  */
-static dc_noinline int
+static dci_noinline int
 map_general(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	    uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
 {
-	struct dc_range *r;
+	struct dci_range *r;
 	uint64_t index, gen = 0;
 	int ret;
 
-	ret = dci_entry_check(inode && pin && !(flags & ~DC_MAP_KNOWN),
+	ret = dci_entry_check(inode && pin && !(flags & ~DCI_MAP_KNOWN),
 			      use_cfg ? "dc_map" : "dc_map_timeout");
-	if (dc_unlikely(ret))
+	if (dci_unlikely(ret))
 		return map_no_pin(pin, ret);
 	index = file_off >> inode->cache->cfg.range_shift;
-	r = dc_hint_get(inode, index);
+	r = dci_hint_get(inode, index);
 	if (try_pin(r, inode, index, &gen))
 		return map_pinned(inode->cache, inode, r, gen, file_off, flags, pin);
 	return map_unhinted(inode, file_off, flags, timeout_ns, use_cfg, pin);
 }
 
 /* The hit path's pin lost a race with a setup: drop it, go the general way. */
-static dc_noinline dc_cold int
-map_raced(struct dc_range *r, struct dc_inode *inode, uint64_t file_off,
+static dci_noinline dci_cold int
+map_raced(struct dci_range *r, struct dc_inode *inode, uint64_t file_off,
 	  unsigned int flags, uint64_t timeout_ns, bool use_cfg,
 	  struct dc_pin *pin)
 {
@@ -846,8 +846,8 @@ map_raced(struct dc_range *r, struct dc_inode *inode, uint64_t file_off,
  * The hit path's slot pin lost a race with a claim (the count was 0) or a
  * setup: let go of it, go the general way.
  */
-static dc_noinline dc_cold int
-map_slot_raced(dc_pin_slot_t *slot, struct dc_inode *inode, uint64_t file_off,
+static dci_noinline dci_cold int
+map_slot_raced(dci_pin_slot_t *slot, struct dc_inode *inode, uint64_t file_off,
 	       unsigned int flags, uint64_t timeout_ns, bool use_cfg,
 	       struct dc_pin *pin)
 {
@@ -858,33 +858,6 @@ map_slot_raced(dc_pin_slot_t *slot, struct dc_inode *inode, uint64_t file_off,
 static int map_hit_more(struct dc_inode *inode, uint64_t file_off,
 			unsigned int flags, uint64_t timeout_ns, bool use_cfg,
 			struct dc_pin *pin);
-
-/*
- * The hit path's look past the inode's own hints: walk @index's chain in
- * the mapping table (a hash, about one range) for the range whose identity
- * is @index of @inode, each range's generation loaded into *@genp before
- * its identity is compared, as for a hint (the walk of dc_maptab_walk(),
- * spelled out so that a range found needs no test): true with the range
- * in *@rp.  False at the chain's end: nothing there, or a range that moved
- * under the walk (see cache_maptab.c), and the general way looks again.
- */
-static dc_always_inline bool
-hit_table_walk(struct dc_inode *inode, uint64_t index, struct dc_range **rp,
-	       uint64_t *genp)
-{
-	uint32_t v = dc_maptab_chain_first(inode, dc_maptab_bucket(inode, index));
-
-	for (;;) {
-		if (dc_unlikely(dc_maptab_chain_end(v)))
-			return false;
-		*rp = dc_maptab_chain_range(inode, v);
-		*genp = dc_load_acquire(&(*rp)->gen);
-		if (!dc_read_once_ne((*rp)->owner, inode) &&
-		    !dc_read_once_ne((*rp)->index, index))
-			return true;
-		v = dc_maptab_chain_next(*rp);
-	}
-}
 
 /*
  * The hit path: a read of a mapped range, or (@write) a write of a range
@@ -901,46 +874,46 @@ hit_table_walk(struct dc_inode *inode, uint64_t index, struct dc_range **rp,
  * general way (an upgrade).  Everything else is a tail call, so that this
  * stays a leaf.  The arguments are checked.
  */
-static dc_always_inline int
+static dci_always_inline int
 map_hit(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin, bool write,
 	bool more)
 {
-	dc_pin_slot_t *first, *slot;
-	struct dc_range *r;
+	dci_pin_slot_t *first, *slot;
+	struct dci_range *r;
 	uint64_t index, gen;
 
 	/*
 	 * Not ready: not a caller (map_general() says why) or counting
 	 * into another cache.  The cache's constants are the inode's copies.
 	 */
-	if (dc_unlikely(!dc_pcounter_ref_ready(inode->stats)))
+	if (dci_unlikely(!dci_pcounter_ref_ready(inode->stats)))
 		goto general;
 	index = file_off >> inode->range_shift;
-	if (dc_likely(index < DC_HINT_LEAF_SLOTS)) {
-		r = dc_hint_get(inode, index);
-		gen = dc_load_acquire(&r->gen);
-		if (dc_unlikely(dc_read_once_ne(r->owner, inode) ||
-				dc_read_once_ne(r->index, index)))
+	if (dci_likely(index < DCI_HINT_LEAF_SLOTS)) {
+		r = dci_hint_get(inode, index);
+		gen = dci_load_acquire(&r->gen);
+		if (dci_unlikely(dci_read_once_ne(r->owner, inode) ||
+				dci_read_once_ne(r->index, index)))
 			goto unhinted;
-	} else {
-		if (!hit_table_walk(inode, index, &r, &gen))
-			goto missed;
+	} else if (!dci_maptab_walk(inode, dci_maptab_bucket(inode, index),
+				    index, &r, NULL, &gen)) {
+		goto missed;	/* or moved under the walk: the general way */
 	}
 	/* An upgrade: the general way. */
-	if (write && dc_unlikely(!(gen & 1)))
+	if (write && dci_unlikely(!(gen & 1)))
 		goto unhinted;
-	if (DC_PLAT_PIN_SLOTS) {
-		first = dc_pin_slot_first(inode->stats);
+	if (DCI_PLAT_PIN_SLOTS) {
+		first = dci_pin_slot_first(inode->stats);
 		if (!more) {
 			/* The thread holds a pin already: out of line. */
-			if (dc_unlikely(!dc_pin_slot_free(first)))
+			if (dci_unlikely(!dci_pin_slot_free(first)))
 				return map_hit_more(inode, file_off, flags,
 						    timeout_ns, use_cfg, pin);
-			dc_pin_slot_publish(first, r);
+			dci_pin_slot_publish(first, r);
 			slot = first;
 		} else {
-			slot = dc_pin_slot_take_more(first, r);
+			slot = dci_pin_slot_take_more(first, r);
 			if (!slot)
 				goto counted;
 		}
@@ -950,26 +923,26 @@ map_hit(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 		 * entry); acquire: a count set by a newer setup than @gen's
 		 * comes with that setup's @gen, which the check then sees.
 		 */
-		if (dc_unlikely(dc_refcount_zero_acquire(&r->ref) ||
-				dc_read_once_ne(r->gen, gen)))
+		if (dci_unlikely(dci_refcount_zero_acquire(&r->ref) ||
+				dci_read_once_ne(r->gen, gen)))
 			return map_slot_raced(slot, inode, file_off, flags,
 					      timeout_ns, use_cfg, pin);
-		dc_range_hit(r);
+		dci_range_hit(r);
 		pin_fill(inode->range_size, r, file_off, gen, pin);
 		/* Never a range: no slot starts a cache line. */
 		pin->range = slot;
-		dc_pcounter_slot_add(inode->stats, first, DC_STAT_HITS, 1);
+		dci_pcounter_slot_add(inode->stats, first, DCI_STAT_HITS, 1);
 		return 0;
 	}
 counted:
-	if (dc_unlikely(!dc_refcount_inc_not_zero_fast(&r->ref)))
+	if (dci_unlikely(!dci_refcount_inc_not_zero_fast(&r->ref)))
 		goto unhinted;
-	if (dc_unlikely(dc_read_once_ne(r->gen, gen)))
+	if (dci_unlikely(dci_read_once_ne(r->gen, gen)))
 		return map_raced(r, inode, file_off, flags, timeout_ns, use_cfg, pin);
 	/* Pinned: the line is ours already, a store costs nothing more. */
-	dc_inc_racy(r->hits);
+	dci_inc_racy(r->hits);
 	pin_fill(inode->range_size, r, file_off, gen, pin);
-	dc_pcounter_ref_add(inode->stats, DC_STAT_HITS, 1);
+	dci_pcounter_ref_add(inode->stats, DCI_STAT_HITS, 1);
 	return 0;
 
 general:
@@ -987,7 +960,7 @@ unhinted:
  * counted once every slot is taken.  A read or a write, the arguments
  * checked.
  */
-static dc_noinline int map_hit_more(struct dc_inode *inode, uint64_t file_off,
+static dci_noinline int map_hit_more(struct dc_inode *inode, uint64_t file_off,
 				    unsigned int flags, uint64_t timeout_ns,
 				    bool use_cfg, struct dc_pin *pin)
 {
@@ -996,7 +969,7 @@ static dc_noinline int map_hit_more(struct dc_inode *inode, uint64_t file_off,
 }
 
 /* The hit path of a write (valid arguments): map_hit(), out of the read's way. */
-static dc_noinline int
+static dci_noinline int
 map_write(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	  uint64_t timeout_ns, bool use_cfg, struct dc_pin *pin)
 {
@@ -1009,13 +982,13 @@ map_write(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
  * a read pays nothing for its test of the mapping's writable bit;
  * anything else goes the general way, which checks the arguments.
  */
-static dc_always_inline int
+static dci_always_inline int
 map_common(struct dc_inode *inode, uint64_t file_off,
 			     unsigned int flags, uint64_t timeout_ns,
 			     bool use_cfg, struct dc_pin *pin)
 {
-	if (dc_unlikely(!inode || !pin || (flags & ~(DC_MAP_KNOWN & ~DC_MAP_WRITE)))) {
-		if (inode && pin && !(flags & ~DC_MAP_KNOWN))
+	if (dci_unlikely(!inode || !pin || (flags & ~(DCI_MAP_KNOWN & ~DC_MAP_WRITE)))) {
+		if (inode && pin && !(flags & ~DCI_MAP_KNOWN))
 			return map_write(inode, file_off, flags, timeout_ns,
 					 use_cfg, pin);
 		return map_general(inode, file_off, flags, timeout_ns, use_cfg, pin);
@@ -1029,14 +1002,14 @@ int dc_map_timeout(struct dc_inode *inode, uint64_t file_off,
 {
 	return map_common(inode, file_off, flags, timeout_ns, false, pin);
 }
-DC_EXPORT(dc_map_timeout);
+DCI_EXPORT(dc_map_timeout);
 
 int dc_map(struct dc_inode *inode, uint64_t file_off, unsigned int flags,
 	   struct dc_pin *pin)
 {
 	return map_common(inode, file_off, flags, 0, true, pin);
 }
-DC_EXPORT(dc_map);
+DCI_EXPORT(dc_map);
 
 void dc_unpin(struct dc_pin *pin)
 {
@@ -1046,17 +1019,17 @@ void dc_unpin(struct dc_pin *pin)
 		return;
 	p = (uintptr_t)pin->range;
 	/* A slot first: the hit path's pin, the common one. */
-	if (DC_PLAT_PIN_SLOTS && dc_likely(p & PIN_SLOT_MASK)) {
+	if (DCI_PLAT_PIN_SLOTS && dci_likely(p & PIN_SLOT_MASK)) {
 		pin->range = NULL;
-		slot_unpin((dc_pin_slot_t *)p);
+		slot_unpin((dci_pin_slot_t *)p);
 		return;
 	}
 	if (!p)
 		return;
 	pin->range = NULL;
-	range_unpin((struct dc_range *)p);
+	range_unpin((struct dci_range *)p);
 }
-DC_EXPORT(dc_unpin);
+DCI_EXPORT(dc_unpin);
 
 int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 {
@@ -1065,30 +1038,30 @@ int dc_wait_free(struct dc_cache *c, uint64_t timeout_ns)
 
 	if (!c)
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
-	deadline = deadline_after(dc_now_ns(), timeout_ns);
-	dc_waiters_enter(c);
+	deadline = deadline_after(dci_now_ns(), timeout_ns);
+	dci_waiters_enter(c);
 	for (;;) {
-		ev = dc_pool_events(c);
-		if (dc_pool_nr_free(c))
+		ev = dci_pool_events(c);
+		if (dci_pool_nr_free(c))
 			break;
 		dci_pool_kick_reclaimer(c);
-		now = dc_now_ns();
+		now = dci_now_ns();
 		if (deadline != DC_WAIT_FOREVER && now >= deadline) {
 			ret = -ETIMEDOUT;
 			break;
 		}
-		dc_pool_sleep_begin(c);
-		ret = dc_waitq_wait_timeout(dc_pool_waitq(c),
-				dc_pool_events(c) != ev ||
-				dc_pool_nr_free(c),
+		dci_pool_sleep_begin(c);
+		ret = dci_waitq_wait_timeout(dci_pool_waitq(c),
+				dci_pool_events(c) != ev ||
+				dci_pool_nr_free(c),
 				time_left(deadline, now));
-		dc_pool_sleep_end(c);
+		dci_pool_sleep_end(c);
 		if (ret)
 			break;
 	}
-	dc_waiters_leave(c);
+	dci_waiters_leave(c);
 	return ret;
 }
-DC_EXPORT(dc_wait_free);
+DCI_EXPORT(dc_wait_free);

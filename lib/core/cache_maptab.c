@@ -36,8 +36,8 @@
  * bucket's, hashed: chains hold the ranges of many inodes) inside the
  * owner's inode mutex; nothing is taken inside it.
  *
- * Owns struct dc_maptab in the cache (the buckets, the ring links, the
- * chain locks), which other files reach through dc_maptab_*().
+ * Owns struct dci_maptab in the cache (the buckets, the ring links, the
+ * chain locks), which other files reach through dci_maptab_*().
  *
  * Callers: cache_map.c (lookups, inserts, the undo of a failed setup),
  * cache_reclaim.c (lookups, removes, the rings), cache_admit.c (lookups),
@@ -48,13 +48,13 @@
 /* Locks for the buckets at most: enough that misses of other chains rarely meet. */
 #define MAPTAB_LOCKS_MAX	256u
 
-static dc_spinlock_t *maptab_lock(struct dc_cache *c, uint32_t b)
+static dci_spinlock_t *maptab_lock(struct dc_cache *c, uint32_t b)
 {
 	return &c->maps.locks[b & c->maps.lock_mask];
 }
 
 /* Free the table's arrays (NULL: not allocated, or freed). */
-static void maptab_free(struct dc_maptab *t)
+static void maptab_free(struct dci_maptab *t)
 {
 	dci_free(t->bucket);
 	dci_free(t->links);
@@ -70,23 +70,23 @@ static void maptab_free(struct dc_maptab *t)
  */
 int dci_maptab_init(struct dc_cache *c)
 {
-	struct dc_maptab *t = &c->maps;
+	struct dci_maptab *t = &c->maps;
 	unsigned int bits = 1, i, nr_locks;
 
 	while ((1u << bits) < c->nr_ranges)
 		bits++;
 	t->bits = bits;
-	t->bucket = dc_alloc(((size_t)1 << bits) * sizeof(*t->bucket));
-	t->links = dc_alloc((size_t)c->nr_ranges * sizeof(*t->links));
+	t->bucket = dci_alloc(((size_t)1 << bits) * sizeof(*t->bucket));
+	t->links = dci_alloc((size_t)c->nr_ranges * sizeof(*t->links));
 	nr_locks = (1u << bits) < MAPTAB_LOCKS_MAX ? 1u << bits : MAPTAB_LOCKS_MAX;
-	t->locks = dc_alloc(nr_locks * sizeof(*t->locks));
+	t->locks = dci_alloc(nr_locks * sizeof(*t->locks));
 	if (!t->bucket || !t->links || !t->locks) {
 		maptab_free(t);
 		return -ENOMEM;
 	}
 	t->lock_mask = nr_locks - 1;
 	for (i = 0; i < nr_locks; i++)
-		dc_spin_lock_init(&t->locks[i]);
+		dci_spin_lock_init(&t->locks[i]);
 	for (i = 0; i < 1u << bits; i++)
 		t->bucket[i] = DCI_MAP_NULLS | i;
 	for (i = 0; i < c->nr_ranges; i++) {
@@ -98,21 +98,21 @@ int dci_maptab_init(struct dc_cache *c)
 
 void dci_maptab_fini(struct dc_cache *c)
 {
-	struct dc_maptab *t = &c->maps;
+	struct dci_maptab *t = &c->maps;
 	unsigned int i;
 
 	if (!t->locks)
 		return;
 	for (i = 0; i <= t->lock_mask; i++)
-		dc_spin_lock_destroy(&t->locks[i]);
+		dci_spin_lock_destroy(&t->locks[i]);
 	maptab_free(t);
 }
 
 /* Into @owner's ring, at its head (a punch walks from the head: cache_reclaim.c). */
-static void ring_add(struct dc_cache *c, struct dc_inode *owner, struct dc_range *r)
+static void ring_add(struct dc_cache *c, struct dc_inode *owner, struct dci_range *r)
 {
 	struct dci_maplink *l = c->maps.links;
-	uint32_t n = dc_range_nr(c, r);
+	uint32_t n = dci_range_nr(c, r);
 
 	l[n].drop_seq = 0;
 	if (owner->maps_head == DCI_MAP_NONE) {
@@ -126,14 +126,14 @@ static void ring_add(struct dc_cache *c, struct dc_inode *owner, struct dc_range
 		h->iprev = n;
 	}
 	owner->maps_head = n;
-	/* Read without the mutex too: dc_maptab_count(). */
-	dc_write_once(owner->nr_maps, owner->nr_maps + 1);
+	/* Read without the mutex too: dci_maptab_count(). */
+	dci_write_once(owner->nr_maps, owner->nr_maps + 1);
 }
 
-static void ring_del(struct dc_cache *c, struct dc_inode *owner, struct dc_range *r)
+static void ring_del(struct dc_cache *c, struct dc_inode *owner, struct dci_range *r)
 {
 	struct dci_maplink *l = c->maps.links;
-	uint32_t n = dc_range_nr(c, r);
+	uint32_t n = dci_range_nr(c, r);
 
 	if (l[n].inext == n) {
 		owner->maps_head = DCI_MAP_NONE;
@@ -146,7 +146,7 @@ static void ring_del(struct dc_cache *c, struct dc_inode *owner, struct dc_range
 	if (owner->reclaim_cursor == n)
 		owner->reclaim_cursor = DCI_MAP_NONE;
 	l[n].inext = l[n].iprev = DCI_MAP_NONE;
-	dc_write_once(owner->nr_maps, owner->nr_maps - 1);
+	dci_write_once(owner->nr_maps, owner->nr_maps - 1);
 }
 
 /**
@@ -158,17 +158,17 @@ static void ring_del(struct dc_cache *c, struct dc_inode *owner, struct dc_range
  * Context: @r's owner's mutex held.
  * Return: nothing; it cannot fail (nothing is allocated).
  */
-void dci_maptab_insert(struct dc_cache *c, struct dc_range *r)
+void dci_maptab_insert(struct dc_cache *c, struct dci_range *r)
 {
 	struct dc_inode *owner = r->owner;
-	uint32_t b = dc_maptab_bucket(owner, r->index);
-	dc_spinlock_t *l = maptab_lock(c, b);
+	uint32_t b = dci_maptab_bucket(owner, r->index);
+	dci_spinlock_t *l = maptab_lock(c, b);
 
-	dc_spin_lock(l);
-	dc_write_once(r->hnext, c->maps.bucket[b]);
-	/* The key and the link before the range is reachable: see dc_maptab_lookup(). */
-	dc_store_release(&c->maps.bucket[b], dc_range_nr(c, r));
-	dc_spin_unlock(l);
+	dci_spin_lock(l);
+	dci_write_once(r->hnext, c->maps.bucket[b]);
+	/* The key and the link before the range is reachable: see dci_maptab_lookup(). */
+	dci_store_release(&c->maps.bucket[b], dci_range_nr(c, r));
+	dci_spin_unlock(l);
 	ring_add(c, owner, r);
 }
 
@@ -182,25 +182,25 @@ void dci_maptab_insert(struct dc_cache *c, struct dc_range *r)
  * Context: @r's owner's mutex held.
  * Return: nothing.
  */
-void dci_maptab_remove(struct dc_cache *c, struct dc_range *r)
+void dci_maptab_remove(struct dc_cache *c, struct dci_range *r)
 {
 	struct dc_inode *owner = r->owner;
-	uint32_t b = dc_maptab_bucket(owner, r->index);
-	uint32_t n = dc_range_nr(c, r);
-	dc_spinlock_t *l = maptab_lock(c, b);
+	uint32_t b = dci_maptab_bucket(owner, r->index);
+	uint32_t n = dci_range_nr(c, r);
+	dci_spinlock_t *l = maptab_lock(c, b);
 	uint32_t *p = &c->maps.bucket[b];
 
-	dc_spin_lock(l);
+	dci_spin_lock(l);
 	/* Every range of the chain is written under this lock: plain reads. */
 	while (*p != n) {
-		if (dc_unlikely(*p & DCI_MAP_NULLS)) {
-			dc_spin_unlock(l);
-			dc_warn_once(true, "range %u is not in the mapping table", n);
+		if (dci_unlikely(*p & DCI_MAP_NULLS)) {
+			dci_spin_unlock(l);
+			dci_warn_once(true, "range %u is not in the mapping table", n);
 			return;
 		}
 		p = &c->ranges[*p].hnext;
 	}
-	dc_write_once(*p, r->hnext);
-	dc_spin_unlock(l);
+	dci_write_once(*p, r->hnext);
+	dci_spin_unlock(l);
 	ring_del(c, owner, r);
 }

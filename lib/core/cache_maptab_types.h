@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cache_maptab_types.h - the mapping table's state (cache_maptab.c's): struct dc_maptab and
+ * cache_maptab_types.h - the mapping table's state (cache_maptab.c's): struct dci_maptab and
  * each range's ring links.
  */
-#ifndef DC_CACHE_MAPTAB_TYPES_H
-#define DC_CACHE_MAPTAB_TYPES_H
+#ifndef DCI_CACHE_MAPTAB_TYPES_H
+#define DCI_CACHE_MAPTAB_TYPES_H
 
 #include "platform.h"
 
 /*
- * The mapping table (cache_maptab.c's; other files use dc_maptab_*()):
+ * The mapping table (cache_maptab.c's; other files use dci_maptab_*()):
  * 2^@bits buckets, each the number of its chain's first range or
  * DCI_MAP_NULLS with its own number; @locks, @lock_mask + 1 of them, guard
  * the chains' writers, a bucket's lock being @locks[bucket & @lock_mask].
@@ -28,12 +28,12 @@ struct dci_maplink {
 	uint32_t drop_seq;
 };
 
-struct dc_maptab {
+struct dci_maptab {
 	uint32_t *bucket;
 	struct dci_maplink *links;	/* one per range, by number */
-	dc_spinlock_t *locks;
+	dci_spinlock_t *locks;
 	unsigned int bits;
 	unsigned int lock_mask;
 };
 
-#endif /* DC_CACHE_MAPTAB_TYPES_H */
+#endif /* DCI_CACHE_MAPTAB_TYPES_H */

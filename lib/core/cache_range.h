@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cache_range.h - a window range (struct dc_range), its hit count and the hints that
+ * cache_range.h - a window range (struct dci_range), its hit count and the hints that
  * find it; the objects every cache file handles.
  */
-#ifndef DC_CACHE_RANGE_H
-#define DC_CACHE_RANGE_H
+#ifndef DCI_CACHE_RANGE_H
+#define DCI_CACHE_RANGE_H
 
 #include "platform.h"
 
@@ -18,7 +18,7 @@
  * @ref is 0, by the thread that claimed the range, and are published by the
  * release that sets @ref again; @gen also moves under the owner's mutex while
  * pinned, when an upgrade makes the mapping writable.  Every setup moves @gen
- * (dc_range_gen_next()), and its low bit says whether the mapping is
+ * (dci_range_gen_next()), and its low bit says whether the mapping is
  * writable: one word, so that a pin reads both with one load and a hit that
  * saw the bit set fills its pin with the generation that set it.
  *
@@ -32,18 +32,18 @@
  * the range's key in the mapping table (cache_maptab.c): a miss writes its
  * own under the new owner's mutex before the insert, while the count is 0
  * and the setup still to come (map_new()); what the backend maps until the
- * setup succeeds is the claimer's to remember (struct dc_range_backend).
+ * setup succeeds is the claimer's to remember (struct dci_range_backend).
  */
-struct dc_range {
-	dc_refcount_t ref;
+struct dci_range {
+	dci_refcount_t ref;
 	/*
 	 * Hits since the victim scan last passed: each hit adds one (a plain
 	 * increment: concurrent hits may lose one), except that a hit pinned
-	 * in a slot adds nothing once the count is at DC_RANGE_HITS_MAX, so
-	 * that the hits of a hot range stop writing its line (dc_range_hit());
+	 * in a slot adds nothing once the count is at DCI_RANGE_HITS_MAX, so
+	 * that the hits of a hot range stop writing its line (dci_range_hit());
 	 * a counted pin writes the line anyway, and adds.  Each setup sets 0,
 	 * and the scan takes them into the admission sketch
-	 * (dc_range_hits_take()), whose counters stop at 255.  Wraps only
+	 * (dci_range_hits_take()), whose counters stop at 255.  Wraps only
 	 * after 2^32 counted hits between two passes.
 	 */
 	uint32_t hits;
@@ -75,7 +75,7 @@ struct dc_range {
 	struct dc_inode *owner;
 	uint64_t index;			/* file range index */
 	uint64_t win_off;		/* constant */
-	/* Free stack or busy ring, by range number (dc_rlist_*()); pool lock. */
+	/* Free stack or busy ring, by range number (dci_rlist_*()); pool lock. */
 	uint32_t next, prev;
 	/*
 	 * The mapping table's (cache_maptab.c): the next range of the hash
@@ -86,65 +86,65 @@ struct dc_range {
 	uint32_t hnext;
 } __dc_cacheline_aligned;
 
-dc_static_assert(sizeof(struct dc_range) == DC_CACHELINE,
-		 "struct dc_range is one cache line: see docs/design.md, \"Memory per range\"");
+dci_static_assert(sizeof(struct dci_range) == DCI_CACHELINE,
+		 "struct dci_range is one cache line: see docs/design.md, \"Memory per range\"");
 
 /*
  * What the backend maps in a range (its inode number and range index), for
  * a remove: taken while the owner is known to live, since the remove may be
  * sent after the owner is gone (dci_reclaim_inline(), dci_range_release()).
  */
-struct dc_range_backend {
+struct dci_range_backend {
 	uint64_t ino;
 	uint64_t index;
 };
 
 /* The generation after @gen of a setup that maps writable or not (never 0). */
-static inline uint64_t dc_range_gen_next(uint64_t gen, bool writable)
+static inline uint64_t dci_range_gen_next(uint64_t gen, bool writable)
 {
 	return ((gen + 2) & ~1ull) | (writable ? 1 : 0);
 }
 
-static inline bool dc_range_writable(const struct dc_range *r)
+static inline bool dci_range_writable(const struct dci_range *r)
 {
-	return dc_read_once(r->gen) & 1;
+	return dci_read_once(r->gen) & 1;
 }
 
 /* Where a range's hit count stops between two passes of the victim scan. */
-#define DC_RANGE_HITS_MAX	255
+#define DCI_RANGE_HITS_MAX	255
 
 /*
  * Count a hit of @r pinned in a slot, unless its count is at
- * DC_RANGE_HITS_MAX: then write nothing, so that a hot range's line stays
+ * DCI_RANGE_HITS_MAX: then write nothing, so that a hot range's line stays
  * shared among the threads that hit it.  A plain read, folded into the
- * compare.  (A counted pin has written the line: it adds, dc_inc_racy().)
+ * compare.  (A counted pin has written the line: it adds, dci_inc_racy().)
  */
-static dc_always_inline void dc_range_hit(struct dc_range *r)
+static dci_always_inline void dci_range_hit(struct dci_range *r)
 {
-	if (dc_read_racy(r->hits) < DC_RANGE_HITS_MAX)
-		dc_inc_racy(r->hits);
+	if (dci_read_racy(r->hits) < DCI_RANGE_HITS_MAX)
+		dci_inc_racy(r->hits);
 }
 
 /*
  * Take @r's hits since the last look (each hit adds one, up to
- * DC_RANGE_HITS_MAX): read them and set 0.  A hit that races with this
+ * DCI_RANGE_HITS_MAX): read them and set 0.  A hit that races with this
  * may count once more or once less.
  */
-static inline uint32_t dc_range_hits_take(struct dc_range *r)
+static inline uint32_t dci_range_hits_take(struct dci_range *r)
 {
-	uint32_t n = dc_read_once(r->hits);
+	uint32_t n = dci_read_once(r->hits);
 
 	if (n)
-		dc_write_once(r->hits, 0);
+		dci_write_once(r->hits, 0);
 	return n;
 }
 
 /*
- * Hit hints: for each range index below DC_HINT_LEAF_SLOTS of an inode, the
+ * Hit hints: for each range index below DCI_HINT_LEAF_SLOTS of an inode, the
  * range that mapped it last, in the inode itself (@hint_near): a file of up
  * to 64 ranges, the common case, pays one compare and one load for its
  * hint.  Other indexes go to the mapping table, whose lookup costs a hash
- * and a chain of about one range (dc_maptab_lookup()).  A hint is never
+ * and a chain of about one range (dci_maptab_lookup()).  A hint is never
  * trusted: range objects are type-stable, so the hit path pins whatever a
  * hint points at and keeps the pin only if the identity check passes; a
  * stale hint just sends it on to the table.  An empty slot points at
@@ -152,11 +152,11 @@ static inline uint32_t dc_range_hits_take(struct dc_range *r)
  * Misses store hints under the inode mutex, hits refresh them without it;
  * nothing is allocated.
  */
-#define DC_HINT_LEAF_SHIFT	6
-#define DC_HINT_LEAF_SLOTS	(1u << DC_HINT_LEAF_SHIFT)
+#define DCI_HINT_LEAF_SHIFT	6
+#define DCI_HINT_LEAF_SLOTS	(1u << DCI_HINT_LEAF_SHIFT)
 
-struct dc_hint_leaf {
-	struct dc_range *slot[DC_HINT_LEAF_SLOTS];
+struct dci_hint_leaf {
+	struct dci_range *slot[DCI_HINT_LEAF_SLOTS];
 };
 
 
@@ -165,18 +165,18 @@ struct dc_hint_leaf {
  * nothing (no owner), so that the hit path follows every hint without a
  * test for NULL and fails the identity check.  Never pinned, never written.
  */
-extern struct dc_range dci_range_none;
+extern struct dci_range dci_range_none;
 /* An empty leaf: every slot at dci_range_none. */
-extern struct dc_hint_leaf dci_hint_leaf_none;
+extern struct dci_hint_leaf dci_hint_leaf_none;
 
 /*
  * Start a setup of @r with no lock held: whoever finds @r (a pending entry
  * of the mapping table, or a mapping being upgraded) waits for
- * dc_pool_setup_end() rather than start its own.  The inode mutex held.
+ * dci_pool_setup_end() rather than start its own.  The inode mutex held.
  */
-static inline void dc_range_setup_begin(struct dc_range *r)
+static inline void dci_range_setup_begin(struct dci_range *r)
 {
-	dc_write_once(r->setting_up, true);
+	dci_write_once(r->setting_up, true);
 }
 
-#endif /* DC_CACHE_RANGE_H */
+#endif /* DCI_CACHE_RANGE_H */

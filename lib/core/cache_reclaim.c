@@ -16,13 +16,13 @@
  * a walk that already holds one inode's mutex takes another only with a
  * trylock.
  *
- * Owns struct dc_reclaim in the cache (the kicks answered, the ranges in
+ * Owns struct dci_reclaim in the cache (the kicks answered, the ranges in
  * flight to the free pool, the evict deadline, the batch arrays, the
  * deferred and orphan inodes), which no other file names.
  *
  * The layer below the API (see cache_types.h): it calls admission
  * control, the pool and the inode table; which idle mapping a walk takes
- * is the victim policy's (struct dc_victim_ops, through c->victim).
+ * is the victim policy's (struct dci_victim_ops, through c->victim).
  *
  * Callers: cache_map.c (inline reclaim, and the release of a range whose
  * setup failed), cache.c (the reclaimer's function, and destroy's
@@ -43,7 +43,7 @@
  * under the same hold of the pool lock that frees them.
  */
 struct remove_batch {
-	struct dc_range **ranges;
+	struct dci_range **ranges;
 	struct dc_remove_entry *entries;
 	unsigned int n, max;
 	bool on_busy;
@@ -58,25 +58,25 @@ static void send_remove(struct dc_cache *c, const struct dc_remove_entry *e,
 	if (!c->ops->remove || !n)
 		return;
 	ret = c->ops->remove(c->priv, e, n);
-	dc_stat_inc(c, DC_STAT_REMOVE_BATCHES);
-	dc_stat_add(c, DC_STAT_REMOVES_SENT, n);
+	dci_stat_inc(c, DCI_STAT_REMOVE_BATCHES);
+	dci_stat_add(c, DCI_STAT_REMOVES_SENT, n);
 	if (ret) {
-		ret = dci_pool_backend_failed(c, DC_BE_REMOVE, ret, &nth);
+		ret = dci_pool_backend_failed(c, DCI_BE_REMOVE, ret, &nth);
 		if (nth)
-			dc_pr_warn("remove of %u mappings failed: %d" DC_BE_FAIL_NOTE,
+			dci_pr_warn("remove of %u mappings failed: %d" DCI_BE_FAIL_NOTE,
 				   n, ret, nth);
 	}
 }
 
-/* What the claimed @r maps, while its owner lives (see struct dc_range). */
-static void range_was(const struct dc_range *r, struct dc_range_backend *was)
+/* What the claimed @r maps, while its owner lives (see struct dci_range). */
+static void range_was(const struct dci_range *r, struct dci_range_backend *was)
 {
 	was->ino = r->owner->id;
 	was->index = r->index;
 }
 
-static void entry_of(struct dc_cache *c, const struct dc_range *r,
-		     const struct dc_range_backend *m, struct dc_remove_entry *e)
+static void entry_of(struct dc_cache *c, const struct dci_range *r,
+		     const struct dci_range_backend *m, struct dc_remove_entry *e)
 {
 	e->ino = m->ino;
 	e->file_off = m->index << c->cfg.range_shift;
@@ -102,9 +102,9 @@ static void batch_flush(struct dc_cache *c, struct remove_batch *b)
  * removal; the caller flushes a full batch.
  */
 static void batch_add(struct dc_cache *c, struct remove_batch *b,
-		      struct dc_range *r, const struct dc_range_backend *was)
+		      struct dci_range *r, const struct dci_range_backend *was)
 {
-	struct dc_range_backend m;
+	struct dci_range_backend m;
 
 	if (!r->backend_mapped) {
 		dci_pool_put_free_many(c, &r, 1, b->on_busy);
@@ -118,8 +118,8 @@ static void batch_add(struct dc_cache *c, struct remove_batch *b,
 	b->ranges[b->n++] = r;
 }
 
-void dci_range_release(struct dc_cache *c, struct dc_range *r,
-		       const struct dc_range_backend *was, bool on_busy)
+void dci_range_release(struct dc_cache *c, struct dci_range *r,
+		       const struct dci_range_backend *was, bool on_busy)
 {
 	struct dc_remove_entry e;
 	struct remove_batch b = {
@@ -141,15 +141,15 @@ void dci_range_release(struct dc_cache *c, struct dc_range *r,
  * slow path) or the look sees the pin (the claim gives the mapping back):
  * never neither.  Returns whether @r is claimed.
  */
-static bool claim_idle(struct dc_cache *c, struct dc_range *r)
+static bool claim_idle(struct dc_cache *c, struct dci_range *r)
 {
-	if (!dc_refcount_dec_if_one(&r->ref))
+	if (!dci_refcount_dec_if_one(&r->ref))
 		return false;
-	if (!DC_PLAT_PIN_SLOTS)
+	if (!DCI_PLAT_PIN_SLOTS)
 		return true;
-	dc_smp_mb__after_atomic();
-	if (dc_unlikely(dc_range_slot_pinned(c, r))) {
-		dc_refcount_set_release(&r->ref, 1);
+	dci_smp_mb__after_atomic();
+	if (dci_unlikely(dci_range_slot_pinned(c, r))) {
+		dci_refcount_set_release(&r->ref, 1);
 		return false;
 	}
 	return true;
@@ -161,29 +161,29 @@ static bool claim_idle(struct dc_cache *c, struct dc_range *r)
  * Returns 0, or -EBUSY when it is pinned, or the writeback error.
  */
 static int claim_written(struct dc_cache *c, struct dc_inode *owner,
-			 struct dc_range *r, bool force)
+			 struct dci_range *r, bool force)
 {
 	unsigned int nth;
 	int ret;
 
 	if (!claim_idle(c, r))
 		return -EBUSY;
-	if ((dc_range_writable(r) || (c->cfg.flags & DC_CACHE_WRITEBACK_ALL)) &&
+	if ((dci_range_writable(r) || (c->cfg.flags & DC_CACHE_WRITEBACK_ALL)) &&
 	    c->ops->writeback) {
-		dc_stat_inc(c, DC_STAT_WRITEBACKS);
+		dci_stat_inc(c, DCI_STAT_WRITEBACKS);
 		ret = c->ops->writeback(c->priv, owner->id,
 					r->index << c->cfg.range_shift,
 					c->range_size, r->win_off);
 		if (ret) {
-			ret = dci_pool_backend_failed(c, DC_BE_WRITEBACK, ret, &nth);
+			ret = dci_pool_backend_failed(c, DCI_BE_WRITEBACK, ret, &nth);
 			if (nth)
-				dc_pr_warn("writeback of inode %llu range %llu failed: %d%s"
-					   DC_BE_FAIL_NOTE,
+				dci_pr_warn("writeback of inode %llu range %llu failed: %d%s"
+					   DCI_BE_FAIL_NOTE,
 					   (unsigned long long)owner->id,
 					   (unsigned long long)r->index, ret,
 					   force ? "; dropping it anyway" : "", nth);
 			if (!force) {
-				dc_refcount_set_release(&r->ref, 1);
+				dci_refcount_set_release(&r->ref, 1);
 				return ret;
 			}
 		}
@@ -202,7 +202,7 @@ static int claim_written(struct dc_cache *c, struct dc_inode *owner,
  * inode and every range a punch drops.
  */
 static int claim_found(struct dc_cache *c, struct dc_inode *owner,
-		       struct dc_range *r, bool force)
+		       struct dci_range *r, bool force)
 {
 	int ret = claim_written(c, owner, r, force);
 
@@ -222,7 +222,7 @@ static int claim_found(struct dc_cache *c, struct dc_inode *owner,
  * or the writeback error (claim_written(), forced).
  */
 static int claim_dead(struct dc_cache *c, struct dc_inode *owner,
-		      struct dc_range *r)
+		      struct dci_range *r)
 {
 	int ret = claim_written(c, owner, r, true);
 
@@ -239,15 +239,15 @@ static int claim_dead(struct dc_cache *c, struct dc_inode *owner,
  * -EBUSY when it is pinned or no longer the owner's, or the writeback error.
  */
 static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
-			struct dc_range *r, bool force)
+			struct dci_range *r, bool force)
 {
 	/*
 	 * Not @r's own links: a range no longer the owner's may be joining
 	 * another inode's ring under that inode's mutex.  The table, under
 	 * @owner's mutex, is exact for @owner's keys.
 	 */
-	if (dc_read_once(r->owner) != owner ||
-	    dc_maptab_lookup(owner, dc_read_once(r->index)) != r)
+	if (dci_read_once(r->owner) != owner ||
+	    dci_maptab_lookup(owner, dci_read_once(r->index)) != r)
 		return -EBUSY;
 	return claim_found(c, owner, r, force);
 }
@@ -261,12 +261,12 @@ static int claim_locked(struct dc_cache *c, struct dc_inode *owner,
  * that finds no hits since the last means the stream has left: hits after
  * it are reuse, each a reference.
  */
-static uint32_t seen_refs(struct dc_range *r, uint32_t hits)
+static uint32_t seen_refs(struct dci_range *r, uint32_t hits)
 {
-	if (!dc_read_once(r->stream_stride))
+	if (!dci_read_once(r->stream_stride))
 		return hits;
 	if (!hits) {
-		dc_write_once(r->stream_stride, 0);
+		dci_write_once(r->stream_stride, 0);
 		return 0;
 	}
 	return 1;
@@ -280,9 +280,9 @@ static uint32_t seen_refs(struct dc_range *r, uint32_t hits)
  * candidate's scale.  The policy sees every hit.
  */
 static bool victim_spared(struct dc_cache *c, struct dc_inode *owner,
-			  struct dc_range *r)
+			  struct dci_range *r)
 {
-	uint32_t hits = dc_range_hits_take(r), refs = seen_refs(r, hits);
+	uint32_t hits = dci_range_hits_take(r), refs = seen_refs(r, hits);
 
 	if (refs)
 		dci_admit_seen(c, owner->id, r->index, refs);
@@ -295,18 +295,18 @@ static bool victim_spared(struct dc_cache *c, struct dc_inode *owner,
  * as it goes) and hold its owner.  Returns NULL after two sweeps without
  * one.
  */
-static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
+static struct dci_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 {
-	struct dc_range *r = NULL;
+	struct dci_range *r = NULL;
 	unsigned int budget;
 
-	dc_pool_lock(c);
+	dci_pool_lock(c);
 	/* Two sweeps of the ring, its head included. */
-	budget = 2 * (dc_pool_nr_mapped(c) + 1);
-	while (dc_pool_nr_mapped(c) && budget--) {
-		struct dc_range *pos = dc_pool_hand_advance(c);
+	budget = 2 * (dci_pool_nr_mapped(c) + 1);
+	while (dci_pool_nr_mapped(c) && budget--) {
+		struct dci_range *pos = dci_pool_hand_advance(c);
 
-		if (pos == dc_pool_busy_head(c))
+		if (pos == dci_pool_busy_head(c))
 			continue;
 		r = pos;
 		/*
@@ -314,7 +314,7 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 		 * naming its old owner (dci_pool_take_free()); a count of 1
 		 * comes after map_new() published the new one.
 		 */
-		if (dc_refcount_read_acquire(&r->ref) != 1 || dc_range_slot_pinned(c, r))
+		if (dci_refcount_read_acquire(&r->ref) != 1 || dci_range_slot_pinned(c, r))
 			goto next;
 		if (victim_spared(c, r->owner, r))
 			goto next;
@@ -326,7 +326,7 @@ static struct dc_range *pick_victim(struct dc_cache *c, struct dc_inode **owner)
 next:
 		r = NULL;
 	}
-	dc_pool_unlock(c);
+	dci_pool_unlock(c);
 	return r;
 }
 
@@ -339,30 +339,30 @@ next:
  * control), the first victim found is contested: if the miss loses,
  * nothing is claimed, the walk stops there and *@refused is set.
  */
-static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
-				    const struct dc_admit_cand *cand, bool *refused)
+static struct dci_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
+				    const struct dci_admit_cand *cand, bool *refused)
 {
 	size_t budget = 2 * (size_t)self->nr_maps;
-	struct dc_range *r = self->reclaim_cursor != DCI_MAP_NONE ?
-			     &c->ranges[self->reclaim_cursor] : dc_maptab_oldest(c, self);
+	struct dci_range *r = self->reclaim_cursor != DCI_MAP_NONE ?
+			     &c->ranges[self->reclaim_cursor] : dci_maptab_oldest(c, self);
 
-	for (; r && budget--; r = dc_maptab_newer(c, r)) {
+	for (; r && budget--; r = dci_maptab_newer(c, r)) {
 		/*
 		 * Acquire: a count of 1 comes after map_new() published the
 		 * mapping, whose setup ran without our mutex.  A range pinned
 		 * in a slot is passed as a counted one is (the claim would
 		 * refuse it anyway): its hits stay for a later pass.
 		 */
-		if (dc_refcount_read_acquire(&r->ref) != 1 ||
-		    dc_range_slot_pinned(c, r) || victim_spared(c, self, r))
+		if (dci_refcount_read_acquire(&r->ref) != 1 ||
+		    dci_range_slot_pinned(c, r) || victim_spared(c, self, r))
 			continue;
 		if (cand && !dci_admit_contest(c, cand, self->id, r->index)) {
 			/* The next contest starts from this victim. */
-			self->reclaim_cursor = dc_range_nr(c, r);
+			self->reclaim_cursor = dci_range_nr(c, r);
 			*refused = true;
 			return NULL;
 		}
-		self->reclaim_cursor = dc_range_nr(c, dc_maptab_newer(c, r));
+		self->reclaim_cursor = dci_range_nr(c, dci_maptab_newer(c, r));
 		if (!claim_found(c, self, r, false))
 			return r;
 	}
@@ -374,11 +374,11 @@ static struct dc_range *reclaim_own(struct dc_cache *c, struct dc_inode *self,
  * A victim that won keeps its place; the hand has passed it (one more turn).
  */
 static int contest_claim(struct dc_cache *c, struct dc_inode *owner,
-			 struct dc_range *r, const struct dc_admit_cand *cand,
+			 struct dci_range *r, const struct dci_admit_cand *cand,
 			 bool *refused)
 {
-	if (cand && dc_read_once(r->owner) == owner &&
-	    !dci_admit_contest(c, cand, owner->id, dc_read_once(r->index))) {
+	if (cand && dci_read_once(r->owner) == owner &&
+	    !dci_admit_contest(c, cand, owner->id, dci_read_once(r->index))) {
 		*refused = true;
 		return -EBUSY;
 	}
@@ -397,10 +397,10 @@ static void inode_put_deferred(struct dc_inode *inode)
 
 	if (!dci_inode_put_unhash(inode))
 		return;
-	dc_pool_lock(c);
+	dci_pool_lock(c);
 	inode->evict_next = c->reclaim.evict_list;
 	c->reclaim.evict_list = inode;
-	dc_pool_unlock(c);
+	dci_pool_unlock(c);
 	dci_pool_kick_reclaimer(c);
 }
 
@@ -409,22 +409,22 @@ static void inode_put_deferred(struct dc_inode *inode)
  * With @cand, contest the victim first (its identity is stable under its
  * owner's mutex); a lost contest claims nothing and sets *@refused.
  */
-static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
-				      const struct dc_admit_cand *cand, bool *refused,
-				      struct dc_range_backend *was)
+static struct dci_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
+				      const struct dci_admit_cand *cand, bool *refused,
+				      struct dci_range_backend *was)
 {
 	unsigned int tries = c->nr_ranges;
 	struct dc_inode *owner;
-	struct dc_range *r;
+	struct dci_range *r;
 
 	while (tries-- && (r = pick_victim(c, &owner))) {
 		int ret = -EBUSY;
 
 		if (owner == self) {
 			ret = contest_claim(c, owner, r, cand, refused);
-		} else if (dc_mutex_trylock(&owner->mutex)) {
+		} else if (dci_mutex_trylock(&owner->mutex)) {
 			ret = contest_claim(c, owner, r, cand, refused);
-			dc_mutex_unlock(&owner->mutex);
+			dci_mutex_unlock(&owner->mutex);
 		}
 		/* What it maps, while @owner is held. */
 		if (!ret)
@@ -460,15 +460,15 @@ static struct dc_range *reclaim_other(struct dc_cache *c, struct dc_inode *self,
  * anywhere in the order where the hand gives it a full turn (about a point
  * of hit ratio better on one inode, bench-hitratio).
  */
-struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
-				    const struct dc_admit_cand *cand, bool *refused,
-				    struct dc_range_backend *was)
+struct dci_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
+				    const struct dci_admit_cand *cand, bool *refused,
+				    struct dci_range_backend *was)
 {
 	bool own_only = c->cfg.flags & DC_CACHE_INLINE_OWN_ONLY;
-	struct dc_range *r = NULL;
+	struct dci_range *r = NULL;
 
 	*refused = false;
-	if (own_only || 2 * self->nr_maps > dc_pool_nr_mapped(c)) {
+	if (own_only || 2 * self->nr_maps > dci_pool_nr_mapped(c)) {
 		r = reclaim_own(c, self, cand, refused);
 		if (r)
 			range_was(r, was);
@@ -477,9 +477,9 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 		r = reclaim_other(c, self, cand, refused, was);
 	if (!r)
 		return NULL;
-	dc_stat_inc(c, DC_STAT_INLINE_RECLAIMS);
+	dci_stat_inc(c, DCI_STAT_INLINE_RECLAIMS);
 	dci_trace_reclaim(0, was->ino, was->index, r->win_off,
-			  dc_range_writable(r) && c->ops->writeback);
+			  dci_range_writable(r) && c->ops->writeback);
 	if (c->cfg.flags & DC_CACHE_REMOVE_ON_INLINE) {
 		struct dc_remove_entry e;
 
@@ -488,7 +488,7 @@ struct dc_range *dci_reclaim_inline(struct dc_cache *c, struct dc_inode *self,
 		r->backend_mapped = false;
 	} else {
 		/* The coming setup replaces the old mapping: no remove. */
-		dc_stat_inc(c, DC_STAT_REMOVES_SKIPPED);
+		dci_stat_inc(c, DCI_STAT_REMOVES_SKIPPED);
 	}
 	return r;
 }
@@ -502,10 +502,10 @@ static void inode_evict_list(struct dc_cache *c, struct dc_inode **list)
 {
 	struct dc_inode *head, *inode;
 
-	dc_pool_lock(c);
+	dci_pool_lock(c);
 	head = *list;
 	*list = NULL;
-	dc_pool_unlock(c);
+	dci_pool_unlock(c);
 	while ((inode = head)) {
 		head = inode->evict_next;
 		dci_inode_evict(inode);
@@ -518,9 +518,9 @@ static unsigned int nr_free(struct dc_cache *c)
 {
 	unsigned int n;
 
-	dc_pool_lock(c);
-	n = dc_pool_nr_free(c);
-	dc_pool_unlock(c);
+	dci_pool_lock(c);
+	n = dci_pool_nr_free(c);
+	dci_pool_unlock(c);
 	return n;
 }
 
@@ -538,10 +538,10 @@ static void reclaiming_done(struct dc_cache *c, unsigned int n)
 	if (!n)
 		return;
 	while (n--)
-		dc_atomic_dec(&c->reclaim.reclaiming);
-	dc_smp_mb__after_atomic();
-	if (dc_pool_has_waiters(c))
-		dci_waitq_wake_all(dc_pool_waitq(c));
+		dci_atomic_dec(&c->reclaim.reclaiming);
+	dci_smp_mb__after_atomic();
+	if (dci_pool_has_waiters(c))
+		dci_waitq_wake_all(dci_pool_waitq(c));
 }
 
 /*
@@ -551,9 +551,9 @@ static void reclaiming_done(struct dc_cache *c, unsigned int n)
  * kicks the reclaimer again when an unpin wakes it.  Each range is counted
  * in c->reclaim.reclaiming from before the victim is looked for until it is free.
  */
-void dci_reclaimer_fn(struct dc_worker *w)
+void dci_reclaimer_fn(struct dci_worker *w)
 {
-	struct dc_cache *c = dc_pool_worker_cache(w);
+	struct dc_cache *c = dci_pool_worker_cache(w);
 	struct remove_batch b = {
 		.ranges = c->reclaim.bg_ranges,
 		.entries = c->reclaim.bg_entries,
@@ -562,29 +562,29 @@ void dci_reclaimer_fn(struct dc_worker *w)
 	uint64_t kicks;
 
 	/* Every kick read here is answered once this run ends. */
-	dc_smp_mb();
-	kicks = dc_pool_kicks(c);
+	dci_smp_mb();
+	kicks = dci_pool_kicks(c);
 	inode_evict_list(c, &c->reclaim.evict_list);
-	while (!dc_pool_reclaimer_stopping(c) && nr_free(c) < c->threshold) {
+	while (!dci_pool_reclaimer_stopping(c) && nr_free(c) < c->threshold) {
 		unsigned int got = 0, held = 0, tries = c->nr_ranges;
 		struct dc_inode *owner;
-		struct dc_range *r;
+		struct dci_range *r;
 
-		dc_stat_inc(c, DC_STAT_BG_PASSES);
+		dci_stat_inc(c, DCI_STAT_BG_PASSES);
 		while (got < c->cfg.reclaim_batch && tries--) {
 			int ret = -EBUSY;
 
-			dc_atomic_inc(&c->reclaim.reclaiming);
-			dc_smp_mb__after_atomic();
+			dci_atomic_inc(&c->reclaim.reclaiming);
+			dci_smp_mb__after_atomic();
 			r = pick_victim(c, &owner);
 			if (!r) {
 				reclaiming_done(c, 1);
 				break;
 			}
 			/* Never wait for a lock while holding one. */
-			if (dc_mutex_trylock(&owner->mutex)) {
+			if (dci_mutex_trylock(&owner->mutex)) {
 				ret = claim_locked(c, owner, r, false);
-				dc_mutex_unlock(&owner->mutex);
+				dci_mutex_unlock(&owner->mutex);
 			}
 			if (ret) {
 				dc_inode_put(owner);
@@ -592,9 +592,9 @@ void dci_reclaimer_fn(struct dc_worker *w)
 				continue;
 			}
 			/* Counted before it can be free: whoever sees it free sees it counted. */
-			dc_stat_inc(c, DC_STAT_BG_RECLAIMS);
+			dci_stat_inc(c, DCI_STAT_BG_RECLAIMS);
 			dci_trace_reclaim(1, owner->id, r->index, r->win_off,
-					  dc_range_writable(r) && c->ops->writeback);
+					  dci_range_writable(r) && c->ops->writeback);
 			/* While @owner is held: the remove names its inode. */
 			batch_add(c, &b, r, NULL);
 			dc_inode_put(owner);
@@ -611,8 +611,8 @@ void dci_reclaimer_fn(struct dc_worker *w)
 		if (!got)
 			break;
 	}
-	dc_smp_mb();
-	dc_pool_kicks_answer(c, kicks);
+	dci_smp_mb();
+	dci_pool_kicks_answer(c, kicks);
 }
 
 /* --- punch and evict ------------------------------------------------------- */
@@ -626,11 +626,11 @@ void dci_reclaimer_fn(struct dc_worker *w)
  */
 struct drop_walk {
 	struct remove_batch b;
-	struct dc_range *one_range;
+	struct dci_range *one_range;
 	struct dc_remove_entry one_entry;
 	uint64_t from, last;
 	/* A punch met a pending entry (a setup in flight): wait for it. */
-	struct dc_range *setting_up;
+	struct dci_range *setting_up;
 	uint32_t seq;
 	bool evict, busy;
 	int wb_err;
@@ -640,7 +640,7 @@ struct drop_walk {
 static void drop_batch_alloc(struct dc_inode *inode, struct drop_walk *w)
 {
 	struct dc_cache *c = inode->cache;
-	size_t count = dc_maptab_count(inode);
+	size_t count = dci_maptab_count(inode);
 	unsigned int want;
 
 	want = (unsigned int)(count < c->cfg.remove_batch_max ?
@@ -650,8 +650,8 @@ static void drop_batch_alloc(struct dc_inode *inode, struct drop_walk *w)
 	w->b.max = 1;
 	if (want <= 1)
 		return;
-	w->b.ranges = dc_alloc(want * sizeof(*w->b.ranges));
-	w->b.entries = dc_alloc(want * sizeof(*w->b.entries));
+	w->b.ranges = dci_alloc(want * sizeof(*w->b.ranges));
+	w->b.entries = dci_alloc(want * sizeof(*w->b.entries));
 	if (w->b.ranges && w->b.entries) {
 		w->b.max = want;
 		return;
@@ -683,9 +683,9 @@ static void drop_batch_free(struct drop_walk *w)
  * reference.)
  */
 static bool drop_one(struct dc_cache *c, struct dc_inode *inode,
-		     struct drop_walk *w, struct dc_range *r)
+		     struct drop_walk *w, struct dci_range *r)
 {
-	bool pending = !w->evict && !dc_refcount_read(&r->ref);
+	bool pending = !w->evict && !dci_refcount_read(&r->ref);
 	int ret;
 
 	if (w->b.n == w->b.max || pending) {
@@ -711,7 +711,7 @@ static bool drop_by_index(struct dc_cache *c, struct dc_inode *inode,
 			  struct drop_walk *w)
 {
 	for (;;) {
-		struct dc_range *r = dc_maptab_lookup(inode, w->from);
+		struct dci_range *r = dci_maptab_lookup(inode, w->from);
 
 		if (r && !drop_one(c, inode, w, r))
 			return true;
@@ -735,9 +735,9 @@ static bool drop_by_index(struct dc_cache *c, struct dc_inode *inode,
 static bool drop_by_ring(struct dc_cache *c, struct dc_inode *inode,
 			 struct drop_walk *w)
 {
-	struct dc_range *r;
+	struct dci_range *r;
 
-	while ((r = dc_maptab_first(c, inode)) && *dc_maptab_drop_seq(c, r) != w->seq) {
+	while ((r = dci_maptab_first(c, inode)) && *dci_maptab_drop_seq(c, r) != w->seq) {
 		if (r->index >= w->from && r->index <= w->last) {
 			unsigned int n = w->b.n;
 
@@ -747,8 +747,8 @@ static bool drop_by_ring(struct dc_cache *c, struct dc_inode *inode,
 			if (w->b.n != n)
 				continue;
 		}
-		*dc_maptab_drop_seq(c, r) = w->seq;
-		dc_maptab_rotate(c, inode);
+		*dci_maptab_drop_seq(c, r) = w->seq;
+		dci_maptab_rotate(c, inode);
 	}
 	return false;
 }
@@ -766,7 +766,7 @@ static bool drop_batch(struct dc_inode *inode, struct drop_walk *w)
 	struct dc_cache *c = inode->cache;
 	bool more;
 
-	dc_mutex_lock(&inode->mutex);
+	dci_mutex_lock(&inode->mutex);
 	if (!w->seq && w->last - w->from >= inode->nr_maps) {
 		/* Wider than the inode's mappings: around the ring, once. */
 		w->seq = ++inode->drop_seq;
@@ -774,13 +774,13 @@ static bool drop_batch(struct dc_inode *inode, struct drop_walk *w)
 			w->seq = ++inode->drop_seq;
 	}
 	more = w->seq ? drop_by_ring(c, inode, w) : drop_by_index(c, inode, w);
-	dc_mutex_unlock(&inode->mutex);
+	dci_mutex_unlock(&inode->mutex);
 	batch_flush(c, &w->b);
 	return more;
 }
 
 /* How long an eviction waits for pins before it calls them a misuse. */
-#define DC_EVICT_PIN_GRACE_NS	(100ull * 1000 * 1000)
+#define DCI_EVICT_PIN_GRACE_NS	(100ull * 1000 * 1000)
 
 /* An eviction's wait for the pins of its inode's mappings. */
 struct pin_wait {
@@ -802,30 +802,30 @@ static bool evict_wait_pins(struct dc_inode *inode, struct pin_wait *pw)
 	uint64_t now, deadline;
 
 	if (!pw->registered) {
-		dc_waiters_enter(c);
+		dci_waiters_enter(c);
 		pw->registered = true;
-		pw->since = dc_now_ns();
-		pw->ev = dc_pool_events(c);
+		pw->since = dci_now_ns();
+		pw->ev = dci_pool_events(c);
 		return true;
 	}
-	now = dc_now_ns();
-	deadline = dc_atomic64_read(&c->reclaim.evict_deadline);
+	now = dci_now_ns();
+	deadline = dci_atomic64_read(&c->reclaim.evict_deadline);
 	if (now >= deadline)
 		return false;
 	/*
 	 * A hit racing with a reuse may hold a range for an instant (see
 	 * try_pin()); only a pin that lasts is the caller's.
 	 */
-	if (!pw->warned && now - pw->since > DC_EVICT_PIN_GRACE_NS) {
-		dc_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
+	if (!pw->warned && now - pw->since > DCI_EVICT_PIN_GRACE_NS) {
+		dci_warn_once(true, "inode %llu evicted with pinned mappings; waiting",
 			     (unsigned long long)inode->id);
 		pw->warned = true;
 	}
-	dc_waitq_wait_uninterruptible_timeout(dc_pool_waitq(c),
-			dc_pool_events(c) != pw->ev,
-			deadline - now < DC_EVICT_PIN_GRACE_NS ?
-			deadline - now : DC_EVICT_PIN_GRACE_NS);
-	pw->ev = dc_pool_events(c);
+	dci_waitq_wait_uninterruptible_timeout(dci_pool_waitq(c),
+			dci_pool_events(c) != pw->ev,
+			deadline - now < DCI_EVICT_PIN_GRACE_NS ?
+			deadline - now : DCI_EVICT_PIN_GRACE_NS);
+	pw->ev = dci_pool_events(c);
 	return true;
 }
 
@@ -862,7 +862,7 @@ static int inode_drop_range(struct dc_inode *inode, uint64_t first,
 		w.seq = 0;
 	}
 	if (pw.registered)
-		dc_waiters_leave(inode->cache);
+		dci_waiters_leave(inode->cache);
 	drop_batch_free(&w);
 	return w.wb_err ? w.wb_err : w.busy ? -EBUSY : 0;
 }
@@ -879,7 +879,7 @@ int dc_inode_punch(struct dc_inode *inode, uint64_t off, uint64_t len)
 	last = len - 1 > UINT64_MAX - off ? UINT64_MAX : off + len - 1;
 	return inode_drop_range(inode, off >> shift, last >> shift, false);
 }
-DC_EXPORT(dc_inode_punch);
+DCI_EXPORT(dc_inode_punch);
 
 /*
  * The last reference is gone and the inode is unhashed: drop everything.
@@ -890,15 +890,15 @@ void dci_inode_evict(struct dc_inode *inode)
 {
 	struct dc_cache *c = inode->cache;
 	/* What it maps as it goes (no other thread adds to a dead inode). */
-	unsigned int nr = dc_maptab_count(inode);
+	unsigned int nr = dci_maptab_count(inode);
 	int ret = inode_drop_range(inode, 0, UINT64_MAX, true);
 
 	dci_trace_evict(inode->id, nr, ret);
 	if (ret) {
-		dc_pool_lock(c);
+		dci_pool_lock(c);
 		inode->evict_next = c->reclaim.orphans;
 		c->reclaim.orphans = inode;
-		dc_pool_unlock(c);
+		dci_pool_unlock(c);
 		return;
 	}
 	dci_inode_free(inode);
@@ -907,21 +907,21 @@ void dci_inode_evict(struct dc_inode *inode)
 void dc_inode_put(struct dc_inode *inode)
 {
 	/* In a child forked unprepared the reference is left to the exit. */
-	if (!inode || dc_fork_check(__func__))
+	if (!inode || dci_fork_check(__func__))
 		return;
 	if (dci_inode_put_unhash(inode))
 		dci_inode_evict(inode);
 }
-DC_EXPORT(dc_inode_put);
+DCI_EXPORT(dc_inode_put);
 
 /* The reclaimer's state of a new cache: its batch arrays.  -ENOMEM. */
 int dci_reclaim_init(struct dc_cache *c)
 {
-	struct dc_reclaim *rc = &c->reclaim;
+	struct dci_reclaim *rc = &c->reclaim;
 
-	dc_atomic64_set(&rc->evict_deadline, DC_WAIT_FOREVER);
-	rc->bg_ranges = dc_alloc(c->cfg.remove_batch_max * sizeof(*rc->bg_ranges));
-	rc->bg_entries = dc_alloc(c->cfg.remove_batch_max * sizeof(*rc->bg_entries));
+	dci_atomic64_set(&rc->evict_deadline, DC_WAIT_FOREVER);
+	rc->bg_ranges = dci_alloc(c->cfg.remove_batch_max * sizeof(*rc->bg_ranges));
+	rc->bg_entries = dci_alloc(c->cfg.remove_batch_max * sizeof(*rc->bg_entries));
 	return rc->bg_ranges && rc->bg_entries ? 0 : -ENOMEM;
 }
 
@@ -938,7 +938,7 @@ void dci_reclaim_fini(struct dc_cache *c)
  */
 void dci_reclaim_set_deadline(struct dc_cache *c, uint64_t deadline)
 {
-	dc_atomic64_set(&c->reclaim.evict_deadline, deadline);
+	dci_atomic64_set(&c->reclaim.evict_deadline, deadline);
 }
 
 /* Evict what inode_put_deferred() left, the reclaimer stopped (destroy). */
@@ -956,8 +956,8 @@ bool dci_reclaim_evict_orphans(struct dc_cache *c)
 	bool left;
 
 	inode_evict_list(c, &c->reclaim.orphans);
-	dc_pool_lock(c);
+	dci_pool_lock(c);
 	left = c->reclaim.orphans;
-	dc_pool_unlock(c);
+	dci_pool_unlock(c);
 	return left;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cache_stats.h - the cache's counters: one table, from which the counter
- * numbers (enum dc_stat) and dc_cache_stats()'s copy into struct
+ * numbers (enum dci_stat) and dc_cache_stats()'s copy into struct
  * dc_cache_stats are both made.
  *
  * A counter is one line of DCI_CACHE_COUNTERS: X(NAME, member), where
@@ -14,8 +14,8 @@
  * of struct dc_cache_stats are gauges and sums, which dc_cache_stats()
  * fills itself: DCI_CACHE_GAUGES of them, which the assertion below checks.
  */
-#ifndef DC_CACHE_STATS_H
-#define DC_CACHE_STATS_H
+#ifndef DCI_CACHE_STATS_H
+#define DCI_CACHE_STATS_H
 
 #include "platform.h"
 
@@ -44,11 +44,11 @@
 	X(BYPASS_BUDGET, bypass_budget)			\
 	X(ADMITS_STREAM, admits_stream)
 
-enum dc_stat {
-#define DCI_STAT_ENUM(name, member) DC_STAT_##name,
+enum dci_stat {
+#define DCI_STAT_ENUM(name, member) DCI_STAT_##name,
 	DCI_CACHE_COUNTERS(DCI_STAT_ENUM)
 #undef DCI_STAT_ENUM
-	DC_STAT_NR
+	DCI_STAT_NR
 };
 
 /*
@@ -58,8 +58,8 @@ enum dc_stat {
  */
 #define DCI_CACHE_GAUGES	7
 
-dc_static_assert(sizeof(struct dc_cache_stats) ==
-	      (DC_STAT_NR + DCI_CACHE_GAUGES) * sizeof(uint64_t),
+dci_static_assert(sizeof(struct dc_cache_stats) ==
+	      (DCI_STAT_NR + DCI_CACHE_GAUGES) * sizeof(uint64_t),
 	      "a member of struct dc_cache_stats is in neither DCI_CACHE_COUNTERS nor the gauges");
 
-#endif /* DC_CACHE_STATS_H */
+#endif /* DCI_CACHE_STATS_H */

@@ -30,8 +30,8 @@
  *   inode, range index and estimate, the verdict (1 map over the victim,
  *   0 bypass).
  */
-#ifndef DC_CACHE_TRACE_H
-#define DC_CACHE_TRACE_H
+#ifndef DCI_CACHE_TRACE_H
+#define DCI_CACHE_TRACE_H
 
 /* Why a miss was served without the window (the bypass event). */
 enum dci_trace_bypass_reason {
@@ -40,4 +40,4 @@ enum dci_trace_bypass_reason {
 	DCI_TRACE_BYPASS_WRITE = 2,	/* a write that would need a victim */
 };
 
-#endif /* DC_CACHE_TRACE_H */
+#endif /* DCI_CACHE_TRACE_H */

@@ -19,14 +19,14 @@
  *     the inode table (dc_inode_get(), references, free)
  *   5 cache_victim_clock.c, cache_victim_round_robin.c,
  *     cache_victim_sieve.c: the victim policies, one file each (struct
- *     dc_victim_ops), reached through the cache's table only
+ *     dci_victim_ops), reached through the cache's table only
  *   6 cache_maptab.c: the mapping table (which range maps an index of an
  *     inode) and each inode's ring of mappings
  *
  * The drawing: calls run down the left, never up or across; on the right,
  * the state each file owns in struct dc_cache.  Only the owner names it;
- * the other files use its accessors (dc_pool_*(), dc_reclaim_*(),
- * dc_itab_*(), dc_maptab_*(), in the owner's header) or its functions
+ * the other files use its accessors (dci_pool_*(), dci_reclaim_*(),
+ * dci_itab_*(), dci_maptab_*(), in the owner's header) or its functions
  * (tests/tree/layering-check holds both rules):
  *
  *       cache.c  cache_map.c      cfg, ops, victim, the range objects
@@ -51,7 +51,7 @@
  *       cache_maptab.c            maps: the table's buckets and locks;
  *                                 per range, its chain and ring links
  *
- * A range object (struct dc_range) is shared, field by field: see its
+ * A range object (struct dci_range) is shared, field by field: see its
  * comment for who writes what, and when.
  *
  * Headers follow the layers too.  Each layer's owner declares its state in
@@ -67,7 +67,7 @@
  *       cache_admit.h             3: admission control's functions
  *       cache_pool.h              4: the pool's accessors, functions
  *       cache_inode.h             4: the inode table's, an inode's hints
- *       cache_victim.h            5: struct dc_victim_ops, the policies
+ *       cache_victim.h            5: struct dci_victim_ops, the policies
  *       cache_maptab.h            6: the mapping table's
  *
  * A public function sits in the layer of the work it does (dc_inode_get()
@@ -83,8 +83,8 @@
  * taken only with a trylock).
  * A thread that holds an inode mutex takes another one only with a trylock.
  */
-#ifndef DC_CACHE_TYPES_H
-#define DC_CACHE_TYPES_H
+#ifndef DCI_CACHE_TYPES_H
+#define DCI_CACHE_TYPES_H
 
 #include "cache_admit_types.h"
 #include "cache_inode_types.h"
@@ -94,11 +94,11 @@
 #include "cache_reclaim_types.h"
 #include "cache_stats.h"
 
-struct dc_victim_ops;
+struct dci_victim_ops;
 
 struct dc_cache {
 	struct dc_cache_config cfg;
-	const struct dc_victim_ops *victim;	/* cfg.victim's */
+	const struct dci_victim_ops *victim;	/* cfg.victim's */
 	const struct dc_backend_ops *ops;	/* &ops_copy */
 	struct dc_backend_ops ops_copy;		/* the caller's, as this library knows it */
 	void *priv;
@@ -107,56 +107,56 @@ struct dc_cache {
 	unsigned int threshold;		/* background reclaim below this many free */
 	/*
 	 * nr_ranges + 2: the pool's two list heads follow the window's, and
-	 * a struct dc_pool_head precedes them (dci_pool_alloc()).
+	 * a struct dci_pool_head precedes them (dci_pool_alloc()).
 	 */
-	struct dc_range *ranges;
+	struct dci_range *ranges;
 
-	struct dc_pool pool;		/* cache_pool.c's */
-	struct dc_reclaim reclaim;	/* cache_reclaim.c's */
-	struct dc_admit adm;		/* cache_admit.c's */
+	struct dci_pool pool;		/* cache_pool.c's */
+	struct dci_reclaim reclaim;	/* cache_reclaim.c's */
+	struct dci_admit adm;		/* cache_admit.c's */
 
-	struct dc_itab itab;		/* cache_inode.c's */
-	struct dc_maptab maps;		/* cache_maptab.c's */
+	struct dci_itab itab;		/* cache_inode.c's */
+	struct dci_maptab maps;		/* cache_maptab.c's */
 
 	/* The first dc_cache_destroy() has stopped the reclaimer and emptied the table. */
 	bool destroying;
 
-	struct dc_pcounters stats;	/* enum dc_stat */
+	struct dci_pcounters stats;	/* enum dci_stat */
 };
 
 
 /*
  * The first checks of a public entry point that needs a registered caller:
  * -EINVAL unless @args_ok (its pointer and flag arguments are valid), else
- * dc_caller_check(@fn).
+ * dci_caller_check(@fn).
  */
 static inline int dci_entry_check(bool args_ok, const char *fn)
 {
-	if (dc_unlikely(!args_ok))
+	if (dci_unlikely(!args_ok))
 		return -EINVAL;
-	return dc_caller_check(fn);
+	return dci_caller_check(fn);
 }
 
-static inline void dc_stat_add(struct dc_cache *c, enum dc_stat s, uint64_t n)
+static inline void dci_stat_add(struct dc_cache *c, enum dci_stat s, uint64_t n)
 {
-	dc_pcounter_add(&c->stats, s, n);
+	dci_pcounter_add(&c->stats, s, n);
 }
 
-static inline void dc_stat_inc(struct dc_cache *c, enum dc_stat s)
+static inline void dci_stat_inc(struct dc_cache *c, enum dci_stat s)
 {
-	dc_stat_add(c, s, 1);
+	dci_stat_add(c, s, 1);
 }
 
 /*
  * Whether a pin slot of some thread names @r (userspace: see "Pins" in
- * cache_map.c; never in the kernel, DC_PLAT_PIN_SLOTS 0).  Exact only
+ * cache_map.c; never in the kernel, DCI_PLAT_PIN_SLOTS 0).  Exact only
  * for a claimer that took @r's count to 0 and then issued a full barrier
  * (claim_written()); a victim walk's look before its claim is a hint.
  */
-static inline bool dc_range_slot_pinned(const struct dc_cache *c,
-					const struct dc_range *r)
+static inline bool dci_range_slot_pinned(const struct dc_cache *c,
+					const struct dci_range *r)
 {
-	return DC_PLAT_PIN_SLOTS && dci_pin_slots_hold(&c->stats, r);
+	return DCI_PLAT_PIN_SLOTS && dci_pin_slots_hold(&c->stats, r);
 }
 
 /*
@@ -164,26 +164,26 @@ static inline bool dc_range_slot_pinned(const struct dc_cache *c,
  * its own: an unpin, which does not know its cache before it looks, looks
  * here first (see dci_range_cache()).
  */
-extern dc_atomic_t dci_waiters_any DC_HIDDEN;
+extern dci_atomic_t dci_waiters_any DCI_HIDDEN;
 
 /* The cache of @r, a range of the window (type-stable: any time, any state). */
-static inline struct dc_cache *dci_range_cache(const struct dc_range *r)
+static inline struct dc_cache *dci_range_cache(const struct dci_range *r)
 {
-	const struct dc_range *first = r - (r->win_off >> r->range_shift);
+	const struct dci_range *first = r - (r->win_off >> r->range_shift);
 
-	return ((const struct dc_pool_head *)(const void *)first)[-1].cache;
+	return ((const struct dci_pool_head *)(const void *)first)[-1].cache;
 }
 
 /* A range's number: its place in the window, and in the pool's lists. */
-static inline uint32_t dc_range_nr(const struct dc_cache *c, const struct dc_range *r)
+static inline uint32_t dci_range_nr(const struct dc_cache *c, const struct dci_range *r)
 {
 	return (uint32_t)(r - c->ranges);
 }
 
-static inline struct dc_range *dc_range_next(const struct dc_cache *c,
-					     const struct dc_range *r)
+static inline struct dci_range *dci_range_next(const struct dc_cache *c,
+					     const struct dci_range *r)
 {
 	return &c->ranges[r->next];
 }
 
-#endif /* DC_CACHE_TYPES_H */
+#endif /* DCI_CACHE_TYPES_H */

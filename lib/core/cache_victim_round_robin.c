@@ -6,17 +6,17 @@
  *
  * A new mapping goes just behind the hand, so that mappings are taken in
  * the order they were set up; hits spare nothing (the walk takes their
- * count for admission control only).  See struct dc_victim_ops.
+ * count for admission control only).  See struct dci_victim_ops.
  */
 #include "cache_pool_ring.h"
 #include "cache_victim.h"
 
 /* Pool lock. */
-static void round_robin_mapped(struct dc_cache *c, struct dc_range *r)
+static void round_robin_mapped(struct dc_cache *c, struct dci_range *r)
 {
-	dc_rlist_add_before(c, r, dc_pool_hand(c));
+	dci_rlist_add_before(c, r, dci_pool_hand(c));
 }
 
-const struct dc_victim_ops dci_victim_round_robin = {
+const struct dci_victim_ops dci_victim_round_robin = {
 	.mapped = round_robin_mapped,
 };

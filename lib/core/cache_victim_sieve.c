@@ -11,24 +11,24 @@
  * on; the first one not hit is the victim, and the hand goes on from
  * there.  Against CLOCK, which puts a new mapping just behind the hand (a full turn before it can go), a new
  * mapping that no hit follows goes as soon as the hand next reaches the
- * newest end, before older ones behind the hand.  See struct dc_victim_ops.
+ * newest end, before older ones behind the hand.  See struct dci_victim_ops.
  */
 #include "cache_pool_ring.h"
 #include "cache_victim.h"
 
 /* At the newest end: just before the ring's head.  Pool lock. */
-static void sieve_mapped(struct dc_cache *c, struct dc_range *r)
+static void sieve_mapped(struct dc_cache *c, struct dci_range *r)
 {
-	dc_rlist_add_before(c, r, dc_pool_busy_head(c));
+	dci_rlist_add_before(c, r, dci_pool_busy_head(c));
 }
 
 /* A visited mapping survives the hand's pass, unvisited from then on. */
-static bool sieve_spare(struct dc_range *r, uint32_t hits)
+static bool sieve_spare(struct dci_range *r, uint32_t hits)
 {
 	return hits != 0;
 }
 
-const struct dc_victim_ops dci_victim_sieve = {
+const struct dci_victim_ops dci_victim_sieve = {
 	.mapped = sieve_mapped,
 	.spare = sieve_spare,
 };

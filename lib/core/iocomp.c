@@ -15,15 +15,15 @@
 #include <daxcache/iocomp.h>
 
 struct iocomp {
-	dc_refcount_t refs;
+	dci_refcount_t refs;
 	bool allocated;
 	dc_iocomp_fn fn;
 	void *data;
 };
 
-dc_static_assert(sizeof(struct iocomp) <= sizeof(struct dc_iocomp),
+dci_static_assert(sizeof(struct iocomp) <= sizeof(struct dc_iocomp),
 		 "struct dc_iocomp is too small");
-dc_static_assert(_Alignof(struct iocomp) <= _Alignof(struct dc_iocomp),
+dci_static_assert(_Alignof(struct iocomp) <= _Alignof(struct dc_iocomp),
 		 "struct dc_iocomp is under-aligned");
 
 static inline struct iocomp *to_iocomp(struct dc_iocomp *ioc)
@@ -38,9 +38,9 @@ void dc_iocomp_init(struct dc_iocomp *ioc, dc_iocomp_fn fn, void *data)
 	c->fn = fn;
 	c->data = data;
 	c->allocated = false;
-	dc_refcount_set(&c->refs, 1);
+	dci_refcount_set(&c->refs, 1);
 }
-DC_EXPORT(dc_iocomp_init);
+DCI_EXPORT(dc_iocomp_init);
 
 int dc_iocomp_alloc(dc_iocomp_fn fn, void *data,
 		    struct dc_iocomp **out)
@@ -52,9 +52,9 @@ int dc_iocomp_alloc(dc_iocomp_fn fn, void *data,
 	*out = NULL;
 	if (!fn)
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
-	ioc = dc_alloc(sizeof(*ioc));
+	ioc = dci_alloc(sizeof(*ioc));
 	if (!ioc)
 		return -ENOMEM;
 	dc_iocomp_init(ioc, fn, data);
@@ -62,21 +62,21 @@ int dc_iocomp_alloc(dc_iocomp_fn fn, void *data,
 	*out = ioc;
 	return 0;
 }
-DC_EXPORT(dc_iocomp_alloc);
+DCI_EXPORT(dc_iocomp_alloc);
 
 void dc_iocomp_get(struct dc_iocomp *ioc)
 {
 	if (ioc)
-		dc_refcount_inc(&to_iocomp(ioc)->refs);
+		dci_refcount_inc(&to_iocomp(ioc)->refs);
 }
-DC_EXPORT(dc_iocomp_get);
+DCI_EXPORT(dc_iocomp_get);
 
 void dc_iocomp_put(struct dc_iocomp *ioc)
 {
 	struct iocomp *c = to_iocomp(ioc);
 	bool allocated;
 
-	if (!ioc || !dc_refcount_dec_and_test(&c->refs))
+	if (!ioc || !dci_refcount_dec_and_test(&c->refs))
 		return;
 	/* The function may free an embedded counter: read what we need first. */
 	allocated = c->allocated;
@@ -84,11 +84,11 @@ void dc_iocomp_put(struct dc_iocomp *ioc)
 	if (allocated)
 		dci_free(ioc);
 }
-DC_EXPORT(dc_iocomp_put);
+DCI_EXPORT(dc_iocomp_put);
 
 int dc_iocomp_pending(const struct dc_iocomp *ioc)
 {
-	int n = dc_refcount_read(&to_iocomp((struct dc_iocomp *)ioc)->refs);
+	int n = dci_refcount_read(&to_iocomp((struct dc_iocomp *)ioc)->refs);
 
 	/*
 	 * Misuse after the function ran (a get on zero, a put past it)
@@ -96,4 +96,4 @@ int dc_iocomp_pending(const struct dc_iocomp *ioc)
 	 */
 	return n > 0 ? n : 0;
 }
-DC_EXPORT(dc_iocomp_pending);
+DCI_EXPORT(dc_iocomp_pending);

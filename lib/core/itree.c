@@ -79,7 +79,7 @@ struct itree_node {
 	 */
 	unsigned char level;
 	struct itree_node *next_free;	/* on a recycling list; writer only */
-	dc_rcu_head_t rcu;		/* frees a list, past what a tree keeps */
+	dci_rcu_head_t rcu;		/* frees a list, past what a tree keeps */
 	void *mem;			/* what itn_alloc() allocated */
 };
 
@@ -91,8 +91,8 @@ struct dc_itree {
 	/* Removal's reserve: a ready node, or one retired before a grace period. */
 	struct itree_node *spare;
 	struct itree_node *retired_spare;
-	dc_rcu_head_t rcu;
-	dc_mutex_t *writer_lock;	/* see dci_itree_set_writer_lock() */
+	dci_rcu_head_t rcu;
+	dci_mutex_t *writer_lock;	/* see dci_itree_set_writer_lock() */
 	/*
 	 * Recycling replaced nodes (the writer's, but for @batch_done and
 	 * @refs): retired nodes collect on @retiring; ITREE_BATCH of them go
@@ -107,9 +107,9 @@ struct dc_itree {
 	unsigned int nr_taken;		/* nodes taken since the batch was sent */
 	bool batch_pending;
 	int batch_done;			/* release-stored by the callback */
-	dc_rcu_head_t batch_rcu;
+	dci_rcu_head_t batch_rcu;
 	/* The tree's own, and one while a batch is in flight. */
-	dc_refcount_t refs;
+	dci_refcount_t refs;
 };
 
 #define ITREE_BATCH	8	/* retired nodes per call_rcu() */
@@ -129,32 +129,32 @@ struct dc_itree {
  * Only ever evaluated by the kernel's PROVE_RCU checks.
  */
 #define itree_writer(t)	\
-	(!(t)->writer_lock || dc_lockdep_is_held((t)->writer_lock))
+	(!(t)->writer_lock || dci_lockdep_is_held((t)->writer_lock))
 
 /*
  * A node only the writer can reach: a new one not yet published, or one
  * unlinked (retired, or the tree is being destroyed).  Its child pointers
  * are read without a check.
  */
-#define private_child(n, i)	dc_rcu_dereference_protected((n)->child[i], true)
+#define private_child(n, i)	dci_rcu_dereference_protected((n)->child[i], true)
 
 
 /*
- * A node, cache-line aligned (see itn_prefetch()).  Not from dc_alloc():
+ * A node, cache-line aligned (see itn_prefetch()).  Not from dci_alloc():
  * its aligned allocation costs glibc several hundred instructions, which
- * made it the largest part of a miss; an allocation DC_CACHELINE -
- * DC_ALLOC_MIN_ALIGN bytes longer than a node holds an aligned one.
+ * made it the largest part of a miss; an allocation DCI_CACHELINE -
+ * DCI_ALLOC_MIN_ALIGN bytes longer than a node holds an aligned one.
  */
 static struct itree_node *itn_alloc(void)
 {
-	void *mem = dc_alloc_unaligned(sizeof(struct itree_node) +
-				       DC_CACHELINE - DC_ALLOC_MIN_ALIGN);
+	void *mem = dci_alloc_unaligned(sizeof(struct itree_node) +
+				       DCI_CACHELINE - DCI_ALLOC_MIN_ALIGN);
 	struct itree_node *n;
 
 	if (!mem)
 		return NULL;
-	n = (struct itree_node *)(((uintptr_t)mem + DC_CACHELINE - 1) &
-				  ~(uintptr_t)(DC_CACHELINE - 1));
+	n = (struct itree_node *)(((uintptr_t)mem + DCI_CACHELINE - 1) &
+				  ~(uintptr_t)(DCI_CACHELINE - 1));
 	n->mem = mem;
 	return n;
 }
@@ -188,16 +188,16 @@ static void tree_free(struct dc_itree *t)
 
 static void tree_put(struct dc_itree *t)
 {
-	if (dc_refcount_dec_and_test(&t->refs))
+	if (dci_refcount_dec_and_test(&t->refs))
 		tree_free(t);
 }
 
-static void batch_done_rcu(dc_rcu_head_t *head)
+static void batch_done_rcu(dci_rcu_head_t *head)
 {
-	struct dc_itree *t = dc_container_of(head, struct dc_itree, batch_rcu);
+	struct dc_itree *t = dci_container_of(head, struct dc_itree, batch_rcu);
 
 	/* Orders the grace period before the writer's reuse of the batch. */
-	dc_store_release(&t->batch_done, 1);
+	dci_store_release(&t->batch_done, 1);
 	tree_put(t);
 }
 
@@ -210,7 +210,7 @@ static void recycle(struct dc_itree *t)
 	struct itree_node *n;
 
 	if (t->batch_pending) {
-		if (!dc_load_acquire(&t->batch_done))
+		if (!dci_load_acquire(&t->batch_done))
 			return;
 		t->batch_pending = false;
 		while ((n = t->inflight)) {
@@ -231,9 +231,9 @@ static void recycle(struct dc_itree *t)
 		t->retiring = NULL;
 		t->nr_retiring = 0;
 		t->batch_pending = true;
-		dc_write_once(t->batch_done, 0);
-		dc_refcount_inc(&t->refs);
-		dc_call_rcu(&t->batch_rcu, batch_done_rcu);
+		dci_write_once(t->batch_done, 0);
+		dci_refcount_inc(&t->refs);
+		dci_call_rcu(&t->batch_rcu, batch_done_rcu);
 	}
 }
 
@@ -261,9 +261,9 @@ static void itn_unused(struct dc_itree *t, struct itree_node *n)
 }
 
 /* Free the list of nodes @head's node starts, a grace period after. */
-static void list_free_rcu(dc_rcu_head_t *head)
+static void list_free_rcu(dci_rcu_head_t *head)
 {
-	free_list(dc_container_of(head, struct itree_node, rcu));
+	free_list(dci_container_of(head, struct itree_node, rcu));
 }
 
 /*
@@ -278,7 +278,7 @@ static void itn_retire(struct dc_itree *t, struct itree_node *n)
 	n->next_free = t->retiring;
 	t->retiring = n;
 	if (++t->nr_retiring > ITREE_RETIRING_MAX) {
-		dc_call_rcu(&n->rcu, list_free_rcu);
+		dci_call_rcu(&n->rcu, list_free_rcu);
 		t->retiring = NULL;
 		t->nr_retiring = 0;
 	}
@@ -310,27 +310,27 @@ static inline unsigned int count_le(const struct itree_node *n, uint64_t key)
 static inline unsigned int count_le_below_max(const struct itree_node *n,
 					      uint64_t key)
 {
-	unsigned int q = (dc_read_racy(n->key[4]) <= key) +
-			 (dc_read_racy(n->key[8]) <= key) +
-			 (dc_read_racy(n->key[12]) <= key);
+	unsigned int q = (dci_read_racy(n->key[4]) <= key) +
+			 (dci_read_racy(n->key[8]) <= key) +
+			 (dci_read_racy(n->key[12]) <= key);
 	const uint64_t *k = &n->key[4 * q];
 
-	return 4 * q + (dc_read_racy(k[0]) <= key) + (dc_read_racy(k[1]) <= key) +
-	       (dc_read_racy(k[2]) <= key) + (dc_read_racy(k[3]) <= key);
+	return 4 * q + (dci_read_racy(k[0]) <= key) + (dci_read_racy(k[1]) <= key) +
+	       (dci_read_racy(k[2]) <= key) + (dci_read_racy(k[3]) <= key);
 }
 
 /*
  * The entries of leaf @n a reader may take, read first: the entries below
  * it were all written before the release store that set it (see
  * leaf_append()), so they are complete.  Keys at or past it may be filled
- * in meanwhile, and are read with dc_read_racy() (leaf_count_le() and
+ * in meanwhile, and are read with dci_read_racy() (leaf_count_le() and
  * leaf_count_lt()): each one is a pad or a key above every key below @nr,
  * so whichever a reader sees, a count that reaches @nr means that every
  * entry the reader may take counts.
  */
 static inline unsigned int leaf_nr(const struct itree_node *n)
 {
-	return dc_load_acquire(&n->nr);
+	return dci_load_acquire(&n->nr);
 }
 
 /*
@@ -339,7 +339,7 @@ static inline unsigned int leaf_nr(const struct itree_node *n)
  * gains a key above all before it), so only keys at or past @nr may be
  * stale; where one of them decides a quarter or counts, the answer is
  * @nr or more, which the cap makes right.  (count_le_below_max() reads
- * every key with dc_read_racy() for this: in an internal node, never
+ * every key with dci_read_racy() for this: in an internal node, never
  * written once published, that is an ordinary load.)
  */
 static inline unsigned int leaf_count_le(const struct itree_node *n,
@@ -363,7 +363,7 @@ static inline unsigned int route(const struct itree_node *n, uint64_t key)
 	unsigned int i;
 
 	/* key[0] == 0 always counts; below UINT64_MAX no pad does. */
-	if (dc_likely(key != UINT64_MAX))
+	if (dci_likely(key != UINT64_MAX))
 		return count_le_below_max(n, key) - 1;
 	i = count_le(n, key) - 1;
 	return i < n->nr ? i : n->nr - 1;
@@ -373,20 +373,20 @@ static inline unsigned int route(const struct itree_node *n, uint64_t key)
 static inline struct itree_node *child(const struct dc_itree *t,
 				       const struct itree_node *n, unsigned int i)
 {
-	return dc_rcu_dereference_check(((struct itree_node *)n)->child[i],
+	return dci_rcu_dereference_check(((struct itree_node *)n)->child[i],
 					itree_writer(t));
 }
 
 static inline struct itree_node *reader_root(const struct dc_itree *t)
 {
-	return dc_rcu_dereference_check(((struct dc_itree *)t)->root,
+	return dci_rcu_dereference_check(((struct dc_itree *)t)->root,
 					itree_writer(t));
 }
 
-dc_static_assert(ITREE_FANOUT == 16, "count_le_below_max() scans 16 keys");
-dc_static_assert(offsetof(struct itree_node, key) == 0 &&
-		 offsetof(struct itree_node, child) == 2 * DC_CACHELINE &&
-		 offsetof(struct itree_node, ent) == 2 * DC_CACHELINE,
+dci_static_assert(ITREE_FANOUT == 16, "count_le_below_max() scans 16 keys");
+dci_static_assert(offsetof(struct itree_node, key) == 0 &&
+		 offsetof(struct itree_node, child) == 2 * DCI_CACHELINE &&
+		 offsetof(struct itree_node, ent) == 2 * DCI_CACHELINE,
 		 "itn_prefetch() knows where the searched lines are");
 
 /*
@@ -394,17 +394,17 @@ dc_static_assert(offsetof(struct itree_node, key) == 0 &&
  * the keys, then the child pointers of an inner node (@leaf false) or the
  * entries of a leaf, so that the misses overlap instead of queueing.
  */
-static dc_always_inline void itn_prefetch(const struct itree_node *n, bool leaf)
+static dci_always_inline void itn_prefetch(const struct itree_node *n, bool leaf)
 {
 	const char *p = (const char *)n;
 
-	dc_prefetch(p);
-	dc_prefetch(p + DC_CACHELINE);
-	dc_prefetch(p + 2 * DC_CACHELINE);
-	dc_prefetch(p + 3 * DC_CACHELINE);
+	dci_prefetch(p);
+	dci_prefetch(p + DCI_CACHELINE);
+	dci_prefetch(p + 2 * DCI_CACHELINE);
+	dci_prefetch(p + 3 * DCI_CACHELINE);
 	if (leaf) {
-		dc_prefetch(p + 4 * DC_CACHELINE);
-		dc_prefetch(p + 5 * DC_CACHELINE);
+		dci_prefetch(p + 4 * DCI_CACHELINE);
+		dci_prefetch(p + 5 * DCI_CACHELINE);
 	}
 }
 
@@ -427,7 +427,7 @@ static const struct itree_node *rightmost(const struct dc_itree *t,
  * of its child left of the one taken.  Any version of that child holds
  * the same starts, all below the separator and so below @key.
  */
-static dc_noinline const struct itree_node *
+static dci_noinline const struct itree_node *
 search_floor_left(const struct dc_itree *t, uint64_t key, unsigned int *idx)
 {
 	const struct itree_node *n = reader_root(t);
@@ -460,7 +460,7 @@ search_floor_left(const struct dc_itree *t, uint64_t key, unsigned int *idx)
  * lines of each node are asked for together when the tree is too big to
  * stay cached (below that, the prefetches would only cost instructions).
  */
-static dc_always_inline const struct itree_node *
+static dci_always_inline const struct itree_node *
 search_floor_path(const struct dc_itree *t, uint64_t key, unsigned int *idx,
 		  struct dci_itree_path *p)
 {
@@ -473,7 +473,7 @@ search_floor_path(const struct dc_itree *t, uint64_t key, unsigned int *idx,
 			p->depth = 0;
 		return NULL;
 	}
-	if (dc_unlikely(key == UINT64_MAX)) {
+	if (dci_unlikely(key == UINT64_MAX)) {
 		if (p)
 			p->depth = DCI_ITREE_PATH_NONE;	/* walk() routes pads */
 		return rightmost(t, n, idx);	/* pads count: the greatest start */
@@ -496,13 +496,13 @@ search_floor_path(const struct dc_itree *t, uint64_t key, unsigned int *idx,
 		p->depth = depth + 1;
 	}
 	i = leaf_count_le(n, leaf_nr(n), key);
-	if (dc_unlikely(!i))
+	if (dci_unlikely(!i))
 		return search_floor_left(t, key, idx);
 	*idx = i - 1;
 	return n;
 }
 
-static dc_always_inline const struct itree_node *
+static dci_always_inline const struct itree_node *
 search_floor(const struct dc_itree *t, uint64_t key, unsigned int *idx)
 {
 	return search_floor_path(t, key, idx, NULL);
@@ -560,7 +560,7 @@ bool dc_itree_lookup_entry(const struct dc_itree *t, uint64_t point,
 	fill_entry(n, j, ent);
 	return true;
 }
-DC_EXPORT(dc_itree_lookup_entry);
+DCI_EXPORT(dc_itree_lookup_entry);
 
 void *dci_itree_lookup_path(const struct dc_itree *t, uint64_t point,
 			    struct dci_itree_path *p)
@@ -587,7 +587,7 @@ void *dc_itree_lookup(const struct dc_itree *t, uint64_t point)
 		return NULL;
 	return n->ent[j].item;
 }
-DC_EXPORT(dc_itree_lookup);
+DCI_EXPORT(dc_itree_lookup);
 
 bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
 		    struct dc_itree_entry *ent)
@@ -608,7 +608,7 @@ bool dc_itree_first(const struct dc_itree *t, uint64_t a, uint64_t b,
 	fill_entry(n, j, ent);
 	return true;
 }
-DC_EXPORT(dc_itree_first);
+DCI_EXPORT(dc_itree_first);
 
 bool dc_itree_next(const struct dc_itree *t, struct dc_itree_entry *ent,
 		   uint64_t b)
@@ -624,15 +624,15 @@ bool dc_itree_next(const struct dc_itree *t, struct dc_itree_entry *ent,
 	fill_entry(n, j, ent);
 	return true;
 }
-DC_EXPORT(dc_itree_next);
+DCI_EXPORT(dc_itree_next);
 
 size_t dc_itree_count(const struct dc_itree *t)
 {
-	return dc_read_once(((struct dc_itree *)t)->count);
+	return dci_read_once(((struct dc_itree *)t)->count);
 }
-DC_EXPORT(dc_itree_count);
+DCI_EXPORT(dc_itree_count);
 
-void dci_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock)
+void dci_itree_set_writer_lock(struct dc_itree *t, dci_mutex_t *lock)
 {
 	t->writer_lock = lock;
 }
@@ -643,12 +643,12 @@ int dc_itree_create(struct dc_itree **out)
 
 	if (!out)
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
-	t = dc_zalloc(sizeof(*t));
+	t = dci_zalloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	dc_refcount_set(&t->refs, 1);
+	dci_refcount_set(&t->refs, 1);
 	t->spare = itn_alloc();
 	if (!t->spare) {
 		dci_free(t);
@@ -657,7 +657,7 @@ int dc_itree_create(struct dc_itree **out)
 	*out = t;
 	return 0;
 }
-DC_EXPORT(dc_itree_create);
+DCI_EXPORT(dc_itree_create);
 
 static void retire_subtree(struct dc_itree *t, struct itree_node *n)
 {
@@ -669,9 +669,9 @@ static void retire_subtree(struct dc_itree *t, struct itree_node *n)
 	itn_retire(t, n);
 }
 
-static void tree_free_rcu(dc_rcu_head_t *head)
+static void tree_free_rcu(dci_rcu_head_t *head)
 {
-	tree_put(dc_container_of(head, struct dc_itree, rcu));
+	tree_put(dci_container_of(head, struct dc_itree, rcu));
 }
 
 void dc_itree_destroy(struct dc_itree *t)
@@ -679,21 +679,21 @@ void dc_itree_destroy(struct dc_itree *t)
 	struct itree_node *root;
 
 	/* In a child forked unprepared, left to the exit: no call_rcu there. */
-	if (!t || dc_fork_check(__func__))
+	if (!t || dci_fork_check(__func__))
 		return;
 	/* Destroyed by its last user: nobody else writes it any more. */
-	root = dc_rcu_dereference_protected(t->root, true);
+	root = dci_rcu_dereference_protected(t->root, true);
 	if (root)
 		retire_subtree(t, root);
 	/* Everything retired goes with the tree, after this grace period. */
-	dc_call_rcu(&t->rcu, tree_free_rcu);
+	dci_call_rcu(&t->rcu, tree_free_rcu);
 }
-DC_EXPORT(dc_itree_destroy);
+DCI_EXPORT(dc_itree_destroy);
 
 /* Walk from the root towards @key, recording the path. */
 static void walk(struct dc_itree *t, uint64_t key, struct dci_itree_path *p)
 {
-	struct itree_node *n = dc_rcu_dereference_protected(t->root, itree_writer(t));
+	struct itree_node *n = dci_rcu_dereference_protected(t->root, itree_writer(t));
 
 	p->depth = 0;
 	while (n) {
@@ -703,7 +703,7 @@ static void walk(struct dc_itree *t, uint64_t key, struct dci_itree_path *p)
 			return;
 		}
 		p->slot[p->depth] = route(n, key);
-		n = dc_rcu_dereference_protected(n->child[p->slot[p->depth]],
+		n = dci_rcu_dereference_protected(n->child[p->slot[p->depth]],
 						 itree_writer(t));
 		p->depth++;
 	}
@@ -715,9 +715,9 @@ static void publish(struct dc_itree *t, const struct dci_itree_path *p,
 		    struct itree_node *n)
 {
 	if (!level)
-		dc_rcu_assign_pointer(t->root, n);
+		dci_rcu_assign_pointer(t->root, n);
 	else
-		dc_rcu_assign_pointer(p->node[level - 1]->child[p->slot[level - 1]], n);
+		dci_rcu_assign_pointer(p->node[level - 1]->child[p->slot[level - 1]], n);
 }
 
 /* --- insertion ---------------------------------------------------------- */
@@ -786,7 +786,7 @@ static void itn_set(struct itree_node *n, unsigned int i, const struct wide_entr
 		n->ent[i].last = e->last;
 		n->ent[i].item = e->p;
 	} else {
-		dc_rcu_init_pointer(n->child[i], e->p);
+		dci_rcu_init_pointer(n->child[i], e->p);
 	}
 }
 
@@ -796,7 +796,7 @@ static void itn_get(const struct itree_node *n, unsigned int i, struct wide_entr
 	e->last = n->leaf ? n->ent[i].last : 0;
 	/* @n is on the writer's path, which walk() took under the writer lock. */
 	e->p = n->leaf ? n->ent[i].item :
-	       (void *)dc_rcu_dereference_protected(n->child[i], true);
+	       (void *)dci_rcu_dereference_protected(n->child[i], true);
 }
 
 /* Build in @dst a copy of @src with @ne inserted at @pos. */
@@ -869,16 +869,16 @@ static void leaf_append(struct itree_node *leaf, const struct wide_entry *ne)
 
 	leaf->ent[pos].last = ne->last;
 	leaf->ent[pos].item = ne->p;
-	dc_write_once(leaf->key[pos], ne->key);
-	dc_store_release(&leaf->nr, pos + 1);
+	dci_write_once(leaf->key[pos], ne->key);
+	dci_store_release(&leaf->nr, pos + 1);
 }
 
 /* @t has one entry more, published: count it, then the change. */
 static void insert_done(struct dc_itree *t)
 {
-	dc_write_once(t->count, t->count + 1);
+	dci_write_once(t->count, t->count + 1);
 	/* After the publish: see dci_itree_changes(). */
-	dc_store_release(&t->changes, t->changes + 1);
+	dci_store_release(&t->changes, t->changes + 1);
 }
 
 /* The first entry of the empty @t, @ne, in a root leaf from @pool. */
@@ -892,7 +892,7 @@ static void insert_root_leaf(struct dc_itree *t, struct node_pool *pool,
 	lo->nr = 1;
 	itn_set(lo, 0, ne);
 	itn_seal(lo);
-	dc_rcu_assign_pointer(t->root, lo);
+	dci_rcu_assign_pointer(t->root, lo);
 	t->height = 1;
 }
 
@@ -905,10 +905,10 @@ static void grow_root(struct dc_itree *t, struct node_pool *pool,
 	root->leaf = false;
 	root->level = lo->level + 1;
 	root->nr = 2;
-	dc_rcu_init_pointer(root->child[0], lo);
+	dci_rcu_init_pointer(root->child[0], lo);
 	itn_set(root, 1, ne);
 	itn_seal(root);
-	dc_rcu_assign_pointer(t->root, root);
+	dci_rcu_assign_pointer(t->root, root);
 	t->height++;
 }
 
@@ -920,9 +920,9 @@ static void split_set_child(struct itree_node *lo, struct itree_node *hi,
 			    unsigned int pos, struct itree_node *rep)
 {
 	if (pos < lo->nr)
-		dc_rcu_init_pointer(lo->child[pos], rep);
+		dci_rcu_init_pointer(lo->child[pos], rep);
 	else
-		dc_rcu_init_pointer(hi->child[pos - lo->nr], rep);
+		dci_rcu_init_pointer(hi->child[pos - lo->nr], rep);
 }
 
 /*
@@ -959,7 +959,7 @@ static void insert_path(struct dc_itree *t, const struct dci_itree_path *p,
 			struct node_pool *pool, struct wide_entry ne,
 			unsigned int pos)
 {
-	struct itree_node *replaced[ITREE_MAX_DEPTH] dc_uninitialized;
+	struct itree_node *replaced[ITREE_MAX_DEPTH] dci_uninitialized;
 	struct itree_node *lo, *hi, *old, *rep = NULL;
 	unsigned int lvl = p->depth - 1, nr_replaced = 0;
 	bool kept = true;	/* every node below kept as it was */
@@ -983,7 +983,7 @@ static void insert_path(struct dc_itree *t, const struct dci_itree_path *p,
 			lo = pool_take(pool);
 			copy_insert(lo, old, pos, &ne);
 			if (rep)
-				dc_rcu_init_pointer(lo->child[pos - 1], rep);
+				dci_rcu_init_pointer(lo->child[pos - 1], rep);
 			itn_seal(lo);
 			publish(t, p, lvl, lo);
 			break;
@@ -1043,12 +1043,12 @@ static unsigned int insert_want(const struct dci_itree_path *p, unsigned int pos
  * empty @t) with new nodes: the leaf has no room, or @ne does not go past
  * its last entry.  Returns 0 or -ENOMEM, @t unchanged.
  */
-static dc_noinline int insert_copying(struct dc_itree *t,
+static dci_noinline int insert_copying(struct dc_itree *t,
 				      const struct dci_itree_path *p,
 				      const struct wide_entry *ne,
 				      unsigned int pos)
 {
-	struct node_pool pool dc_uninitialized;
+	struct node_pool pool dci_uninitialized;
 
 	/* Allocate every node first, so that failure changes nothing. */
 	if (pool_fill(t, &pool, insert_want(p, pos)))
@@ -1058,7 +1058,7 @@ static dc_noinline int insert_copying(struct dc_itree *t,
 		insert_path(t, p, &pool, *ne, pos);
 	else
 		insert_root_leaf(t, &pool, ne);
-	dc_warn_once(pool.nr, "itree: insert_want() counted %u nodes too many",
+	dci_warn_once(pool.nr, "itree: insert_want() counted %u nodes too many",
 		     pool.nr);
 	insert_done(t);
 	return 0;
@@ -1076,7 +1076,7 @@ static int insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 	const struct dci_itree_path *p = seen;
 	struct itree_node *lo;
 	unsigned int pos = 0;
-	struct dci_itree_path walked dc_uninitialized;
+	struct dci_itree_path walked dci_uninitialized;
 
 	if (!p || p->depth == DCI_ITREE_PATH_NONE || p->changes != t->changes) {
 		walk(t, start, &walked);
@@ -1102,13 +1102,13 @@ int dc_itree_insert(struct dc_itree *t, uint64_t start, uint64_t last,
 
 	if (start > last || !item)
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	if (dc_itree_first(t, start, last, &cur))
 		return -EEXIST;
 	return insert_new(t, start, last, item, NULL);
 }
-DC_EXPORT(dc_itree_insert);
+DCI_EXPORT(dc_itree_insert);
 
 int dci_itree_insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
 			 void *item, const struct dci_itree_path *p)
@@ -1131,7 +1131,7 @@ static struct itree_node *removal_node(struct dc_itree *t, bool *from_reserve)
 		return n;
 	if (!t->spare) {
 		/* Nobody can still see the node retired last time. */
-		dc_synchronize_rcu();
+		dci_synchronize_rcu();
 		t->spare = t->retired_spare;
 		t->retired_spare = NULL;
 	}
@@ -1154,11 +1154,11 @@ static void copy_delete(struct itree_node *dst, const struct itree_node *src,
 int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 {
 	struct itree_node *leaf, *old, *n;
-	struct dci_itree_path p dc_uninitialized;
+	struct dci_itree_path p dci_uninitialized;
 	unsigned int lvl, pos;
 	bool from_reserve;
 
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	walk(t, start, &p);
 	if (!p.depth)
@@ -1180,7 +1180,7 @@ int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 	old = p.node[lvl];
 	if (old->nr == 1) {
 		/* The whole tree held this one interval. */
-		dc_rcu_assign_pointer(t->root, NULL);
+		dci_rcu_assign_pointer(t->root, NULL);
 		t->height = 0;
 		retire_subtree(t, old);
 		goto done;
@@ -1199,23 +1199,23 @@ int dc_itree_remove(struct dc_itree *t, uint64_t start, void **out)
 
 	/* A root with one child gives way to it. */
 	for (;;) {
-		old = dc_rcu_dereference_protected(t->root, itree_writer(t));
+		old = dci_rcu_dereference_protected(t->root, itree_writer(t));
 		if (old->leaf || old->nr != 1)
 			break;
-		dc_rcu_assign_pointer(t->root,
-				      dc_rcu_dereference_protected(old->child[0],
+		dci_rcu_assign_pointer(t->root,
+				      dci_rcu_dereference_protected(old->child[0],
 								   itree_writer(t)));
 		t->height--;
 		itn_retire(t, old);
 	}
 done:
-	dc_write_once(t->count, t->count - 1);
-	dc_store_release(&t->changes, t->changes + 1);
+	dci_write_once(t->count, t->count - 1);
+	dci_store_release(&t->changes, t->changes + 1);
 	return 0;
 }
-DC_EXPORT(dc_itree_remove);
+DCI_EXPORT(dc_itree_remove);
 
 uint64_t dci_itree_changes(const struct dc_itree *t)
 {
-	return dc_load_acquire(&((struct dc_itree *)t)->changes);
+	return dci_load_acquire(&((struct dc_itree *)t)->changes);
 }

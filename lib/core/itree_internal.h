@@ -3,8 +3,8 @@
  * itree_internal.h - what the core's other files may tell an interval tree
  * beyond <daxcache/itree.h>.
  */
-#ifndef DC_ITREE_INTERNAL_H
-#define DC_ITREE_INTERNAL_H
+#ifndef DCI_ITREE_INTERNAL_H
+#define DCI_ITREE_INTERNAL_H
 
 #include "platform.h"
 
@@ -22,7 +22,7 @@
  *
  * Context: the writer, before the tree is shared.
  */
-void dci_itree_set_writer_lock(struct dc_itree *t, dc_mutex_t *lock);
+void dci_itree_set_writer_lock(struct dc_itree *t, dci_mutex_t *lock);
 
 #define DCI_ITREE_MAX_DEPTH	24	/* 16^16 intervals would not fit in memory */
 #define DCI_ITREE_PATH_NONE	(~0u)	/* depth of a path that says nothing */
@@ -89,4 +89,4 @@ int dci_itree_insert_new(struct dc_itree *t, uint64_t start, uint64_t last,
  */
 uint64_t dci_itree_changes(const struct dc_itree *t);
 
-#endif /* DC_ITREE_INTERNAL_H */
+#endif /* DCI_ITREE_INTERNAL_H */

@@ -45,7 +45,7 @@ struct op_frame {
 };
 
 struct dc_reqq {
-	dc_spinlock_t lock;
+	dci_spinlock_t lock;
 	struct op_frame *frames;		/* submit op calls running */
 	struct dc_reqq_req *head, *tail;	/* parked, FIFO */
 	uint64_t seq;				/* completions so far */
@@ -58,8 +58,8 @@ struct dc_reqq {
 	void *priv;
 	uint64_t delay_ns;
 	struct dc_reqq_stats st;
-	struct dc_waitq drained;
-	struct dc_worker retry;			/* DC_REQQ_TIMER_RETRY only */
+	struct dci_waitq drained;
+	struct dci_worker retry;			/* DC_REQQ_TIMER_RETRY only */
 };
 
 static void park_tail(struct dc_reqq *q, struct dc_reqq_req *req)
@@ -96,7 +96,7 @@ static struct dc_reqq_req *unpark(struct dc_reqq *q)
 /* Under q->lock: one accepted request is finished with. */
 static void put_pending(struct dc_reqq *q)
 {
-	dc_write_once(q->pending, q->pending - 1);
+	dci_write_once(q->pending, q->pending - 1);
 	if (!q->pending)
 		dci_waitq_wake_all(&q->drained);
 }
@@ -114,15 +114,15 @@ static void count_error(struct dc_reqq *q, struct dc_reqq_req *req)
 static void end_req(struct dc_reqq *q, struct dc_reqq_req *req, int status)
 {
 	req->end(req, status);
-	dc_spin_lock(&q->lock);
+	dci_spin_lock(&q->lock);
 	put_pending(q);
-	dc_spin_unlock(&q->lock);
+	dci_spin_unlock(&q->lock);
 }
 
 /* The frame of this thread's running submit op call, if any. */
 static struct op_frame *frame_here(struct dc_reqq *q)
 {
-	const void *self = dc_thread_self();
+	const void *self = dci_thread_self();
 	struct op_frame *f;
 
 	for (f = q->frames; f; f = f->next)
@@ -138,15 +138,15 @@ static int call_submit(struct dc_reqq *q, struct dc_reqq_req *req,
 	struct op_frame **pp;
 	int ret;
 
-	f->thread = dc_thread_self();
+	f->thread = dci_thread_self();
 	f->kick = false;
 	f->next = q->frames;
 	q->frames = f;
-	dc_spin_unlock(&q->lock);
+	dci_spin_unlock(&q->lock);
 
 	ret = q->ops->submit(req, q->priv);
 
-	dc_spin_lock(&q->lock);
+	dci_spin_lock(&q->lock);
 	for (pp = &q->frames; *pp != f; pp = &(*pp)->next)
 		;
 	*pp = f->next;
@@ -208,29 +208,29 @@ static int dispatch_locked(struct dc_reqq *q, struct dc_reqq_req *own)
 			put_pending(q);
 			continue;
 		}
-		dc_spin_unlock(&q->lock);
+		dci_spin_unlock(&q->lock);
 		end_req(q, req, ret);
-		dc_spin_lock(&q->lock);
+		dci_spin_lock(&q->lock);
 	}
 	q->dispatching = false;
-	dc_spin_unlock(&q->lock);
+	dci_spin_unlock(&q->lock);
 	return own_ret;
 }
 
 static void dispatch(struct dc_reqq *q)
 {
-	dc_spin_lock(&q->lock);
+	dci_spin_lock(&q->lock);
 	if (q->dispatching) {
-		dc_spin_unlock(&q->lock);
+		dci_spin_unlock(&q->lock);
 		return;
 	}
 	q->dispatching = true;
 	dispatch_locked(q, NULL);
 }
 
-static void retry_fn(struct dc_worker *w)
+static void retry_fn(struct dci_worker *w)
 {
-	dispatch(dc_container_of(w, struct dc_reqq, retry));
+	dispatch(dci_container_of(w, struct dc_reqq, retry));
 }
 
 int dc_reqq_create(const struct dc_reqq_config *ucfg,
@@ -246,7 +246,7 @@ int dc_reqq_create(const struct dc_reqq_config *ucfg,
 			      DC_REQQ_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	ret = sized_copy_in(&ops, sizeof(ops), uops, ops_size,
 			    DC_REQQ_OPS_SIZE_VER0);
@@ -254,10 +254,10 @@ int dc_reqq_create(const struct dc_reqq_config *ucfg,
 		return ret;
 	if (!ops.submit || (cfg.flags & ~DC_REQQ_TIMER_RETRY))
 		return -EINVAL;
-	q = dc_zalloc(sizeof(*q));
+	q = dci_zalloc(sizeof(*q));
 	if (!q)
 		return -ENOMEM;
-	dc_spin_lock_init(&q->lock);
+	dci_spin_lock_init(&q->lock);
 	dci_waitq_init(&q->drained);
 	q->ops_copy = ops;
 	q->ops = &q->ops_copy;
@@ -269,7 +269,7 @@ int dc_reqq_create(const struct dc_reqq_config *ucfg,
 		ret = dci_worker_start(&q->retry, retry_fn, "dc-reqq-retry");
 		if (ret) {
 			dci_waitq_destroy(&q->drained);
-			dc_spin_lock_destroy(&q->lock);
+			dci_spin_lock_destroy(&q->lock);
 			dci_free(q);
 			return ret;
 		}
@@ -277,28 +277,28 @@ int dc_reqq_create(const struct dc_reqq_config *ucfg,
 	*out = q;
 	return 0;
 }
-DC_EXPORT(dc_reqq_create);
+DCI_EXPORT(dc_reqq_create);
 
 void dc_reqq_destroy(struct dc_reqq *q)
 {
 	uint64_t pending;
 
 	/* In a child forked unprepared, left to the exit: locks may be held. */
-	if (!q || dc_fork_check(__func__))
+	if (!q || dci_fork_check(__func__))
 		return;
 	dc_reqq_shutdown(q);
 	if (q->timer)
 		dci_worker_stop(&q->retry);
-	dc_spin_lock(&q->lock);
+	dci_spin_lock(&q->lock);
 	pending = q->pending;
-	dc_spin_unlock(&q->lock);
-	dc_warn_once(pending, "reqq destroyed with %llu requests in flight",
+	dci_spin_unlock(&q->lock);
+	dci_warn_once(pending, "reqq destroyed with %llu requests in flight",
 		     (unsigned long long)pending);
 	dci_waitq_destroy(&q->drained);
-	dc_spin_lock_destroy(&q->lock);
+	dci_spin_lock_destroy(&q->lock);
 	dci_free(q);
 }
-DC_EXPORT(dc_reqq_destroy);
+DCI_EXPORT(dc_reqq_destroy);
 
 void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
 		      unsigned int flags)
@@ -307,7 +307,7 @@ void dc_reqq_req_init(struct dc_reqq_req *req, dc_reqq_end_fn end,
 	req->flags = flags;
 	req->dc_next = NULL;
 }
-DC_EXPORT(dc_reqq_req_init);
+DCI_EXPORT(dc_reqq_req_init);
 
 /*
  * Call the submit op for @req, which is nobody else's to send (q->lock
@@ -354,14 +354,14 @@ int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 	bool kick = false;
 	int ret, err;
 
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
-	dc_spin_lock(&q->lock);
+	dci_spin_lock(&q->lock);
 	if (q->shutdown) {
-		dc_spin_unlock(&q->lock);
+		dci_spin_unlock(&q->lock);
 		return -ENOTCONN;
 	}
-	dc_write_once(q->pending, q->pending + 1);
+	dci_write_once(q->pending, q->pending + 1);
 	nest = frame_here(q);
 	if (nest || (!q->timer && (q->head || q->dispatching))) {
 		/*
@@ -376,7 +376,7 @@ int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 			dci_worker_queue_delayed(&q->retry, q->delay_ns);
 		else if (nest)
 			nest->kick = true;
-		dc_spin_unlock(&q->lock);
+		dci_spin_unlock(&q->lock);
 		return 0;
 	}
 	ret = submit_op(q, req, &kick);
@@ -405,10 +405,10 @@ int dc_reqq_submit(struct dc_reqq *q, struct dc_reqq_req *req)
 		err = dispatch_locked(q, own);
 		return err ? err : ret;
 	}
-	dc_spin_unlock(&q->lock);
+	dci_spin_unlock(&q->lock);
 	return ret;
 }
-DC_EXPORT(dc_reqq_submit);
+DCI_EXPORT(dc_reqq_submit);
 
 void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
 		      int status)
@@ -416,9 +416,9 @@ void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
 	struct op_frame *nest;
 	bool kick = false;
 
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return;
-	dc_spin_lock(&q->lock);
+	dci_spin_lock(&q->lock);
 	q->seq++;
 	q->st.completed++;
 	q->st.in_flight--;
@@ -433,34 +433,34 @@ void dc_reqq_complete(struct dc_reqq *q, struct dc_reqq_req *req,
 	if (kick)
 		dispatch_locked(q, NULL);
 	else
-		dc_spin_unlock(&q->lock);
+		dci_spin_unlock(&q->lock);
 	end_req(q, req, status);
 }
-DC_EXPORT(dc_reqq_complete);
+DCI_EXPORT(dc_reqq_complete);
 
 int dc_reqq_drain(struct dc_reqq *q, uint64_t timeout_ns)
 {
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
-	return dc_waitq_wait_timeout(&q->drained, !dc_read_once(q->pending),
+	return dci_waitq_wait_timeout(&q->drained, !dci_read_once(q->pending),
 				     timeout_ns);
 }
-DC_EXPORT(dc_reqq_drain);
+DCI_EXPORT(dc_reqq_drain);
 
 void dc_reqq_shutdown(struct dc_reqq *q)
 {
 	struct dc_reqq_req *list, *req;
 
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return;
-	dc_spin_lock(&q->lock);
+	dci_spin_lock(&q->lock);
 	q->shutdown = true;
 	list = q->head;
 	q->head = NULL;
 	q->tail = NULL;
 	q->st.shut_down += q->st.parked;
 	q->st.parked = 0;
-	dc_spin_unlock(&q->lock);
+	dci_spin_unlock(&q->lock);
 
 	while (list) {
 		req = list;
@@ -468,16 +468,16 @@ void dc_reqq_shutdown(struct dc_reqq *q)
 		end_req(q, req, -ENOTCONN);
 	}
 }
-DC_EXPORT(dc_reqq_shutdown);
+DCI_EXPORT(dc_reqq_shutdown);
 
 int dc_reqq_stats(struct dc_reqq *q, struct dc_reqq_stats *st,
 		  size_t size)
 {
 	if (!q)
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	return sized_copy_out_locked(st, size, &q->lock, &q->st, sizeof(q->st),
 				     DC_REQQ_STATS_SIZE_VER0);
 }
-DC_EXPORT(dc_reqq_stats);
+DCI_EXPORT(dc_reqq_stats);

@@ -44,7 +44,7 @@ struct slot_waiter {
 };
 
 struct dc_slot_table {
-	dc_spinlock_t lock;
+	dci_spinlock_t lock;
 	struct dc_slot *free;			/* free slots, LIFO */
 	struct slot_waiter backlog;		/* list head, FIFO */
 	unsigned int min_slots, max_slots;
@@ -55,7 +55,7 @@ struct dc_slot_table {
 	const struct dc_slot_table_ops *ops;	/* &ops_copy, or NULL */
 	struct dc_slot_table_ops ops_copy;	/* the caller's, as this library knows it */
 	void *priv;
-	struct dc_waitq wq;
+	struct dci_waitq wq;
 	struct dc_slot_table_stats st;		/* table lock */
 };
 
@@ -95,7 +95,7 @@ static void backlog_del(struct dc_slot_table *tbl, struct slot_waiter *w)
 /* A new slot, zeroed and through the init op; NULL when either fails. */
 static struct dc_slot *slot_alloc(struct dc_slot_table *tbl)
 {
-	struct dc_slot *s = dc_zalloc(tbl->slot_size);
+	struct dc_slot *s = dci_zalloc(tbl->slot_size);
 
 	if (s && tbl->ops && tbl->ops->init && tbl->ops->init(s, tbl->priv)) {
 		dci_free(s);
@@ -128,7 +128,7 @@ int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
 			      DC_SLOT_TABLE_CONFIG_SIZE_VER0);
 	if (ret)
 		return ret;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
 	memset(&ops, 0, sizeof(ops));
 	if (uops) {
@@ -143,10 +143,10 @@ int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
 	if (!max_slots || min_slots > max_slots ||
 	    slot_size < sizeof(struct dc_slot))
 		return -EINVAL;
-	tbl = dc_zalloc(sizeof(*tbl));
+	tbl = dci_zalloc(sizeof(*tbl));
 	if (!tbl)
 		return -ENOMEM;
-	dc_spin_lock_init(&tbl->lock);
+	dci_spin_lock_init(&tbl->lock);
 	dci_waitq_init(&tbl->wq);
 	tbl->backlog.next = tbl->backlog.prev = &tbl->backlog;
 	tbl->min_slots = min_slots;
@@ -171,23 +171,23 @@ int dc_slot_table_create(const struct dc_slot_table_config *ucfg,
 	*out = tbl;
 	return 0;
 }
-DC_EXPORT(dc_slot_table_create);
+DCI_EXPORT(dc_slot_table_create);
 
 int dc_slot_table_destroy(struct dc_slot_table *tbl)
 {
 	struct dc_slot *s;
 
 	/* In a child forked unprepared, left to the exit: locks may be held. */
-	if (!tbl || dc_fork_check(__func__))
+	if (!tbl || dci_fork_check(__func__))
 		return 0;
-	dc_spin_lock(&tbl->lock);
+	dci_spin_lock(&tbl->lock);
 	if (tbl->nr_out || tbl->nr_waiting) {
-		dc_spin_unlock(&tbl->lock);
+		dci_spin_unlock(&tbl->lock);
 		return -EBUSY;
 	}
 	s = tbl->free;
 	tbl->free = NULL;
-	dc_spin_unlock(&tbl->lock);
+	dci_spin_unlock(&tbl->lock);
 	while (s) {
 		struct dc_slot *next = s->next;
 
@@ -195,11 +195,11 @@ int dc_slot_table_destroy(struct dc_slot_table *tbl)
 		s = next;
 	}
 	dci_waitq_destroy(&tbl->wq);
-	dc_spin_lock_destroy(&tbl->lock);
+	dci_spin_lock_destroy(&tbl->lock);
 	dci_free(tbl);
 	return 0;
 }
-DC_EXPORT(dc_slot_table_destroy);
+DCI_EXPORT(dc_slot_table_destroy);
 
 /*
  * Allocate a slot whose place in @nr_alloc the caller holds; with the lock
@@ -212,9 +212,9 @@ static struct dc_slot *slot_alloc_reserved(struct dc_slot_table *tbl)
 	struct slot_waiter *w;
 	struct dc_slot *s;
 
-	dc_spin_unlock(&tbl->lock);
+	dci_spin_unlock(&tbl->lock);
 	s = slot_alloc(tbl);
-	dc_spin_lock(&tbl->lock);
+	dci_spin_lock(&tbl->lock);
 	if (s) {
 		tbl->st.dynamic_allocs++;
 		tbl->nr_out++;
@@ -228,7 +228,7 @@ static struct dc_slot *slot_alloc_reserved(struct dc_slot_table *tbl)
 		backlog_del(tbl, w);
 		tbl->nr_alloc++;
 		tbl->st.retries++;
-		dc_store_release(&w->state, W_ALLOC);
+		dci_store_release(&w->state, W_ALLOC);
 		/* @w may be gone now; the wait queue lives with the table. */
 		dci_waitq_wake_all(&tbl->wq);
 	}
@@ -269,7 +269,7 @@ static uint64_t time_left(uint64_t timeout_ns, uint64_t start_ns)
 
 	if (timeout_ns == UINT64_MAX)
 		return UINT64_MAX;
-	spent = dc_now_ns() - start_ns;
+	spent = dci_now_ns() - start_ns;
 	return spent < timeout_ns ? timeout_ns - spent : 0;
 }
 
@@ -283,65 +283,65 @@ static int slot_get(struct dc_slot_table *tbl, bool wait, uint64_t timeout_ns,
 	int ret;
 
 	*out = NULL;
-	if (dc_fork_check(wait ? "dc_slot_get" : "dc_slot_tryget"))
+	if (dci_fork_check(wait ? "dc_slot_get" : "dc_slot_tryget"))
 		return -ECHILD;
-	dc_spin_lock(&tbl->lock);
+	dci_spin_lock(&tbl->lock);
 	s = slot_take_locked(tbl, &failed);
 	if (s) {
-		dc_spin_unlock(&tbl->lock);
+		dci_spin_unlock(&tbl->lock);
 		*out = s;
 		return 0;
 	}
 	/* Nobody holds a slot: nobody would ever wake us. */
 	if (failed && !tbl->nr_out) {
-		dc_spin_unlock(&tbl->lock);
+		dci_spin_unlock(&tbl->lock);
 		return wait ? -ENOMEM : -EAGAIN;
 	}
 	if (!wait) {
-		dc_spin_unlock(&tbl->lock);
+		dci_spin_unlock(&tbl->lock);
 		return -EAGAIN;
 	}
 	backlog_add_tail(tbl, &w);
-	dc_spin_unlock(&tbl->lock);
+	dci_spin_unlock(&tbl->lock);
 	if (timeout_ns != UINT64_MAX)
-		start = dc_now_ns();
+		start = dci_now_ns();
 
 	for (;;) {
-		ret = dc_waitq_wait_timeout(&tbl->wq,
-					    dc_load_acquire(&w.state) != W_WAITING,
+		ret = dci_waitq_wait_timeout(&tbl->wq,
+					    dci_load_acquire(&w.state) != W_WAITING,
 					    left);
 		/* Granted: the putter is done with @w, no need for the lock. */
-		if (dc_load_acquire(&w.state) == W_GRANTED) {
+		if (dci_load_acquire(&w.state) == W_GRANTED) {
 			*out = w.slot;
 			return 0;
 		}
-		dc_spin_lock(&tbl->lock);
+		dci_spin_lock(&tbl->lock);
 		switch (w.state) {
 		case W_GRANTED:		/* after the wait gave up */
-			dc_spin_unlock(&tbl->lock);
+			dci_spin_unlock(&tbl->lock);
 			*out = w.slot;
 			return 0;
 		case W_ALLOC:		/* our place in @nr_alloc is reserved */
 			s = slot_alloc_reserved(tbl);
 			if (s) {
-				dc_spin_unlock(&tbl->lock);
+				dci_spin_unlock(&tbl->lock);
 				*out = s;
 				return 0;
 			}
 			if (!tbl->nr_out) {
-				dc_spin_unlock(&tbl->lock);
+				dci_spin_unlock(&tbl->lock);
 				return -ENOMEM;
 			}
 			/* Slots are out again: wait for one, first in line. */
 			w.state = W_WAITING;
 			backlog_add_head(tbl, &w);
-			dc_spin_unlock(&tbl->lock);
+			dci_spin_unlock(&tbl->lock);
 			left = time_left(timeout_ns, start);
 			continue;
 		default:		/* -ETIMEDOUT or -EINTR */
 			backlog_del(tbl, &w);
 			tbl->st.timeouts++;
-			dc_spin_unlock(&tbl->lock);
+			dci_spin_unlock(&tbl->lock);
 			return ret;
 		}
 	}
@@ -351,30 +351,30 @@ int dc_slot_get(struct dc_slot_table *tbl, struct dc_slot **out)
 {
 	return slot_get(tbl, true, UINT64_MAX, out);
 }
-DC_EXPORT(dc_slot_get);
+DCI_EXPORT(dc_slot_get);
 
 int dc_slot_get_timeout(struct dc_slot_table *tbl, uint64_t timeout_ns,
 			struct dc_slot **out)
 {
 	return slot_get(tbl, true, timeout_ns, out);
 }
-DC_EXPORT(dc_slot_get_timeout);
+DCI_EXPORT(dc_slot_get_timeout);
 
 int dc_slot_tryget(struct dc_slot_table *tbl, struct dc_slot **out)
 {
 	return slot_get(tbl, false, 0, out);
 }
-DC_EXPORT(dc_slot_tryget);
+DCI_EXPORT(dc_slot_tryget);
 
 void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 {
 	struct slot_waiter *w;
 
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return;
-	dc_spin_lock(&tbl->lock);
-	if (dc_warn_once(!tbl->nr_out, "%s() with no slot out", __func__)) {
-		dc_spin_unlock(&tbl->lock);
+	dci_spin_lock(&tbl->lock);
+	if (dci_warn_once(!tbl->nr_out, "%s() with no slot out", __func__)) {
+		dci_spin_unlock(&tbl->lock);
 		return;
 	}
 	w = tbl->backlog.next;
@@ -383,8 +383,8 @@ void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 		backlog_del(tbl, w);
 		tbl->st.handoffs++;
 		w->slot = slot;
-		dc_store_release(&w->state, W_GRANTED);
-		dc_spin_unlock(&tbl->lock);
+		dci_store_release(&w->state, W_GRANTED);
+		dci_spin_unlock(&tbl->lock);
 		dci_waitq_wake_all(&tbl->wq);
 		return;
 	}
@@ -392,15 +392,15 @@ void dc_slot_put(struct dc_slot_table *tbl, struct dc_slot *slot)
 	if (tbl->nr_alloc > tbl->min_slots) {
 		tbl->nr_alloc--;
 		tbl->st.releases++;
-		dc_spin_unlock(&tbl->lock);
+		dci_spin_unlock(&tbl->lock);
 		slot_free(tbl, slot);
 		return;
 	}
 	slot->next = tbl->free;
 	tbl->free = slot;
-	dc_spin_unlock(&tbl->lock);
+	dci_spin_unlock(&tbl->lock);
 }
-DC_EXPORT(dc_slot_put);
+DCI_EXPORT(dc_slot_put);
 
 int dc_slot_table_stats(struct dc_slot_table *tbl,
 			struct dc_slot_table_stats *st, size_t size)
@@ -409,15 +409,15 @@ int dc_slot_table_stats(struct dc_slot_table *tbl,
 
 	if (!tbl)
 		return -EINVAL;
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return -ECHILD;
-	dc_spin_lock(&tbl->lock);
+	dci_spin_lock(&tbl->lock);
 	snap = tbl->st;
 	snap.allocated = tbl->nr_alloc;
 	snap.out = tbl->nr_out;
 	snap.backlog = tbl->nr_waiting;
-	dc_spin_unlock(&tbl->lock);
+	dci_spin_unlock(&tbl->lock);
 	return sized_copy_out(st, size, &snap, sizeof(snap),
 			      DC_SLOT_TABLE_STATS_SIZE_VER0);
 }
-DC_EXPORT(dc_slot_table_stats);
+DCI_EXPORT(dc_slot_table_stats);

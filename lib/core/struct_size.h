@@ -8,8 +8,8 @@
  * smaller (a newer caller on an older library).  These helpers copy the
  * part both know and never touch a byte past the caller's size.
  */
-#ifndef DC_STRUCT_SIZE_H
-#define DC_STRUCT_SIZE_H
+#ifndef DCI_STRUCT_SIZE_H
+#define DCI_STRUCT_SIZE_H
 
 #include "platform.h"
 
@@ -66,14 +66,14 @@ static inline int sized_copy_out(void *udst, size_t usize, const void *src,
  * only under that lock, all of one instant.
  */
 static inline int sized_copy_out_locked(void *udst, size_t usize,
-					dc_spinlock_t *lock, const void *src,
+					dci_spinlock_t *lock, const void *src,
 					size_t ksize, size_t min)
 {
 	int ret;
 
-	dc_spin_lock(lock);
+	dci_spin_lock(lock);
 	ret = sized_copy_out(udst, usize, src, ksize, min);
-	dc_spin_unlock(lock);
+	dci_spin_unlock(lock);
 	return ret;
 }
 
@@ -89,4 +89,4 @@ static inline int sized_copy_out_locked(void *udst, size_t usize,
 	 (*(out) = NULL,						\
 	  sized_copy_in((cfg), sizeof(*(cfg)), (ucfg), (usize), (min))))
 
-#endif /* DC_STRUCT_SIZE_H */
+#endif /* DCI_STRUCT_SIZE_H */

@@ -10,4 +10,4 @@ unsigned int dc_version(void)
 {
 	return DC_VERSION;
 }
-DC_EXPORT(dc_version);
+DCI_EXPORT(dc_version);

@@ -12,13 +12,13 @@
  * Plain C on a uint64_t: included by both platforms' users, in the kernel
  * too.
  */
-#ifndef DC_PLATFORM_PRNG_H
-#define DC_PLATFORM_PRNG_H
+#ifndef DCI_PLATFORM_PRNG_H
+#define DCI_PLATFORM_PRNG_H
 
 #include <stdint.h>
 
 /* A state from any seed (never 0, which would stay 0). */
-static inline uint64_t dc_prng_seed(uint64_t seed)
+static inline uint64_t dci_prng_seed(uint64_t seed)
 {
 	uint64_t s = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
 
@@ -26,7 +26,7 @@ static inline uint64_t dc_prng_seed(uint64_t seed)
 }
 
 /* The next 64 random bits; @s must not be 0. */
-static inline uint64_t dc_prng_next(uint64_t *s)
+static inline uint64_t dci_prng_next(uint64_t *s)
 {
 	*s ^= *s >> 12;
 	*s ^= *s << 25;
@@ -35,9 +35,9 @@ static inline uint64_t dc_prng_next(uint64_t *s)
 }
 
 /* Uniform in [0, n) for n > 0 (the bias of % is negligible here); 0 for 0. */
-static inline uint64_t dc_prng_below(uint64_t *s, uint64_t n)
+static inline uint64_t dci_prng_below(uint64_t *s, uint64_t n)
 {
-	return n ? dc_prng_next(s) % n : 0;
+	return n ? dci_prng_next(s) % n : 0;
 }
 
-#endif /* DC_PLATFORM_PRNG_H */
+#endif /* DCI_PLATFORM_PRNG_H */

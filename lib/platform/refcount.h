@@ -9,7 +9,7 @@
  * increment-unless-zero, release on every decrement, acquire before
  * reporting zero.
  *
- * Each platform header defines dc_refcount_t (a structure holding the
+ * Each platform header defines dci_refcount_t (a structure holding the
  * count) and the operations on the count this state machine is written
  * over, then includes this header:
  *
@@ -41,54 +41,54 @@
  * and dci_plat_refcount_warn() (refcount_site.h), which saturates the count
  * and reports, out of line.
  */
-#ifndef DC_PLATFORM_REFCOUNT_H
-#define DC_PLATFORM_REFCOUNT_H
+#ifndef DCI_PLATFORM_REFCOUNT_H
+#define DCI_PLATFORM_REFCOUNT_H
 
 /* What a misused count is set to: far from both 0 and overflow. */
-#define DC_REFCOUNT_SATURATED	(INT_MIN / 2)
+#define DCI_REFCOUNT_SATURATED	(INT_MIN / 2)
 
-/* The site-keyed operation macros, dc_refcount_inc() and the others. */
+/* The site-keyed operation macros, dci_refcount_inc() and the others. */
 #include "refcount_site.h"
 
 /**
- * dc_refcount_set() - set a count.
+ * dci_refcount_set() - set a count.
  * @r: the count.
  * @n: its value.
  */
-static inline void dc_refcount_set(dc_refcount_t *r, int n)
+static inline void dci_refcount_set(dci_refcount_t *r, int n)
 {
 	dci_plat_refs_set(r, n);
 }
 
 /**
- * dc_refcount_set_release() - set a count, with release ordering.
+ * dci_refcount_set_release() - set a count, with release ordering.
  * @r: the count.
  * @n: its value.
  *
  * Publishes the object's fields with the count.
  */
-static inline void dc_refcount_set_release(dc_refcount_t *r, int n)
+static inline void dci_refcount_set_release(dci_refcount_t *r, int n)
 {
 	dci_plat_refs_set_release(r, n);
 }
 
 /**
- * dc_plat_refcount_dec_not_one() - drop one reference unless it is the last.
+ * dci_plat_refcount_dec_not_one() - drop one reference unless it is the last.
  * @r: the count.
- * @site: the place of use, for the report (dc_refcount_dec_not_one()).
+ * @site: the place of use, for the report (dci_refcount_dec_not_one()).
  *
  * Return: true if a reference was dropped (or the count is misused and
  * stays saturated), false if it was the last one.
  */
-static inline bool dc_plat_refcount_dec_not_one(dc_refcount_t *r,
-						struct dc_plat_refcount_site *site)
+static inline bool dci_plat_refcount_dec_not_one(dci_refcount_t *r,
+						struct dci_plat_refcount_site *site)
 {
 	int old = dci_plat_refs_read(r);
 
 	do {
 		if (old == 1)
 			return false;
-		if (dc_unlikely(old <= 0)) {
+		if (dci_unlikely(old <= 0)) {
 			dci_plat_refcount_warn(r, "underflow; use-after-free", site);
 			return true;
 		}
@@ -97,58 +97,58 @@ static inline bool dc_plat_refcount_dec_not_one(dc_refcount_t *r,
 }
 
 /**
- * dc_refcount_read() - the count.
+ * dci_refcount_read() - the count.
  * @r: the count.
  *
  * Return: its value, with no ordering.
  */
-static inline int dc_refcount_read(const dc_refcount_t *r)
+static inline int dci_refcount_read(const dci_refcount_t *r)
 {
 	return dci_plat_refs_read(r);
 }
 
 /**
- * dc_refcount_read_acquire() - the count, with acquire ordering.
+ * dci_refcount_read_acquire() - the count, with acquire ordering.
  * @r: the count.
  *
  * Return: its value; what was written before the store or release that set
  * it is seen after.
  */
-static inline int dc_refcount_read_acquire(const dc_refcount_t *r)
+static inline int dci_refcount_read_acquire(const dci_refcount_t *r)
 {
 	return dci_plat_refs_read_acquire(r);
 }
 
 /**
- * dc_refcount_zero_acquire() - whether the count is 0, read with acquire.
+ * dci_refcount_zero_acquire() - whether the count is 0, read with acquire.
  * @r: the count.
  *
  * Return: true if it is 0.
  */
-static inline bool dc_refcount_zero_acquire(const dc_refcount_t *r)
+static inline bool dci_refcount_zero_acquire(const dci_refcount_t *r)
 {
 	return dci_plat_refs_zero_acquire(r);
 }
 
 /**
- * dc_plat_refcount_inc_not_zero() - add one unless the count is zero.
+ * dci_plat_refcount_inc_not_zero() - add one unless the count is zero.
  * @r: the count.
- * @site: the place of use, for the report (dc_refcount_inc_not_zero()).
+ * @site: the place of use, for the report (dci_refcount_inc_not_zero()).
  *
  * Acquire ordering when it adds one.
  *
  * Return: true if the count was incremented (or is saturated), false if it
  * was 0.
  */
-static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
-						 struct dc_plat_refcount_site *site)
+static inline bool dci_plat_refcount_inc_not_zero(dci_refcount_t *r,
+						 struct dci_plat_refcount_site *site)
 {
 	int old = dci_plat_refs_read(r);
 
 	do {
 		if (!old)
 			return false;
-		if (dc_unlikely(old < 0 || old == INT_MAX)) {
+		if (dci_unlikely(old < 0 || old == INT_MAX)) {
 			dci_plat_refcount_warn(r, "saturated", site);
 			return true;
 		}
@@ -157,7 +157,7 @@ static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
 }
 
 /**
- * dc_refcount_inc_not_zero_fast() - dc_refcount_inc_not_zero() for a hot
+ * dci_refcount_inc_not_zero_fast() - dci_refcount_inc_not_zero() for a hot
  * path that has a slow one to fall back on.
  * @r: the count.
  *
@@ -165,44 +165,44 @@ static inline bool dc_plat_refcount_inc_not_zero(dc_refcount_t *r,
  * without reporting it, for a count that the full operation would report
  * (saturated or negative): the slow path's call reports it.
  */
-static inline bool dc_refcount_inc_not_zero_fast(dc_refcount_t *r)
+static inline bool dci_refcount_inc_not_zero_fast(dci_refcount_t *r)
 {
 	int old = dci_plat_refs_read(r), new;
 
 	do {
 		/* Wrapping: at most 1 for 0, negative counts and INT_MAX alike. */
 		new = (int)((unsigned int)old + 1);
-		if (dc_unlikely(new <= 1))
+		if (dci_unlikely(new <= 1))
 			return false;
 	} while (!dci_plat_refs_cmpxchg_weak_acquire(r, &old, new));
 	return true;
 }
 
 /**
- * dc_plat_refcount_inc() - add one.
+ * dci_plat_refcount_inc() - add one.
  * @r: the count, which must not be 0.
- * @site: the place of use, for the report (dc_refcount_inc()).
+ * @site: the place of use, for the report (dci_refcount_inc()).
  */
-static inline void dc_plat_refcount_inc(dc_refcount_t *r,
-					struct dc_plat_refcount_site *site)
+static inline void dci_plat_refcount_inc(dci_refcount_t *r,
+					struct dci_plat_refcount_site *site)
 {
 	int old = dci_plat_refs_fetch_inc_relaxed(r);
 
-	if (dc_unlikely(old <= 0 || old == INT_MAX))
+	if (dci_unlikely(old <= 0 || old == INT_MAX))
 		dci_plat_refcount_warn(r, old ? "saturated" :
 				       "increment on 0; use-after-free", site);
 }
 
 /**
- * dc_plat_refcount_dec_and_test() - drop one reference.
+ * dci_plat_refcount_dec_and_test() - drop one reference.
  * @r: the count.
- * @site: the place of use, for the report (dc_refcount_dec_and_test()).
+ * @site: the place of use, for the report (dci_refcount_dec_and_test()).
  *
  * Return: true when the count dropped to zero, then ordered after every
  * earlier decrement (acquire).
  */
-static inline bool dc_plat_refcount_dec_and_test(dc_refcount_t *r,
-						 struct dc_plat_refcount_site *site)
+static inline bool dci_plat_refcount_dec_and_test(dci_refcount_t *r,
+						 struct dci_plat_refcount_site *site)
 {
 	int old = dci_plat_refs_fetch_dec_put(r);
 
@@ -210,49 +210,49 @@ static inline bool dc_plat_refcount_dec_and_test(dc_refcount_t *r,
 		dci_plat_refs_acquire_last();
 		return true;
 	}
-	if (dc_unlikely(old <= 0))
+	if (dci_unlikely(old <= 0))
 		dci_plat_refcount_warn(r, "underflow; use-after-free", site);
 	return false;
 }
 
 /**
- * dc_plat_refcount_dec() - drop one reference that is not the last.
+ * dci_plat_refcount_dec() - drop one reference that is not the last.
  * @r: the count.
- * @site: the place of use, for the report (dc_refcount_dec()).
+ * @site: the place of use, for the report (dci_refcount_dec()).
  */
-static inline void dc_plat_refcount_dec(dc_refcount_t *r,
-					struct dc_plat_refcount_site *site)
+static inline void dci_plat_refcount_dec(dci_refcount_t *r,
+					struct dci_plat_refcount_site *site)
 {
 	int old = dci_plat_refs_fetch_dec_release(r);
 
-	if (dc_unlikely(old <= 1))
+	if (dci_unlikely(old <= 1))
 		dci_plat_refcount_warn(r, old == 1 ? "decrement hit 0; leaking memory" :
 				       "underflow; use-after-free", site);
 }
 
 /**
- * dc_refcount_dec_fast() - dc_refcount_dec() for a hot path.
+ * dci_refcount_dec_fast() - dci_refcount_dec() for a hot path.
  * @r: the count.
  *
  * Drops one reference, with release ordering, and reports nothing: the
- * caller reports a false answer out of line with dc_refcount_dec_report().
+ * caller reports a false answer out of line with dci_refcount_dec_report().
  *
  * Return: whether the count stays above zero, as it must; false when it
  * does not (the count was 1 or less).
  */
-static inline bool dc_refcount_dec_fast(dc_refcount_t *r)
+static inline bool dci_refcount_dec_fast(dci_refcount_t *r)
 {
 	return dci_plat_refs_dec_above_zero(r);
 }
 
 /**
- * dc_plat_refcount_dec_report() - report a dc_refcount_dec_fast() that
- * answered false, as dc_refcount_dec() would have.
+ * dci_plat_refcount_dec_report() - report a dci_refcount_dec_fast() that
+ * answered false, as dci_refcount_dec() would have.
  * @r: the count.
- * @site: the place of use, for the report (dc_refcount_dec_report()).
+ * @site: the place of use, for the report (dci_refcount_dec_report()).
  */
-static inline void dc_plat_refcount_dec_report(dc_refcount_t *r,
-					       struct dc_plat_refcount_site *site)
+static inline void dci_plat_refcount_dec_report(dci_refcount_t *r,
+					       struct dci_plat_refcount_site *site)
 {
 	/* Read after the fact: a racing misuse may change the wording only. */
 	int now = dci_plat_refs_read(r);
@@ -262,7 +262,7 @@ static inline void dc_plat_refcount_dec_report(dc_refcount_t *r,
 }
 
 /**
- * dc_refcount_dec_if_one() - take the count from 1 to 0 atomically.
+ * dci_refcount_dec_if_one() - take the count from 1 to 0 atomically.
  * @r: the count.
  *
  * Release ordering; the winner (a claim) goes on to rewrite the object,
@@ -270,11 +270,11 @@ static inline void dc_plat_refcount_dec_report(dc_refcount_t *r,
  *
  * Return: true if the count was 1 and is now 0.
  */
-static inline bool dc_refcount_dec_if_one(dc_refcount_t *r)
+static inline bool dci_refcount_dec_if_one(dci_refcount_t *r)
 {
 	int one = 1;
 
 	return dci_plat_refs_cmpxchg_claim(r, &one, 0);
 }
 
-#endif /* DC_PLATFORM_REFCOUNT_H */
+#endif /* DCI_PLATFORM_REFCOUNT_H */

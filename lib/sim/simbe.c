@@ -50,17 +50,17 @@ struct simbe_range {
 };
 
 struct simbe_fault_state {
-	dc_spinlock_t lock;
-	dc_atomic_t armed;
+	dci_spinlock_t lock;
+	dci_atomic_t armed;
 	struct dc_simbe_fault f;
 	unsigned int count;		/* calls since the last every-Nth failure */
 	uint64_t rng;
 };
 
 struct simbe_gate {
-	dc_atomic_t closed;
-	dc_atomic_t waiters;
-	struct dc_waitq wq;
+	dci_atomic_t closed;
+	dci_atomic_t waiters;
+	struct dci_waitq wq;
 };
 
 /* Counters, one per member of struct dc_simbe_stats but the gauge. */
@@ -89,27 +89,27 @@ struct dc_simbe {
 	uint64_t nr_ranges;
 	struct simbe_range *ranges;
 	struct simbe_tag *tags;
-	dc_spinlock_t stripe[SIMBE_STRIPES];
+	dci_spinlock_t stripe[SIMBE_STRIPES];
 
-	dc_spinlock_t seq_lock;		/* @seq and @max_batch */
+	dci_spinlock_t seq_lock;		/* @seq and @max_batch */
 	uint64_t seq;
 	uint64_t max_batch;
 
-	dc_atomic64_t latency_ns[DC_SIMBE_NR_OPS];
-	dc_atomic64_t entry_ns;
+	dci_atomic64_t latency_ns[DC_SIMBE_NR_OPS];
+	dci_atomic64_t entry_ns;
 	struct simbe_fault_state fault[DC_SIMBE_NR_OPS];
 	struct simbe_gate gate[DC_SIMBE_NR_OPS];
 
-	dc_atomic64_t calls[DC_SIMBE_NR_OPS];
-	dc_atomic64_t injected[DC_SIMBE_NR_OPS];
-	dc_atomic64_t total_ns[DC_SIMBE_NR_OPS];
-	dc_atomic64_t st[ST_NR];
-	dc_atomic64_t nr_mapped;
+	dci_atomic64_t calls[DC_SIMBE_NR_OPS];
+	dci_atomic64_t injected[DC_SIMBE_NR_OPS];
+	dci_atomic64_t total_ns[DC_SIMBE_NR_OPS];
+	dci_atomic64_t st[ST_NR];
+	dci_atomic64_t nr_mapped;
 };
 
 static inline void st_inc(struct dc_simbe *be, enum simbe_stat s)
 {
-	dc_atomic64_inc(&be->st[s]);
+	dci_atomic64_inc(&be->st[s]);
 }
 
 static inline uint64_t range_index(const struct dc_simbe *be, uint64_t win_off)
@@ -117,7 +117,7 @@ static inline uint64_t range_index(const struct dc_simbe *be, uint64_t win_off)
 	return win_off >> be->cfg.range_shift;
 }
 
-static inline dc_spinlock_t *range_lock(struct dc_simbe *be, uint64_t idx)
+static inline dci_spinlock_t *range_lock(struct dc_simbe *be, uint64_t idx)
 {
 	return &be->stripe[idx & (SIMBE_STRIPES - 1)];
 }
@@ -138,18 +138,18 @@ static void tag_write(struct dc_simbe *be, uint64_t idx, uint64_t ino,
 	struct simbe_tag *tg = &be->tags[idx];
 	uint64_t findex = file_off >> be->cfg.range_shift;
 
-	dc_write_once(tg->sum, 0);
-	dc_smp_wmb();
-	dc_write_once(tg->ino, ino);
-	dc_write_once(tg->index, findex);
-	dc_write_once(tg->seq, seq);
-	dc_smp_wmb();
-	dc_write_once(tg->sum, tag_sum(ino, findex, seq));
+	dci_write_once(tg->sum, 0);
+	dci_smp_wmb();
+	dci_write_once(tg->ino, ino);
+	dci_write_once(tg->index, findex);
+	dci_write_once(tg->seq, seq);
+	dci_smp_wmb();
+	dci_write_once(tg->sum, tag_sum(ino, findex, seq));
 }
 
 static void tag_clear(struct dc_simbe *be, uint64_t idx)
 {
-	dc_write_once(be->tags[idx].sum, 0);
+	dci_write_once(be->tags[idx].sum, 0);
 }
 
 /* Whether this call of @op fails, and with which error. */
@@ -159,9 +159,9 @@ static int fault_decide(struct dc_simbe *be, enum dc_simbe_op op)
 	bool fail = false;
 	int err;
 
-	if (!dc_atomic_read(&fs->armed))
+	if (!dci_atomic_read(&fs->armed))
 		return 0;
-	dc_spin_lock(&fs->lock);
+	dci_spin_lock(&fs->lock);
 	if (fs->f.next) {
 		fs->f.next--;
 		fail = true;
@@ -171,15 +171,15 @@ static int fault_decide(struct dc_simbe *be, enum dc_simbe_op op)
 		fail = true;
 	}
 	if (fs->f.ppm &&
-	    (uint32_t)(dc_prng_next(&fs->rng) >> 32) % SIMBE_PPM < fs->f.ppm)
+	    (uint32_t)(dci_prng_next(&fs->rng) >> 32) % SIMBE_PPM < fs->f.ppm)
 		fail = true;
 	if (!fs->f.next && !fs->f.every && !fs->f.ppm)
-		dc_atomic_set(&fs->armed, 0);
+		dci_atomic_set(&fs->armed, 0);
 	err = fs->f.err;
-	dc_spin_unlock(&fs->lock);
+	dci_spin_unlock(&fs->lock);
 	if (!fail)
 		return 0;
-	dc_atomic64_inc(&be->injected[op]);
+	dci_atomic64_inc(&be->injected[op]);
 	return err;
 }
 
@@ -188,12 +188,12 @@ static void gate_pass(struct dc_simbe *be, enum dc_simbe_op op)
 	struct simbe_gate *g = &be->gate[op];
 	int ret;
 
-	if (!dc_atomic_read(&g->closed))
+	if (!dci_atomic_read(&g->closed))
 		return;
-	dc_atomic_inc(&g->waiters);
-	ret = dc_waitq_wait_timeout(&g->wq, !dc_atomic_read(&g->closed),
+	dci_atomic_inc(&g->waiters);
+	ret = dci_waitq_wait_timeout(&g->wq, !dci_atomic_read(&g->closed),
 				    be->cfg.gate_timeout_ns);
-	dc_atomic_dec(&g->waiters);
+	dci_atomic_dec(&g->waiters);
 	if (ret)
 		st_inc(be, ST_GATE_TIMEOUTS);
 }
@@ -201,15 +201,15 @@ static void gate_pass(struct dc_simbe *be, enum dc_simbe_op op)
 /* Start a call: count it and pass the gate.  Returns the start time. */
 static uint64_t op_begin(struct dc_simbe *be, enum dc_simbe_op op)
 {
-	dc_atomic64_inc(&be->calls[op]);
+	dci_atomic64_inc(&be->calls[op]);
 	gate_pass(be, op);
-	return dc_now_ns();
+	return dci_now_ns();
 }
 
 /* End a call: count the time it took. */
 static void op_end(struct dc_simbe *be, enum dc_simbe_op op, uint64_t start)
 {
-	dc_atomic64_add(&be->total_ns[op], dc_now_ns() - start);
+	dci_atomic64_add(&be->total_ns[op], dci_now_ns() - start);
 }
 
 /* End a call the backend refuses: count it as a bad call.  -EINVAL. */
@@ -225,12 +225,12 @@ static void mark_busy(struct dc_simbe *be, uint64_t idx, uint64_t n)
 	uint64_t i;
 
 	for (i = idx; i < idx + n; i++) {
-		dc_spinlock_t *l = range_lock(be, i);
+		dci_spinlock_t *l = range_lock(be, i);
 
-		dc_spin_lock(l);
+		dci_spin_lock(l);
 		if (be->ranges[i].busy++)
 			st_inc(be, ST_OVERLAPS);
-		dc_spin_unlock(l);
+		dci_spin_unlock(l);
 	}
 }
 
@@ -239,11 +239,11 @@ static void mark_idle(struct dc_simbe *be, uint64_t idx, uint64_t n)
 	uint64_t i;
 
 	for (i = idx; i < idx + n; i++) {
-		dc_spinlock_t *l = range_lock(be, i);
+		dci_spinlock_t *l = range_lock(be, i);
 
-		dc_spin_lock(l);
+		dci_spin_lock(l);
 		be->ranges[i].busy--;
-		dc_spin_unlock(l);
+		dci_spin_unlock(l);
 	}
 }
 
@@ -259,7 +259,7 @@ static int span_enter(struct dc_simbe *be, enum dc_simbe_op op, uint64_t idx,
 
 	mark_busy(be, idx, n);
 	err = fault_decide(be, op);
-	dc_delay_ns(dc_atomic64_read(&be->latency_ns[op]));
+	dci_delay_ns(dci_atomic64_read(&be->latency_ns[op]));
 	return err;
 }
 
@@ -276,18 +276,18 @@ static uint64_t next_seq(struct dc_simbe *be)
 {
 	uint64_t seq;
 
-	dc_spin_lock(&be->seq_lock);
+	dci_spin_lock(&be->seq_lock);
 	seq = ++be->seq;
-	dc_spin_unlock(&be->seq_lock);
+	dci_spin_unlock(&be->seq_lock);
 	return seq;
 }
 
 static void note_batch(struct dc_simbe *be, uint64_t n)
 {
-	dc_spin_lock(&be->seq_lock);
+	dci_spin_lock(&be->seq_lock);
 	if (n > be->max_batch)
 		be->max_batch = n;
-	dc_spin_unlock(&be->seq_lock);
+	dci_spin_unlock(&be->seq_lock);
 }
 
 /* Record one window range as mapping @ino at @file_off.  Stripe lock held. */
@@ -308,7 +308,7 @@ static void record_setup(struct dc_simbe *be, uint64_t idx, uint64_t ino,
 		if (r->dirty)
 			st_inc(be, ST_LOST_WRITES);
 	} else {
-		dc_atomic64_inc(&be->nr_mapped);
+		dci_atomic64_inc(&be->nr_mapped);
 	}
 	r->mapped = true;
 	r->dirty = false;
@@ -338,13 +338,13 @@ static int simbe_setup(void *priv, uint64_t ino, uint64_t file_off,
 	if (!err) {
 		seq = next_seq(be);
 		for (i = 0; i < n; i++) {
-			dc_spinlock_t *l = range_lock(be, idx + i);
+			dci_spinlock_t *l = range_lock(be, idx + i);
 
-			dc_spin_lock(l);
+			dci_spin_lock(l);
 			record_setup(be, idx + i, ino,
 				     file_off + (i << be->cfg.range_shift),
 				     flags, seq);
-			dc_spin_unlock(l);
+			dci_spin_unlock(l);
 		}
 		st_inc(be, (flags & DC_MAP_WRITE) ? ST_SETUPS_WRITE :
 						     ST_SETUPS_READ);
@@ -373,7 +373,7 @@ static void record_remove(struct dc_simbe *be, uint64_t idx, uint64_t ino,
 	r->dirty = false;
 	r->flags = 0;
 	tag_clear(be, idx);
-	dc_atomic64_add(&be->nr_mapped, (uint64_t)-1);
+	dci_atomic64_add(&be->nr_mapped, (uint64_t)-1);
 }
 
 static bool entry_ok(const struct dc_simbe *be, const struct dc_remove_entry *e)
@@ -404,25 +404,25 @@ static int simbe_remove(void *priv, const struct dc_remove_entry *entries,
 		mark_busy(be, range_index(be, entries[k].win_off),
 			  entries[k].len >> be->cfg.range_shift);
 	err = fault_decide(be, DC_SIMBE_REMOVE);
-	delay = dc_atomic64_read(&be->latency_ns[DC_SIMBE_REMOVE]) +
-		(uint64_t)n * dc_atomic64_read(&be->entry_ns);
-	dc_delay_ns(delay);
+	delay = dci_atomic64_read(&be->latency_ns[DC_SIMBE_REMOVE]) +
+		(uint64_t)n * dci_atomic64_read(&be->entry_ns);
+	dci_delay_ns(delay);
 	for (k = 0; !err && k < n; k++) {
 		const struct dc_remove_entry *e = &entries[k];
 		uint64_t idx = range_index(be, e->win_off);
 		uint64_t cnt = e->len >> be->cfg.range_shift, i;
 
 		for (i = 0; i < cnt; i++) {
-			dc_spinlock_t *l = range_lock(be, idx + i);
+			dci_spinlock_t *l = range_lock(be, idx + i);
 
-			dc_spin_lock(l);
+			dci_spin_lock(l);
 			record_remove(be, idx + i, e->ino,
 				      e->file_off + (i << be->cfg.range_shift));
-			dc_spin_unlock(l);
+			dci_spin_unlock(l);
 		}
 	}
 	if (!err)
-		dc_atomic64_add(&be->st[ST_REMOVED_ENTRIES], n);
+		dci_atomic64_add(&be->st[ST_REMOVED_ENTRIES], n);
 	for (k = 0; k < n; k++)
 		mark_idle(be, range_index(be, entries[k].win_off),
 			  entries[k].len >> be->cfg.range_shift);
@@ -445,15 +445,15 @@ static int simbe_writeback(void *priv, uint64_t ino, uint64_t file_off,
 	err = span_enter(be, DC_SIMBE_WRITEBACK, idx, n);
 	for (i = 0; i < n; i++) {
 		struct simbe_range *r = &be->ranges[idx + i];
-		dc_spinlock_t *l = range_lock(be, idx + i);
+		dci_spinlock_t *l = range_lock(be, idx + i);
 
-		dc_spin_lock(l);
+		dci_spin_lock(l);
 		if (!r->mapped || r->ino != ino ||
 		    r->file_off != file_off + (i << be->cfg.range_shift))
 			st_inc(be, ST_WRITEBACK_MISMATCHES);
 		else if (!err)
 			r->dirty = false;
-		dc_spin_unlock(l);
+		dci_spin_unlock(l);
 	}
 	if (!err)
 		st_inc(be, ST_WRITEBACKS);
@@ -472,7 +472,7 @@ const struct dc_backend_ops *dc_simbe_ops(void)
 {
 	return &simbe_ops;
 }
-DC_EXPORT(dc_simbe_ops);
+DCI_EXPORT(dc_simbe_ops);
 
 int dc_simbe_config_init(struct dc_simbe_config *cfg, size_t size,
 			 uint64_t window_size)
@@ -486,19 +486,19 @@ int dc_simbe_config_init(struct dc_simbe_config *cfg, size_t size,
 	return sized_copy_out(cfg, size, &def, sizeof(def),
 			      DC_SIMBE_CONFIG_SIZE_VER0);
 }
-DC_EXPORT(dc_simbe_config_init);
+DCI_EXPORT(dc_simbe_config_init);
 
 static int config_check(const struct dc_simbe_config *cfg)
 {
 	if (cfg->range_shift < SIMBE_MIN_SHIFT ||
 	    cfg->range_shift > SIMBE_MAX_SHIFT) {
-		dc_pr_err("simbe: range_shift %u is not in %u..%u",
+		dci_pr_err("simbe: range_shift %u is not in %u..%u",
 			  cfg->range_shift, SIMBE_MIN_SHIFT, SIMBE_MAX_SHIFT);
 		return -EINVAL;
 	}
 	if (!cfg->window_size ||
 	    (cfg->window_size & ((1ull << cfg->range_shift) - 1))) {
-		dc_pr_err("simbe: window size %llu is not a non-zero multiple of the range size",
+		dci_pr_err("simbe: window size %llu is not a non-zero multiple of the range size",
 			  (unsigned long long)cfg->window_size);
 		return -EINVAL;
 	}
@@ -525,11 +525,11 @@ int dc_simbe_create(const struct dc_simbe_config *ucfg, size_t size,
 	nr = cfg->window_size >> cfg->range_shift;
 	if (nr > SIZE_MAX / sizeof(struct simbe_range))
 		return -ENOMEM;
-	be = dc_zalloc(sizeof(*be));
+	be = dci_zalloc(sizeof(*be));
 	if (!be)
 		return -ENOMEM;
-	be->ranges = dc_zalloc((size_t)nr * sizeof(*be->ranges));
-	be->tags = dc_zalloc((size_t)nr * sizeof(*be->tags));
+	be->ranges = dci_zalloc((size_t)nr * sizeof(*be->ranges));
+	be->tags = dci_zalloc((size_t)nr * sizeof(*be->tags));
 	if (!be->ranges || !be->tags) {
 		dci_free(be->ranges);
 		dci_free(be->tags);
@@ -542,21 +542,21 @@ int dc_simbe_create(const struct dc_simbe_config *ucfg, size_t size,
 	be->range_size = 1ull << cfg->range_shift;
 	be->nr_ranges = nr;
 	for (i = 0; i < SIMBE_STRIPES; i++)
-		dc_spin_lock_init(&be->stripe[i]);
-	dc_spin_lock_init(&be->seq_lock);
+		dci_spin_lock_init(&be->stripe[i]);
+	dci_spin_lock_init(&be->seq_lock);
 	for (i = 0; i < DC_SIMBE_NR_OPS; i++) {
-		dc_spin_lock_init(&be->fault[i].lock);
-		dc_atomic_set(&be->fault[i].armed, 0);
-		dc_atomic_set(&be->gate[i].closed, 0);
-		dc_atomic_set(&be->gate[i].waiters, 0);
+		dci_spin_lock_init(&be->fault[i].lock);
+		dci_atomic_set(&be->fault[i].armed, 0);
+		dci_atomic_set(&be->gate[i].closed, 0);
+		dci_atomic_set(&be->gate[i].waiters, 0);
 		dci_waitq_init(&be->gate[i].wq);
-		dc_atomic64_set(&be->latency_ns[i], cfg->latency_ns[i]);
+		dci_atomic64_set(&be->latency_ns[i], cfg->latency_ns[i]);
 	}
-	dc_atomic64_set(&be->entry_ns, cfg->remove_entry_ns);
+	dci_atomic64_set(&be->entry_ns, cfg->remove_entry_ns);
 	*out = be;
 	return 0;
 }
-DC_EXPORT(dc_simbe_create);
+DCI_EXPORT(dc_simbe_create);
 
 void dc_simbe_destroy(struct dc_simbe *be)
 {
@@ -566,39 +566,39 @@ void dc_simbe_destroy(struct dc_simbe *be)
 		return;
 	for (i = 0; i < DC_SIMBE_NR_OPS; i++) {
 		dci_waitq_destroy(&be->gate[i].wq);
-		dc_spin_lock_destroy(&be->fault[i].lock);
+		dci_spin_lock_destroy(&be->fault[i].lock);
 	}
-	dc_spin_lock_destroy(&be->seq_lock);
+	dci_spin_lock_destroy(&be->seq_lock);
 	for (i = 0; i < SIMBE_STRIPES; i++)
-		dc_spin_lock_destroy(&be->stripe[i]);
+		dci_spin_lock_destroy(&be->stripe[i]);
 	dci_free(be->tags);
 	dci_free(be->ranges);
 	dci_free(be);
 }
-DC_EXPORT(dc_simbe_destroy);
+DCI_EXPORT(dc_simbe_destroy);
 
 uint64_t dc_simbe_range_size(const struct dc_simbe *be)
 {
 	return be->range_size;
 }
-DC_EXPORT(dc_simbe_range_size);
+DCI_EXPORT(dc_simbe_range_size);
 
 uint64_t dc_simbe_nr_ranges(const struct dc_simbe *be)
 {
 	return be->nr_ranges;
 }
-DC_EXPORT(dc_simbe_nr_ranges);
+DCI_EXPORT(dc_simbe_nr_ranges);
 
 void dc_simbe_set_latency(struct dc_simbe *be, enum dc_simbe_op op,
 			  uint64_t per_call_ns, uint64_t per_entry_ns)
 {
 	if ((unsigned int)op >= DC_SIMBE_NR_OPS)
 		return;
-	dc_atomic64_set(&be->latency_ns[op], per_call_ns);
+	dci_atomic64_set(&be->latency_ns[op], per_call_ns);
 	if (op == DC_SIMBE_REMOVE)
-		dc_atomic64_set(&be->entry_ns, per_entry_ns);
+		dci_atomic64_set(&be->entry_ns, per_entry_ns);
 }
-DC_EXPORT(dc_simbe_set_latency);
+DCI_EXPORT(dc_simbe_set_latency);
 
 int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
 		       const struct dc_simbe_fault *uf, size_t size)
@@ -620,7 +620,7 @@ int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
 	if (f && (f->err > 0 || f->err < -4095))
 		return -EINVAL;
 	fs = &be->fault[op];
-	dc_spin_lock(&fs->lock);
+	dci_spin_lock(&fs->lock);
 	if (f) {
 		fs->f = *f;
 		if (!fs->f.err)
@@ -631,15 +631,15 @@ int dc_simbe_set_fault(struct dc_simbe *be, enum dc_simbe_op op,
 		fs->rng = f->seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
 		if (!fs->rng)
 			fs->rng = 1;
-		dc_atomic_set(&fs->armed, f->every || f->ppm || f->next);
+		dci_atomic_set(&fs->armed, f->every || f->ppm || f->next);
 	} else {
 		memset(&fs->f, 0, sizeof(fs->f));
-		dc_atomic_set(&fs->armed, 0);
+		dci_atomic_set(&fs->armed, 0);
 	}
-	dc_spin_unlock(&fs->lock);
+	dci_spin_unlock(&fs->lock);
 	return 0;
 }
-DC_EXPORT(dc_simbe_set_fault);
+DCI_EXPORT(dc_simbe_set_fault);
 
 int dc_simbe_fail_next(struct dc_simbe *be, enum dc_simbe_op op,
 		       int err)
@@ -648,14 +648,14 @@ int dc_simbe_fail_next(struct dc_simbe *be, enum dc_simbe_op op,
 
 	return dc_simbe_set_fault(be, op, &f, sizeof(f));
 }
-DC_EXPORT(dc_simbe_fail_next);
+DCI_EXPORT(dc_simbe_fail_next);
 
 int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
 		    struct dc_simbe_mapping *um, size_t size)
 {
 	struct dc_simbe_mapping km, *m = &km;
 	struct simbe_range *r;
-	dc_spinlock_t *l;
+	dci_spinlock_t *l;
 	uint64_t idx;
 	int ret = 0;
 
@@ -666,7 +666,7 @@ int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
 	idx = range_index(be, win_off);
 	r = &be->ranges[idx];
 	l = range_lock(be, idx);
-	dc_spin_lock(l);
+	dci_spin_lock(l);
 	if (!r->mapped) {
 		ret = -ENOENT;
 	} else {
@@ -679,13 +679,13 @@ int dc_simbe_lookup(struct dc_simbe *be, uint64_t win_off,
 		m->seq = r->seq;
 		m->setup_seq = r->setup_seq;
 	}
-	dc_spin_unlock(l);
+	dci_spin_unlock(l);
 	if (!ret && um)
 		ret = sized_copy_out(um, size, &km, sizeof(km),
 				     DC_SIMBE_MAPPING_SIZE_VER0);
 	return ret;
 }
-DC_EXPORT(dc_simbe_lookup);
+DCI_EXPORT(dc_simbe_lookup);
 
 /* The tag check of dc_simbe_check_tag(), without counting. */
 static int tag_check(struct dc_simbe *be, uint64_t win_off, uint64_t ino,
@@ -698,15 +698,15 @@ static int tag_check(struct dc_simbe *be, uint64_t win_off, uint64_t ino,
 		return -EINVAL;
 	tg = &be->tags[range_index(be, win_off)];
 	mask = be->range_size - 1;
-	sum = dc_read_once(tg->sum);
+	sum = dci_read_once(tg->sum);
 	if (!sum)
 		return -ENOENT;
-	dc_smp_rmb();
-	t_ino = dc_read_once(tg->ino);
-	t_index = dc_read_once(tg->index);
-	t_seq = dc_read_once(tg->seq);
-	dc_smp_rmb();
-	if (dc_read_once(tg->sum) != sum || sum != tag_sum(t_ino, t_index, t_seq))
+	dci_smp_rmb();
+	t_ino = dci_read_once(tg->ino);
+	t_index = dci_read_once(tg->index);
+	t_seq = dci_read_once(tg->seq);
+	dci_smp_rmb();
+	if (dci_read_once(tg->sum) != sum || sum != tag_sum(t_ino, t_index, t_seq))
 		return -ESTALE;		/* rewritten under the reader */
 	if (t_ino != ino || t_index != file_off >> be->cfg.range_shift ||
 	    (win_off & mask) != (file_off & mask))
@@ -727,13 +727,13 @@ int dc_simbe_check_tag(struct dc_simbe *be, uint64_t win_off,
 		st_inc(be, ST_TAG_FAILURES);
 	return ret;
 }
-DC_EXPORT(dc_simbe_check_tag);
+DCI_EXPORT(dc_simbe_check_tag);
 
 int dc_simbe_write(struct dc_simbe *be, uint64_t win_off,
 		   uint64_t ino, uint64_t file_off)
 {
 	struct simbe_range *r;
-	dc_spinlock_t *l;
+	dci_spinlock_t *l;
 	uint64_t idx;
 	int ret;
 
@@ -745,7 +745,7 @@ int dc_simbe_write(struct dc_simbe *be, uint64_t win_off,
 		idx = range_index(be, win_off);
 		r = &be->ranges[idx];
 		l = range_lock(be, idx);
-		dc_spin_lock(l);
+		dci_spin_lock(l);
 		if (!r->mapped || r->ino != ino ||
 		    r->file_off != (file_off & ~(be->range_size - 1)))
 			ret = -ESTALE;
@@ -753,38 +753,38 @@ int dc_simbe_write(struct dc_simbe *be, uint64_t win_off,
 			ret = -EROFS;
 		else
 			r->dirty = true;
-		dc_spin_unlock(l);
+		dci_spin_unlock(l);
 	}
 	if (ret)
 		st_inc(be, ST_TAG_FAILURES);
 	return ret;
 }
-DC_EXPORT(dc_simbe_write);
+DCI_EXPORT(dc_simbe_write);
 
 void dc_simbe_gate_close(struct dc_simbe *be, enum dc_simbe_op op)
 {
 	if ((unsigned int)op < DC_SIMBE_NR_OPS)
-		dc_atomic_set(&be->gate[op].closed, 1);
+		dci_atomic_set(&be->gate[op].closed, 1);
 }
-DC_EXPORT(dc_simbe_gate_close);
+DCI_EXPORT(dc_simbe_gate_close);
 
 void dc_simbe_gate_open(struct dc_simbe *be, enum dc_simbe_op op)
 {
 	if ((unsigned int)op >= DC_SIMBE_NR_OPS)
 		return;
-	dc_atomic_set(&be->gate[op].closed, 0);
+	dci_atomic_set(&be->gate[op].closed, 0);
 	dci_waitq_wake_all(&be->gate[op].wq);
 }
-DC_EXPORT(dc_simbe_gate_open);
+DCI_EXPORT(dc_simbe_gate_open);
 
 unsigned int dc_simbe_gate_waiters(struct dc_simbe *be,
 				   enum dc_simbe_op op)
 {
 	if ((unsigned int)op >= DC_SIMBE_NR_OPS)
 		return 0;
-	return (unsigned int)dc_atomic_read(&be->gate[op].waiters);
+	return (unsigned int)dci_atomic_read(&be->gate[op].waiters);
 }
-DC_EXPORT(dc_simbe_gate_waiters);
+DCI_EXPORT(dc_simbe_gate_waiters);
 
 int dc_simbe_stats(const struct dc_simbe *cbe,
 		   struct dc_simbe_stats *st, size_t size)
@@ -797,46 +797,46 @@ int dc_simbe_stats(const struct dc_simbe *cbe,
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	for (i = 0; i < DC_SIMBE_NR_OPS; i++) {
-		s.calls[i] = dc_atomic64_read(&be->calls[i]);
-		s.injected[i] = dc_atomic64_read(&be->injected[i]);
-		s.total_ns[i] = dc_atomic64_read(&be->total_ns[i]);
+		s.calls[i] = dci_atomic64_read(&be->calls[i]);
+		s.injected[i] = dci_atomic64_read(&be->injected[i]);
+		s.total_ns[i] = dci_atomic64_read(&be->total_ns[i]);
 	}
-	s.setups_read = dc_atomic64_read(&be->st[ST_SETUPS_READ]);
-	s.setups_write = dc_atomic64_read(&be->st[ST_SETUPS_WRITE]);
-	s.setups_replacing = dc_atomic64_read(&be->st[ST_SETUPS_REPLACING]);
-	s.setups_same = dc_atomic64_read(&be->st[ST_SETUPS_SAME]);
-	s.removed_entries = dc_atomic64_read(&be->st[ST_REMOVED_ENTRIES]);
-	dc_spin_lock(&be->seq_lock);
+	s.setups_read = dci_atomic64_read(&be->st[ST_SETUPS_READ]);
+	s.setups_write = dci_atomic64_read(&be->st[ST_SETUPS_WRITE]);
+	s.setups_replacing = dci_atomic64_read(&be->st[ST_SETUPS_REPLACING]);
+	s.setups_same = dci_atomic64_read(&be->st[ST_SETUPS_SAME]);
+	s.removed_entries = dci_atomic64_read(&be->st[ST_REMOVED_ENTRIES]);
+	dci_spin_lock(&be->seq_lock);
 	s.max_batch = be->max_batch;
-	dc_spin_unlock(&be->seq_lock);
-	s.writebacks = dc_atomic64_read(&be->st[ST_WRITEBACKS]);
-	s.remove_mismatches = dc_atomic64_read(&be->st[ST_REMOVE_MISMATCHES]);
-	s.remove_unmapped = dc_atomic64_read(&be->st[ST_REMOVE_UNMAPPED]);
-	s.writeback_mismatches = dc_atomic64_read(&be->st[ST_WRITEBACK_MISMATCHES]);
-	s.lost_writes = dc_atomic64_read(&be->st[ST_LOST_WRITES]);
-	s.overlaps = dc_atomic64_read(&be->st[ST_OVERLAPS]);
-	s.bad_calls = dc_atomic64_read(&be->st[ST_BAD_CALLS]);
-	s.tag_failures = dc_atomic64_read(&be->st[ST_TAG_FAILURES]);
-	s.gate_timeouts = dc_atomic64_read(&be->st[ST_GATE_TIMEOUTS]);
-	s.tag_checks = dc_atomic64_read(&be->st[ST_TAG_CHECKS]);
-	s.nr_mapped = dc_atomic64_read(&be->nr_mapped);
+	dci_spin_unlock(&be->seq_lock);
+	s.writebacks = dci_atomic64_read(&be->st[ST_WRITEBACKS]);
+	s.remove_mismatches = dci_atomic64_read(&be->st[ST_REMOVE_MISMATCHES]);
+	s.remove_unmapped = dci_atomic64_read(&be->st[ST_REMOVE_UNMAPPED]);
+	s.writeback_mismatches = dci_atomic64_read(&be->st[ST_WRITEBACK_MISMATCHES]);
+	s.lost_writes = dci_atomic64_read(&be->st[ST_LOST_WRITES]);
+	s.overlaps = dci_atomic64_read(&be->st[ST_OVERLAPS]);
+	s.bad_calls = dci_atomic64_read(&be->st[ST_BAD_CALLS]);
+	s.tag_failures = dci_atomic64_read(&be->st[ST_TAG_FAILURES]);
+	s.gate_timeouts = dci_atomic64_read(&be->st[ST_GATE_TIMEOUTS]);
+	s.tag_checks = dci_atomic64_read(&be->st[ST_TAG_CHECKS]);
+	s.nr_mapped = dci_atomic64_read(&be->nr_mapped);
 	return sized_copy_out(st, size, &s, sizeof(s), DC_SIMBE_STATS_SIZE_VER0);
 }
-DC_EXPORT(dc_simbe_stats);
+DCI_EXPORT(dc_simbe_stats);
 
 void dc_simbe_reset_stats(struct dc_simbe *be)
 {
 	unsigned int i;
 
 	for (i = 0; i < DC_SIMBE_NR_OPS; i++) {
-		dc_atomic64_set(&be->calls[i], 0);
-		dc_atomic64_set(&be->injected[i], 0);
-		dc_atomic64_set(&be->total_ns[i], 0);
+		dci_atomic64_set(&be->calls[i], 0);
+		dci_atomic64_set(&be->injected[i], 0);
+		dci_atomic64_set(&be->total_ns[i], 0);
 	}
 	for (i = 0; i < ST_NR; i++)
-		dc_atomic64_set(&be->st[i], 0);
-	dc_spin_lock(&be->seq_lock);
+		dci_atomic64_set(&be->st[i], 0);
+	dci_spin_lock(&be->seq_lock);
 	be->max_batch = 0;
-	dc_spin_unlock(&be->seq_lock);
+	dci_spin_unlock(&be->seq_lock);
 }
-DC_EXPORT(dc_simbe_reset_stats);
+DCI_EXPORT(dc_simbe_reset_stats);

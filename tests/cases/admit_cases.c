@@ -171,11 +171,11 @@ static void stream_start(struct dc_test *t, struct aenv *e, unsigned int i,
 
 /* --- configuration ------------------------------------------------------ */
 
-static dc_atomic_t log_lines;
+static dci_atomic_t log_lines;
 
 static void count_log(void *priv, int level, const char *msg)
 {
-	dc_atomic_inc(&log_lines);
+	dci_atomic_inc(&log_lines);
 }
 
 DC_TEST(admit_config)
@@ -191,24 +191,24 @@ DC_TEST(admit_config)
 	DC_ASSERT_EQ(t, cfg.admit_setup_cost, DC_ADMIT_SETUP_COST_DEFAULT);
 	dc_simbe_config_init(&bcfg, sizeof(bcfg), 8 * A_RS);
 	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
-	dc_atomic_set(&log_lines, 0);
+	dci_atomic_set(&log_lines, 0);
 	dc_set_log_fn(count_log, NULL);
 	cfg.admit = (enum dc_admit_policy)2;
-	before = dc_atomic_read(&log_lines);
+	before = dci_atomic_read(&log_lines);
 	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
 					    sizeof(struct dc_backend_ops), be, &c), -EINVAL);
-	DC_ASSERT(t, dc_atomic_read(&log_lines) > before);
+	DC_ASSERT(t, dci_atomic_read(&log_lines) > before);
 	cfg.admit = (enum dc_admit_policy)-1;
-	before = dc_atomic_read(&log_lines);
+	before = dci_atomic_read(&log_lines);
 	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
 					    sizeof(struct dc_backend_ops), be, &c), -EINVAL);
-	DC_ASSERT(t, dc_atomic_read(&log_lines) > before);
+	DC_ASSERT(t, dci_atomic_read(&log_lines) > before);
 	cfg.admit = DC_ADMIT_FREQ;
 	cfg.admit_setup_cost = DC_ADMIT_SETUP_COST_MAX + 1;
-	before = dc_atomic_read(&log_lines);
+	before = dci_atomic_read(&log_lines);
 	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
 					    sizeof(struct dc_backend_ops), be, &c), -EINVAL);
-	DC_ASSERT(t, dc_atomic_read(&log_lines) > before);
+	DC_ASSERT(t, dci_atomic_read(&log_lines) > before);
 	cfg.admit_setup_cost = DC_ADMIT_SETUP_COST_MAX;
 	/* A caller built before the member: the default cost. */
 	DC_ASSERT_INT_EQ(t, dc_cache_create(&cfg, DC_CACHE_CONFIG_SIZE_VER1, dc_simbe_ops(),
@@ -1067,7 +1067,7 @@ AENV_CASE(admit_writes_never_evict, 6, write_body)
  * A window that holds every range it is asked for never reclaims, so an
  * upgrade there evicts nothing: a write to a range mapped read-only is
  * served directly at first, and once the range has been written often
- * enough (DC_ADMIT_UPGRADE_MIN in cache_admit.c: its miss and two writes)
+ * enough (DCI_ADMIT_UPGRADE_MIN in cache_admit.c: its miss and two writes)
  * it is upgraded in place, with no new range and no eviction.  A range
  * written once stays read-only.
  */
@@ -1284,7 +1284,7 @@ AENV_CASE(admit_busy_bypasses_at_once, 4, busy_body)
 struct nomutex_ctx {
 	struct aenv *e;
 	uint64_t off1;			/* thread 1's miss */
-	dc_atomic_t done;
+	dci_atomic_t done;
 	int ret0, ret1;
 };
 
@@ -1305,11 +1305,11 @@ static void nomutex_thread(struct dc_test *t, void *arg, unsigned int idx)
 		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 1);
 		memset(&pin, 0, sizeof(pin));
 		c->ret1 = dc_map(e->inode[0], c->off1, BYPASS, &pin);
-		dc_atomic_set(&c->done, 1);
+		dci_atomic_set(&c->done, 1);
 		break;
 	default:
 		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 1);
-		DC_WAIT_FOR(t, dc_atomic_read(&c->done));
+		DC_WAIT_FOR(t, dci_atomic_read(&c->done));
 		dc_simbe_gate_open(e->be, DC_SIMBE_SETUP);
 		break;
 	}
@@ -1327,7 +1327,7 @@ static void nomutex_run(struct dc_test *t, struct aenv *e, bool budget)
 	struct dc_cache_stats st0;
 	unsigned int k;
 
-	dc_atomic_set(&c.done, 0);
+	dci_atomic_set(&c.done, 0);
 	/* Flagged maps into free ranges: the reclaimer is not kicked. */
 	for (k = 0; k < e->nr; k++)
 		DC_ASSERT_INT_EQ(t, access1(t, e, 0, k, 1, BYPASS), 0);
@@ -1381,8 +1381,8 @@ DC_TEST(admit_budget_miss_skips_mutex)
 struct mt_ctx {
 	struct aenv *e;
 	unsigned int ops;
-	dc_atomic64_t calls;
-	dc_atomic_t ready;
+	dci_atomic64_t calls;
+	dci_atomic_t ready;
 };
 
 /*
@@ -1398,13 +1398,13 @@ static void mt_thread(struct dc_test *t, void *arg, unsigned int idx)
 	unsigned int k;
 
 	dc_test_rng_init(&rng, t->seed * 31 + idx);
-	dc_atomic_inc(&c->ready);
+	dci_atomic_inc(&c->ready);
 	/*
 	 * The start line sleeps between looks: in a kernel that does not
 	 * preempt kthreads (5.10's voluntary preemption), threads spinning
 	 * here on every CPU would keep the last ones from ever starting.
 	 */
-	DC_WAIT_FOR(t, (unsigned int)dc_atomic_read(&c->ready) >= T_THREADS);
+	DC_WAIT_FOR(t, (unsigned int)dci_atomic_read(&c->ready) >= T_THREADS);
 	for (k = 0; k < c->ops && !dc_test_failed(t); k++) {
 		unsigned int op = (unsigned int)dc_test_below(&rng, 100);
 		unsigned int i = (unsigned int)dc_test_below(&rng, A_INODES);
@@ -1423,7 +1423,7 @@ static void mt_thread(struct dc_test *t, void *arg, unsigned int idx)
 		pin.range = &pin;
 		ret = dc_map(e->inode[i], off, flags, &pin);
 		DC_ASSERT(t, ret == 0 || (ret == DC_MAP_BYPASS && (flags & BYPASS)));
-		dc_atomic64_inc(&c->calls);
+		dci_atomic64_inc(&c->calls);
 		if (ret == DC_MAP_BYPASS) {
 			DC_ASSERT(t, pin.range == NULL);
 			continue;
@@ -1442,10 +1442,10 @@ static void mt_body(struct dc_test *t, struct aenv *e)
 	struct dc_cache_stats st;
 
 	c.ops = 4000 * dc_test_scale() / dc_test_slowdown();
-	dc_atomic64_set(&c.calls, 0);
-	dc_atomic_set(&c.ready, 0);
+	dci_atomic64_set(&c.calls, 0);
+	dci_atomic_set(&c.ready, 0);
 	dc_test_run_threads(t, T_THREADS, mt_thread, &c);
-	e->calls += dc_atomic64_read(&c.calls);
+	e->calls += dci_atomic64_read(&c.calls);
 	st = ast(e);
 	dc_test_log(t, "%llu hits %llu misses %llu bypasses (%llu busy) %llu contested",
 		    (unsigned long long)st.hits, (unsigned long long)st.misses,

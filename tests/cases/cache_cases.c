@@ -186,7 +186,7 @@ static void log_counters(struct dc_test *t, struct env *e)
  */
 static void env_settle(struct dc_test *t, struct env *e)
 {
-	uint64_t end = dc_now_ns() + DC_WAIT_LIMIT_NS;
+	uint64_t end = dci_now_ns() + DC_WAIT_LIMIT_NS;
 
 	for (;;) {
 		struct dc_cache_stats st = cst(e);
@@ -194,7 +194,7 @@ static void env_settle(struct dc_test *t, struct env *e)
 
 		if (sim_env_quiet(&st, &bs, e->failures))
 			return;
-		if (dc_now_ns() > end) {
+		if (dci_now_ns() > end) {
 			log_counters(t, e);
 			dc_test_fail(t, __FILE__, __LINE__, "no quiescence");
 			return;
@@ -380,26 +380,26 @@ DC_TEST(name)								\
 }
 
 /* A start line for test threads: all of them go at once. */
-static void start_line(dc_atomic_t *ready, unsigned int n)
+static void start_line(dci_atomic_t *ready, unsigned int n)
 {
 	unsigned int spins = 0;
 
-	dc_atomic_inc(ready);
-	while ((unsigned int)dc_atomic_read(ready) < n) {
+	dci_atomic_inc(ready);
+	while ((unsigned int)dci_atomic_read(ready) < n) {
 		if (++spins % 64 == 0)
 			dc_test_sleep_us(1);
 		else
-			dc_cpu_relax();
+			dci_cpu_relax();
 	}
 }
 
 /* --- configuration ------------------------------------------------------ */
 
-static dc_atomic_t log_lines;
+static dci_atomic_t log_lines;
 
 static void count_log(void *priv, int level, const char *msg)
 {
-	dc_atomic_inc(&log_lines);
+	dci_atomic_inc(&log_lines);
 }
 
 DC_TEST(cache_config_defaults)
@@ -446,7 +446,7 @@ static void try_config(struct dc_test *t, const struct dc_cache_config *cfg,
 		       const char *what)
 {
 	struct dc_cache *c = NULL;
-	int before = dc_atomic_read(&log_lines);
+	int before = dci_atomic_read(&log_lines);
 	int ret = dc_cache_create(cfg, sizeof(*cfg), ops, sizeof(*ops), priv, &c);
 
 	if (ret != want)
@@ -454,7 +454,7 @@ static void try_config(struct dc_test *t, const struct dc_cache_config *cfg,
 			     what, ret, want);
 	if (!ret)
 		dc_cache_destroy(c);
-	else if (dc_atomic_read(&log_lines) == before)
+	else if (dci_atomic_read(&log_lines) == before)
 		dc_test_fail(t, __FILE__, __LINE__, "%s: refused without a log line",
 			     what);
 }
@@ -468,7 +468,7 @@ DC_TEST(cache_config_invalid)
 
 	dc_simbe_config_init(&bcfg, sizeof(bcfg), 8ull << 21);
 	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
-	dc_atomic_set(&log_lines, 0);
+	dci_atomic_set(&log_lines, 0);
 	dc_set_log_fn(count_log, NULL);
 	dc_cache_config_init(&good, sizeof(good), 8ull << 21);
 
@@ -676,7 +676,7 @@ static void hint_rounds(struct dc_test *t, struct env *e, bool refill)
 	struct dc_cache_stats st;
 
 	for (round = 0; round < 20 && !dc_test_failed(t); round++) {
-		for (k = 0; k < DC_ARRAY_SIZE(idx) && !dc_test_failed(t); k++) {
+		for (k = 0; k < DCI_ARRAY_SIZE(idx) && !dc_test_failed(t); k++) {
 			pin_at(t, e, 0, 0, idx[(k + round) % 3] * e->rs + round, 0);
 			DC_RETURN_IF_FAILED(t);
 			touch(t, e, 0, idx[(k + round) % 3] * e->rs + 7, 0);
@@ -690,7 +690,7 @@ static void hint_rounds(struct dc_test *t, struct env *e, bool refill)
 	}
 	DC_RETURN_IF_FAILED(t);
 	st = cst(e);
-	DC_ASSERT(t, st.hits >= 20 * DC_ARRAY_SIZE(idx));
+	DC_ASSERT(t, st.hits >= 20 * DCI_ARRAY_SIZE(idx));
 	DC_ASSERT(t, st.misses > e->nr);
 	if (refill) {
 		DC_ASSERT_EQ(t, st.inline_reclaims, 0);
@@ -731,7 +731,7 @@ static const uint64_t hint_far_idx[] = {
 
 static void hint_far_rounds(struct dc_test *t, struct env *e, bool punch)
 {
-	const unsigned int n = DC_ARRAY_SIZE(hint_far_idx);
+	const unsigned int n = DCI_ARRAY_SIZE(hint_far_idx);
 	unsigned int round, k;
 	struct dc_cache_stats st;
 	uint64_t off;
@@ -800,8 +800,8 @@ struct race_ctx {
 	struct env *e;
 	uint64_t idx;
 	unsigned int flags;
-	dc_atomic_t ready;
-	dc_atomic_t done;
+	dci_atomic_t ready;
+	dci_atomic_t done;
 	struct dc_pin pin[RACE_THREADS];
 };
 
@@ -824,8 +824,8 @@ static void race_round(struct dc_test *t, struct race_ctx *c)
 {
 	unsigned int k;
 
-	dc_atomic_set(&c->ready, 0);
-	dc_atomic_set(&c->done, 0);
+	dci_atomic_set(&c->ready, 0);
+	dci_atomic_set(&c->done, 0);
 	memset(c->pin, 0, sizeof(c->pin));
 	dc_test_run_threads(t, RACE_THREADS, race_thread, c);
 	for (k = 0; k < RACE_THREADS; k++) {
@@ -1082,7 +1082,7 @@ DC_TEST(cache_inline_reclaim_no_remove)
 		{ 0, 0 }, { 0, 2 }, { DC_CACHE_KICK_BG_FIRST, 0 },
 	};
 
-	inline_runs(t, runs, DC_ARRAY_SIZE(runs));
+	inline_runs(t, runs, DCI_ARRAY_SIZE(runs));
 }
 
 DC_TEST(cache_inline_reclaim_remove_on_inline)
@@ -1091,7 +1091,7 @@ DC_TEST(cache_inline_reclaim_remove_on_inline)
 		{ DC_CACHE_REMOVE_ON_INLINE, 0 }, { DC_CACHE_REMOVE_ON_INLINE, 2 },
 	};
 
-	inline_runs(t, runs, DC_ARRAY_SIZE(runs));
+	inline_runs(t, runs, DCI_ARRAY_SIZE(runs));
 }
 
 DC_TEST(cache_inline_own_only)
@@ -1100,7 +1100,7 @@ DC_TEST(cache_inline_own_only)
 		{ DC_CACHE_INLINE_OWN_ONLY, 0 }, { DC_CACHE_INLINE_OWN_ONLY, 2 },
 	};
 
-	inline_runs(t, runs, DC_ARRAY_SIZE(runs));
+	inline_runs(t, runs, DCI_ARRAY_SIZE(runs));
 }
 
 /*
@@ -1742,7 +1742,7 @@ ENV_CASE(cache_trace_scenario, 1, trace_scenario_body)
 struct put_ctx {
 	struct env *e;
 	struct dc_inode *x;
-	dc_atomic_t pinned;
+	dci_atomic_t pinned;
 	struct dc_pin pin;
 	unsigned long warns;		/* dc_warn_count() before the put */
 };
@@ -1755,14 +1755,14 @@ static void put_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 	if (idx == 0) {
 		ret = dc_map(c->x, 5, 0, &c->pin);
-		dc_atomic_set(&c->pinned, ret ? -1 : 1);
+		dci_atomic_set(&c->pinned, ret ? -1 : 1);
 		DC_ASSERT_INT_EQ(t, ret, 0);
 		/*
 		 * Hold the pin until the eviction has called it a misuse
 		 * (after its 100 ms grace for transient pins); 30 s at most.
 		 */
 		for (i = 0; i < 3000 && dc_warn_count() == c->warns &&
-			    !dc_atomic_read(&log_lines); i++)
+			    !dci_atomic_read(&log_lines); i++)
 			dc_test_sleep_us(10000);
 		/* The put has not taken the mapping from under the pin. */
 		ret = dc_simbe_check_tag(c->e->be, c->pin.win_off, 88, 5);
@@ -1770,7 +1770,7 @@ static void put_thread(struct dc_test *t, void *arg, unsigned int idx)
 		DC_ASSERT_INT_EQ(t, ret, 0);
 		return;
 	}
-	while (!dc_atomic_read(&c->pinned))
+	while (!dci_atomic_read(&c->pinned))
 		dc_test_sleep_us(100);
 	dc_inode_put(c->x);
 }
@@ -1781,13 +1781,13 @@ static void put_pinned_body(struct dc_test *t, struct env *e)
 	unsigned long warns = dc_warn_count();
 	int lines;
 
-	dc_atomic_set(&c.pinned, 0);
+	dci_atomic_set(&c.pinned, 0);
 	c.warns = warns;
 	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, 88, &c.x), 0);
-	dc_atomic_set(&log_lines, 0);
+	dci_atomic_set(&log_lines, 0);
 	dc_set_log_fn(count_log, NULL);
 	dc_test_run_threads(t, 2, put_thread, &c);
-	lines = dc_atomic_read(&log_lines);
+	lines = dci_atomic_read(&log_lines);
 	dc_set_log_fn(NULL, NULL);
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT(t, dc_warn_count() > warns || lines > 0);
@@ -1811,7 +1811,7 @@ struct reuse_ctx {
 	struct env *e;
 	struct dc_inode *x;
 	uint64_t x0;			/* the window range of X's index 0 */
-	dc_atomic_t pinned;
+	dci_atomic_t pinned;
 };
 
 static void evict_reuse_thread(struct dc_test *t, void *arg, unsigned int idx)
@@ -1822,13 +1822,13 @@ static void evict_reuse_thread(struct dc_test *t, void *arg, unsigned int idx)
 	int ret;
 
 	if (idx == 1) {
-		while (!dc_atomic_read(&c->pinned))
+		while (!dci_atomic_read(&c->pinned))
 			dc_test_sleep_us(100);
 		dc_inode_put(c->x);
 		return;
 	}
 	ret = dc_map(c->x, e->rs, 0, &pin);
-	dc_atomic_set(&c->pinned, 1);
+	dci_atomic_set(&c->pinned, 1);
 	DC_ASSERT_INT_EQ(t, ret, 0);
 	/* The first pass freed X's index 0, and waits for this pin. */
 	DC_WAIT_FOR(t, cst(e).nr_free == 2);
@@ -1845,7 +1845,7 @@ static void evict_reuse_body(struct dc_test *t, struct env *e)
 	struct dc_pin pin;
 	unsigned int k;
 
-	dc_atomic_set(&c.pinned, 0);
+	dci_atomic_set(&c.pinned, 0);
 	DC_ASSERT_INT_EQ(t, dc_inode_get(e->cache, 91, &c.x), 0);
 	for (k = 0; k < 2; k++) {
 		DC_ASSERT_INT_EQ(t, dc_map(c.x, (uint64_t)k * e->rs, 0, &pin), 0);
@@ -1915,10 +1915,10 @@ DC_TEST(cache_destroy_live_inodes)
 		if (!dc_map(y, k << 21, 0, &pin))
 			dc_unpin(&pin);
 	}
-	dc_atomic_set(&log_lines, 0);
+	dci_atomic_set(&log_lines, 0);
 	dc_set_log_fn(count_log, NULL);
 	dc_cache_destroy(c);
-	lines = dc_atomic_read(&log_lines);
+	lines = dci_atomic_read(&log_lines);
 	dc_set_log_fn(NULL, NULL);
 	bs = sst(&(struct env){ .be = be });
 	dc_simbe_destroy(be);
@@ -2014,7 +2014,7 @@ ENV_CASE(cache_all_pinned_waiter_sleeps, 2, all_pinned_sleep_body)
  */
 struct unpin_wake_ctx {
 	struct env *e;
-	dc_atomic_t done;
+	dci_atomic_t done;
 	int ret;
 };
 
@@ -2030,12 +2030,12 @@ static void unpin_wake_thread(struct dc_test *t, void *arg, unsigned int idx)
 			check_pin(t, e, 1, 0, &pin);
 			dc_unpin(&pin);
 		}
-		dc_atomic_set(&u->done, 1);
+		dci_atomic_set(&u->done, 1);
 		return;
 	}
 	DC_WAIT_FOR(t, cst(e).nr_waiting == 1);
 	/* Still asleep: nothing but the unpin can end its wait. */
-	DC_ASSERT(t, !dc_atomic_read(&u->done));
+	DC_ASSERT(t, !dci_atomic_read(&u->done));
 	dc_unpin(&e->pin[0]);
 }
 
@@ -2044,7 +2044,7 @@ static void unpin_wakes_body(struct dc_test *t, struct env *e)
 	struct unpin_wake_ctx u = { .e = e };
 	struct dc_cache_stats s0;
 
-	dc_atomic_set(&u.done, 0);
+	dci_atomic_set(&u.done, 0);
 	pin_at(t, e, 0, 0, 0, 0);
 	DC_RETURN_IF_FAILED(t);
 	s0 = cst(e);
@@ -2098,8 +2098,8 @@ DC_TEST(cache_self_pinned_timeout)
 struct fp_ctx {
 	struct env *e;
 	unsigned int iters;
-	dc_atomic_t ready;
-	dc_atomic64_t done;
+	dci_atomic_t ready;
+	dci_atomic64_t done;
 };
 
 static void fp_thread(struct dc_test *t, void *arg, unsigned int idx)
@@ -2122,7 +2122,7 @@ static void fp_thread(struct dc_test *t, void *arg, unsigned int idx)
 			DC_ASSERT_INT_EQ(t, dc_simbe_write(e->be, pin.win_off,
 							   ino_id(i), off), 0);
 		dc_unpin(&pin);
-		dc_atomic64_inc(&c->done);
+		dci_atomic64_inc(&c->done);
 	}
 }
 
@@ -2130,11 +2130,11 @@ static void fp_body(struct dc_test *t, struct env *e)
 {
 	struct fp_ctx c = { .e = e, .iters = 100 * dc_test_scale() };
 
-	dc_atomic_set(&c.ready, 0);
-	dc_atomic64_set(&c.done, 0);
+	dci_atomic_set(&c.ready, 0);
+	dci_atomic64_set(&c.done, 0);
 	dc_test_run_threads(t, FP_THREADS, fp_thread, &c);
 	DC_RETURN_IF_FAILED(t);
-	DC_ASSERT_EQ(t, dc_atomic64_read(&c.done), (uint64_t)FP_THREADS * c.iters);
+	DC_ASSERT_EQ(t, dci_atomic64_read(&c.done), (uint64_t)FP_THREADS * c.iters);
 	log_counters(t, e);
 }
 
@@ -2349,9 +2349,9 @@ static void enomem_body(struct dc_test *t, struct env *e)
 
 	e->failures = true;		/* a failed miss may leave a mapping */
 	for (nth = 1; nth < 100; nth++) {
-		dc_fault_alloc_fail_nth(nth);
+		dci_fault_alloc_fail_nth(nth);
 		ret = dc_inode_get(e->cache, 555, &x);
-		dc_fault_alloc_fail_nth(0);
+		dci_fault_alloc_fail_nth(0);
 		if (!ret)
 			break;
 		DC_ASSERT_INT_EQ(t, ret, -ENOMEM);
@@ -2360,9 +2360,9 @@ static void enomem_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_INT_EQ(t, ret, 0);
 	DC_ASSERT_EQ(t, dc_inode_id(x), 555);
 	for (nth = 1; nth < 100; nth++) {
-		dc_fault_alloc_fail_nth(nth);
+		dci_fault_alloc_fail_nth(nth);
 		ret = dc_map(x, nth * e->rs, DC_MAP_WRITE, &pin);
-		dc_fault_alloc_fail_nth(0);
+		dci_fault_alloc_fail_nth(0);
 		if (!ret)
 			break;
 		DC_ASSERT_INT_EQ(t, ret, -ENOMEM);
@@ -2397,10 +2397,10 @@ DC_TEST(cache_create_enomem)
 	dc_simbe_config_init(&bcfg, sizeof(bcfg), 16ull << 21);
 	DC_ASSERT_INT_EQ(t, dc_simbe_create(&bcfg, sizeof(bcfg), &be), 0);
 	for (nth = 1; nth < 200; nth++) {
-		dc_fault_alloc_fail_nth(nth);
+		dci_fault_alloc_fail_nth(nth);
 		ret = dc_cache_create(&cfg, sizeof(cfg), dc_simbe_ops(),
 				      sizeof(struct dc_backend_ops), be, &c);
-		dc_fault_alloc_fail_nth(0);
+		dci_fault_alloc_fail_nth(0);
 		if (!ret)
 			break;
 		if (ret != -ENOMEM)
@@ -2519,13 +2519,13 @@ ENV_CASE(cache_map_error_empty_pin, 2, map_error_body)
  * number on (a setup's 1 read as DC_MAP_BYPASS).
  */
 enum { POS_NONE, POS_SETUP, POS_WRITEBACK, POS_REMOVE };
-static dc_atomic_t positive_op;
-static dc_atomic_t positive_lines;
+static dci_atomic_t positive_op;
+static dci_atomic_t positive_lines;
 
 static int pos_setup(void *priv, uint64_t ino, uint64_t file_off,
 		     uint64_t win_off, uint64_t len, unsigned int flags)
 {
-	if (dc_atomic_read(&positive_op) == POS_SETUP)
+	if (dci_atomic_read(&positive_op) == POS_SETUP)
 		return 1;
 	return dc_simbe_ops()->setup(priv, ino, file_off, win_off, len, flags);
 }
@@ -2535,7 +2535,7 @@ static int pos_writeback(void *priv, uint64_t ino, uint64_t file_off,
 {
 	int ret = dc_simbe_ops()->writeback(priv, ino, file_off, len, win_off);
 
-	if (!ret && dc_atomic_read(&positive_op) == POS_WRITEBACK)
+	if (!ret && dci_atomic_read(&positive_op) == POS_WRITEBACK)
 		return 1;
 	return ret;
 }
@@ -2545,7 +2545,7 @@ static int pos_remove(void *priv, const struct dc_remove_entry *entries,
 {
 	int ret = dc_simbe_ops()->remove(priv, entries, n);
 
-	if (!ret && dc_atomic_read(&positive_op) == POS_REMOVE)
+	if (!ret && dci_atomic_read(&positive_op) == POS_REMOVE)
 		return 2;
 	return ret;
 }
@@ -2553,7 +2553,7 @@ static int pos_remove(void *priv, const struct dc_remove_entry *entries,
 static void count_positive(void *priv, int level, const char *msg)
 {
 	if (strstr(msg, "positive"))
-		dc_atomic_inc(&positive_lines);
+		dci_atomic_inc(&positive_lines);
 }
 
 static void positive_body(struct dc_test *t, struct env *e)
@@ -2563,7 +2563,7 @@ static void positive_body(struct dc_test *t, struct env *e)
 	int ret;
 
 	/* A miss, with and without DC_MAP_MAY_BYPASS. */
-	dc_atomic_set(&positive_op, POS_SETUP);
+	dci_atomic_set(&positive_op, POS_SETUP);
 	ret = dc_map(e->inode[0], 0, 0, &pin);
 	if (!ret)
 		dc_unpin(&pin);
@@ -2575,42 +2575,42 @@ static void positive_body(struct dc_test *t, struct env *e)
 	DC_ASSERT_EQ(t, cst(e).setup_failures, 2);
 	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
 	/* An upgrade. */
-	dc_atomic_set(&positive_op, POS_NONE);
+	dci_atomic_set(&positive_op, POS_NONE);
 	touch(t, e, 0, 0, 0);
 	DC_RETURN_IF_FAILED(t);
-	dc_atomic_set(&positive_op, POS_SETUP);
+	dci_atomic_set(&positive_op, POS_SETUP);
 	ret = dc_map(e->inode[0], 0, DC_MAP_WRITE, &pin);
 	if (!ret)
 		dc_unpin(&pin);
 	DC_ASSERT_INT_EQ(t, ret, -EIO);
-	dc_atomic_set(&positive_op, POS_NONE);
+	dci_atomic_set(&positive_op, POS_NONE);
 
 	/* A writeback before a punch: the error punch returns. */
 	dirty_at(t, e, 1, 0, NULL);
 	DC_RETURN_IF_FAILED(t);
-	dc_atomic_set(&positive_op, POS_WRITEBACK);
+	dci_atomic_set(&positive_op, POS_WRITEBACK);
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[1], 0, UINT64_MAX), -EIO);
 	DC_ASSERT_EQ(t, cst(e).writeback_failures, 1);
-	dc_atomic_set(&positive_op, POS_NONE);
+	dci_atomic_set(&positive_op, POS_NONE);
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[1], 0, UINT64_MAX), 0);
 
 	/* A remove: counted as failed (the ranges are reused anyway). */
 	s0 = cst(e);
-	dc_atomic_set(&positive_op, POS_REMOVE);
+	dci_atomic_set(&positive_op, POS_REMOVE);
 	DC_ASSERT_INT_EQ(t, dc_inode_punch(e->inode[0], 0, UINT64_MAX), 0);
-	dc_atomic_set(&positive_op, POS_NONE);
+	dci_atomic_set(&positive_op, POS_NONE);
 	DC_ASSERT_EQ(t, cst(e).remove_failures, s0.remove_failures + 1);
 	DC_ASSERT_EQ(t, cst(e).nr_mapped, 0);
 	/* Each op's broken answer was reported. */
-	DC_ASSERT(t, dc_atomic_read(&positive_lines) >= 3);
+	DC_ASSERT(t, dci_atomic_read(&positive_lines) >= 3);
 }
 
 DC_TEST(cache_backend_positive_return)
 {
 	struct env e;
 
-	dc_atomic_set(&positive_op, POS_NONE);
-	dc_atomic_set(&positive_lines, 0);
+	dci_atomic_set(&positive_op, POS_NONE);
+	dci_atomic_set(&positive_lines, 0);
 	dc_set_log_fn(count_positive, NULL);
 	env_init(&e, 4);
 	/* Under admission control, where DC_MAP_BYPASS can be an answer. */
@@ -2620,7 +2620,7 @@ DC_TEST(cache_backend_positive_return)
 	e.ops.remove = pos_remove;
 	ENV_RUN(t, &e, positive_body);
 	dc_set_log_fn(NULL, NULL);
-	dc_atomic_set(&positive_op, POS_NONE);
+	dci_atomic_set(&positive_op, POS_NONE);
 }
 
 /* The setup that makes a mapping writable is a setup: the generation moves. */
@@ -2885,12 +2885,12 @@ ENV_CASE_CFG(cache_remove_batch_max_capped, 8, batch_cap_body,
  * Failed setups are logged, but a backend that keeps failing does not flood
  * the log: the 1st, 2nd, 4th, 8th... failure of a cache are.
  */
-static dc_atomic_t setup_lines;
+static dci_atomic_t setup_lines;
 
 static void count_setup(void *priv, int level, const char *msg)
 {
 	if (strstr(msg, "setup"))
-		dc_atomic_inc(&setup_lines);
+		dci_atomic_inc(&setup_lines);
 }
 
 static void setup_log_body(struct dc_test *t, struct env *e)
@@ -2899,7 +2899,7 @@ static void setup_log_body(struct dc_test *t, struct env *e)
 	struct dc_pin pin;
 	unsigned int k;
 
-	dc_atomic_set(&setup_lines, 0);
+	dci_atomic_set(&setup_lines, 0);
 	dc_set_log_fn(count_setup, NULL);
 	DC_ASSERT_INT_EQ(t, dc_simbe_set_fault(e->be, DC_SIMBE_SETUP, &f, sizeof(f)), 0);
 	for (k = 0; k < 100; k++) {
@@ -2914,7 +2914,7 @@ static void setup_log_body(struct dc_test *t, struct env *e)
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_EQ(t, cst(e).setup_failures, 100);
 	/* 1, 2, 4, 8, 16, 32, 64. */
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&setup_lines), 7);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&setup_lines), 7);
 }
 
 ENV_CASE(cache_setup_failure_logged, 4, setup_log_body)
@@ -2925,12 +2925,12 @@ ENV_CASE(cache_setup_failure_logged, 4, setup_log_body)
  * mapping alone and the cache allocated, so that the late dc_unpin() is
  * harmless; a second destroy after it frees everything.
  */
-static dc_atomic_t destroy_lines;
+static dci_atomic_t destroy_lines;
 
 static void count_destroy(void *priv, int level, const char *msg)
 {
 	if (strstr(msg, "still pinned"))
-		dc_atomic_inc(&destroy_lines);
+		dci_atomic_inc(&destroy_lines);
 }
 
 DC_TEST(cache_destroy_with_pin_returns)
@@ -2951,13 +2951,13 @@ DC_TEST(cache_destroy_with_pin_returns)
 	DC_ASSERT_INT_EQ(t, dc_map(x, 1ull << 21, 0, &other), 0);
 	dc_unpin(&other);
 	/* No put: a last put would wait for the pin (see dc_inode_put()). */
-	dc_atomic_set(&destroy_lines, 0);
+	dci_atomic_set(&destroy_lines, 0);
 	dc_set_log_fn(count_destroy, NULL);
 	warns = dc_warn_count();
 	ret = dc_cache_destroy(c);
 	dc_set_log_fn(NULL, NULL);
 	DC_ASSERT_INT_EQ(t, ret, -EBUSY);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&destroy_lines), 1);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&destroy_lines), 1);
 	DC_ASSERT(t, dc_warn_count() > warns);
 	/* The idle mapping went; the pinned one is left as it was. */
 	bs = sst(&(struct env){ .be = be });
@@ -2972,7 +2972,7 @@ DC_TEST(cache_destroy_with_pin_returns)
 	DC_ASSERT_EQ(t, bs.lost_writes, 0);
 	DC_ASSERT_EQ(t, bs.writebacks, 1);
 	DC_ASSERT_EQ(t, bs.remove_mismatches + bs.remove_unmapped, 0);
-	DC_ASSERT_EQ(t, dc_atomic_read(&destroy_lines), 1);
+	DC_ASSERT_EQ(t, dci_atomic_read(&destroy_lines), 1);
 }
 
 /* --- everything at once, a little ------------------------------------------------ */
@@ -2982,7 +2982,7 @@ DC_TEST(cache_destroy_with_pin_returns)
 struct mix_ctx {
 	struct env *e;
 	unsigned int ops;
-	dc_atomic_t ready;
+	dci_atomic_t ready;
 };
 
 static void mix_thread(struct dc_test *t, void *arg, unsigned int idx)
@@ -3042,7 +3042,7 @@ static void mix_body(struct dc_test *t, struct env *e)
 
 	dc_simbe_set_latency(e->be, DC_SIMBE_SETUP, 2000, 0);
 	dc_simbe_set_latency(e->be, DC_SIMBE_REMOVE, 2000, 500);
-	dc_atomic_set(&c.ready, 0);
+	dci_atomic_set(&c.ready, 0);
 	dc_test_run_threads(t, MIX_THREADS, mix_thread, &c);
 	DC_RETURN_IF_FAILED(t);
 	log_counters(t, e);
@@ -3058,7 +3058,7 @@ DC_TEST(cache_threads_mixed)
 	static const unsigned int sizes[] = { 1, 2, 4, 16 };
 	unsigned int k;
 
-	for (k = 0; k < DC_ARRAY_SIZE(sizes) && !dc_test_failed(t); k++) {
+	for (k = 0; k < DCI_ARRAY_SIZE(sizes) && !dc_test_failed(t); k++) {
 		ENV_RUN_CFG(t, sizes[k], mix_body,
 			    e.cfg.victim = k & 1 ? DC_VICTIM_ROUND_ROBIN : DC_VICTIM_CLOCK,
 			    e.cfg.remove_batch_max = 3);
@@ -3407,7 +3407,7 @@ ENV_CASE(cache_miss_same_range_waits, 4, same_body)
  */
 struct punchset_ctx {
 	struct env *e;
-	dc_atomic_t punched;
+	dci_atomic_t punched;
 	int map_ret, punch_ret;
 };
 
@@ -3422,14 +3422,14 @@ static void punchset_thread(struct dc_test *t, void *arg, unsigned int idx)
 		c->map_ret = dc_map(e->inode[0], e->rs + 3, 0, &pin);
 		if (c->map_ret)
 			break;
-		DC_WAIT_FOR(t, dc_atomic_read(&c->punched));
+		DC_WAIT_FOR(t, dci_atomic_read(&c->punched));
 		check_pin(t, e, 0, e->rs + 3, &pin);
 		dc_unpin(&pin);
 		break;
 	case 1:
 		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 1);
 		c->punch_ret = dc_inode_punch(e->inode[0], 0, 4 * e->rs);
-		dc_atomic_set(&c->punched, 1);
+		dci_atomic_set(&c->punched, 1);
 		break;
 	default:
 		DC_WAIT_FOR(t, dc_simbe_gate_waiters(e->be, DC_SIMBE_SETUP) == 1);
@@ -3445,7 +3445,7 @@ static void punchset_body(struct dc_test *t, struct env *e)
 	struct dc_simbe_mapping m;
 	uint64_t win = 0;
 
-	dc_atomic_set(&c.punched, 0);
+	dci_atomic_set(&c.punched, 0);
 	/* Range 0 idle: the punch drops it either way. */
 	touch(t, e, 0, 0, 0);
 	DC_RETURN_IF_FAILED(t);
@@ -3468,7 +3468,7 @@ ENV_CASE(cache_punch_waits_for_setup, 4, punchset_body)
 
 /*
  * One thread holds more pins than it has slots (userspace keeps
- * DC_PLAT_PIN_SLOTS a thread; the kernel counts every pin): every one of
+ * DCI_PLAT_PIN_SLOTS a thread; the kernel counts every pin): every one of
  * them holds its mapping against inline reclaim and a punch.  The window
  * has one range more than the pins: the free one keeps the pool above the
  * reclaim threshold until every mapping is pinned, so that no background
@@ -3604,10 +3604,10 @@ ENV_CASE(cache_pin_of_gone_thread, 2 * MANY_PINS, gone_body)
 
 struct remap_ctx {
 	struct env *e;
-	dc_atomic_t ready;
-	dc_atomic_t stop;
-	dc_atomic_t punched;
-	dc_atomic_t pinned;
+	dci_atomic_t ready;
+	dci_atomic_t stop;
+	dci_atomic_t punched;
+	dci_atomic_t pinned;
 };
 
 static void remap_thread(struct dc_test *t, void *arg, unsigned int idx)
@@ -3621,22 +3621,22 @@ static void remap_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 	start_line(&c->ready, 3);
 	if (idx < 2) {
-		while (!dc_atomic_read(&c->stop) && !dc_test_failed(t)) {
+		while (!dci_atomic_read(&c->stop) && !dc_test_failed(t)) {
 			DC_ASSERT_INT_EQ(t, dc_map(e->inode[0], hot, 0, &pin), 0);
 			/* Twice, a moment apart: the pin must hold in between. */
 			DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(e->be, pin.win_off,
 							       ino_id(0), hot), 0);
 			for (k = 0; k < 16; k++)
-				dc_cpu_relax();
+				dci_cpu_relax();
 			DC_ASSERT_INT_EQ(t, dc_simbe_check_tag(e->be, pin.win_off,
 							       ino_id(0), hot), 0);
 			dc_unpin(&pin);
-			dc_atomic_inc(&c->pinned);
+			dci_atomic_inc(&c->pinned);
 			/* Now and then a pause, for the punches' sake. */
 			if (++n % 128 == 0)
 				dc_test_sleep_us(1);
 			for (k = 0; k < 8; k++)
-				dc_cpu_relax();
+				dci_cpu_relax();
 		}
 		return;
 	}
@@ -3646,10 +3646,10 @@ static void remap_thread(struct dc_test *t, void *arg, unsigned int idx)
 			ret = dc_inode_punch(e->inode[0], 2 * e->rs, e->rs);
 			if (ret != -EBUSY)
 				break;
-			dc_cpu_relax();
+			dci_cpu_relax();
 		}
 		if (ret == 0)
-			dc_atomic_inc(&c->punched);
+			dci_atomic_inc(&c->punched);
 		else
 			DC_ASSERT_INT_EQ(t, ret, -EBUSY);
 		/* Another inode's mapping, most likely in the range just freed. */
@@ -3662,22 +3662,22 @@ static void remap_thread(struct dc_test *t, void *arg, unsigned int idx)
 		if (r % 64 == 0)
 			dc_test_sleep_us(1);
 	}
-	dc_atomic_set(&c->stop, 1);
+	dci_atomic_set(&c->stop, 1);
 }
 
 static void remap_body(struct dc_test *t, struct env *e)
 {
 	struct remap_ctx c = { .e = e };
 
-	dc_atomic_set(&c.ready, 0);
-	dc_atomic_set(&c.stop, 0);
-	dc_atomic_set(&c.punched, 0);
-	dc_atomic_set(&c.pinned, 0);
+	dci_atomic_set(&c.ready, 0);
+	dci_atomic_set(&c.stop, 0);
+	dci_atomic_set(&c.punched, 0);
+	dci_atomic_set(&c.pinned, 0);
 	dc_test_run_threads(t, 3, remap_thread, &c);
 	dc_test_log(t, "%d punches dropped the hot range, %d pins checked",
-		    dc_atomic_read(&c.punched), dc_atomic_read(&c.pinned));
+		    dci_atomic_read(&c.punched), dci_atomic_read(&c.pinned));
 	DC_ASSERT_EQ(t, sst(e).tag_failures, 0);
-	DC_ASSERT(t, dc_atomic_read(&c.punched) > 0);
+	DC_ASSERT(t, dci_atomic_read(&c.punched) > 0);
 }
 
 ENV_CASE(cache_pin_vs_punch_remap, 4, remap_body)

@@ -22,7 +22,7 @@
 
 struct dc_test {
 	const char *name;
-	dc_atomic_t failures;
+	dci_atomic_t failures;
 	uint64_t seed;
 };
 
@@ -135,9 +135,9 @@ static inline int dc_test_run_threads(struct dc_test *t, unsigned int n,
  * the calling case on failure.
  */
 #define DC_WAIT_FOR(t, cond) do {					\
-	uint64_t __end = dc_now_ns() + DC_WAIT_LIMIT_NS;		\
+	uint64_t __end = dci_now_ns() + DC_WAIT_LIMIT_NS;		\
 	while (!(cond)) {						\
-		if (dc_now_ns() > __end) {				\
+		if (dci_now_ns() > __end) {				\
 			dc_test_fail((t), __FILE__, __LINE__,		\
 				     "timed out waiting for %s", #cond);\
 			return;						\
@@ -148,11 +148,11 @@ static inline int dc_test_run_threads(struct dc_test *t, unsigned int n,
 
 static inline bool dc_test_failed(struct dc_test *t)
 {
-	return dc_atomic_read(&t->failures) != 0;
+	return dci_atomic_read(&t->failures) != 0;
 }
 
 #define DC_ASSERT(t, cond) do {						\
-	if (dc_unlikely(!(cond))) {					\
+	if (dci_unlikely(!(cond))) {					\
 		dc_test_fail((t), __FILE__, __LINE__, "%s", #cond);	\
 		return;							\
 	}								\
@@ -165,7 +165,7 @@ static inline bool dc_test_failed(struct dc_test *t)
  */
 #define DC_ASSERT_EQ_AS(t, type, fmt, a, b, as, bs) do {		\
 	type __a = (type)(a), __b = (type)(b);				\
-	if (dc_unlikely(__a != __b)) {					\
+	if (dci_unlikely(__a != __b)) {					\
 		dc_test_fail((t), __FILE__, __LINE__,			\
 			     "%s == %s: " fmt " != " fmt, as, bs, __a, __b); \
 		return;							\
@@ -213,12 +213,12 @@ struct dc_test_rng {
 
 static inline void dc_test_rng_init(struct dc_test_rng *r, uint64_t seed)
 {
-	r->s = dc_prng_seed(seed);
+	r->s = dci_prng_seed(seed);
 }
 
 static inline uint64_t dc_test_rand(struct dc_test_rng *r)
 {
-	return dc_prng_next(&r->s);
+	return dci_prng_next(&r->s);
 }
 
 /* Uniform in [0, n) (n > 0), bias negligible for test purposes. */

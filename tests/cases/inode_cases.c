@@ -85,9 +85,9 @@ struct grow_ctx {
 	struct dc_cache *c;
 	struct dc_inode *stable[STABLE_INODES];
 	struct dc_inode **grown;
-	dc_atomic_t reader_rounds;
-	dc_atomic_t grower_ops;		/* the grower's gets and puts so far */
-	dc_atomic_t done;
+	dci_atomic_t reader_rounds;
+	dci_atomic_t grower_ops;		/* the grower's gets and puts so far */
+	dci_atomic_t done;
 };
 
 #define STABLE_ID(i)	(0xabc0000ull + (i))
@@ -124,15 +124,15 @@ static void reader_round(struct dc_test *t, struct grow_ctx *x, unsigned int idx
 
 static void wait_for_readers(struct dc_test *t, struct grow_ctx *x)
 {
-	DC_WAIT_FOR(t, dc_atomic_read(&x->reader_rounds) > 0 || dc_test_failed(t));
+	DC_WAIT_FOR(t, dci_atomic_read(&x->reader_rounds) > 0 || dc_test_failed(t));
 }
 
 /* Whether a reader that has done @rounds may do another one now. */
 static bool reader_may_go(struct grow_ctx *x, unsigned int rounds)
 {
 	return rounds < ROUNDS_AHEAD +
-		(unsigned int)dc_atomic_read(&x->grower_ops) / OPS_PER_ROUND ||
-	       dc_atomic_read(&x->done);
+		(unsigned int)dci_atomic_read(&x->grower_ops) / OPS_PER_ROUND ||
+	       dci_atomic_read(&x->done);
 }
 
 static void grow_thread(struct dc_test *t, void *arg, unsigned int idx)
@@ -144,10 +144,10 @@ static void grow_thread(struct dc_test *t, void *arg, unsigned int idx)
 		/* At least one whole round after the grower started. */
 		do {
 			reader_round(t, x, idx);
-			dc_atomic_inc(&x->reader_rounds);
+			dci_atomic_inc(&x->reader_rounds);
 			rounds++;
 			DC_WAIT_FOR(t, reader_may_go(x, rounds) || dc_test_failed(t));
-		} while (!dc_atomic_read(&x->done) && !dc_test_failed(t));
+		} while (!dci_atomic_read(&x->done) && !dc_test_failed(t));
 		reader_round(t, x, idx);
 		return;
 	}
@@ -161,15 +161,15 @@ static void grow_thread(struct dc_test *t, void *arg, unsigned int idx)
 					dc_inode_put(x->grown[i]);
 				goto out;
 			}
-			dc_atomic_inc(&x->grower_ops);
+			dci_atomic_inc(&x->grower_ops);
 		}
 		for (i = 0; i < MANY_INODES; i++) {
 			dc_inode_put(x->grown[i]);
-			dc_atomic_inc(&x->grower_ops);
+			dci_atomic_inc(&x->grower_ops);
 		}
 	}
 out:
-	dc_atomic_set(&x->done, 1);
+	dci_atomic_set(&x->done, 1);
 }
 
 DC_TEST(inode_lookups_race_growth)
@@ -185,9 +185,9 @@ DC_TEST(inode_lookups_race_growth)
 	for (i = 0; i < STABLE_INODES && !dc_test_failed(t); i++)
 		DC_ASSERT_INT_EQ(t, dc_inode_get(x.c, STABLE_ID(i), &x.stable[i]), 0);
 	if (!dc_test_failed(t)) {
-		dc_atomic_set(&x.reader_rounds, 0);
-		dc_atomic_set(&x.grower_ops, 0);
-		dc_atomic_set(&x.done, 0);
+		dci_atomic_set(&x.reader_rounds, 0);
+		dci_atomic_set(&x.grower_ops, 0);
+		dci_atomic_set(&x.done, 0);
 		dc_test_run_threads(t, 3, grow_thread, &x);
 	}
 	/* Only the held inodes are left: every grown and raced one went. */

@@ -7,7 +7,7 @@
 #include "dc_test.h"
 
 struct comp_rec {
-	dc_atomic_t calls;
+	dci_atomic_t calls;
 	void *last_data;
 	struct dc_iocomp *last_ioc;
 };
@@ -18,7 +18,7 @@ static void comp_fn(struct dc_iocomp *ioc, void *data)
 
 	r->last_ioc = ioc;
 	r->last_data = data;
-	dc_atomic_inc(&r->calls);
+	dci_atomic_inc(&r->calls);
 }
 
 DC_TEST(iocomp_runs_once_at_last_put)
@@ -27,7 +27,7 @@ DC_TEST(iocomp_runs_once_at_last_put)
 	struct dc_iocomp ioc;
 	int i;
 
-	dc_atomic_set(&r.calls, 0);
+	dci_atomic_set(&r.calls, 0);
 	dc_iocomp_init(&ioc, comp_fn, &r);
 	DC_ASSERT_INT_EQ(t, dc_iocomp_pending(&ioc), 1);
 	for (i = 0; i < 10; i++)
@@ -36,9 +36,9 @@ DC_TEST(iocomp_runs_once_at_last_put)
 	/* Every I/O completes before the initiator lets go: no call yet. */
 	for (i = 0; i < 10; i++)
 		dc_iocomp_put(&ioc);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 0);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&r.calls), 0);
 	dc_iocomp_put(&ioc);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 1);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&r.calls), 1);
 	DC_ASSERT(t, r.last_ioc == &ioc);
 	DC_ASSERT(t, r.last_data == &r);
 	DC_ASSERT_INT_EQ(t, dc_iocomp_pending(&ioc), 0);
@@ -60,14 +60,14 @@ DC_TEST(iocomp_allocated_is_freed_after_call)
 	struct comp_rec r = { .last_data = NULL };
 	struct dc_iocomp *ioc;
 
-	dc_atomic_set(&r.calls, 0);
+	dci_atomic_set(&r.calls, 0);
 	DC_ASSERT_INT_EQ(t, dc_iocomp_alloc(comp_fn, &r, &ioc), 0);
 	DC_ASSERT(t, ioc != NULL);
 	dc_iocomp_get(ioc);
 	dc_iocomp_put(ioc);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 0);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&r.calls), 0);
 	dc_iocomp_put(ioc);	/* runs and frees; a leak shows under ASan */
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 1);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&r.calls), 1);
 	DC_ASSERT(t, r.last_ioc == ioc);
 }
 
@@ -77,25 +77,25 @@ DC_TEST(iocomp_misuse_never_runs_twice)
 	unsigned long warned = dc_warn_count();
 	struct dc_iocomp ioc;
 
-	dc_atomic_set(&r.calls, 0);
+	dci_atomic_set(&r.calls, 0);
 	dc_iocomp_init(&ioc, comp_fn, &r);
 	dc_iocomp_put(&ioc);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 1);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&r.calls), 1);
 	/* A put after zero is reported and runs nothing. */
 	dc_iocomp_put(&ioc);
 	DC_ASSERT(t, dc_warn_count() > warned);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 1);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&r.calls), 1);
 
 	/* A get on zero is reported; later puts never reach zero again. */
 	warned = dc_warn_count();
 	dc_iocomp_init(&ioc, comp_fn, &r);
 	dc_iocomp_put(&ioc);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 2);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&r.calls), 2);
 	dc_iocomp_get(&ioc);
 	DC_ASSERT(t, dc_warn_count() > warned);
 	dc_iocomp_put(&ioc);
 	dc_iocomp_put(&ioc);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 2);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&r.calls), 2);
 }
 
 /* The count reads 0 once the function has run, misuse after it included. */
@@ -105,7 +105,7 @@ DC_TEST(iocomp_pending_zero_after_misuse)
 	struct dc_iocomp ioc;
 	int after_run, after_put, after_get;
 
-	dc_atomic_set(&r.calls, 0);
+	dci_atomic_set(&r.calls, 0);
 	dc_iocomp_init(&ioc, comp_fn, &r);
 	dc_iocomp_put(&ioc);
 	after_run = dc_iocomp_pending(&ioc);
@@ -118,7 +118,7 @@ DC_TEST(iocomp_pending_zero_after_misuse)
 	DC_ASSERT_INT_EQ(t, after_run, 0);
 	DC_ASSERT_INT_EQ(t, after_put, 0);
 	DC_ASSERT_INT_EQ(t, after_get, 0);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&r.calls), 2);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&r.calls), 2);
 }
 
 /* --- N threads completing I/Os ----------------------------------------- */
@@ -128,7 +128,7 @@ DC_TEST(iocomp_pending_zero_after_misuse)
 
 struct ioc_ctx {
 	struct dc_iocomp ioc;
-	dc_atomic_t calls;
+	dci_atomic_t calls;
 	unsigned int per_thread;
 	/* Written by each I/O before its put; read by the completion. */
 	unsigned int done[IOC_THREADS][IOC_SLOTS];
@@ -144,7 +144,7 @@ static void ioc_complete(struct dc_iocomp *ioc, void *data)
 		for (j = 0; j < IOC_SLOTS; j++)
 			if (c->done[i][j] != c->per_thread)
 				c->seen_incomplete++;
-	dc_atomic_inc(&c->calls);
+	dci_atomic_inc(&c->calls);
 }
 
 /* Each thread completes per_thread I/Os the initiator got for it. */
@@ -157,7 +157,7 @@ static void ioc_worker(struct dc_test *t, void *arg, unsigned int idx)
 		/* Nested I/O issued from the completion side: get/put pair. */
 		dc_iocomp_get(&c->ioc);
 		for (j = 0; j < IOC_SLOTS; j++)
-			dc_write_once(c->done[idx][j], i + 1);
+			dci_write_once(c->done[idx][j], i + 1);
 		dc_iocomp_put(&c->ioc);
 		dc_iocomp_put(&c->ioc);	/* the reference taken by the initiator */
 	}
@@ -170,7 +170,7 @@ static void ioc_round(struct dc_test *t, bool initiator_last)
 
 	DC_ASSERT(t, c);
 	c->per_thread = 20000;
-	dc_atomic_set(&c->calls, 0);
+	dci_atomic_set(&c->calls, 0);
 	dc_iocomp_init(&c->ioc, ioc_complete, c);
 	for (i = 0; i < IOC_THREADS * c->per_thread; i++)
 		dc_iocomp_get(&c->ioc);
@@ -183,11 +183,11 @@ static void ioc_round(struct dc_test *t, bool initiator_last)
 	}
 	dc_test_run_threads(t, IOC_THREADS, ioc_worker, c);
 	if (initiator_last) {
-		DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->calls), 0);
+		DC_ASSERT_INT_EQ(t, dci_atomic_read(&c->calls), 0);
 		DC_ASSERT_INT_EQ(t, dc_iocomp_pending(&c->ioc), 1);
 		dc_iocomp_put(&c->ioc);
 	}
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->calls), 1);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&c->calls), 1);
 	DC_ASSERT_EQ(t, c->seen_incomplete, 0);
 	dc_test_free(c);
 }

@@ -264,11 +264,11 @@ static void differential_run(struct dc_test *t, uint64_t base, unsigned int ops)
 			bool ok = model_free(&m, s, len);
 
 			if (fail)
-				dc_fault_alloc_fail_nth(1);
+				dci_fault_alloc_fail_nth(1);
 			ret = dc_itree_insert(tree, base + s, base + s + len - 1,
 					      item_of(base + s));
-			failed = dc_fault_alloc_failed();
-			dc_fault_alloc_fail_nth(0);
+			failed = dci_fault_alloc_failed();
+			dci_fault_alloc_fail_nth(0);
 			if (!ok) {
 				DC_ASSERT_INT_EQ(t, ret, -EEXIST);
 			} else if (fail && ret) {
@@ -292,9 +292,9 @@ static void differential_run(struct dc_test *t, uint64_t base, unsigned int ops)
 			if (!exists || dc_test_below(&rng, 8) == 0)
 				ms = s, exists = exists && m.owner[s] == (int32_t)s;
 			if (fail)
-				dc_fault_alloc_fail_nth(1);
+				dci_fault_alloc_fail_nth(1);
 			ret = dc_itree_remove(tree, base + ms, &item);
-			dc_fault_alloc_fail_nth(0);
+			dci_fault_alloc_fail_nth(0);
 			if (exists) {
 				DC_ASSERT_INT_EQ(t, ret, 0);
 				DC_ASSERT(t, item == item_of(base + ms));
@@ -434,9 +434,9 @@ DC_TEST(itree_enomem_leaves_tree_intact)
 		for (nth = 1;; nth++) {
 			int ret;
 
-			dc_fault_alloc_fail_nth(nth);
+			dci_fault_alloc_fail_nth(nth);
 			ret = dc_itree_insert(tree, 2 * k, 2 * k, item_of(2 * k));
-			dc_fault_alloc_fail_nth(0);
+			dci_fault_alloc_fail_nth(0);
 			if (!ret)
 				break;
 			DC_ASSERT_INT_EQ(t, ret, -ENOMEM);
@@ -456,9 +456,9 @@ DC_TEST(itree_enomem_leaves_tree_intact)
 	DC_ASSERT(t, failures >= 1);
 	/* Removal never fails, even with every allocation failing. */
 	for (k = 0; k < n; k += 1) {
-		dc_fault_alloc_fail_nth(1);
+		dci_fault_alloc_fail_nth(1);
 		DC_ASSERT_INT_EQ(t, dc_itree_remove(tree, 2 * k, NULL), 0);
-		dc_fault_alloc_fail_nth(0);
+		dci_fault_alloc_fail_nth(0);
 		if (k + 1 < n)
 			DC_ASSERT(t, dc_itree_lookup(tree, 2 * k + 2) ==
 				     item_of(2 * k + 2));
@@ -473,18 +473,18 @@ DC_TEST(itree_enomem_leaves_tree_intact)
 
 struct rcu_ctx {
 	struct dc_itree *tree;
-	dc_atomic_t stop;
-	dc_atomic64_t lookups;
-	dc_atomic64_t rounds;	/* reader rounds so far, published each round */
+	dci_atomic_t stop;
+	dci_atomic64_t lookups;
+	dci_atomic64_t rounds;	/* reader rounds so far, published each round */
 	unsigned int writer_ops;
 };
 
 /* Wait until the readers finish a round they began after this call. */
 static void rcu_wait_reader_round(struct dc_test *t, struct rcu_ctx *c)
 {
-	uint64_t seen = dc_atomic64_read(&c->rounds);
+	uint64_t seen = dci_atomic64_read(&c->rounds);
 
-	DC_WAIT_FOR(t, dc_atomic64_read(&c->rounds) > seen + 1 ||
+	DC_WAIT_FOR(t, dci_atomic64_read(&c->rounds) > seen + 1 ||
 		       dc_test_failed(t));
 }
 
@@ -524,7 +524,7 @@ static void rcu_reader(struct dc_test *t, struct rcu_ctx *c, unsigned int idx)
 	uint64_t n = 0;
 
 	dc_test_rng_init(&rng, t->seed + 100 + idx);
-	while (!dc_atomic_read(&c->stop) && !dc_test_failed(t)) {
+	while (!dci_atomic_read(&c->stop) && !dc_test_failed(t)) {
 		uint64_t k = dc_test_below(&rng, RCU_STABLE);
 		uint64_t p = 8 * k + dc_test_below(&rng, 4);
 		struct dc_itree_entry e;
@@ -533,9 +533,9 @@ static void rcu_reader(struct dc_test *t, struct rcu_ctx *c, unsigned int idx)
 		bool backwards;
 		void *found;
 
-		dc_rcu_read_lock();
+		dci_rcu_read_lock();
 		found = dc_itree_lookup(c->tree, p);
-		dc_rcu_read_unlock();
+		dci_rcu_read_unlock();
 		DC_ASSERT(t, found == item_of(8 * k));
 
 		/* Iterate a window: ascending, stable ones all present. */
@@ -544,7 +544,7 @@ static void rcu_reader(struct dc_test *t, struct rcu_ctx *c, unsigned int idx)
 		stable = 0;
 		backwards = false;
 		prev = a;
-		dc_rcu_read_lock();
+		dci_rcu_read_lock();
 		if (dc_itree_first(c->tree, a, b, &e)) {
 			do {
 				backwards |= e.start < prev;
@@ -553,15 +553,15 @@ static void rcu_reader(struct dc_test *t, struct rcu_ctx *c, unsigned int idx)
 					stable++;
 			} while (dc_itree_next(c->tree, &e, b));
 		}
-		dc_rcu_read_unlock();
+		dci_rcu_read_unlock();
 		DC_ASSERT(t, !backwards);
 		DC_ASSERT_EQ(t, stable, k + 16 <= RCU_STABLE ? 16 : RCU_STABLE - k);
-		dc_atomic64_inc(&c->rounds);
+		dci_atomic64_inc(&c->rounds);
 		/* Let the writer run where preemption is voluntary (kernel). */
 		if (!(++n % 256))
 			dc_test_sleep_us(0);
 	}
-	dc_atomic64_add(&c->lookups, n);
+	dci_atomic64_add(&c->lookups, n);
 }
 
 static void rcu_thread(struct dc_test *t, void *arg, unsigned int idx)
@@ -570,7 +570,7 @@ static void rcu_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 	if (idx == 0) {
 		rcu_writer(t, c);
-		dc_atomic_set(&c->stop, 1);
+		dci_atomic_set(&c->stop, 1);
 	} else {
 		rcu_reader(t, c, idx);
 	}
@@ -587,14 +587,14 @@ DC_TEST(itree_rcu_readers_vs_writer)
 	for (k = 0; k < RCU_STABLE; k++)
 		DC_ASSERT_INT_EQ(t, dc_itree_insert(c.tree, 8 * k, 8 * k + 3,
 						    item_of(8 * k)), 0);
-	dc_atomic_set(&c.stop, 0);
-	dc_atomic64_set(&c.lookups, 0);
-	dc_atomic64_set(&c.rounds, 0);
+	dci_atomic_set(&c.stop, 0);
+	dci_atomic64_set(&c.lookups, 0);
+	dci_atomic64_set(&c.rounds, 0);
 	dc_test_run_threads(t, 3, rcu_thread, &c);
 	DC_RETURN_IF_FAILED(t);
-	DC_ASSERT(t, dc_atomic64_read(&c.lookups) > 0);
+	DC_ASSERT(t, dci_atomic64_read(&c.lookups) > 0);
 	dc_test_log(t, "writer ops %u, reader rounds %llu", c.writer_ops,
-		    (unsigned long long)dc_atomic64_read(&c.lookups));
+		    (unsigned long long)dci_atomic64_read(&c.lookups));
 	dc_itree_destroy(c.tree);
 }
 
@@ -611,9 +611,9 @@ DC_TEST(itree_rcu_readers_vs_writer)
 
 struct append_ctx {
 	struct dc_itree *tree;
-	dc_atomic_t stop;
-	dc_atomic64_t hi;	/* intervals appended so far */
-	dc_atomic64_t checks;
+	dci_atomic_t stop;
+	dci_atomic64_t hi;	/* intervals appended so far */
+	dci_atomic64_t checks;
 	unsigned int writer_ops;
 };
 
@@ -625,7 +625,7 @@ static void append_writer(struct dc_test *t, struct append_ctx *c)
 	for (i = 1; i <= c->writer_ops && !dc_test_failed(t); i++) {
 		DC_ASSERT_INT_EQ(t, dc_itree_insert(c->tree, 4 * i, 4 * i + 2,
 						    item_of(4 * i)), 0);
-		dc_atomic64_set(&c->hi, i + 1);
+		dci_atomic64_set(&c->hi, i + 1);
 		if (i >= APPEND_KEEP)
 			DC_ASSERT_INT_EQ(t, dc_itree_remove(c->tree, 4 * (i - APPEND_KEEP),
 							    NULL), 0);
@@ -648,8 +648,8 @@ static void append_reader(struct dc_test *t, struct append_ctx *c, unsigned int 
 	uint64_t n = 0;
 
 	dc_test_rng_init(&rng, t->seed + 200 + idx);
-	while (!dc_atomic_read(&c->stop) && !dc_test_failed(t)) {
-		uint64_t hi = dc_atomic64_read(&c->hi), i, prev;
+	while (!dci_atomic_read(&c->stop) && !dc_test_failed(t)) {
+		uint64_t hi = dci_atomic64_read(&c->hi), i, prev;
 		struct dc_itree_entry e;
 		bool found, gap, whole = true, backwards = false;
 
@@ -657,19 +657,19 @@ static void append_reader(struct dc_test *t, struct append_ctx *c, unsigned int 
 			continue;
 		/* The newest, or one of the last few. */
 		i = hi - 1 - dc_test_below(&rng, hi < 8 ? hi : 8);
-		dc_rcu_read_lock();
+		dci_rcu_read_lock();
 		found = dc_itree_lookup_entry(c->tree, 4 * i + 1, &e);
 		gap = dc_itree_lookup(c->tree, 4 * i + 3) != NULL;
-		dc_rcu_read_unlock();
+		dci_rcu_read_unlock();
 		if (found)
 			DC_ASSERT(t, append_whole(&e) && e.start == 4 * i);
 		else
-			DC_ASSERT(t, dc_atomic64_read(&c->hi) > i + APPEND_KEEP);
+			DC_ASSERT(t, dci_atomic64_read(&c->hi) > i + APPEND_KEEP);
 		DC_ASSERT(t, !gap);
 
 		/* Iterate the newest few: ascending, each whole. */
 		prev = 0;
-		dc_rcu_read_lock();
+		dci_rcu_read_lock();
 		if (dc_itree_first(c->tree, 4 * (hi > 16 ? hi - 16 : 0), UINT64_MAX, &e)) {
 			do {
 				whole &= append_whole(&e);
@@ -677,11 +677,11 @@ static void append_reader(struct dc_test *t, struct append_ctx *c, unsigned int 
 				prev = e.start;
 			} while (dc_itree_next(c->tree, &e, UINT64_MAX));
 		}
-		dc_rcu_read_unlock();
+		dci_rcu_read_unlock();
 		DC_ASSERT(t, whole && !backwards);
 		/* Iteration reached at least the newest seen before it began. */
 		DC_ASSERT(t, prev >= 4 * (hi - 1));
-		dc_atomic64_inc(&c->checks);
+		dci_atomic64_inc(&c->checks);
 		if (!(++n % 256))
 			dc_test_sleep_us(0);
 	}
@@ -693,11 +693,11 @@ static void append_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 	if (idx == 0) {
 		/* Some reader rounds overlap the appends, by construction. */
-		DC_WAIT_FOR(t, dc_atomic64_read(&c->checks) > 0 || dc_test_failed(t));
-		dc_atomic64_set(&c->checks, 0);
+		DC_WAIT_FOR(t, dci_atomic64_read(&c->checks) > 0 || dc_test_failed(t));
+		dci_atomic64_set(&c->checks, 0);
 		append_writer(t, c);
-		DC_WAIT_FOR(t, dc_atomic64_read(&c->checks) > 0 || dc_test_failed(t));
-		dc_atomic_set(&c->stop, 1);
+		DC_WAIT_FOR(t, dci_atomic64_read(&c->checks) > 0 || dc_test_failed(t));
+		dci_atomic_set(&c->stop, 1);
 	} else {
 		append_reader(t, c, idx);
 	}
@@ -712,13 +712,13 @@ DC_TEST(itree_rcu_readers_vs_appender)
 	DC_ASSERT_INT_EQ(t, dc_itree_create(&c.tree), 0);
 	/* Readers start with something to find. */
 	DC_ASSERT_INT_EQ(t, dc_itree_insert(c.tree, 0, 2, item_of(0)), 0);
-	dc_atomic64_set(&c.hi, 1);
-	dc_atomic_set(&c.stop, 0);
-	dc_atomic64_set(&c.checks, 0);
+	dci_atomic64_set(&c.hi, 1);
+	dci_atomic_set(&c.stop, 0);
+	dci_atomic64_set(&c.checks, 0);
 	dc_test_run_threads(t, 3, append_thread, &c);
 	DC_RETURN_IF_FAILED(t);
 	dc_test_log(t, "appends %u, reader checks during and after them %llu", c.writer_ops,
-		    (unsigned long long)dc_atomic64_read(&c.checks));
+		    (unsigned long long)dci_atomic64_read(&c.checks));
 	dc_itree_destroy(c.tree);
 }
 

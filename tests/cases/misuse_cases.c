@@ -116,49 +116,49 @@ DC_TEST(misuse_slot_put_unbalanced)
 }
 
 /*
- * dc_refcount_dec_not_one() on a freed (0) count and dc_refcount_dec() (or
- * dc_refcount_dec_fast()) to zero are misuse: reported, and the count
+ * dci_refcount_dec_not_one() on a freed (0) count and dci_refcount_dec() (or
+ * dci_refcount_dec_fast()) to zero are misuse: reported, and the count
  * saturates so that the object is leaked rather than freed twice.
  */
 DC_TEST(misuse_refcount)
 {
 	unsigned long warned = dc_warn_count();
-	dc_refcount_t r;
+	dci_refcount_t r;
 
-	dc_refcount_set(&r, 3);
-	DC_ASSERT(t, dc_refcount_dec_not_one(&r));
-	DC_ASSERT(t, dc_refcount_dec_not_one(&r));
-	DC_ASSERT(t, !dc_refcount_dec_not_one(&r));
-	DC_ASSERT_INT_EQ(t, dc_refcount_read(&r), 1);
+	dci_refcount_set(&r, 3);
+	DC_ASSERT(t, dci_refcount_dec_not_one(&r));
+	DC_ASSERT(t, dci_refcount_dec_not_one(&r));
+	DC_ASSERT(t, !dci_refcount_dec_not_one(&r));
+	DC_ASSERT_INT_EQ(t, dci_refcount_read(&r), 1);
 	DC_ASSERT_EQ(t, dc_warn_count(), warned);
 
-	dc_refcount_set(&r, 0);
-	DC_ASSERT(t, dc_refcount_dec_not_one(&r));
+	dci_refcount_set(&r, 0);
+	DC_ASSERT(t, dci_refcount_dec_not_one(&r));
 	DC_ASSERT(t, dc_warn_count() > warned);
-	DC_ASSERT(t, dc_refcount_read(&r) < 0);
+	DC_ASSERT(t, dci_refcount_read(&r) < 0);
 
 	warned = dc_warn_count();
-	dc_refcount_set(&r, 2);
-	dc_refcount_dec(&r);
-	DC_ASSERT_INT_EQ(t, dc_refcount_read(&r), 1);
+	dci_refcount_set(&r, 2);
+	dci_refcount_dec(&r);
+	DC_ASSERT_INT_EQ(t, dci_refcount_read(&r), 1);
 	DC_ASSERT_EQ(t, dc_warn_count(), warned);
-	dc_refcount_dec(&r);
+	dci_refcount_dec(&r);
 	DC_ASSERT(t, dc_warn_count() > warned);
-	DC_ASSERT(t, dc_refcount_read(&r) < 0);
-	DC_ASSERT(t, !dc_refcount_dec_and_test(&r));
+	DC_ASSERT(t, dci_refcount_read(&r) < 0);
+	DC_ASSERT(t, !dci_refcount_dec_and_test(&r));
 
 	/* The hot path's decrement: false from 1 down, reported apart. */
 	warned = dc_warn_count();
-	dc_refcount_set(&r, 2);
-	DC_ASSERT(t, dc_refcount_dec_fast(&r));
-	DC_ASSERT_INT_EQ(t, dc_refcount_read(&r), 1);
-	DC_ASSERT(t, !dc_refcount_dec_fast(&r));
-	DC_ASSERT_INT_EQ(t, dc_refcount_read(&r), 0);
+	dci_refcount_set(&r, 2);
+	DC_ASSERT(t, dci_refcount_dec_fast(&r));
+	DC_ASSERT_INT_EQ(t, dci_refcount_read(&r), 1);
+	DC_ASSERT(t, !dci_refcount_dec_fast(&r));
+	DC_ASSERT_INT_EQ(t, dci_refcount_read(&r), 0);
 	DC_ASSERT_EQ(t, dc_warn_count(), warned);
-	dc_refcount_dec_report(&r);
+	dci_refcount_dec_report(&r);
 	DC_ASSERT(t, dc_warn_count() > warned);
-	DC_ASSERT(t, dc_refcount_read(&r) < 0);
-	DC_ASSERT(t, !dc_refcount_dec_fast(&r));
+	DC_ASSERT(t, dci_refcount_read(&r) < 0);
+	DC_ASSERT(t, !dci_refcount_dec_fast(&r));
 }
 
 DC_SUITE(misuse,

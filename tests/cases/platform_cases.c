@@ -15,26 +15,26 @@
 
 DC_TEST(platform_waitq_timeout)
 {
-	struct dc_waitq wq;
-	dc_atomic_t flag;
+	struct dci_waitq wq;
+	dci_atomic_t flag;
 	uint64_t start, took;
 	int ret;
 
-	dc_atomic_set(&flag, 0);
+	dci_atomic_set(&flag, 0);
 	dci_waitq_init(&wq);
 
-	start = dc_now_ns();
-	ret = dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), 20 * MS);
-	took = dc_now_ns() - start;
+	start = dci_now_ns();
+	ret = dci_waitq_wait_timeout(&wq, dci_atomic_read(&flag), 20 * MS);
+	took = dci_now_ns() - start;
 	DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
 	DC_ASSERT(t, took >= 20 * MS);
 
 	/* No time at all: the condition decides. */
-	DC_ASSERT_INT_EQ(t, dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), 0),
+	DC_ASSERT_INT_EQ(t, dci_waitq_wait_timeout(&wq, dci_atomic_read(&flag), 0),
 			 -ETIMEDOUT);
-	dc_atomic_set(&flag, 1);
-	DC_ASSERT_INT_EQ(t, dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), 0), 0);
-	DC_ASSERT_INT_EQ(t, dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag),
+	dci_atomic_set(&flag, 1);
+	DC_ASSERT_INT_EQ(t, dci_waitq_wait_timeout(&wq, dci_atomic_read(&flag), 0), 0);
+	DC_ASSERT_INT_EQ(t, dci_waitq_wait_timeout(&wq, dci_atomic_read(&flag),
 						  UINT64_MAX), 0);
 	dci_waitq_destroy(&wq);
 }
@@ -47,17 +47,17 @@ DC_TEST(platform_waitq_timeout)
  */
 DC_TEST(platform_waitq_timeout_at_least)
 {
-	struct dc_waitq wq;
-	dc_atomic_t flag;
+	struct dci_waitq wq;
+	dci_atomic_t flag;
 	unsigned int i;
 
-	dc_atomic_set(&flag, 0);
+	dci_atomic_set(&flag, 0);
 	dci_waitq_init(&wq);
 	for (i = 0; i < 20 && !dc_test_failed(t); i++) {
-		uint64_t start = dc_now_ns(), took;
-		int ret = dc_waitq_wait_timeout(&wq, dc_atomic_read(&flag), MS);
+		uint64_t start = dci_now_ns(), took;
+		int ret = dci_waitq_wait_timeout(&wq, dci_atomic_read(&flag), MS);
 
-		took = dc_now_ns() - start;
+		took = dci_now_ns() - start;
 		DC_ASSERT_INT_EQ(t, ret, -ETIMEDOUT);
 		DC_ASSERT(t, took >= MS);
 	}
@@ -65,8 +65,8 @@ DC_TEST(platform_waitq_timeout_at_least)
 }
 
 struct wake_ctx {
-	struct dc_waitq wq;
-	dc_atomic_t flag;
+	struct dci_waitq wq;
+	dci_atomic_t flag;
 	int ret;
 };
 
@@ -75,11 +75,11 @@ static void wake_thread(struct dc_test *t, void *arg, unsigned int idx)
 	struct wake_ctx *c = arg;
 
 	if (idx == 0) {
-		c->ret = dc_waitq_wait_timeout(&c->wq, dc_atomic_read(&c->flag),
+		c->ret = dci_waitq_wait_timeout(&c->wq, dci_atomic_read(&c->flag),
 					       UINT64_MAX);
 	} else {
 		dc_test_sleep_us(10000);
-		dc_atomic_set(&c->flag, 1);
+		dci_atomic_set(&c->flag, 1);
 		dci_waitq_wake_all(&c->wq);
 	}
 }
@@ -88,7 +88,7 @@ DC_TEST(platform_waitq_wake)
 {
 	struct wake_ctx c = { .ret = 1 };
 
-	dc_atomic_set(&c.flag, 0);
+	dci_atomic_set(&c.flag, 0);
 	dci_waitq_init(&c.wq);
 	dc_test_run_threads(t, 2, wake_thread, &c);
 	DC_ASSERT_INT_EQ(t, c.ret, 0);
@@ -96,16 +96,16 @@ DC_TEST(platform_waitq_wake)
 }
 
 struct huge_ctx {
-	struct dc_waitq wq;
-	dc_atomic_t evals, done;
+	struct dci_waitq wq;
+	dci_atomic_t evals, done;
 	int ret;
 };
 
 /* True at its third evaluation: the wait must have slept and been woken. */
 static bool third_eval(struct huge_ctx *c)
 {
-	dc_atomic_inc(&c->evals);
-	return dc_atomic_read(&c->evals) >= 3;
+	dci_atomic_inc(&c->evals);
+	return dci_atomic_read(&c->evals) >= 3;
 }
 
 static void huge_thread(struct dc_test *t, void *arg, unsigned int idx)
@@ -113,11 +113,11 @@ static void huge_thread(struct dc_test *t, void *arg, unsigned int idx)
 	struct huge_ctx *c = arg;
 
 	if (idx == 0) {
-		c->ret = dc_waitq_wait_timeout(&c->wq, third_eval(c), UINT64_MAX - 1);
-		dc_atomic_set(&c->done, 1);
+		c->ret = dci_waitq_wait_timeout(&c->wq, third_eval(c), UINT64_MAX - 1);
+		dci_atomic_set(&c->done, 1);
 	} else {
 		/* Wake until the waiter is done: each wake-up re-tests. */
-		while (!dc_atomic_read(&c->done)) {
+		while (!dci_atomic_read(&c->done)) {
 			dci_waitq_wake_all(&c->wq);
 			dc_test_sleep_us(200);
 		}
@@ -125,9 +125,9 @@ static void huge_thread(struct dc_test *t, void *arg, unsigned int idx)
 }
 
 struct lock_ctx {
-	dc_mutex_t mutex;
-	dc_spinlock_t spin;
-	dc_atomic_t inside_mutex, inside_spin;
+	dci_mutex_t mutex;
+	dci_spinlock_t spin;
+	dci_atomic_t inside_mutex, inside_spin;
 	unsigned long mutex_count, spin_count, rounds;
 	unsigned long overlaps;		/* a second holder seen: must stay 0 */
 };
@@ -145,27 +145,27 @@ static void lock_thread(struct dc_test *t, void *arg, unsigned int idx)
 
 	for (i = 0; i < c->rounds; i++) {
 		if ((i + idx) % 4 == 0) {
-			while (!dc_mutex_trylock(&c->mutex))
+			while (!dci_mutex_trylock(&c->mutex))
 				dc_test_sleep_us(0);
 		} else {
-			dc_mutex_lock(&c->mutex);
+			dci_mutex_lock(&c->mutex);
 		}
-		dc_atomic_inc(&c->inside_mutex);
-		if (dc_atomic_read(&c->inside_mutex) != 1)
+		dci_atomic_inc(&c->inside_mutex);
+		if (dci_atomic_read(&c->inside_mutex) != 1)
 			c->overlaps++;
 		c->mutex_count++;
 		if (i % 64 == idx)
 			dc_test_sleep_us(1);
-		dc_atomic_dec(&c->inside_mutex);
-		dc_mutex_unlock(&c->mutex);
+		dci_atomic_dec(&c->inside_mutex);
+		dci_mutex_unlock(&c->mutex);
 
-		dc_spin_lock(&c->spin);
-		dc_atomic_inc(&c->inside_spin);
-		if (dc_atomic_read(&c->inside_spin) != 1)
+		dci_spin_lock(&c->spin);
+		dci_atomic_inc(&c->inside_spin);
+		if (dci_atomic_read(&c->inside_spin) != 1)
 			c->overlaps++;
 		c->spin_count++;
-		dc_atomic_dec(&c->inside_spin);
-		dc_spin_unlock(&c->spin);
+		dci_atomic_dec(&c->inside_spin);
+		dci_spin_unlock(&c->spin);
 	}
 }
 
@@ -177,17 +177,17 @@ DC_TEST(platform_lock_exclusion)
 {
 	struct lock_ctx c = { .rounds = 20000 / dc_test_slowdown() };
 
-	dc_mutex_init(&c.mutex);
-	dc_spin_lock_init(&c.spin);
-	dc_atomic_set(&c.inside_mutex, 0);
-	dc_atomic_set(&c.inside_spin, 0);
+	dci_mutex_init(&c.mutex);
+	dci_spin_lock_init(&c.spin);
+	dci_atomic_set(&c.inside_mutex, 0);
+	dci_atomic_set(&c.inside_spin, 0);
 	dc_test_run_threads(t, 4, lock_thread, &c);
 	/* The threads are joined: their counts are ours to read. */
 	DC_ASSERT_EQ(t, c.mutex_count, 4 * c.rounds);
 	DC_ASSERT_EQ(t, c.spin_count, 4 * c.rounds);
 	DC_ASSERT_EQ(t, c.overlaps, 0);
-	dc_mutex_destroy(&c.mutex);
-	dc_spin_lock_destroy(&c.spin);
+	dci_mutex_destroy(&c.mutex);
+	dci_spin_lock_destroy(&c.spin);
 }
 
 /*
@@ -198,45 +198,45 @@ DC_TEST(platform_waitq_huge_timeout)
 {
 	struct huge_ctx c = { .ret = 1 };
 
-	dc_atomic_set(&c.evals, 0);
-	dc_atomic_set(&c.done, 0);
+	dci_atomic_set(&c.evals, 0);
+	dci_atomic_set(&c.done, 0);
 	dci_waitq_init(&c.wq);
 	dc_test_run_threads(t, 2, huge_thread, &c);
 	DC_ASSERT_INT_EQ(t, c.ret, 0);
-	DC_ASSERT(t, dc_atomic_read(&c.evals) >= 3);
+	DC_ASSERT(t, dci_atomic_read(&c.evals) >= 3);
 	dci_waitq_destroy(&c.wq);
 }
 
 DC_TEST(platform_refcount)
 {
 	unsigned long warned = dc_warn_count();
-	dc_refcount_t r;
+	dci_refcount_t r;
 
-	dc_refcount_set(&r, 1);
-	DC_ASSERT(t, dc_refcount_inc_not_zero(&r));
-	DC_ASSERT_INT_EQ(t, dc_refcount_read(&r), 2);
-	DC_ASSERT(t, !dc_refcount_dec_if_one(&r));
-	DC_ASSERT(t, !dc_refcount_dec_and_test(&r));
-	DC_ASSERT(t, dc_refcount_dec_if_one(&r));
-	DC_ASSERT_INT_EQ(t, dc_refcount_read(&r), 0);
-	DC_ASSERT(t, !dc_refcount_inc_not_zero(&r));
+	dci_refcount_set(&r, 1);
+	DC_ASSERT(t, dci_refcount_inc_not_zero(&r));
+	DC_ASSERT_INT_EQ(t, dci_refcount_read(&r), 2);
+	DC_ASSERT(t, !dci_refcount_dec_if_one(&r));
+	DC_ASSERT(t, !dci_refcount_dec_and_test(&r));
+	DC_ASSERT(t, dci_refcount_dec_if_one(&r));
+	DC_ASSERT_INT_EQ(t, dci_refcount_read(&r), 0);
+	DC_ASSERT(t, !dci_refcount_inc_not_zero(&r));
 	DC_ASSERT_EQ(t, dc_warn_count(), warned);
 
 	/* Increment from zero: reported, saturated, never zero again. */
-	dc_refcount_inc(&r);
+	dci_refcount_inc(&r);
 	DC_ASSERT(t, dc_warn_count() > warned);
-	DC_ASSERT(t, dc_refcount_read(&r) < 0);
-	DC_ASSERT(t, !dc_refcount_dec_and_test(&r));
-	DC_ASSERT(t, dc_refcount_inc_not_zero(&r));
-	DC_ASSERT(t, dc_refcount_read(&r) < 0);
+	DC_ASSERT(t, dci_refcount_read(&r) < 0);
+	DC_ASSERT(t, !dci_refcount_dec_and_test(&r));
+	DC_ASSERT(t, dci_refcount_inc_not_zero(&r));
+	DC_ASSERT(t, dci_refcount_read(&r) < 0);
 
 	/* Underflow: reported too. */
 	warned = dc_warn_count();
-	dc_refcount_set(&r, 1);
-	DC_ASSERT(t, dc_refcount_dec_and_test(&r));
-	DC_ASSERT(t, !dc_refcount_dec_and_test(&r));
+	dci_refcount_set(&r, 1);
+	DC_ASSERT(t, dci_refcount_dec_and_test(&r));
+	DC_ASSERT(t, !dci_refcount_dec_and_test(&r));
 	DC_ASSERT(t, dc_warn_count() > warned);
-	DC_ASSERT(t, dc_refcount_read(&r) < 0);
+	DC_ASSERT(t, dci_refcount_read(&r) < 0);
 }
 
 /*
@@ -244,46 +244,46 @@ DC_TEST(platform_refcount)
  * WARN_ONCE() is per call site: a misuse somewhere else in the process
  * earlier does not silence this one, and a place reports only its first.
  */
-static dc_atomic_t refcount_lines;
-static dc_atomic_t refcount_lines_here;
+static dci_atomic_t refcount_lines;
+static dci_atomic_t refcount_lines_here;
 
 static void count_refcount(void *priv, int level, const char *msg)
 {
 	if (!strstr(msg, "refcount"))
 		return;
-	dc_atomic_inc(&refcount_lines);
+	dci_atomic_inc(&refcount_lines);
 	if (strstr(msg, "platform_cases.c"))
-		dc_atomic_inc(&refcount_lines_here);
+		dci_atomic_inc(&refcount_lines_here);
 }
 
 DC_TEST(platform_refcount_reports_per_site)
 {
 	unsigned long warned = dc_warn_count();
-	dc_refcount_t a, b, c;
+	dci_refcount_t a, b, c;
 	int i;
 
-	dc_atomic_set(&refcount_lines, 0);
-	dc_atomic_set(&refcount_lines_here, 0);
+	dci_atomic_set(&refcount_lines, 0);
+	dci_atomic_set(&refcount_lines_here, 0);
 	dc_set_log_fn(count_refcount, NULL);
-	dc_refcount_set(&a, 0);
-	dc_refcount_inc(&a);				/* a first place */
-	dc_refcount_set(&b, 1);
-	(void)dc_refcount_dec_and_test(&b);
-	(void)dc_refcount_dec_and_test(&b);		/* a second one */
+	dci_refcount_set(&a, 0);
+	dci_refcount_inc(&a);				/* a first place */
+	dci_refcount_set(&b, 1);
+	(void)dci_refcount_dec_and_test(&b);
+	(void)dci_refcount_dec_and_test(&b);		/* a second one */
 	for (i = 0; i < 3; i++) {
-		dc_refcount_set(&c, 1);
-		dc_refcount_dec(&c);			/* a third, three times */
+		dci_refcount_set(&c, 1);
+		dci_refcount_dec(&c);			/* a third, three times */
 	}
 	dc_set_log_fn(NULL, NULL);
 	DC_ASSERT_EQ(t, dc_warn_count(), warned + 5);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&refcount_lines), 3);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&refcount_lines), 3);
 	/* Each line names the place. */
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&refcount_lines_here), 3);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&refcount_lines_here), 3);
 }
 
 static bool warn_site(bool cond)
 {
-	return dc_warn_once(cond, "platform_warn_once_counts: expected");
+	return dci_warn_once(cond, "platform_warn_once_counts: expected");
 }
 
 DC_TEST(platform_warn_once_counts)
@@ -303,11 +303,11 @@ DC_TEST(platform_alloc_fault)
 	unsigned char *a, *b, *c;
 	unsigned int i;
 
-	dc_fault_alloc_fail_nth(2);
-	a = dc_alloc(64);
-	b = dc_alloc(64);
-	c = dc_zalloc(64);
-	dc_fault_alloc_fail_nth(0);
+	dci_fault_alloc_fail_nth(2);
+	a = dci_alloc(64);
+	b = dci_alloc(64);
+	c = dci_zalloc(64);
+	dci_fault_alloc_fail_nth(0);
 	DC_ASSERT(t, a && c);
 	DC_ASSERT(t, b == NULL);
 	for (i = 0; i < 64; i++)
@@ -316,13 +316,13 @@ DC_TEST(platform_alloc_fault)
 	dci_free(c);
 	dci_free(NULL);
 
-	dc_fault_alloc_fail_nth(5);
+	dci_fault_alloc_fail_nth(5);
 	for (i = 0; i < 3; i++)
-		dci_free(dc_alloc(8));
-	DC_ASSERT_EQ(t, dc_fault_alloc_count(), 3);
-	DC_ASSERT_EQ(t, dc_fault_alloc_failed(), 0);
-	dc_fault_alloc_fail_nth(0);
-	DC_ASSERT_EQ(t, dc_fault_alloc_count(), 0);
+		dci_free(dci_alloc(8));
+	DC_ASSERT_EQ(t, dci_fault_alloc_count(), 3);
+	DC_ASSERT_EQ(t, dci_fault_alloc_failed(), 0);
+	dci_fault_alloc_fail_nth(0);
+	DC_ASSERT_EQ(t, dci_fault_alloc_count(), 0);
 }
 
 DC_TEST(platform_rcu_read_held)
@@ -330,26 +330,26 @@ DC_TEST(platform_rcu_read_held)
 	bool outer, nested;
 
 	/* Checks only after unlocking: a failed check returns at once. */
-	dc_rcu_read_lock();
-	outer = dc_rcu_read_held();
-	dc_rcu_read_lock();
-	dc_rcu_read_unlock();
-	nested = dc_rcu_read_held();
-	dc_rcu_read_unlock();
+	dci_rcu_read_lock();
+	outer = dci_rcu_read_held();
+	dci_rcu_read_lock();
+	dci_rcu_read_unlock();
+	nested = dci_rcu_read_held();
+	dci_rcu_read_unlock();
 	DC_ASSERT(t, outer);
 	DC_ASSERT(t, nested);
 }
 
 struct delayed_ctx {
-	struct dc_worker w;
-	dc_atomic_t runs;
+	struct dci_worker w;
+	dci_atomic_t runs;
 };
 
-static void delayed_fn(struct dc_worker *w)
+static void delayed_fn(struct dci_worker *w)
 {
-	struct delayed_ctx *c = dc_container_of(w, struct delayed_ctx, w);
+	struct delayed_ctx *c = dci_container_of(w, struct delayed_ctx, w);
 
-	dc_atomic_inc(&c->runs);
+	dci_atomic_inc(&c->runs);
 }
 
 /* A started worker of a zeroed @c, or NULL (the failure recorded in @t). */
@@ -362,7 +362,7 @@ static struct delayed_ctx *delayed_start(struct dc_test *t, const char *name)
 		return NULL;
 	}
 	memset(c, 0, sizeof(*c));
-	dc_atomic_set(&c->runs, 0);
+	dci_atomic_set(&c->runs, 0);
 	if (dci_worker_start(&c->w, delayed_fn, name)) {
 		dc_test_fail(t, __FILE__, __LINE__, "dci_worker_start() failed");
 		dc_test_free(c);
@@ -374,11 +374,11 @@ static struct delayed_ctx *delayed_start(struct dc_test *t, const char *name)
 /* Wait for @c to have run @n times: false only if it hangs. */
 static bool delayed_wait_runs(struct delayed_ctx *c, int n)
 {
-	uint64_t end = dc_now_ns() + DC_WAIT_LIMIT_NS;
+	uint64_t end = dci_now_ns() + DC_WAIT_LIMIT_NS;
 
-	while (dc_atomic_read(&c->runs) < n && dc_now_ns() < end)
+	while (dci_atomic_read(&c->runs) < n && dci_now_ns() < end)
 		dc_test_sleep_us(1000);
-	return dc_atomic_read(&c->runs) >= n;
+	return dci_atomic_read(&c->runs) >= n;
 }
 
 DC_TEST(platform_worker_delayed)
@@ -390,13 +390,13 @@ DC_TEST(platform_worker_delayed)
 	if (!c)
 		return;
 	/* Not before the delay (the kernel rounds it up to jiffies). */
-	start = dc_now_ns();
+	start = dci_now_ns();
 	dci_worker_queue_delayed(&c->w, 30 * MS);
 	/* Already queued: a second, shorter delay does not bring it forward. */
 	dci_worker_queue_delayed(&c->w, 1 * MS);
 	dc_test_sleep_us(10000);
-	if (dc_now_ns() - start < 25 * MS)
-		DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 0);
+	if (dci_now_ns() - start < 25 * MS)
+		DC_ASSERT_INT_EQ(t, dci_atomic_read(&c->runs), 0);
 	DC_ASSERT(t, delayed_wait_runs(c, 1));
 	/*
 	 * No bound on the first run's time against the clock: the kernel
@@ -412,7 +412,7 @@ DC_TEST(platform_worker_delayed)
 	 * run in progress and drops a pending one, so the count holds still.
 	 */
 	dci_worker_stop(&c->w);
-	runs = dc_atomic_read(&c->runs);
+	runs = dci_atomic_read(&c->runs);
 	DC_ASSERT(t, runs == 1 || runs == 2);
 	dc_test_free(c);
 
@@ -429,10 +429,10 @@ DC_TEST(platform_worker_delayed)
 
 	/* Stop drops a pending delayed run, without waiting for it. */
 	dci_worker_queue_delayed(&c->w, 2 * DC_WAIT_LIMIT_NS);
-	start = dc_now_ns();
+	start = dci_now_ns();
 	dci_worker_stop(&c->w);
-	DC_ASSERT(t, dc_now_ns() - start < 2 * DC_WAIT_LIMIT_NS);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 1);
+	DC_ASSERT(t, dci_now_ns() - start < 2 * DC_WAIT_LIMIT_NS);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&c->runs), 1);
 	dc_test_free(c);
 }
 
@@ -446,7 +446,7 @@ DC_TEST(platform_worker_zero_delay)
 	dci_worker_queue_delayed(&c->w, 0);
 	DC_ASSERT(t, delayed_wait_runs(c, 1));
 	dci_worker_stop(&c->w);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&c->runs), 1);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&c->runs), 1);
 	dc_test_free(c);
 }
 
@@ -457,7 +457,7 @@ DC_TEST(platform_rcu_synchronize)
 	dc_read_unlock();
 	dc_synchronize();
 	dc_barrier();
-	DC_ASSERT(t, !dc_rcu_read_held());
+	DC_ASSERT(t, !dci_rcu_read_held());
 }
 
 DC_SUITE(platform,

@@ -14,14 +14,14 @@
 #define LOG_MAX		64
 
 struct dev {
-	dc_spinlock_t lock;
+	dci_spinlock_t lock;
 	unsigned int cap;		/* queue size Q */
 	unsigned int head, count;
 	struct dc_reqq_req *ring[DEV_MAX];
 	int fail_next;			/* error for the next submit, once */
 	bool sync;			/* complete each request at once */
 	struct dc_reqq *q;
-	dc_atomic_t submits;		/* calls of the submit op */
+	dci_atomic_t submits;		/* calls of the submit op */
 	int depth, max_depth;		/* nesting of the submit op */
 };
 
@@ -43,7 +43,7 @@ static struct endlog *cur_log;
 
 static void treq_end(struct dc_reqq_req *r, int status)
 {
-	struct treq *tr = dc_container_of(r, struct treq, r);
+	struct treq *tr = dci_container_of(r, struct treq, r);
 
 	tr->ends++;
 	tr->status = status;
@@ -58,8 +58,8 @@ static int dev_submit(struct dc_reqq_req *r, void *priv)
 	struct dev *d = priv;
 	int ret = 0;
 
-	dc_spin_lock(&d->lock);
-	dc_atomic_inc(&d->submits);
+	dci_spin_lock(&d->lock);
+	dci_atomic_inc(&d->submits);
 	if (++d->depth > d->max_depth)
 		d->max_depth = d->depth;
 	if (d->fail_next) {
@@ -70,12 +70,12 @@ static int dev_submit(struct dc_reqq_req *r, void *priv)
 	} else if (!d->sync) {
 		d->ring[(d->head + d->count++) % DEV_MAX] = r;
 	}
-	dc_spin_unlock(&d->lock);
+	dci_spin_unlock(&d->lock);
 	if (!ret && d->sync)
 		dc_reqq_complete(d->q, r, 0);
-	dc_spin_lock(&d->lock);
+	dci_spin_lock(&d->lock);
 	d->depth--;
-	dc_spin_unlock(&d->lock);
+	dci_spin_unlock(&d->lock);
 	return ret;
 }
 
@@ -86,13 +86,13 @@ static bool dev_complete_one(struct dev *d, int status)
 {
 	struct dc_reqq_req *r = NULL;
 
-	dc_spin_lock(&d->lock);
+	dci_spin_lock(&d->lock);
 	if (d->count) {
 		r = d->ring[d->head];
 		d->head = (d->head + 1) % DEV_MAX;
 		d->count--;
 	}
-	dc_spin_unlock(&d->lock);
+	dci_spin_unlock(&d->lock);
 	if (r)
 		dc_reqq_complete(d->q, r, status);
 	return r;
@@ -106,8 +106,8 @@ static void dev_init(struct dc_test *t, struct dev *d, unsigned int cap,
 	};
 
 	memset(d, 0, sizeof(*d));
-	dc_atomic_set(&d->submits, 0);
-	dc_spin_lock_init(&d->lock);
+	dci_atomic_set(&d->submits, 0);
+	dci_spin_lock_init(&d->lock);
 	d->cap = cap;
 	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, sizeof(cfg), &dev_ops,
 					   sizeof(dev_ops), d, &d->q), 0);
@@ -117,7 +117,7 @@ static void dev_init(struct dc_test *t, struct dev *d, unsigned int cap,
 static void dev_fini(struct dev *d)
 {
 	dc_reqq_destroy(d->q);
-	dc_spin_lock_destroy(&d->lock);
+	dci_spin_lock_destroy(&d->lock);
 	cur_log = NULL;
 }
 
@@ -183,7 +183,7 @@ DC_TEST(reqq_fifo_parked)
 	logged_start(t, &d, &log, tr, 8, 8);
 	DC_RETURN_IF_FAILED(t);
 	/* Two on the device, one -ENOSPC, the rest parked behind it. */
-	DC_ASSERT_EQ(t, dc_atomic_read(&d.submits), 3);
+	DC_ASSERT_EQ(t, dci_atomic_read(&d.submits), 3);
 	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 6);
 	DC_ASSERT_EQ(t, st.in_flight, 2);
@@ -224,15 +224,15 @@ DC_TEST(reqq_enospc_needs_completion)
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[0].r), 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[1].r), 0);
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &tr[2].r), 0);
-	DC_ASSERT_EQ(t, dc_atomic_read(&d.submits), 3);
+	DC_ASSERT_EQ(t, dci_atomic_read(&d.submits), 3);
 	dc_test_sleep_us(20000);	/* a timer would have fired by now */
-	DC_ASSERT_EQ(t, dc_atomic_read(&d.submits), 3);
+	DC_ASSERT_EQ(t, dci_atomic_read(&d.submits), 3);
 	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 1);
 	DC_ASSERT_INT_EQ(t, dc_reqq_drain(d.q, 1 * MS), -ETIMEDOUT);
 
 	DC_ASSERT(t, dev_complete_one(&d, 0));
-	DC_ASSERT_EQ(t, dc_atomic_read(&d.submits), 4);	/* resubmitted, synchronously */
+	DC_ASSERT_EQ(t, dci_atomic_read(&d.submits), 4);	/* resubmitted, synchronously */
 	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.in_flight, 2);
@@ -314,11 +314,11 @@ struct drain_ctx {
 static void drain_thread(struct dc_test *t, void *arg, unsigned int idx)
 {
 	struct drain_ctx *c = arg;
-	uint64_t start = dc_now_ns();
+	uint64_t start = dci_now_ns();
 
 	if (idx == 0) {
 		c->ret = dc_reqq_drain(c->d.q, DC_WAIT_LIMIT_NS);
-		c->took = dc_now_ns() - start;
+		c->took = dci_now_ns() - start;
 	} else {
 		dc_test_sleep_us(20000);
 		while (dev_complete_one(&c->d, 0))
@@ -436,11 +436,11 @@ DC_TEST(reqq_timer_retry)
 	 * dispatch unparks the request before it calls the submit op (without
 	 * the lock), and counts it resubmitted only once the op took it.
 	 */
-	end = dc_now_ns() + DC_WAIT_LIMIT_NS;
+	end = dci_now_ns() + DC_WAIT_LIMIT_NS;
 	do {
 		dc_test_sleep_us(1000);
 		dc_reqq_stats(d.q, &st, sizeof(st));
-	} while (!st.resubmitted && dc_now_ns() < end);
+	} while (!st.resubmitted && dci_now_ns() < end);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	DC_ASSERT_EQ(t, st.resubmitted, 1);
 	DC_ASSERT(t, dev_complete_one(&d, 0));
@@ -472,7 +472,7 @@ DC_TEST(reqq_timer_no_completion_kick)
 	dc_test_sleep_us(10000);
 	dc_reqq_stats(d.q, &st, sizeof(st));
 	DC_ASSERT_EQ(t, st.parked, 1);
-	DC_ASSERT_EQ(t, dc_atomic_read(&d.submits), 2);
+	DC_ASSERT_EQ(t, dci_atomic_read(&d.submits), 2);
 	dc_reqq_shutdown(d.q);
 	DC_ASSERT_INT_EQ(t, tr[1].status, -ENOTCONN);
 	dev_fini(&d);		/* drops the pending timer */
@@ -488,24 +488,24 @@ DC_TEST(reqq_timer_no_completion_kick)
 struct sreq {
 	struct dc_reqq_req r;
 	int expect;			/* status its end callback must get */
-	dc_atomic_t ends;
+	dci_atomic_t ends;
 	bool accepted;
 };
 
 struct stress {
 	struct dc_test *t;
-	dc_spinlock_t lock;
+	dci_spinlock_t lock;
 	struct dc_reqq_req *ring[STRESS_Q];
 	unsigned int head, count;
 	struct dc_test_rng rng;		/* under lock */
 	struct dc_reqq *q;
 	struct sreq *reqs;
 	unsigned int n;
-	dc_atomic64_t issued;		/* dc_reqq_submit() calls, less refusals */
-	dc_atomic64_t ended;		/* end callbacks run */
-	dc_atomic64_t refused;		/* dc_reqq_submit() errors */
-	dc_atomic_t submitters_done;
-	dc_atomic_t bad;
+	dci_atomic64_t issued;		/* dc_reqq_submit() calls, less refusals */
+	dci_atomic64_t ended;		/* end callbacks run */
+	dci_atomic64_t refused;		/* dc_reqq_submit() errors */
+	dci_atomic_t submitters_done;
+	dci_atomic_t bad;
 	uint64_t done_by[STRESS_SUBMITTERS];
 };
 
@@ -513,22 +513,22 @@ static struct stress *stress_cur;
 
 static void sreq_end(struct dc_reqq_req *r, int status)
 {
-	struct sreq *s = dc_container_of(r, struct sreq, r);
+	struct sreq *s = dci_container_of(r, struct sreq, r);
 
-	dc_atomic_inc(&s->ends);
-	if (dc_read_once(s->expect) != status)
+	dci_atomic_inc(&s->ends);
+	if (dci_read_once(s->expect) != status)
 		s->expect = 1;		/* flagged; checked at the end */
-	dc_atomic64_inc(&stress_cur->ended);
+	dci_atomic64_inc(&stress_cur->ended);
 }
 
 static int stress_submit(struct dc_reqq_req *r, void *priv)
 {
 	struct stress *s = priv;
-	struct sreq *sr = dc_container_of(r, struct sreq, r);
+	struct sreq *sr = dci_container_of(r, struct sreq, r);
 	uint64_t x;
 	int ret = 0;
 
-	dc_spin_lock(&s->lock);
+	dci_spin_lock(&s->lock);
 	x = dc_test_below(&s->rng, 1000);
 	if (s->count == STRESS_Q || (x < 20 && s->count)) {
 		ret = -ENOSPC;		/* full, or says so at random */
@@ -540,7 +540,7 @@ static int stress_submit(struct dc_reqq_req *r, void *priv)
 	}
 	if (ret == -ENOMEM)
 		sr->expect = -ENOMEM;
-	dc_spin_unlock(&s->lock);
+	dci_spin_unlock(&s->lock);
 	return ret;
 }
 
@@ -557,21 +557,21 @@ static void stress_submitter(struct stress *s, unsigned int idx)
 		struct sreq *sr = &s->reqs[i];
 
 		/* Closed loop: a bounded number outstanding. */
-		while (dc_atomic64_read(&s->issued) - dc_atomic64_read(&s->ended) >
+		while (dci_atomic64_read(&s->issued) - dci_atomic64_read(&s->ended) >
 		       STRESS_WINDOW * STRESS_SUBMITTERS)
 			dc_test_sleep_us(0);
 		dc_reqq_req_init(&sr->r, sreq_end, (i % 7 == 0) ? DC_REQQ_FORGET : 0);
-		dc_atomic64_inc(&s->issued);
+		dci_atomic64_inc(&s->issued);
 		ret = dc_reqq_submit(s->q, &sr->r);
 		if (!ret) {
 			sr->accepted = true;
 			accepted++;
 			continue;
 		}
-		dc_atomic64_add(&s->issued, -1);
-		dc_atomic64_inc(&s->refused);
-		if (ret != -ENOMEM || dc_atomic_read(&sr->ends))
-			dc_atomic_inc(&s->bad);
+		dci_atomic64_add(&s->issued, -1);
+		dci_atomic64_inc(&s->refused);
+		if (ret != -ENOMEM || dci_atomic_read(&sr->ends))
+			dci_atomic_inc(&s->bad);
 	}
 	s->done_by[idx] = accepted;
 }
@@ -582,21 +582,21 @@ static void stress_completer(struct stress *s)
 	struct dc_reqq_stats qs;
 
 	for (;;) {
-		dc_spin_lock(&s->lock);
+		dci_spin_lock(&s->lock);
 		r = NULL;
 		if (s->count) {
 			r = s->ring[s->head];
 			s->head = (s->head + 1) % STRESS_Q;
 			s->count--;
 		}
-		dc_spin_unlock(&s->lock);
+		dci_spin_unlock(&s->lock);
 		if (r) {
-			struct sreq *sr = dc_container_of(r, struct sreq, r);
+			struct sreq *sr = dci_container_of(r, struct sreq, r);
 
-			dc_reqq_complete(s->q, r, dc_read_once(sr->expect));
+			dc_reqq_complete(s->q, r, dci_read_once(sr->expect));
 			continue;
 		}
-		if (dc_atomic_read(&s->submitters_done) == STRESS_SUBMITTERS) {
+		if (dci_atomic_read(&s->submitters_done) == STRESS_SUBMITTERS) {
 			dc_reqq_stats(s->q, &qs, sizeof(qs));
 			if (!qs.in_flight && !qs.parked)
 				break;
@@ -614,8 +614,8 @@ static void stress_thread(struct dc_test *t, void *arg, unsigned int idx)
 		return;
 	}
 	stress_submitter(s, idx);
-	dc_smp_mb();
-	dc_atomic_inc(&s->submitters_done);
+	dci_smp_mb();
+	dci_atomic_inc(&s->submitters_done);
 }
 
 static void stress_run(struct dc_test *t, unsigned int n)
@@ -623,7 +623,7 @@ static void stress_run(struct dc_test *t, unsigned int n)
 	struct dc_reqq_config cfg = { 0 };
 	struct stress *s = dc_test_alloc(sizeof(*s));
 	struct dc_reqq_stats qs;
-	uint64_t accepted = 0, ends = 0, start = dc_now_ns();
+	uint64_t accepted = 0, ends = 0, start = dci_now_ns();
 	unsigned int i;
 
 	DC_ASSERT(t, s);
@@ -633,7 +633,7 @@ static void stress_run(struct dc_test *t, unsigned int n)
 	s->reqs = dc_test_alloc(sizeof(*s->reqs) * s->n);
 	DC_ASSERT(t, s->reqs);
 	memset(s->reqs, 0, sizeof(*s->reqs) * s->n);
-	dc_spin_lock_init(&s->lock);
+	dci_spin_lock_init(&s->lock);
 	dc_test_rng_init(&s->rng, t->seed);
 	stress_cur = s;
 	DC_ASSERT_INT_EQ(t, dc_reqq_create(&cfg, sizeof(cfg), &stress_ops,
@@ -642,11 +642,11 @@ static void stress_run(struct dc_test *t, unsigned int n)
 	dc_test_run_threads(t, STRESS_SUBMITTERS + 1, stress_thread, s);
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_INT_EQ(t, dc_reqq_drain(s->q, DC_WAIT_LIMIT_NS), 0);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&s->bad), 0);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&s->bad), 0);
 
 	for (i = 0; i < s->n; i++) {
 		struct sreq *sr = &s->reqs[i];
-		int e = dc_atomic_read(&sr->ends);
+		int e = dci_atomic_read(&sr->ends);
 
 		if (sr->accepted) {
 			accepted++;
@@ -663,10 +663,10 @@ static void stress_run(struct dc_test *t, unsigned int n)
 		ends += e;
 	}
 	dc_reqq_stats(s->q, &qs, sizeof(qs));
-	DC_ASSERT_EQ(t, accepted + dc_atomic64_read(&s->refused), s->n);
+	DC_ASSERT_EQ(t, accepted + dci_atomic64_read(&s->refused), s->n);
 	DC_ASSERT_EQ(t, ends, accepted);
 	DC_ASSERT_EQ(t, qs.failed + qs.dropped,
-		     dc_atomic64_read(&s->refused) +
+		     dci_atomic64_read(&s->refused) +
 		     (accepted - qs.completed));
 	DC_ASSERT_EQ(t, qs.submitted, qs.completed);
 	DC_ASSERT(t, qs.resubmitted > 0);
@@ -678,9 +678,9 @@ static void stress_run(struct dc_test *t, unsigned int n)
 		    (unsigned long long)qs.dropped,
 		    (unsigned long long)qs.enospc,
 		    (unsigned long long)qs.resubmitted,
-		    (unsigned long long)((dc_now_ns() - start) / MS));
+		    (unsigned long long)((dci_now_ns() - start) / MS));
 	dc_reqq_destroy(s->q);
-	dc_spin_lock_destroy(&s->lock);
+	dci_spin_lock_destroy(&s->lock);
 	dc_test_free(s->reqs);
 	dc_test_free(s);
 }

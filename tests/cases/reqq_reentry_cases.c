@@ -17,7 +17,7 @@
 #define MAX_DEV		8
 
 struct mdev {
-	dc_spinlock_t lock;
+	dci_spinlock_t lock;
 	struct dc_reqq *q;
 	struct dc_reqq_req *held[MAX_DEV];
 	unsigned int nr_held;
@@ -41,7 +41,7 @@ struct mdev {
 
 struct mreq {
 	struct dc_reqq_req r;
-	dc_atomic_t ends;
+	dci_atomic_t ends;
 	int status;
 	struct dc_reqq *q;
 	struct mreq *then;		/* submitted by this one's end callback */
@@ -50,10 +50,10 @@ struct mreq {
 
 static void mreq_end(struct dc_reqq_req *r, int status)
 {
-	struct mreq *m = dc_container_of(r, struct mreq, r);
+	struct mreq *m = dci_container_of(r, struct mreq, r);
 
 	m->status = status;
-	dc_atomic_inc(&m->ends);
+	dci_atomic_inc(&m->ends);
 	if (m->then)
 		m->then_ret = dc_reqq_submit(m->q, &m->then->r);
 }
@@ -74,25 +74,25 @@ static struct dc_reqq_stats mdev_stats(struct mdev *d)
  */
 static void mdev_gate(struct mdev *d)
 {
-	uint64_t end = dc_now_ns() + DC_WAIT_LIMIT_NS;
+	uint64_t end = dci_now_ns() + DC_WAIT_LIMIT_NS;
 	struct dc_reqq_req *r = NULL;
 	unsigned int i;
 
 	while (!mdev_stats(d).parked) {
-		if (dc_now_ns() > end) {
+		if (dci_now_ns() > end) {
 			d->gate_timed_out = true;
 			break;
 		}
 		dc_test_sleep_us(100);
 	}
-	dc_spin_lock(&d->lock);
+	dci_spin_lock(&d->lock);
 	if (d->nr_held) {
 		r = d->held[0];
 		for (i = 1; i < d->nr_held; i++)
 			d->held[i - 1] = d->held[i];
 		d->nr_held--;
 	}
-	dc_spin_unlock(&d->lock);
+	dci_spin_unlock(&d->lock);
 	if (r)
 		dc_reqq_complete(d->q, r, 0);
 }
@@ -113,12 +113,12 @@ static void mdev_leave(struct mdev *d, const void *self)
 static int mdev_submit(struct dc_reqq_req *r, void *priv)
 {
 	struct mdev *d = priv;
-	const void *self = dc_thread_self();
+	const void *self = dci_thread_self();
 	bool shut = false, complete = false, gate = false;
 	unsigned int i;
 	int ret = 0;
 
-	dc_spin_lock(&d->lock);
+	dci_spin_lock(&d->lock);
 	for (i = 0; i < d->nr_in_op; i++)
 		if (d->in_op[i] == self)
 			d->nested++;
@@ -129,11 +129,11 @@ static int mdev_submit(struct dc_reqq_req *r, void *priv)
 		d->gate_entered = true;
 		gate = true;
 	}
-	dc_spin_unlock(&d->lock);
+	dci_spin_unlock(&d->lock);
 	if (gate)
 		mdev_gate(d);
 
-	dc_spin_lock(&d->lock);
+	dci_spin_lock(&d->lock);
 	d->calls++;
 	if (d->shutdown_next) {
 		d->shutdown_next = false;
@@ -149,14 +149,14 @@ static int mdev_submit(struct dc_reqq_req *r, void *priv)
 	} else {
 		ret = -ENOSPC;
 	}
-	dc_spin_unlock(&d->lock);
+	dci_spin_unlock(&d->lock);
 	if (shut)
 		dc_reqq_shutdown(d->q);
 	if (complete)
 		dc_reqq_complete(d->q, r, 0);
-	dc_spin_lock(&d->lock);
+	dci_spin_lock(&d->lock);
 	mdev_leave(d, self);
-	dc_spin_unlock(&d->lock);
+	dci_spin_unlock(&d->lock);
 	return ret;
 }
 
@@ -168,7 +168,7 @@ static int mdev_start(struct mdev *d, unsigned int flags)
 		.flags = flags, .retry_delay_ns = 1 * MS,
 	};
 
-	dc_spin_lock_init(&d->lock);
+	dci_spin_lock_init(&d->lock);
 	return dc_reqq_create(&cfg, sizeof(cfg), &mdev_ops, sizeof(mdev_ops),
 			      d, &d->q);
 }
@@ -179,7 +179,7 @@ static void mreq_init(struct mreq *m, unsigned int n)
 
 	for (i = 0; i < n; i++) {
 		dc_reqq_req_init(&m[i].r, mreq_end, 0);
-		dc_atomic_set(&m[i].ends, 0);
+		dci_atomic_set(&m[i].ends, 0);
 		m[i].status = 1;
 		m[i].q = NULL;
 		m[i].then = NULL;
@@ -212,7 +212,7 @@ static void mdev_all_done(struct dc_test *t, struct mdev *d, struct mreq *m,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[i].ends), 1);
+		DC_ASSERT_INT_EQ(t, dci_atomic_read(&m[i].ends), 1);
 		DC_ASSERT_INT_EQ(t, m[i].status, 0);
 	}
 	DC_ASSERT_EQ(t, d->nested, 0);
@@ -231,7 +231,7 @@ DC_TEST(reqq_reentry_shutdown_during_submit)
 	d.shutdown_next = true;
 	/* Not accepted: the caller hears -ENOTCONN, the end callback nothing. */
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[0].r), -ENOTCONN);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[0].ends), 0);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&m[0].ends), 0);
 	mdev_end(t, &d);
 }
 
@@ -248,9 +248,9 @@ DC_TEST(reqq_reentry_shutdown_during_resubmit)
 	DC_ASSERT_EQ(t, mdev_stats(&d).parked, 1);
 	d.shutdown_next = true;
 	dc_reqq_complete(d.q, d.held[0], 0);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[0].ends), 1);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&m[0].ends), 1);
 	DC_ASSERT_INT_EQ(t, m[0].status, 0);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[1].ends), 1);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&m[1].ends), 1);
 	DC_ASSERT_INT_EQ(t, m[1].status, -ENOTCONN);
 	DC_ASSERT_EQ(t, mdev_stats(&d).shut_down, 1);
 	mdev_end(t, &d);
@@ -272,9 +272,9 @@ DC_TEST(reqq_reentry_sync_completion_while_dispatching)
 	for (i = 0; i < 4; i++)
 		DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[i].r), 0);
 	DC_ASSERT_EQ(t, mdev_stats(&d).parked, 3);
-	dc_spin_lock(&d.lock);
+	dci_spin_lock(&d.lock);
 	d.sync = true;
-	dc_spin_unlock(&d.lock);
+	dci_spin_unlock(&d.lock);
 	dc_reqq_complete(d.q, d.held[0], 0);
 	DC_ASSERT_EQ(t, mdev_stats(&d).resubmitted, 3);
 	mdev_all_done(t, &d, m, 4);
@@ -293,12 +293,12 @@ DC_TEST(reqq_reentry_timer_retry_still_full)
 	DC_ASSERT_INT_EQ(t, dc_reqq_submit(d.q, &m[0].r), 0);
 	/* Bounded (20 s); the count of retries, not the time, is checked. */
 	for (;;) {
-		dc_spin_lock(&d.lock);
+		dci_spin_lock(&d.lock);
 		if (d.nr_held) {
-			dc_spin_unlock(&d.lock);
+			dci_spin_unlock(&d.lock);
 			break;
 		}
-		dc_spin_unlock(&d.lock);
+		dci_spin_unlock(&d.lock);
 		if (++waited > 20000)
 			break;
 		dc_test_sleep_us(1000);
@@ -310,7 +310,7 @@ DC_TEST(reqq_reentry_timer_retry_still_full)
 	DC_ASSERT_EQ(t, st.resubmitted, 1);
 	DC_ASSERT_EQ(t, st.parked, 0);
 	dc_reqq_complete(d.q, d.held[0], 0);
-	DC_ASSERT_INT_EQ(t, dc_atomic_read(&m[0].ends), 1);
+	DC_ASSERT_INT_EQ(t, dci_atomic_read(&m[0].ends), 1);
 	DC_ASSERT_INT_EQ(t, m[0].status, 0);
 	mdev_end(t, &d);
 }
@@ -333,9 +333,9 @@ static bool mdev_gate_entered(struct mdev *d)
 {
 	bool ret;
 
-	dc_spin_lock(&d->lock);
+	dci_spin_lock(&d->lock);
 	ret = d->gate_entered;
-	dc_spin_unlock(&d->lock);
+	dci_spin_unlock(&d->lock);
 	return ret;
 }
 

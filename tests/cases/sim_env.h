@@ -173,7 +173,7 @@ static inline const char *sim_be_violation(const struct dc_simbe_stats *bs,
 	};
 	size_t i;
 
-	for (i = 0; i < DC_ARRAY_SIZE(counters); i++) {
+	for (i = 0; i < DCI_ARRAY_SIZE(counters); i++) {
 		if (faults && !counters[i].with_faults)
 			continue;
 		memcpy(count, (const char *)bs + counters[i].off, sizeof(*count));

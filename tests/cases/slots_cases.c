@@ -104,23 +104,23 @@ DC_TEST(slots_alloc_failure_joins_backlog)
 	DC_ASSERT_INT_EQ(t, table_new(1, 4, 0, NULL, NULL, &tbl), 0);
 	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &a), 0);
 	/* Below the maximum, but the allocation fails: wait, not -ENOMEM. */
-	dc_fault_alloc_fail_nth(1);
+	dci_fault_alloc_fail_nth(1);
 	DC_ASSERT_INT_EQ(t, dc_slot_get_timeout(tbl, 1000000, &s), -ETIMEDOUT);
-	DC_ASSERT_EQ(t, dc_fault_alloc_failed(), 1);
+	DC_ASSERT_EQ(t, dci_fault_alloc_failed(), 1);
 	stats(tbl, &st);
 	DC_ASSERT_EQ(t, st.alloc_failures, 1);
 	DC_ASSERT_EQ(t, st.waits, 1);
 	DC_ASSERT_EQ(t, st.allocated, 1);
 	/* Non-blocking callers get -EAGAIN for the same. */
-	dc_fault_alloc_fail_nth(1);
+	dci_fault_alloc_fail_nth(1);
 	DC_ASSERT_INT_EQ(t, dc_slot_tryget(tbl, &s), -EAGAIN);
 	dc_slot_put(tbl, a);
 	/* With no slot out, nobody could wake a waiter: -ENOMEM. */
 	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(tbl), 0);
 	DC_ASSERT_INT_EQ(t, table_new(0, 4, 0, NULL, NULL, &tbl), 0);
-	dc_fault_alloc_fail_nth(1);
+	dci_fault_alloc_fail_nth(1);
 	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &s), -ENOMEM);
-	dc_fault_alloc_fail_nth(0);
+	dci_fault_alloc_fail_nth(0);
 	DC_ASSERT_INT_EQ(t, dc_slot_get(tbl, &s), 0);
 	dc_slot_put(tbl, s);
 	stats(tbl, &st);
@@ -146,7 +146,7 @@ struct ops_ctx {
 static int ops_init(struct dc_slot *slot, void *priv)
 {
 	struct ops_ctx *c = priv;
-	struct tslot *ts = dc_container_of(slot, struct tslot, head);
+	struct tslot *ts = dci_container_of(slot, struct tslot, head);
 
 	if (++c->inits == c->fail_at)
 		return -ENOMEM;
@@ -157,7 +157,7 @@ static int ops_init(struct dc_slot *slot, void *priv)
 static void ops_fini(struct dc_slot *slot, void *priv)
 {
 	struct ops_ctx *c = priv;
-	struct tslot *ts = dc_container_of(slot, struct tslot, head);
+	struct tslot *ts = dci_container_of(slot, struct tslot, head);
 
 	if (ts->magic != OPS_MAGIC)
 		c->bad++;
@@ -183,7 +183,7 @@ DC_TEST(slots_ops_init_fini)
 	for (i = 0; i < 4; i++) {
 		DC_ASSERT_INT_EQ(t, dc_slot_tryget(tbl, &held[i]), 0);
 		/* Prepared before the caller sees it. */
-		DC_ASSERT_EQ(t, dc_container_of(held[i], struct tslot, head)->magic,
+		DC_ASSERT_EQ(t, dci_container_of(held[i], struct tslot, head)->magic,
 			     OPS_MAGIC);
 	}
 	DC_ASSERT_EQ(t, c.inits, 4);
@@ -226,8 +226,8 @@ DC_TEST(slots_ops_init_fini)
 struct fifo_ctx {
 	struct dc_slot_table *tbl;
 	struct dc_slot *held;
-	dc_atomic_t order;	/* grants seen so far */
-	dc_atomic_t bad;
+	dci_atomic_t order;	/* grants seen so far */
+	dci_atomic_t bad;
 	bool fail_alloc;
 };
 
@@ -268,11 +268,11 @@ static void fifo_thread(struct dc_test *t, void *arg, unsigned int idx)
 	/* Waiter idx queues right after waiter idx - 1. */
 	DC_ASSERT(t, wait_backlog(c->tbl, idx - 1));
 	if (c->fail_alloc && idx == 1)
-		dc_fault_alloc_fail_nth(1);
+		dci_fault_alloc_fail_nth(1);
 	DC_ASSERT_INT_EQ(t, dc_slot_get(c->tbl, &s), 0);
-	if ((unsigned int)dc_atomic_read(&c->order) != idx - 1)
-		dc_atomic_inc(&c->bad);
-	dc_atomic_inc(&c->order);
+	if ((unsigned int)dci_atomic_read(&c->order) != idx - 1)
+		dci_atomic_inc(&c->bad);
+	dci_atomic_inc(&c->order);
 	dc_slot_put(c->tbl, s);
 }
 
@@ -284,19 +284,19 @@ static void fifo_round(struct dc_test *t, unsigned int max, bool fail_alloc)
 
 	DC_ASSERT(t, c != NULL);
 	c->fail_alloc = fail_alloc;
-	dc_atomic_set(&c->order, 0);
-	dc_atomic_set(&c->bad, 0);
+	dci_atomic_set(&c->order, 0);
+	dci_atomic_set(&c->bad, 0);
 	if (table_new(1, max, 0, NULL, NULL, &c->tbl)) {
 		dc_test_free(c);
 		DC_ASSERT(t, false);
 	}
 	if (dc_slot_get(c->tbl, &c->held) == 0)
 		dc_test_run_threads(t, FIFO_WAITERS + 1, fifo_thread, c);
-	dc_fault_alloc_fail_nth(0);
+	dci_fault_alloc_fail_nth(0);
 	dc_slot_table_stats(c->tbl, &st, sizeof(st));
 	dc_slot_table_destroy(c->tbl);
-	order = dc_atomic_read(&c->order);
-	bad = dc_atomic_read(&c->bad);
+	order = dci_atomic_read(&c->order);
+	bad = dci_atomic_read(&c->bad);
 	dc_test_free(c);
 	DC_RETURN_IF_FAILED(t);
 	DC_ASSERT_EQ(t, order, FIFO_WAITERS);
@@ -331,7 +331,7 @@ DC_TEST(slots_backlog_fifo_after_alloc_failure)
 #define GATE_WAIT_NS	(10000000000ull * dc_test_slowdown())
 
 struct gate_ctx {
-	dc_spinlock_t lock;
+	dci_spinlock_t lock;
 	struct dc_slot_table *tbl;
 	unsigned int calls;		/* init calls so far */
 	bool open[GATES];
@@ -346,9 +346,9 @@ static bool gate_calls_at_least(struct gate_ctx *c, unsigned int n)
 {
 	bool ret;
 
-	dc_spin_lock(&c->lock);
+	dci_spin_lock(&c->lock);
 	ret = c->calls >= n;
-	dc_spin_unlock(&c->lock);
+	dci_spin_unlock(&c->lock);
 	return ret;
 }
 
@@ -356,9 +356,9 @@ static bool gate_is_open(struct gate_ctx *c, unsigned int i)
 {
 	bool ret;
 
-	dc_spin_lock(&c->lock);
+	dci_spin_lock(&c->lock);
 	ret = c->open[i];
-	dc_spin_unlock(&c->lock);
+	dci_spin_unlock(&c->lock);
 	return ret;
 }
 
@@ -379,10 +379,10 @@ static bool gate_wait(struct gate_ctx *c,
 
 static void gate_open(struct gate_ctx *c, unsigned int i, int result)
 {
-	dc_spin_lock(&c->lock);
+	dci_spin_lock(&c->lock);
 	c->result[i] = result;
 	c->open[i] = true;
-	dc_spin_unlock(&c->lock);
+	dci_spin_unlock(&c->lock);
 }
 
 static int gated_init(struct dc_slot *slot, void *priv)
@@ -391,19 +391,19 @@ static int gated_init(struct dc_slot *slot, void *priv)
 	unsigned int i;
 	int ret;
 
-	dc_spin_lock(&c->lock);
+	dci_spin_lock(&c->lock);
 	i = c->calls++;
-	dc_spin_unlock(&c->lock);
+	dci_spin_unlock(&c->lock);
 	if (i >= GATES)
 		return 0;
 	if (!gate_wait(c, gate_is_open, i)) {
-		dc_spin_lock(&c->lock);
+		dci_spin_lock(&c->lock);
 		c->stuck = true;
-		dc_spin_unlock(&c->lock);
+		dci_spin_unlock(&c->lock);
 	}
-	dc_spin_lock(&c->lock);
+	dci_spin_lock(&c->lock);
 	ret = c->result[i];
-	dc_spin_unlock(&c->lock);
+	dci_spin_unlock(&c->lock);
 	return ret;
 }
 
@@ -438,11 +438,11 @@ static void gate_get(struct gate_ctx *c, unsigned int idx)
 	int ret;
 
 	ret = dc_slot_get_timeout(c->tbl, GATE_WAIT_NS, &s);
-	dc_spin_lock(&c->lock);
+	dci_spin_lock(&c->lock);
 	c->ret[idx] = ret;
 	if (!ret)
 		c->rank[idx] = c->order++;
-	dc_spin_unlock(&c->lock);
+	dci_spin_unlock(&c->lock);
 	if (!ret)
 		dc_slot_put(c->tbl, s);
 }
@@ -510,9 +510,9 @@ static struct gate_ctx *gate_new(struct dc_test *t, unsigned int max)
 		return NULL;
 	}
 	memset(c, 0, sizeof(*c));
-	dc_spin_lock_init(&c->lock);
+	dci_spin_lock_init(&c->lock);
 	if (table_new(0, max, 0, &gated_ops, c, &c->tbl)) {
-		dc_spin_lock_destroy(&c->lock);
+		dci_spin_lock_destroy(&c->lock);
 		dc_test_free(c);
 		dc_test_fail(t, __FILE__, __LINE__, "table_new");
 		return NULL;
@@ -524,7 +524,7 @@ static struct gate_ctx *gate_new(struct dc_test *t, unsigned int max)
 static void gate_free(struct dc_test *t, struct gate_ctx *c)
 {
 	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(c->tbl), 0);
-	dc_spin_lock_destroy(&c->lock);
+	dci_spin_lock_destroy(&c->lock);
 	dc_test_free(c);
 }
 
@@ -651,10 +651,10 @@ DC_TEST(slots_failed_retry_waits_again_first_in_line)
 
 struct stress_ctx {
 	struct dc_slot_table *tbl;
-	dc_atomic_t out;
-	dc_atomic_t max_seen;
-	dc_atomic_t over;	/* times more than max were out */
-	dc_atomic64_t gets, puts, refused;
+	dci_atomic_t out;
+	dci_atomic_t max_seen;
+	dci_atomic_t over;	/* times more than max were out */
+	dci_atomic64_t gets, puts, refused;
 	unsigned int iters;
 	uint64_t seed;
 };
@@ -683,22 +683,22 @@ static void stress_thread(struct dc_test *t, void *arg, unsigned int idx)
 		}
 		if (ret) {
 			DC_ASSERT(t, ret == -EAGAIN || ret == -ETIMEDOUT);
-			dc_atomic64_inc(&c->refused);
+			dci_atomic64_inc(&c->refused);
 			continue;
 		}
-		dc_atomic64_inc(&c->gets);
-		dc_atomic_inc(&c->out);
-		now = dc_atomic_read(&c->out);
-		seen = dc_atomic_read(&c->max_seen);
+		dci_atomic64_inc(&c->gets);
+		dci_atomic_inc(&c->out);
+		now = dci_atomic_read(&c->out);
+		seen = dci_atomic_read(&c->max_seen);
 		if (now > seen)
-			dc_atomic_set(&c->max_seen, now);
+			dci_atomic_set(&c->max_seen, now);
 		if (now > STRESS_MAX)
-			dc_atomic_inc(&c->over);	/* checked at the end */
+			dci_atomic_inc(&c->over);	/* checked at the end */
 		if (!dc_test_below(&rng, 8))
 			dc_test_sleep_us(0);
-		dc_atomic_dec(&c->out);
+		dci_atomic_dec(&c->out);
 		dc_slot_put(c->tbl, s);
-		dc_atomic64_inc(&c->puts);
+		dci_atomic64_inc(&c->puts);
 	}
 }
 
@@ -708,12 +708,12 @@ DC_TEST(slots_threads_stress_invariants)
 	struct dc_slot_table_stats st;
 
 	DC_ASSERT(t, c != NULL);
-	dc_atomic_set(&c->out, 0);
-	dc_atomic_set(&c->max_seen, 0);
-	dc_atomic_set(&c->over, 0);
-	dc_atomic64_set(&c->gets, 0);
-	dc_atomic64_set(&c->puts, 0);
-	dc_atomic64_set(&c->refused, 0);
+	dci_atomic_set(&c->out, 0);
+	dci_atomic_set(&c->max_seen, 0);
+	dci_atomic_set(&c->over, 0);
+	dci_atomic64_set(&c->gets, 0);
+	dci_atomic64_set(&c->puts, 0);
+	dci_atomic64_set(&c->refused, 0);
 	c->iters = 3000 * dc_test_scale();
 	c->seed = t->seed;
 	if (table_new(1, STRESS_MAX, 0, NULL, NULL, &c->tbl)) {
@@ -723,21 +723,21 @@ DC_TEST(slots_threads_stress_invariants)
 	dc_test_run_threads(t, STRESS_THREADS, stress_thread, c);
 	dc_slot_table_stats(c->tbl, &st, sizeof(st));
 	dc_test_log(t, "gets %llu refused %llu waits %llu handoffs %llu dyn %llu releases %llu max_backlog %u",
-		    (unsigned long long)dc_atomic64_read(&c->gets),
-		    (unsigned long long)dc_atomic64_read(&c->refused),
+		    (unsigned long long)dci_atomic64_read(&c->gets),
+		    (unsigned long long)dci_atomic64_read(&c->refused),
 		    (unsigned long long)st.waits,
 		    (unsigned long long)st.handoffs,
 		    (unsigned long long)st.dynamic_allocs,
 		    (unsigned long long)st.releases, st.max_backlog);
 	DC_ASSERT_INT_EQ(t, dc_slot_table_destroy(c->tbl), 0);
 	if (!dc_test_failed(t)) {
-		DC_ASSERT_EQ(t, dc_atomic64_read(&c->gets),
-			     dc_atomic64_read(&c->puts));
-		DC_ASSERT_EQ(t, dc_atomic64_read(&c->gets) +
-			     dc_atomic64_read(&c->refused),
+		DC_ASSERT_EQ(t, dci_atomic64_read(&c->gets),
+			     dci_atomic64_read(&c->puts));
+		DC_ASSERT_EQ(t, dci_atomic64_read(&c->gets) +
+			     dci_atomic64_read(&c->refused),
 			     (uint64_t)c->iters * STRESS_THREADS);
-		DC_ASSERT_EQ(t, dc_atomic_read(&c->over), 0);
-		DC_ASSERT(t, dc_atomic_read(&c->max_seen) <= STRESS_MAX);
+		DC_ASSERT_EQ(t, dci_atomic_read(&c->over), 0);
+		DC_ASSERT(t, dci_atomic_read(&c->max_seen) <= STRESS_MAX);
 		DC_ASSERT_EQ(t, st.out, 0);
 		DC_ASSERT_EQ(t, st.backlog, 0);
 		DC_ASSERT_EQ(t, st.allocated, 1);

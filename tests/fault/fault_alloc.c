@@ -5,7 +5,7 @@
  *
  * A scenario is an operation on a prepared state.  It first runs unarmed,
  * counting the allocations each site makes during the operation alone
- * (dc_fault_site_record()).  Then, for each site it reached and each n up to
+ * (dci_fault_site_record()).  Then, for each site it reached and each n up to
  * that count, a fresh state is prepared, the site is armed to fail its n-th
  * allocation, the operation runs and the scenario checks the outcome: a
  * clean -ENOMEM with nothing changed, or, where the library promises to cope
@@ -60,14 +60,14 @@ static void tree_check(struct fx *x)
 	     have = dc_itree_next(x->tree, &ent, UINT64_MAX)) {
 		FT_CHECK(ent.start == ent.last);
 		FT_CHECK(first || ent.start > last);
-		FT_CHECK(ent.start < DC_ARRAY_SIZE(x->model));
-		if (ent.start < DC_ARRAY_SIZE(x->model))
+		FT_CHECK(ent.start < DCI_ARRAY_SIZE(x->model));
+		if (ent.start < DCI_ARRAY_SIZE(x->model))
 			FT_CHECK(x->model[ent.start] == ent.item);
 		first = false;
 		last = ent.start;
 		n++;
 	}
-	for (k = 0; k < DC_ARRAY_SIZE(x->model); k++) {
+	for (k = 0; k < DCI_ARRAY_SIZE(x->model); k++) {
 		FT_CHECK(dc_itree_lookup(x->tree, k) == x->model[k]);
 		n -= x->model[k] != NULL;
 	}
@@ -113,7 +113,7 @@ static void env_teardown(struct fx *x)
 {
 	unsigned int i;
 
-	for (i = 0; i < DC_ARRAY_SIZE(x->pins); i++)
+	for (i = 0; i < DCI_ARRAY_SIZE(x->pins); i++)
 		dc_unpin(&x->pins[i]);
 	if (x->have_env) {
 		ft_env_check(&x->env);
@@ -502,8 +502,8 @@ static int tree_remove_op(struct fx *x)
 {
 	unsigned int i, done = 0;
 
-	for (i = 0; i < DC_ARRAY_SIZE(x->model) && done < TREE_OPS; i++) {
-		uint64_t k = (i * 97u + x->round * 13u) % DC_ARRAY_SIZE(x->model);
+	for (i = 0; i < DCI_ARRAY_SIZE(x->model) && done < TREE_OPS; i++) {
+		uint64_t k = (i * 97u + x->round * 13u) % DCI_ARRAY_SIZE(x->model);
 		void *item = NULL;
 
 		if (!x->model[k])
@@ -545,7 +545,7 @@ static int fdev_submit(struct dc_reqq_req *req, void *priv)
 
 static void freq_end(struct dc_reqq_req *req, int status)
 {
-	struct freq *f = dc_container_of(req, struct freq, r);
+	struct freq *f = dci_container_of(req, struct freq, r);
 
 	FT_CHECK_INT(status, 0);
 	f->dev->ended++;
@@ -567,13 +567,13 @@ static int reqq_op_flags(unsigned int flags)
 		FT_CHECK(!d.q);
 		return ret;
 	}
-	for (i = 0; i < DC_ARRAY_SIZE(f); i++) {
+	for (i = 0; i < DCI_ARRAY_SIZE(f); i++) {
 		f[i].dev = &d;
 		dc_reqq_req_init(&f[i].r, freq_end, 0);
 		FT_CHECK_INT(dc_reqq_submit(d.q, &f[i].r), 0);
 	}
 	FT_CHECK_INT(dc_reqq_drain(d.q, FT_WAIT_NS), 0);
-	FT_CHECK_INT(d.ended, DC_ARRAY_SIZE(f));
+	FT_CHECK_INT(d.ended, DCI_ARRAY_SIZE(f));
 	dc_reqq_destroy(d.q);
 	return 0;
 }
@@ -608,7 +608,7 @@ static int slots_op(struct fx *x)
 		FT_CHECK(!tbl);
 		return ret;
 	}
-	for (i = 0; i < DC_ARRAY_SIZE(s); i++) {
+	for (i = 0; i < DCI_ARRAY_SIZE(s); i++) {
 		ret = dc_slot_tryget(tbl, &s[got]);
 		if (!ret)
 			got++;
@@ -617,7 +617,7 @@ static int slots_op(struct fx *x)
 	}
 	dc_slot_table_stats(tbl, &st, sizeof(st));
 	FT_CHECK_INT(st.out, got);
-	FT_CHECK_INT(st.alloc_failures, DC_ARRAY_SIZE(s) - got);
+	FT_CHECK_INT(st.alloc_failures, DCI_ARRAY_SIZE(s) - got);
 	if (err)
 		FT_CHECK_INT(err, -EAGAIN);
 	for (i = 0; i < got; i++)
@@ -657,7 +657,7 @@ static int attr_op(struct fx *x)
 		FT_CHECK(!a);
 		return ret;
 	}
-	FT_CHECK_INT(dc_attr_refresh(a, &v, dc_attr_version(a), dc_now_ns()), 0);
+	FT_CHECK_INT(dc_attr_refresh(a, &v, dc_attr_version(a), dci_now_ns()), 0);
 	dc_attr_destroy(a);
 	return 0;
 }
@@ -767,16 +767,16 @@ static const struct scenario scenarios[] = {
 
 static unsigned long site_calls(unsigned int idx)
 {
-	struct dc_fault_site s;
+	struct dci_fault_site s;
 
-	return dc_fault_site_get(idx, &s) ? 0 : s.calls;
+	return dci_fault_site_get(idx, &s) ? 0 : s.calls;
 }
 
 static unsigned long site_failures(unsigned int idx)
 {
-	struct dc_fault_site s;
+	struct dci_fault_site s;
 
-	return dc_fault_site_get(idx, &s) ? 0 : s.failures;
+	return dci_fault_site_get(idx, &s) ? 0 : s.failures;
 }
 
 /* Wait for deferred frees and background work, so that counts are exact. */
@@ -852,14 +852,14 @@ static bool run_armed(const struct scenario *sc, unsigned int idx,
 		sc->prepare(x);
 	quiesce();
 	fails = site_failures(idx);
-	FT_CHECK_INT(dc_fault_site_fail_nth(idx, nth), 0);
+	FT_CHECK_INT(dci_fault_site_fail_nth(idx, nth), 0);
 	ret = sc->op(x);
-	dc_fault_site_fail_nth(idx, 0);
+	dci_fault_site_fail_nth(idx, 0);
 	quiesce();
 	fired = site_failures(idx) != fails;
 	if (fired) {
 		FT_CHECK_INT(site_failures(idx), fails + 1);
-		FT_CHECK_INT(dc_fault_alloc_last_site(), idx);
+		FT_CHECK_INT(dci_fault_alloc_last_site(), idx);
 		if (ret)
 			FT_CHECK_INT(ret, sc->err < 0 ? sc->err : 0);
 	} else {
@@ -904,11 +904,11 @@ static unsigned long run_no_alloc(const struct scenario *sc,
 	quiesce();
 	for (i = 0; i < nr_sites; i++) {
 		fails += site_failures(i);
-		FT_CHECK_INT(dc_fault_site_fail_nth(i, 1), 0);
+		FT_CHECK_INT(dci_fault_site_fail_nth(i, 1), 0);
 	}
 	ret = sc->op(x);
 	for (i = 0; i < nr_sites; i++)
-		dc_fault_site_fail_nth(i, 0);
+		dci_fault_site_fail_nth(i, 0);
 	quiesce();
 	for (i = 0; i < nr_sites; i++)
 		fails -= site_failures(i);
@@ -927,10 +927,10 @@ static void print_sites(unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		struct dc_fault_site s;
+		struct dci_fault_site s;
 		const char *f;
 
-		if (dc_fault_site_get(i, &s))
+		if (dci_fault_site_get(i, &s))
 			continue;
 		f = strstr(s.file, "lib/");
 		printf("  site %2u: %s:%u %s(): %lu allocations, %lu failed\n",
@@ -940,7 +940,7 @@ static void print_sites(unsigned int n)
 
 unsigned long ft_alloc_run(void)
 {
-	unsigned int nr_sites = dc_fault_site_count(), i, reached = 0, failed = 0;
+	unsigned int nr_sites = dci_fault_site_count(), i, reached = 0, failed = 0;
 	unsigned long *calls = calloc(nr_sites + 1, sizeof(*calls));
 	unsigned long cases = 0, nth;
 	size_t s;
@@ -951,8 +951,8 @@ unsigned long ft_alloc_run(void)
 		free(calls);
 		return 0;
 	}
-	dc_fault_site_record(true);
-	for (s = 0; s < DC_ARRAY_SIZE(scenarios); s++) {
+	dci_fault_site_record(true);
+	for (s = 0; s < DCI_ARRAY_SIZE(scenarios); s++) {
 		const struct scenario *sc = &scenarios[s];
 		struct fx *x = calloc(1, sizeof(*x));
 		unsigned long sc_cases = 0;
@@ -981,12 +981,12 @@ unsigned long ft_alloc_run(void)
 		       sc_cases);
 		cases += sc_cases;
 	}
-	dc_fault_site_record(false);
+	dci_fault_site_record(false);
 	snprintf(ft_context, sizeof(ft_context), "allocation sites");
 	for (i = 0; i < nr_sites; i++) {
-		struct dc_fault_site st;
+		struct dci_fault_site st;
 
-		FT_CHECK_INT(dc_fault_site_get(i, &st), 0);
+		FT_CHECK_INT(dci_fault_site_get(i, &st), 0);
 		reached += st.calls > 0;
 		failed += st.failures > 0;
 		if (!st.calls || !st.failures)
@@ -994,7 +994,7 @@ unsigned long ft_alloc_run(void)
 				"site %s:%u %s() %s", st.file, st.line, st.func,
 				st.calls ? "never failed" : "never reached");
 	}
-	FT_CHECK_INT(dc_fault_site_get(nr_sites, &(struct dc_fault_site){ 0 }),
+	FT_CHECK_INT(dci_fault_site_get(nr_sites, &(struct dci_fault_site){ 0 }),
 		     -ENOENT);
 	printf("fault: %u allocation sites, %u reached, %u failed, %lu failure cases\n",
 	       nr_sites, reached, failed, cases);

@@ -383,10 +383,10 @@ unsigned long ft_backend_run(void)
 	unsigned long cases = 0;
 	size_t b, i;
 
-	for (b = 0; b < DC_ARRAY_SIZE(bcases); b++) {
+	for (b = 0; b < DCI_ARRAY_SIZE(bcases); b++) {
 		const struct bcase *bc = &bcases[b];
 
-		for (i = 0; i < DC_ARRAY_SIZE(errnos); i++) {
+		for (i = 0; i < DCI_ARRAY_SIZE(errnos); i++) {
 			struct ft_env e;
 			unsigned int k;
 			int ret;
@@ -413,9 +413,9 @@ unsigned long ft_backend_run(void)
 			cases++;
 		}
 		printf("fault: backend %-9s fails on %-18s %2zu errnos\n", bc->op,
-		       bc->path, DC_ARRAY_SIZE(errnos));
+		       bc->path, DCI_ARRAY_SIZE(errnos));
 	}
 	printf("fault: %lu backend cases (%zu op/path pairs x %zu errnos)\n",
-	       cases, DC_ARRAY_SIZE(bcases), DC_ARRAY_SIZE(errnos));
+	       cases, DCI_ARRAY_SIZE(bcases), DCI_ARRAY_SIZE(errnos));
 	return cases;
 }

@@ -66,7 +66,7 @@ int ft_env_start(struct ft_env *e, unsigned int nr_inodes)
 
 void ft_env_settle(struct ft_env *e)
 {
-	uint64_t end = dc_now_ns() + FT_WAIT_NS;
+	uint64_t end = dci_now_ns() + FT_WAIT_NS;
 
 	for (;;) {
 		struct dc_cache_stats st = ft_cst(e);
@@ -75,7 +75,7 @@ void ft_env_settle(struct ft_env *e)
 		if (sim_env_quiet(&st, &bs, e->faults) &&
 		    bs.calls[DC_SIMBE_WRITEBACK] == st.writebacks)
 			return;
-		if (dc_now_ns() > end) {
+		if (dci_now_ns() > end) {
 			ft_fail(__FILE__, __LINE__,
 				"no quiescence: free %llu + mapped %llu of %llu, backend maps %llu",
 				(unsigned long long)st.nr_free,
@@ -163,7 +163,7 @@ bool ft_freeze_reclaimer(struct ft_env *e)
 static void check_record(struct ft_env *e, uint64_t w,
 			 const struct dc_simbe_mapping *m, unsigned int i)
 {
-	uint64_t end = dc_now_ns() + FT_WAIT_NS;
+	uint64_t end = dci_now_ns() + FT_WAIT_NS;
 
 	while (sim_record_still(e->be, w, m->seq)) {
 		struct dc_cache_stats before = ft_cst(e);
@@ -187,7 +187,7 @@ static void check_record(struct ft_env *e, uint64_t w,
 		}
 		if (e->faults)
 			return;
-		if (dc_now_ns() > end) {
+		if (dci_now_ns() > end) {
 			ft_fail(__FILE__, __LINE__,
 				"backend maps inode %llu offset %llu at %llu; the cache does not know it",
 				(unsigned long long)m->ino,

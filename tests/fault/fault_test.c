@@ -31,9 +31,9 @@ int main(void)
 	dc_set_log_fn(log_hook, NULL);
 	dc_thread_register();
 	warns = dc_warn_count();
-	FT_CHECK_INT(dc_fault_alloc_last_site(), -ENOENT);
-	FT_CHECK_INT(dc_fault_site_fail_nth(dc_fault_site_count(), 1), -ENOENT);
-	FT_CHECK_INT(dc_fault_site_get(0, NULL), -EINVAL);
+	FT_CHECK_INT(dci_fault_alloc_last_site(), -ENOENT);
+	FT_CHECK_INT(dci_fault_site_fail_nth(dci_fault_site_count(), 1), -ENOENT);
+	FT_CHECK_INT(dci_fault_site_get(0, NULL), -EINVAL);
 
 	alloc_cases = ft_alloc_run();
 	backend_cases = ft_backend_run();

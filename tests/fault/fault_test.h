@@ -48,10 +48,10 @@ void ft_sleep_us(unsigned int us);
  * did not come.  Never a measurement: a fast machine and a slow one pass.
  */
 #define FT_WAIT(cond) ({						\
-	uint64_t __ft_end = dc_now_ns() + FT_WAIT_NS;			\
+	uint64_t __ft_end = dci_now_ns() + FT_WAIT_NS;			\
 	bool __ft_ok = true;						\
 	while (!(cond)) {						\
-		if (dc_now_ns() > __ft_end) {				\
+		if (dci_now_ns() > __ft_end) {				\
 			ft_fail(__FILE__, __LINE__,			\
 				"gave up waiting for %s", #cond);	\
 			__ft_ok = false;				\

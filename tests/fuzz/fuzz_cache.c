@@ -168,10 +168,10 @@ static void do_get(struct fz_world *w, unsigned int i, bool alloc_fails)
 	int ret;
 
 	if (alloc_fails)
-		dc_fault_alloc_fail_nth(1);
+		dci_fault_alloc_fail_nth(1);
 	ret = dc_inode_get(w->cache, w->id[i], &inode);
 	if (alloc_fails)
-		dc_fault_alloc_fail_nth(0);
+		dci_fault_alloc_fail_nth(0);
 	if (alloc_fails && ret == -ENOMEM)
 		return;
 	FZ_CHECK(!ret && inode, "inode_get(%llu): %d", (unsigned long long)w->id[i],
@@ -249,13 +249,13 @@ static void do_map(struct fz_in *in, struct fz_world *w, uint8_t op,
 	       short_waits[(fl >> 6) % 3] : LONG_WAIT_NS;
 	memset(&pin, 0, sizeof(pin));
 	if (alloc_fails)
-		dc_fault_alloc_fail_nth(1 + (op & 1));
+		dci_fault_alloc_fail_nth(1 + (op & 1));
 	if ((op & 0x40) && wait == w->cfg.wait_timeout_ns)
 		ret = dc_map(w->inode[i], off, flags, &pin);
 	else
 		ret = dc_map_timeout(w->inode[i], off, flags, wait, &pin);
 	if (alloc_fails)
-		dc_fault_alloc_fail_nth(0);
+		dci_fault_alloc_fail_nth(0);
 	dc_cache_stats(w->cache, &st, sizeof(st));
 	if (flags & ~(DC_MAP_READ | DC_MAP_WRITE | DC_MAP_NOWAIT |
 		      DC_MAP_NORECLAIM | DC_MAP_MAY_BYPASS)) {

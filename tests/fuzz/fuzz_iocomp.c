@@ -57,12 +57,12 @@ static void ctr_new(struct fz_in *in, struct ctr *c)
 	memset(c, 0, sizeof(*c));
 	if (how & 1) {
 		if (how & 2)
-			dc_fault_alloc_fail_nth(1);
+			dci_fault_alloc_fail_nth(1);
 		ret = dc_iocomp_alloc(done_fn, c, &c->ioc);
 		if (how & 2) {
-			bool failed = dc_fault_alloc_failed();
+			bool failed = dci_fault_alloc_failed();
 
-			dc_fault_alloc_fail_nth(0);
+			dci_fault_alloc_fail_nth(0);
 			FZ_CHECK(failed && ret == -ENOMEM && !c->ioc,
 				 "alloc under a failing allocation: %d", ret);
 			return;

@@ -185,12 +185,12 @@ static void do_insert(struct fz_in *in, struct dc_itree *t, struct model *m,
 	if (m->n == MODEL_MAX)
 		return;
 	if (fail_nth)
-		dc_fault_alloc_fail_nth(fail_nth);
+		dci_fault_alloc_fail_nth(fail_nth);
 	ret = dc_itree_insert(t, start, last, item);
 	if (fail_nth) {
-		bool failed = dc_fault_alloc_failed();
+		bool failed = dci_fault_alloc_failed();
 
-		dc_fault_alloc_fail_nth(0);
+		dci_fault_alloc_fail_nth(0);
 		if (ret == -ENOMEM) {
 			FZ_CHECK(failed, "-ENOMEM without a failed allocation");
 			return;		/* the tree must be unchanged: check_all */
@@ -216,10 +216,10 @@ static void do_remove(struct fz_in *in, struct dc_itree *t, struct model *m,
 		start = fz_num(in, SMALL);
 	/* Removal never fails for memory: a failed allocation changes nothing. */
 	if (fail_nth)
-		dc_fault_alloc_fail_nth(fail_nth);
+		dci_fault_alloc_fail_nth(fail_nth);
 	ret = dc_itree_remove(t, start, (how & 2) ? NULL : &got);
 	if (fail_nth)
-		dc_fault_alloc_fail_nth(0);
+		dci_fault_alloc_fail_nth(0);
 	want = m_remove(m, start, &want_item);
 	FZ_CHECK(ret == want, "remove %#llx: %d, model %d",
 		 (unsigned long long)start, ret, want);

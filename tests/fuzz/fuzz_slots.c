@@ -229,7 +229,7 @@ static void do_get(struct fz_in *in, struct sfz *s, unsigned int kind,
 	int ret;
 
 	if (alloc_fails)
-		dc_fault_alloc_fail_nth(1);
+		dci_fault_alloc_fail_nth(1);
 	if (kind == 0) {
 		ret = dc_slot_tryget(s->tbl, &slot);
 	} else if (kind == 1 && o != BLOCKED && !alloc_fails) {
@@ -238,8 +238,8 @@ static void do_get(struct fz_in *in, struct sfz *s, unsigned int kind,
 		ret = dc_slot_get_timeout(s->tbl, timeouts[fz_below(in, 3)], &slot);
 	}
 	if (alloc_fails) {
-		failed = dc_fault_alloc_failed();
-		dc_fault_alloc_fail_nth(0);
+		failed = dci_fault_alloc_failed();
+		dci_fault_alloc_fail_nth(0);
 		FZ_CHECK(failed == (o == ALLOC),
 			 "allocation failed: %d, model outcome %d", failed, o);
 	}

@@ -72,7 +72,7 @@ void dc_kunit_run_case(struct kunit *test, void (*fn)(struct dc_test *t))
 		.test = test,
 	};
 	u64 ns = dc_ktest_run_case(&kt.t, fn);
-	int failures = dc_atomic_read(&kt.t.failures);
+	int failures = dci_atomic_read(&kt.t.failures);
 
 	kunit_info(test, "%llu ms", div_u64(ns, NSEC_PER_MSEC));
 	if (failures)

@@ -37,7 +37,7 @@ void dc_test_fail(struct dc_test *t, const char *file, int line,
 	struct va_format vaf = { .fmt = fmt };
 	va_list ap;
 
-	dc_atomic_inc(&t->failures);
+	dci_atomic_inc(&t->failures);
 	va_start(ap, fmt);
 	vaf.va = &ap;
 	dc_ktest_print(t, file, line, &vaf);
@@ -49,7 +49,7 @@ u64 dc_ktest_run_case(struct dc_test *t, dc_test_fn fn)
 	long live, leaked;
 	u64 start;
 
-	dc_atomic_set(&t->failures, 0);
+	dci_atomic_set(&t->failures, 0);
 	dc_barrier();
 	live = dci_kshim_live_allocs();
 	start = ktime_get_ns();
@@ -59,7 +59,7 @@ u64 dc_ktest_run_case(struct dc_test *t, dc_test_fn fn)
 	dc_thread_unregister();
 
 	/* A case that stopped at a failed check may have left it armed. */
-	dc_fault_alloc_fail_nth(0);
+	dci_fault_alloc_fail_nth(0);
 	dc_barrier();
 	leaked = dci_kshim_live_allocs() - live;
 	if (leaked)

@@ -2,7 +2,7 @@
 /*
  * reclaim.pml - a Promela model of libdaxcache's allocation, reclaim and
  * wait protocol, as in lib/core/cache_map.c, lib/core/cache_reclaim.c,
- * lib/core/cache_pool.c and the userspace dc_waitq of lib/platform/user/.  tests/model/run checks it
+ * lib/core/cache_pool.c and the userspace dci_waitq of lib/platform/user/.  tests/model/run checks it
  * with spin; docs/design.md ("The model-checked reclaim protocol") says
  * what it abstracts and why.
  *
@@ -41,7 +41,7 @@
  * dropped, and once the setup is over the mark is cleared and whoever waits
  * for it (a miss of the same index that found the pending entry under the
  * mutex) is woken through the setup wait queue (dci_pool_setup_wait(),
- * dc_pool_setup_end()).
+ * dci_pool_setup_end()).
  *
  * Pins in slots (cache_map.c, "Pins"; userspace): a hit that passed the
  * identity check may pin either way, counted or in its thread's slot (the
@@ -253,8 +253,8 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 /* --- dci_pool_wake(), shared by both kinds of thread ------------------------------------- */
 
 /*
- * wake_waiters(ret): if (dc_atomic_read(&c->pool.waiters)) dci_pool_wake(c);
- * then go on at @ret.  dci_pool_wake(): dc_atomic64_inc(&c->pool.events), then
+ * wake_waiters(ret): if (dci_atomic_read(&c->pool.waiters)) dci_pool_wake(c);
+ * then go on at @ret.  dci_pool_wake(): dci_atomic64_inc(&c->pool.events), then
  * dci_waitq_wake_all(): under the waitq lock, broadcast if anyone sleeps.
  *
  * The increment and the broadcast are one step.  A thread's snapshot of
@@ -305,10 +305,10 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define PUBLISH		16	/* count 2: the mapping and our pin */
 #define ADD_BUSY	17	/* onto the busy ring; unlock */
 #define KICK_WAIT	18	/* no range: unlocked; kick the reclaimer */
-#define REGISTER	19	/* dc_atomic_inc(&c->pool.waiters); ev = events */
-#define SLEEP		21	/* dc_waitq_wait_timeout(): check, sleep */
+#define REGISTER	19	/* dci_atomic_inc(&c->pool.waiters); ev = events */
+#define SLEEP		21	/* dci_waitq_wait_timeout(): check, sleep */
 #define WOKEN		22	/* woken: check again */
-#define UNREGISTER	23	/* dc_atomic_dec(&c->pool.waiters) */
+#define UNREGISTER	23	/* dci_atomic_dec(&c->pool.waiters) */
 #define PINNED		24	/* holding the pin; the step is dc_unpin() */
 #define UNPIN_DEC	25	/* M_UNPIN_PEEK_FIRST: the decrement */
 #define WAKE_CHECK	26
@@ -316,7 +316,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define SETUP_FREE	30	/* M_WAKE_BEFORE_FREE: the free after the wake */
 #define PRECHECK	31	/* try_pin(): owner and index, before the count */
 #define GEN_LOAD	32	/* try_pin(): load-acquire the generation */
-#define SETUP_END	33	/* dc_pool_setup_end(): clear the mark */
+#define SETUP_END	33	/* dci_pool_setup_end(): clear the mark */
 #define SETUP_WAKE	34	/* ... barrier; setup waiters? wake them */
 #define SETUP_CLEAR	35	/* M_SETUP_PEEK_FIRST: the clear after the look */
 #define SW_REG		36	/* dci_pool_setup_wait(): count us in */
@@ -331,7 +331,7 @@ bool gotpin[NT];		/* the thread's current dc_map() has returned a pin */
 #define V_SCAN		45	/* reclaim_other()'s claim: the look at the slots */
 
 /*
- * range_unpin(r), then go on at @next: dc_refcount_dec(&r->ref); barrier;
+ * range_unpin(r), then go on at @next: dci_refcount_dec(&r->ref); barrier;
  * if anyone waits, wake them.
  */
 #ifdef M_UNPIN_PEEK_FIRST
@@ -385,7 +385,7 @@ active [NT] proctype mapper()
 	}
 	:: atomic {
 		pc == GEN_LOAD ->
-		/* try_pin(): gen = dc_load_acquire(&r->gen), first of all. */
+		/* try_pin(): gen = dci_load_acquire(&r->gen), first of all. */
 		gload[me] = r;
 		genmoved[me] = 0;
 		pc = PRECHECK
@@ -470,7 +470,7 @@ active [NT] proctype mapper()
 	:: atomic { pc == STALE -> UNPIN(SLOW_LOCK) }
 	:: atomic {
 		pc == SLOW_LOCK && LOCK_FREE(i) ->
-		/* dc_mutex_lock(&inode->mutex); look again */
+		/* dci_mutex_lock(&inode->mutex); look again */
 		LOCK(i);
 		r = tree[SLOT(i, x)];
 		if
@@ -703,7 +703,7 @@ active [NT] proctype mapper()
 		pc == PUBLISH ->
 		/*
 		 * The new generation (release), then
-		 * dc_refcount_set_release(&r->ref, 2): one step, as the
+		 * dci_refcount_set_release(&r->ref, 2): one step, as the
 		 * identity (written at MAP_NEW) changes only at count 0 and
 		 * the release publishes it with the count.  A reader that
 		 * loaded the old generation fails its check; one that loads
@@ -730,7 +730,7 @@ active [NT] proctype mapper()
 		pc = SETUP_END
 	}
 	/*
-	 * dc_pool_setup_end(): clear the mark (release); full barrier; if the
+	 * dci_pool_setup_end(): clear the mark (release); full barrier; if the
 	 * count of setup waiters says someone waits, wake the setup queue
 	 * (under its lock, as a sleeper checks the mark under it).  Then on
 	 * at ret2.
@@ -808,7 +808,7 @@ active [NT] proctype mapper()
 	:: atomic {
 		pc == SLEEP ->
 		/*
-		 * dc_waitq_wait_timeout(&c->pool.waitq, events != ev, forever):
+		 * dci_waitq_wait_timeout(&c->pool.waitq, events != ev, forever):
 		 * lock, count, check, and pthread_cond_wait's unlock-and-
 		 * sleep, in one step (lock ... unlock around one read).
 		 * No timeout and no spurious wake-up: a lost wake-up sleeps

@@ -208,14 +208,14 @@ static void print_round(struct t_round *rd, const struct dc_cache_config *cfg,
  */
 static void arm_alloc_failure(uint64_t *rng)
 {
-	atomic_fetch_add(&t_cnt.alloc_failures, dc_fault_alloc_failed());
-	dc_fault_alloc_fail_nth(1 + t_below(rng, 100));
+	atomic_fetch_add(&t_cnt.alloc_failures, dci_fault_alloc_failed());
+	dci_fault_alloc_fail_nth(1 + t_below(rng, 100));
 }
 
 static void disarm_alloc_failure(void)
 {
-	atomic_fetch_add(&t_cnt.alloc_failures, dc_fault_alloc_failed());
-	dc_fault_alloc_fail_nth(0);
+	atomic_fetch_add(&t_cnt.alloc_failures, dci_fault_alloc_failed());
+	dci_fault_alloc_fail_nth(0);
 }
 
 /* A generator state for (seed, round, stream): unrelated for any two. */

@@ -35,12 +35,12 @@ uint64_t t_now_ns(void)
 /* The tree's one generator (lib/platform/prng.h); the state must not be 0. */
 uint64_t t_rnd(uint64_t *s)
 {
-	return dc_prng_next(s);
+	return dci_prng_next(s);
 }
 
 uint64_t t_below(uint64_t *s, uint64_t n)
 {
-	return dc_prng_below(s, n);
+	return dci_prng_below(s, n);
 }
 
 static void vfail(const char *fmt, va_list ap)

@@ -5,16 +5,20 @@
 #
 # tests/tree: the checks of the source tree, scripts that read the sources
 # (and what the build made of them) and fail where the tree disagrees with
-# itself: the libraries' exports and the headers, the cache's layers, the
-# licenses, the reference and the design notes against the sources, the
-# headers as C++, kernel-doc, pipes in the shell scripts, paths that lead
-# outside the tree, the one list of suites.  No test program of its own;
+# itself: the libraries' exports and the headers, the public names, the
+# cache's layers, the licenses, the reference and the design notes against
+# the sources, the headers as C++, kernel-doc, pipes in the shell scripts,
+# paths that lead outside the tree, the one list of suites.  No test program of its own;
 # tree-files lists the tree's files for the checks that read every file.
 EXTRA_DIST += tests/tree/tree-files
 # The exported symbol sets equal the installed headers' functions (no test
 # apparatus, no internal name); in every configuration.
 TESTS += tests/tree/export-check
 EXTRA_DIST += tests/tree/export-check
+# dc_ and DC_ name the installed headers' API and nothing else in lib/ and
+# kshim/ (the private names are dci_ and DCI_).
+TESTS += tests/tree/public-names-check
+EXTRA_DIST += tests/tree/public-names-check
 # The cache files call one way (the layers of lib/core/cache_types.h).
 TESTS += tests/tree/layering-check
 EXTRA_DIST += tests/tree/layering-check

@@ -494,7 +494,7 @@ int main(void)
 	const char *env = getenv("DC_TEST_SEED");
 	int ret;
 
-	seed_state = env ? strtoull(env, NULL, 0) : dc_now_ns();
+	seed_state = env ? strtoull(env, NULL, 0) : dci_now_ns();
 	if (!seed_state)
 		seed_state = 1;
 	printf("# mmap_backend: DC_TEST_SEED=%llu\n",

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * rcu_bound_test.c - deferred frees stay bounded while a reader holds up
- * the grace period (lib/platform/user/rcu.h: DC_RCU_PENDING_MAX).
+ * the grace period (lib/platform/user/rcu.h: DCI_RCU_PENDING_MAX).
  *
  * A reader thread enters dc_read_lock() and stays there: no grace period
  * can end, so nothing retired from then on can be freed.  A writer thread
  * meanwhile creates trees, inserts intervals, removes them and destroys
  * the trees, over and over, which retires nodes and trees through
- * dc_call_rcu().  Without the bound the queue of deferred frees, and the
+ * dci_call_rcu().  Without the bound the queue of deferred frees, and the
  * memory behind it, would grow for as long as the reader stays; with it,
- * the writer's dc_call_rcu() that would queue one more than the bound
+ * the writer's dci_call_rcu() that would queue one more than the bound
  * waits for a grace period instead, so the writer blocks behind the
- * reader.  The test waits for that state (a waiting dc_call_rcu(), counted),
+ * reader.  The test waits for that state (a waiting dci_call_rcu(), counted),
  * checks that exactly the bound is queued and never more was, lets the
  * reader leave, and checks that the writer goes on and that every deferred
  * free runs.  States only: the time limits only turn a hang into a failure.
@@ -77,7 +77,7 @@ static bool wait_int(const int *p, int want, const char *what)
 	return true;
 }
 
-/* Wait until at least one dc_call_rcu() waited for a grace period. */
+/* Wait until at least one dci_call_rcu() waited for a grace period. */
 static bool wait_throttled(void)
 {
 	time_t end = time(NULL) + WAIT_LIMIT_S;
@@ -161,11 +161,11 @@ int main(void)
 
 	/* The writer fills the queue up to the bound, then waits. */
 	ok = wait_throttled();
-	check(ok, "the writer's dc_call_rcu() waits for a grace period", ok);
+	check(ok, "the writer's dci_call_rcu() waits for a grace period", ok);
 	pending = load(&dci_plat_rcu_pending);
-	check(pending == DC_RCU_PENDING_MAX,
+	check(pending == DCI_RCU_PENDING_MAX,
 	      "exactly the bound is queued while the reader holds", (long)pending);
-	check(load(&dci_plat_rcu_pending_peak) <= DC_RCU_PENDING_MAX,
+	check(load(&dci_plat_rcu_pending_peak) <= DCI_RCU_PENDING_MAX,
 	      "never more than the bound was queued",
 	      (long)load(&dci_plat_rcu_pending_peak));
 	cycles = load(&writer_cycles);
@@ -179,7 +179,7 @@ int main(void)
 	check(err == 0, "the writer's tree operations all worked", err);
 	check(load(&writer_cycles) > cycles, "the writer finished its cycle",
 	      (long)load(&writer_cycles));
-	check(load(&dci_plat_rcu_pending_peak) <= DC_RCU_PENDING_MAX,
+	check(load(&dci_plat_rcu_pending_peak) <= DCI_RCU_PENDING_MAX,
 	      "never more than the bound was queued, to the end",
 	      (long)load(&dci_plat_rcu_pending_peak));
 	dc_barrier();

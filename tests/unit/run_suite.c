@@ -27,7 +27,7 @@ static void trampoline(void **state)
 	const struct dc_test_case *c = *state;
 	struct dc_test t = { .name = c->name, .seed = suite_seed };
 
-	dc_atomic_set(&t.failures, 0);
+	dci_atomic_set(&t.failures, 0);
 	dc_thread_register();
 	c->fn(&t);
 	/* Run the case's deferred frees now: at exit they would look leaked. */
@@ -35,7 +35,7 @@ static void trampoline(void **state)
 	dc_thread_unregister();
 	if (dc_test_failed(&t))
 		fail_msg("%s: %d check(s) failed (DC_TEST_SEED=%llu)", c->name,
-			 dc_atomic_read(&t.failures),
+			 dci_atomic_read(&t.failures),
 			 (unsigned long long)suite_seed);
 }
 
@@ -48,7 +48,7 @@ int main(void)
 	size_t n = 0, i;
 	int ret;
 
-	suite_seed = env ? strtoull(env, NULL, 0) : dc_now_ns();
+	suite_seed = env ? strtoull(env, NULL, 0) : dci_now_ns();
 	printf("# suite %s: DC_TEST_SEED=%llu\n", s->name,
 	       (unsigned long long)suite_seed);
 	while (s->cases[n].fn)

@@ -26,7 +26,7 @@ void dc_test_fail(struct dc_test *t, const char *file, int line,
 {
 	va_list ap;
 
-	dc_atomic_inc(&t->failures);
+	dci_atomic_inc(&t->failures);
 	printf("# %s: FAILED at %s:%d: ", t->name, file, line);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);

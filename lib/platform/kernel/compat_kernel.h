@@ -10,8 +10,8 @@
  * build flags (the C dialect) are in kshim/Kbuild.  LGPL-2.1-or-later like
  * platform.h, into which it is compiled.
  */
-#ifndef DC_COMPAT_KERNEL_H
-#define DC_COMPAT_KERNEL_H
+#ifndef DCI_COMPAT_KERNEL_H
+#define DCI_COMPAT_KERNEL_H
 
 #include <linux/version.h>
 
@@ -67,4 +67,4 @@
 #define dci_unbound_wq			system_unbound_wq
 #endif
 
-#endif /* DC_COMPAT_KERNEL_H */
+#endif /* DCI_COMPAT_KERNEL_H */

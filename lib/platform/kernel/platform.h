@@ -18,8 +18,8 @@
  * object.  It contains no kernel code, only calls into kernel interfaces; the
  * module it ends up in is distributed under the GPL (LGPL-2.1 allows that).
  */
-#ifndef DC_PLATFORM_KERNEL_H
-#define DC_PLATFORM_KERNEL_H
+#ifndef DCI_PLATFORM_KERNEL_H
+#define DCI_PLATFORM_KERNEL_H
 
 /*
  * Only light kernel headers: core identifiers must not meet kernel macros
@@ -62,99 +62,99 @@
 /* ------------------------------------------------------------------ */
 /* Compiler helpers                                                     */
 
-#define dc_likely(x)		likely(x)
-#define dc_unlikely(x)		unlikely(x)
-#define dc_container_of(ptr, type, member) container_of(ptr, type, member)
-#define DC_ARRAY_SIZE(a)	ARRAY_SIZE(a)
-#define dc_static_assert(c, msg) static_assert(c, msg)
+#define dci_likely(x)		likely(x)
+#define dci_unlikely(x)		unlikely(x)
+#define dci_container_of(ptr, type, member) container_of(ptr, type, member)
+#define DCI_ARRAY_SIZE(a)	ARRAY_SIZE(a)
+#define dci_static_assert(c, msg) static_assert(c, msg)
 /*
  * After a public function's definition: export it to GPL modules, in the
  * symbol namespace DAXCACHE (compat_kernel.h).
  */
-#define DC_EXPORT(sym)		DCI_EXPORT_GPL(sym)
+#define DCI_EXPORT(sym)		DCI_EXPORT_GPL(sym)
 /*
  * After an internal helper's definition: export it to the test module,
  * whose cases call it, in test builds only (namespace DAXCACHE_KSHIM).
  */
-#ifdef DC_TEST_BUILD
+#ifdef DCI_TEST_BUILD
 #define DCI_TEST_EXPORT(sym)	DCI_EXPORT_NS_GPL(sym, DAXCACHE_KSHIM)
 #else
 #define DCI_TEST_EXPORT(sym)
 #endif
-#define dc_prefetch(p)		prefetch(p)
-#define dc_noinline		noinline
-#define dc_cold			__cold
+#define dci_prefetch(p)		prefetch(p)
+#define dci_noinline		noinline
+#define dci_cold			__cold
 /* A global of the library that no other object uses (a module's are local). */
-#define DC_HIDDEN
-#define dc_always_inline	__always_inline
+#define DCI_HIDDEN
+#define dci_always_inline	__always_inline
 /*
  * On a large local that the code writes before it reads: kernels built
  * with CONFIG_INIT_STACK_ALL_ZERO would otherwise zero it on every call
  * (a miss's tree path and node pool: hundreds of bytes).
  */
 #ifdef __uninitialized
-#define dc_uninitialized	__uninitialized
+#define dci_uninitialized	__uninitialized
 #else
-#define dc_uninitialized
+#define dci_uninitialized
 #endif
-#define DC_CACHELINE		SMP_CACHE_BYTES
+#define DCI_CACHELINE		SMP_CACHE_BYTES
 #define __dc_cacheline_aligned	____cacheline_aligned
 
 /* ------------------------------------------------------------------ */
 /* Plain shared-variable access and ordering (kernel LKMM vocabulary).  */
 
-#define dc_read_once(x)		READ_ONCE(x)
-#define dc_write_once(x, v)	WRITE_ONCE(x, v)
+#define dci_read_once(x)		READ_ONCE(x)
+#define dci_write_once(x, v)	WRITE_ONCE(x, v)
 /* Whether @x, read once, differs from @v. */
-#define dc_read_once_ne(x, v)	(READ_ONCE(x) != (v))
+#define dci_read_once_ne(x, v)	(READ_ONCE(x) != (v))
 /* A read whose race with a writer's WRITE_ONCE() the caller copes with. */
-#define dc_read_racy(x)		data_race(x)
+#define dci_read_racy(x)		data_race(x)
 /* Add one to a counter whose racing increments may lose one (the caller copes). */
-#define dc_inc_racy(x)		data_race((x)++)
+#define dci_inc_racy(x)		data_race((x)++)
 /* Later accesses stay after the load. */
-#define dc_load_acquire(p)	smp_load_acquire(p)
+#define dci_load_acquire(p)	smp_load_acquire(p)
 /* Earlier accesses stay before the store. */
-#define dc_store_release(p, v)	smp_store_release(p, v)
+#define dci_store_release(p, v)	smp_store_release(p, v)
 /* Loads and stores on either side stay there. */
-#define dc_smp_mb()		smp_mb()
+#define dci_smp_mb()		smp_mb()
 /* Loads only. */
-#define dc_smp_rmb()		smp_rmb()
+#define dci_smp_rmb()		smp_rmb()
 /* Stores only. */
-#define dc_smp_wmb()		smp_wmb()
+#define dci_smp_wmb()		smp_wmb()
 /* Full ordering after an atomic read-modify-write. */
-#define dc_smp_mb__after_atomic() smp_mb__after_atomic()
-#define dc_cpu_relax()		cpu_relax()
+#define dci_smp_mb__after_atomic() smp_mb__after_atomic()
+#define dci_cpu_relax()		cpu_relax()
 
 /* 64-bit atomic counters (statistics, generations). */
-typedef struct { atomic64_t v; } dc_atomic64_t;
-#define dc_atomic64_read(a)	((uint64_t)atomic64_read(&(a)->v))
-#define dc_atomic64_set(a, x)	atomic64_set(&(a)->v, (s64)(x))
-#define dc_atomic64_add(a, x)	atomic64_add((s64)(x), &(a)->v)
-#define dc_atomic64_inc(a)	atomic64_inc(&(a)->v)
+typedef struct { atomic64_t v; } dci_atomic64_t;
+#define dci_atomic64_read(a)	((uint64_t)atomic64_read(&(a)->v))
+#define dci_atomic64_set(a, x)	atomic64_set(&(a)->v, (s64)(x))
+#define dci_atomic64_add(a, x)	atomic64_add((s64)(x), &(a)->v)
+#define dci_atomic64_inc(a)	atomic64_inc(&(a)->v)
 
-typedef struct { atomic_t v; } dc_atomic_t;
-#define dc_atomic_read(a)	atomic_read(&(a)->v)
-#define dc_atomic_nonzero(a)	(atomic_read(&(a)->v) != 0)
-#define dc_atomic_set(a, x)	atomic_set(&(a)->v, (x))
-#define dc_atomic_inc(a)	atomic_inc(&(a)->v)
-#define dc_atomic_dec(a)	atomic_dec(&(a)->v)
+typedef struct { atomic_t v; } dci_atomic_t;
+#define dci_atomic_read(a)	atomic_read(&(a)->v)
+#define dci_atomic_nonzero(a)	(atomic_read(&(a)->v) != 0)
+#define dci_atomic_set(a, x)	atomic_set(&(a)->v, (x))
+#define dci_atomic_inc(a)	atomic_inc(&(a)->v)
+#define dci_atomic_dec(a)	atomic_dec(&(a)->v)
 
 /* ------------------------------------------------------------------ */
 /* Logging and one-time warnings                                        */
 
-enum dc_log_level { DC_LOG_ERR = 3, DC_LOG_WARNING = 4, DC_LOG_INFO = 6, DC_LOG_DEBUG = 7 };
+enum dci_log_level { DCI_LOG_ERR = 3, DCI_LOG_WARNING = 4, DCI_LOG_INFO = 6, DCI_LOG_DEBUG = 7 };
 
 void dci_plat_log(int level, const char *fmt, ...) __printf(2, 3);
 
-#define dc_pr_err(fmt, ...)	dci_plat_log(DC_LOG_ERR, "daxcache: " fmt, ##__VA_ARGS__)
-#define dc_pr_warn(fmt, ...)	dci_plat_log(DC_LOG_WARNING, "daxcache: " fmt, ##__VA_ARGS__)
-#define dc_pr_info(fmt, ...)	dci_plat_log(DC_LOG_INFO, "daxcache: " fmt, ##__VA_ARGS__)
+#define dci_pr_err(fmt, ...)	dci_plat_log(DCI_LOG_ERR, "daxcache: " fmt, ##__VA_ARGS__)
+#define dci_pr_warn(fmt, ...)	dci_plat_log(DCI_LOG_WARNING, "daxcache: " fmt, ##__VA_ARGS__)
+#define dci_pr_info(fmt, ...)	dci_plat_log(DCI_LOG_INFO, "daxcache: " fmt, ##__VA_ARGS__)
 
 /* Count one detected misuse (read back with dc_warn_count()). */
 void dci_plat_warn_note(void);
 
 /*
- * dc_warn_once(cond, fmt, ...) - evaluate @cond; each time it is true count
+ * dci_warn_once(cond, fmt, ...) - evaluate @cond; each time it is true count
  * a warning, and the first time at this call site print one line.  Returns
  * the truth value of @cond.
  *
@@ -163,13 +163,13 @@ void dci_plat_warn_note(void);
  * kernel is, and one shared test case misuses the API on purpose).  So no
  * "WARNING:" banner and no stack trace, as with pr_warn_once().
  */
-#define dc_warn_once(cond, fmt, ...) ({					\
+#define dci_warn_once(cond, fmt, ...) ({					\
 	static unsigned long __dc_warned;				\
 	bool __dc_c = !!(cond);						\
 	if (unlikely(__dc_c)) {						\
 		dci_plat_warn_note();					\
 		if (!test_and_set_bit(0, &__dc_warned))			\
-			dci_plat_log(DC_LOG_WARNING,			\
+			dci_plat_log(DCI_LOG_WARNING,			\
 				     "daxcache: warning at %s:%d: " fmt,	\
 				     __FILE__, __LINE__, ##__VA_ARGS__);	\
 	}								\
@@ -179,7 +179,7 @@ void dci_plat_warn_note(void);
 /* ------------------------------------------------------------------ */
 /* Time                                                                 */
 
-static inline uint64_t dc_now_ns(void)
+static inline uint64_t dci_now_ns(void)
 {
 	return ktime_get_ns();
 }
@@ -189,11 +189,11 @@ static inline uint64_t dc_now_ns(void)
  * loop on the clock rather than ndelay(), which is meant for short and
  * mostly constant delays.
  */
-static inline void dc_delay_ns(uint64_t ns)
+static inline void dci_delay_ns(uint64_t ns)
 {
-	uint64_t end = dc_now_ns() + ns;
+	uint64_t end = dci_now_ns() + ns;
 
-	while (dc_now_ns() < end)
+	while (dci_now_ns() < end)
 		cpu_relax();
 }
 
@@ -201,9 +201,9 @@ static inline void dc_delay_ns(uint64_t ns)
 /* Allocation (with a fault-injection hook for tests)                   */
 
 /*
- * Whether the hook armed with dc_fault_alloc_fail_nth() fails this
+ * Whether the hook armed with dci_fault_alloc_fail_nth() fails this
  * allocation, dci_fault_should_fail(): only in test builds (kshim/fault.c,
- * DC_FAULT_INJECTION: see Kbuild).  The kernel keeps no descriptor per call
+ * DCI_FAULT_INJECTION: see Kbuild).  The kernel keeps no descriptor per call
  * site (the per-site hooks of <daxcache/fault.h> are userspace's): every
  * site here is NULL.
  */
@@ -211,42 +211,42 @@ static inline void dc_delay_ns(uint64_t ns)
 
 /*
  * kvmalloc(GFP_KERNEL), zeroed if @zero, unless the hook says this one must
- * fail.  Returns memory aligned to DC_CACHELINE, or NULL.  Process context.
+ * fail.  Returns memory aligned to DCI_CACHELINE, or NULL.  Process context.
  */
-void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero);
+void *dci_plat_alloc(struct dci_alloc_site *site, size_t size, bool zero);
 
-#define dc_alloc(size)		dci_plat_alloc(NULL, (size), false)
-#define dc_zalloc(size)		dci_plat_alloc(NULL, (size), true)
-/* kmalloc is cheap at any alignment: the same as dc_alloc(). */
-#define dc_alloc_unaligned(size)	dci_plat_alloc(NULL, (size), false)
+#define dci_alloc(size)		dci_plat_alloc(NULL, (size), false)
+#define dci_zalloc(size)		dci_plat_alloc(NULL, (size), true)
+/* kmalloc is cheap at any alignment: the same as dci_alloc(). */
+#define dci_alloc_unaligned(size)	dci_plat_alloc(NULL, (size), false)
 /* ARCH_KMALLOC_MINALIGN (linux/slab.h) is never less. */
-#define DC_ALLOC_MIN_ALIGN		__alignof__(unsigned long long)
+#define DCI_ALLOC_MIN_ALIGN		__alignof__(unsigned long long)
 void dci_free(void *p);
 
 /* ------------------------------------------------------------------ */
 /* Locks                                                                */
 
-typedef spinlock_t dc_spinlock_t;
-typedef struct mutex dc_mutex_t;
+typedef spinlock_t dci_spinlock_t;
+typedef struct mutex dci_mutex_t;
 
-#define dc_spin_lock_init(l)	spin_lock_init(l)
-#define dc_spin_lock(l)		spin_lock(l)
-#define dc_spin_trylock(l)	(spin_trylock(l) != 0)
-#define dc_spin_unlock(l)	spin_unlock(l)
-#define dc_spin_lock_destroy(l)	do { } while (0)
+#define dci_spin_lock_init(l)	spin_lock_init(l)
+#define dci_spin_lock(l)		spin_lock(l)
+#define dci_spin_trylock(l)	(spin_trylock(l) != 0)
+#define dci_spin_unlock(l)	spin_unlock(l)
+#define dci_spin_lock_destroy(l)	do { } while (0)
 
-#define dc_mutex_init(m)	mutex_init(m)
-#define dc_mutex_lock(m)	mutex_lock(m)
-#define dc_mutex_trylock(m)	(mutex_trylock(m) == 1)
-#define dc_mutex_unlock(m)	mutex_unlock(m)
-#define dc_mutex_destroy(m)	mutex_destroy(m)
+#define dci_mutex_init(m)	mutex_init(m)
+#define dci_mutex_lock(m)	mutex_lock(m)
+#define dci_mutex_trylock(m)	(mutex_trylock(m) == 1)
+#define dci_mutex_unlock(m)	mutex_unlock(m)
+#define dci_mutex_destroy(m)	mutex_destroy(m)
 
 /*
- * Whether lockdep knows that the caller holds @l (a dc_spinlock_t or a
- * dc_mutex_t): for RCU-check conditions and assertions only.  Evaluated
+ * Whether lockdep knows that the caller holds @l (a dci_spinlock_t or a
+ * dci_mutex_t): for RCU-check conditions and assertions only.  Evaluated
  * only where lockdep is on (PROVE_RCU implies it).
  */
-#define dc_lockdep_is_held(l)	lockdep_is_held(l)
+#define dci_lockdep_is_held(l)	lockdep_is_held(l)
 
 /* Functions that return with a lock taken or dropped, for sparse. */
 #define __dc_acquires(l)	__acquires(l)
@@ -255,11 +255,11 @@ typedef struct mutex dc_mutex_t;
 /* ------------------------------------------------------------------ */
 /* RCU                                                                  */
 
-typedef struct rcu_head dc_rcu_head_t;
+typedef struct rcu_head dci_rcu_head_t;
 
 #ifdef CONFIG_PREEMPT_COUNT
-#define dc_rcu_read_lock()		rcu_read_lock()
-#define dc_rcu_read_unlock()		rcu_read_unlock()
+#define dci_rcu_read_lock()		rcu_read_lock()
+#define dci_rcu_read_unlock()		rcu_read_unlock()
 #else
 /*
  * Without a preemption count (5.10's voluntary preemption) a read section
@@ -268,30 +268,30 @@ typedef struct rcu_head dc_rcu_head_t;
  */
 void dci_plat_rcu_read_lock(void);
 void dci_plat_rcu_read_unlock(void);
-#define dc_rcu_read_lock()		dci_plat_rcu_read_lock()
-#define dc_rcu_read_unlock()		dci_plat_rcu_read_unlock()
+#define dci_rcu_read_lock()		dci_plat_rcu_read_lock()
+#define dci_rcu_read_unlock()		dci_plat_rcu_read_unlock()
 #endif
 /* Whether the caller is in a read-side section (see kshim/rcu.c). */
 bool dci_plat_rcu_read_held(void);
-#define dc_rcu_read_held()		dci_plat_rcu_read_held()
+#define dci_rcu_read_held()		dci_plat_rcu_read_held()
 /*
  * The core marks its RCU-protected pointers __rcu (the kernel's own; the
  * userspace platform defines it empty), so that sparse sees every access
- * to them go through these macros.  dc_rcu_dereference() is for readers,
+ * to them go through these macros.  dci_rcu_dereference() is for readers,
  * which must be in a read-side section; _check() for code that may also
  * run under the lock named by @c instead (the writer looking things up);
  * _protected() for the writer, which must hold it.  PROVE_RCU reports any
  * of them used outside what it allows.
  */
-#define dc_rcu_dereference(p)		rcu_dereference(p)
-#define dc_rcu_dereference_check(p, c)	rcu_dereference_check(p, c)
-#define dc_rcu_dereference_protected(p, c) rcu_dereference_protected(p, c)
-#define dc_rcu_assign_pointer(p, v)	rcu_assign_pointer(p, v)
-#define dc_rcu_init_pointer(p, v)	RCU_INIT_POINTER(p, v)
-#define dc_rcu_access_pointer(p)	rcu_access_pointer(p)
-#define dc_call_rcu(head, fn)		call_rcu((head), (fn))
-#define dc_synchronize_rcu()		synchronize_rcu()
-#define dc_rcu_barrier()		rcu_barrier()
+#define dci_rcu_dereference(p)		rcu_dereference(p)
+#define dci_rcu_dereference_check(p, c)	rcu_dereference_check(p, c)
+#define dci_rcu_dereference_protected(p, c) rcu_dereference_protected(p, c)
+#define dci_rcu_assign_pointer(p, v)	rcu_assign_pointer(p, v)
+#define dci_rcu_init_pointer(p, v)	RCU_INIT_POINTER(p, v)
+#define dci_rcu_access_pointer(p)	rcu_access_pointer(p)
+#define dci_call_rcu(head, fn)		call_rcu((head), (fn))
+#define dci_synchronize_rcu()		synchronize_rcu()
+#define dci_rcu_barrier()		rcu_barrier()
 
 /* ------------------------------------------------------------------ */
 /* Reference counts: the count and the operations on it that the       */
@@ -307,7 +307,7 @@ bool dci_plat_rcu_read_held(void);
  * refcount operation (refcount_t's own reports go by the kind of misuse).
  */
 
-typedef struct { atomic_t refs; } dc_refcount_t;
+typedef struct { atomic_t refs; } dci_refcount_t;
 
 /*
  * Macros rather than inline functions: the state machine then compiles to
@@ -342,31 +342,31 @@ typedef struct { atomic_t refs; } dc_refcount_t;
 /* ------------------------------------------------------------------ */
 /* Wait queues: a wait_queue_head_t; sleeps are killable.              */
 
-struct dc_waitq {
+struct dci_waitq {
 	wait_queue_head_t head;
 };
 
-void dci_waitq_init(struct dc_waitq *wq);
-void dci_waitq_destroy(struct dc_waitq *wq);
-void dci_waitq_wake_all(struct dc_waitq *wq);
+void dci_waitq_init(struct dci_waitq *wq);
+void dci_waitq_destroy(struct dci_waitq *wq);
+void dci_waitq_wake_all(struct dci_waitq *wq);
 
 /* One sleeper, for the macro below (kshim/waitq.c). */
 struct dci_plat_sleep {
-	struct dc_waitq *wq;
+	struct dci_waitq *wq;
 	struct wait_queue_entry entry;
 	long left;		/* jiffies, or MAX_SCHEDULE_TIMEOUT */
-	uint64_t deadline;	/* dc_now_ns() at which the wait times out */
+	uint64_t deadline;	/* dci_now_ns() at which the wait times out */
 	bool killable;
 };
 
-void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dc_waitq *wq,
+void dci_plat_sleep_begin(struct dci_plat_sleep *s, struct dci_waitq *wq,
 			  uint64_t timeout_ns, bool killable);
 int dci_plat_sleep_prepare(struct dci_plat_sleep *s);
 void dci_plat_sleep(struct dci_plat_sleep *s);
 void dci_plat_sleep_end(struct dci_plat_sleep *s);
 
 /*
- * dc_waitq_wait_timeout(wq, cond, timeout_ns) - sleep until @cond is true or
+ * dci_waitq_wait_timeout(wq, cond, timeout_ns) - sleep until @cond is true or
  * @timeout_ns passes (UINT64_MAX: no timeout).  Wakers change the state the
  * condition reads and then call dci_waitq_wake_all().
  *
@@ -395,19 +395,19 @@ void dci_plat_sleep_end(struct dci_plat_sleep *s);
 	__dc_ret;							\
 })
 
-#define dc_waitq_wait_timeout(wq, cond, timeout_ns)			\
+#define dci_waitq_wait_timeout(wq, cond, timeout_ns)			\
 	__dc_waitq_wait(wq, cond, timeout_ns, true)
 
 /*
- * dc_waitq_wait_uninterruptible(wq, cond) - sleep until @cond is true, deaf
+ * dci_waitq_wait_uninterruptible(wq, cond) - sleep until @cond is true, deaf
  * to signals: for the few waits that must not end early (an eviction waiting
  * for pins), which would otherwise spin once a fatal signal is pending.
  */
-#define dc_waitq_wait_uninterruptible(wq, cond)				\
+#define dci_waitq_wait_uninterruptible(wq, cond)				\
 	((void)__dc_waitq_wait(wq, cond, UINT64_MAX, false))
 
 /* The same with a bound: 0 when @cond became true, else -ETIMEDOUT. */
-#define dc_waitq_wait_uninterruptible_timeout(wq, cond, timeout_ns)	\
+#define dci_waitq_wait_uninterruptible_timeout(wq, cond, timeout_ns)	\
 	__dc_waitq_wait(wq, cond, timeout_ns, false)
 
 /* ------------------------------------------------------------------ */
@@ -417,20 +417,20 @@ void dci_plat_sleep_end(struct dci_plat_sleep *s);
 /* copies of every possible CPU.  Counts of a CPU that goes offline     */
 /* stay in its copy, so nothing is lost.                                */
 
-struct dc_pcounters {
+struct dci_pcounters {
 	u64 __percpu *p;
 	unsigned int n;
 };
 
 /* 0, or -ENOMEM.  Process context (kshim/alloc.c). */
-int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n);
+int dci_pcounters_init(struct dci_pcounters *pc, unsigned int n);
 /* Nobody adds any more.  Process context. */
-void dci_pcounters_destroy(struct dc_pcounters *pc);
+void dci_pcounters_destroy(struct dci_pcounters *pc);
 /* Add every CPU's count of each counter to @sum[0..n). */
-void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum);
+void dci_pcounters_sum(const struct dci_pcounters *pc, uint64_t *sum);
 
 /* Add @v to counter @i of @pc for the calling CPU.  Any context. */
-static inline void dc_pcounter_add(struct dc_pcounters *pc, unsigned int i,
+static inline void dci_pcounter_add(struct dci_pcounters *pc, unsigned int i,
 				   uint64_t v)
 {
 	this_cpu_add(pc->p[i], v);
@@ -438,24 +438,24 @@ static inline void dc_pcounter_add(struct dc_pcounters *pc, unsigned int i,
 
 /*
  * For a hot path: a copy of what it needs of a set, the per-CPU pointer.
- * dc_pcounter_ref_ready() says whether the caller may call into the
- * library and add with dc_pcounter_ref_add() (the userspace build tests
+ * dci_pcounter_ref_ready() says whether the caller may call into the
+ * library and add with dci_pcounter_ref_add() (the userspace build tests
  * both in one compare): always, in the kernel.
  */
-typedef u64 __percpu *dc_pcounter_ref_t;
+typedef u64 __percpu *dci_pcounter_ref_t;
 
-static inline dc_pcounter_ref_t dc_pcounter_ref(const struct dc_pcounters *pc)
+static inline dci_pcounter_ref_t dci_pcounter_ref(const struct dci_pcounters *pc)
 {
 	return pc->p;
 }
 
-static inline bool dc_pcounter_ref_ready(dc_pcounter_ref_t ref)
+static inline bool dci_pcounter_ref_ready(dci_pcounter_ref_t ref)
 {
 	return true;
 }
 
-/* Add @v to counter @i of the set: dc_pcounter_add(). */
-static inline void dc_pcounter_ref_add(dc_pcounter_ref_t ref, unsigned int i,
+/* Add @v to counter @i of the set: dci_pcounter_add(). */
+static inline void dci_pcounter_ref_add(dci_pcounter_ref_t ref, unsigned int i,
 				       uint64_t v)
 {
 	this_cpu_add(ref[i], v);
@@ -467,45 +467,45 @@ static inline void dc_pcounter_ref_add(dc_pcounter_ref_t ref, unsigned int i,
 /* with it, and its task may migrate): a per-CPU slot would have to    */
 /* follow the task, and a per-task slot would be a pointer the         */
 /* reclaimer cannot find without walking every task.  The core tests   */
-/* DC_PLAT_PIN_SLOTS, so the slot code compiles away.                  */
+/* DCI_PLAT_PIN_SLOTS, so the slot code compiles away.                  */
 
-#define DC_PLAT_PIN_SLOTS	0
+#define DCI_PLAT_PIN_SLOTS	0
 
-typedef uintptr_t dc_pin_slot_t;
+typedef uintptr_t dci_pin_slot_t;
 
-static __always_inline dc_pin_slot_t *dc_pin_slot_first(dc_pcounter_ref_t ref)
+static __always_inline dci_pin_slot_t *dci_pin_slot_first(dci_pcounter_ref_t ref)
 {
 	return NULL;
 }
 
-static __always_inline bool dc_pin_slot_free(const dc_pin_slot_t *slot)
+static __always_inline bool dci_pin_slot_free(const dci_pin_slot_t *slot)
 {
 	return false;
 }
 
-static __always_inline void dc_pin_slot_publish(dc_pin_slot_t *slot, const void *p)
+static __always_inline void dci_pin_slot_publish(dci_pin_slot_t *slot, const void *p)
 {
 }
 
-static __always_inline dc_pin_slot_t *dc_pin_slot_take_more(dc_pin_slot_t *first,
+static __always_inline dci_pin_slot_t *dci_pin_slot_take_more(dci_pin_slot_t *first,
 							    const void *p)
 {
 	return NULL;
 }
 
-static __always_inline void dc_pcounter_slot_add(dc_pcounter_ref_t ref,
-						 dc_pin_slot_t *first,
+static __always_inline void dci_pcounter_slot_add(dci_pcounter_ref_t ref,
+						 dci_pin_slot_t *first,
 						 unsigned int i, uint64_t v)
 {
 	this_cpu_add(ref[i], v);
 }
 
-static inline const void *dc_pin_slot_drop(dc_pin_slot_t *slot)
+static inline const void *dci_pin_slot_drop(dci_pin_slot_t *slot)
 {
 	return NULL;
 }
 
-static inline bool dci_pin_slots_hold(const struct dc_pcounters *pc,
+static inline bool dci_pin_slots_hold(const struct dci_pcounters *pc,
 				      const void *p)
 {
 	return false;
@@ -516,7 +516,7 @@ static inline bool dci_pin_slots_hold(const struct dc_pcounters *pc,
 /* current task (an interrupt handler runs as the task it interrupted, */
 /* which is nesting on that task's stack).                             */
 
-static inline const void *dc_thread_self(void)
+static inline const void *dci_thread_self(void)
 {
 	return current;
 }
@@ -530,34 +530,34 @@ static inline const void *dc_thread_self(void)
 /* (rounded up to jiffies), unless it is already queued (then nothing); */
 /* dci_worker_queue() on a delayed worker makes it run now.              */
 
-struct dc_worker {
+struct dci_worker {
 	struct delayed_work work;
 	spinlock_t lock;		/* orders queueing against stopping */
 	bool stopped;
-	void (*fn)(struct dc_worker *w);
+	void (*fn)(struct dci_worker *w);
 };
 
-int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+int dci_worker_start(struct dci_worker *w, void (*fn)(struct dci_worker *w),
 		     const char *name);
-void dci_worker_queue(struct dc_worker *w);
-void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns);
-void dci_worker_stop(struct dc_worker *w);
+void dci_worker_queue(struct dci_worker *w);
+void dci_worker_queue_delayed(struct dci_worker *w, uint64_t delay_ns);
+void dci_worker_stop(struct dci_worker *w);
 
 /* ------------------------------------------------------------------ */
 /* Callers: every kernel context may call in (RCU needs no             */
 /* registration) and a module is never forked.                         */
 
-static inline int dc_caller_check(const char *fn)
+static inline int dci_caller_check(const char *fn)
 {
 	return 0;
 }
 
-static inline int dc_fork_check(const char *fn)
+static inline int dci_fork_check(const char *fn)
 {
 	return 0;
 }
 
-static inline bool dc_caller_ok(void)
+static inline bool dci_caller_ok(void)
 {
 	return true;
 }
@@ -567,4 +567,4 @@ static inline bool dc_caller_ok(void)
 
 #include "trace.h"
 
-#endif /* DC_PLATFORM_KERNEL_H */
+#endif /* DCI_PLATFORM_KERNEL_H */

@@ -12,8 +12,8 @@
  * trace.c that fires the event: the core's objects never include the
  * kernel's tracing headers, only <linux/tracepoint-defs.h>.
  */
-#ifndef DC_KSHIM_TRACE_H
-#define DC_KSHIM_TRACE_H
+#ifndef DCI_KSHIM_TRACE_H
+#define DCI_KSHIM_TRACE_H
 
 #include <linux/tracepoint-defs.h>
 #include <linux/types.h>
@@ -75,4 +75,4 @@ void dci_ktrace_admit(u64 ino, u64 index, unsigned int est, u64 v_ino,
 				 v_est, verdict);			\
 } while (0)
 
-#endif /* DC_KSHIM_TRACE_H */
+#endif /* DCI_KSHIM_TRACE_H */

@@ -3,72 +3,72 @@
  * fault.c - allocation fault injection for test builds (<daxcache/fault.h>):
  * fail the N-th allocation from now on, or the N-th from one call site.
  * Linked only into the in-tree test library (lib/libdaxcache-core.la,
- * compiled with DC_FAULT_INJECTION); the installed libdaxcache has no hook.
+ * compiled with DCI_FAULT_INJECTION); the installed libdaxcache has no hook.
  */
 #include "platform.h"
 
 #include <daxcache/fault.h>
 
-#ifndef DC_FAULT_INJECTION
-#error "fault.c belongs to test builds, compiled with -DDC_FAULT_INJECTION"
+#ifndef DCI_FAULT_INJECTION
+#error "fault.c belongs to test builds, compiled with -DDCI_FAULT_INJECTION"
 #endif
 
 /* Allocations counted since the hook was armed; 0 means disarmed. */
-static _Atomic unsigned long dc_fail_nth;
-static _Atomic unsigned long dc_alloc_seen;
-static _Atomic unsigned long dc_fail_hits;
+static _Atomic unsigned long dci_fail_nth;
+static _Atomic unsigned long dci_alloc_seen;
+static _Atomic unsigned long dci_fail_hits;
 
 /*
  * The per-site hook: the armed site and how many of its allocations are
  * still to pass (the one that takes the count from 1 to 0 fails).
  */
-static struct dc_alloc_site *_Atomic dc_armed_site;
-static _Atomic unsigned long dc_armed_left;
-static _Atomic bool dc_site_recording;
-static struct dc_alloc_site *_Atomic dc_last_failed_site;
+static struct dci_alloc_site *_Atomic dci_armed_site;
+static _Atomic unsigned long dci_armed_left;
+static _Atomic bool dci_site_recording;
+static struct dci_alloc_site *_Atomic dci_last_failed_site;
 
 /*
- * The bounds of the "dc_alloc_sites" section, defined by the linker.  Weak:
+ * The bounds of the "dci_alloc_sites" section, defined by the linker.  Weak:
  * a program that links no allocation site at all gets NULL for both.
  */
-extern struct dc_alloc_site *const __start_dc_alloc_sites[] __attribute__((weak));
-extern struct dc_alloc_site *const __stop_dc_alloc_sites[] __attribute__((weak));
+extern struct dci_alloc_site *const __start_dc_alloc_sites[] __attribute__((weak));
+extern struct dci_alloc_site *const __stop_dc_alloc_sites[] __attribute__((weak));
 
-void dc_fault_alloc_fail_nth(unsigned long nth)
+void dci_fault_alloc_fail_nth(unsigned long nth)
 {
-	atomic_store(&dc_alloc_seen, 0);
-	atomic_store(&dc_fail_hits, 0);
-	atomic_store(&dc_fail_nth, nth);
+	atomic_store(&dci_alloc_seen, 0);
+	atomic_store(&dci_fail_hits, 0);
+	atomic_store(&dci_fail_nth, nth);
 }
-DC_EXPORT(dc_fault_alloc_fail_nth);
+DCI_EXPORT(dci_fault_alloc_fail_nth);
 
-unsigned long dc_fault_alloc_count(void)
+unsigned long dci_fault_alloc_count(void)
 {
-	return atomic_load(&dc_alloc_seen);
+	return atomic_load(&dci_alloc_seen);
 }
-DC_EXPORT(dc_fault_alloc_count);
+DCI_EXPORT(dci_fault_alloc_count);
 
-unsigned long dc_fault_alloc_failed(void)
+unsigned long dci_fault_alloc_failed(void)
 {
-	return atomic_load(&dc_fail_hits);
+	return atomic_load(&dci_fail_hits);
 }
-DC_EXPORT(dc_fault_alloc_failed);
+DCI_EXPORT(dci_fault_alloc_failed);
 
-unsigned int dc_fault_site_count(void)
+unsigned int dci_fault_site_count(void)
 {
 	if (!__start_dc_alloc_sites || !__stop_dc_alloc_sites)
 		return 0;
 	return (unsigned int)(__stop_dc_alloc_sites - __start_dc_alloc_sites);
 }
-DC_EXPORT(dc_fault_site_count);
+DCI_EXPORT(dci_fault_site_count);
 
-int dc_fault_site_get(unsigned int idx, struct dc_fault_site *site)
+int dci_fault_site_get(unsigned int idx, struct dci_fault_site *site)
 {
-	const struct dc_alloc_site *s;
+	const struct dci_alloc_site *s;
 
 	if (!site)
 		return -EINVAL;
-	if (idx >= dc_fault_site_count())
+	if (idx >= dci_fault_site_count())
 		return -ENOENT;
 	s = __start_dc_alloc_sites[idx];
 	site->file = s->file;
@@ -78,87 +78,87 @@ int dc_fault_site_get(unsigned int idx, struct dc_fault_site *site)
 	site->failures = atomic_load_explicit(&s->failures, memory_order_relaxed);
 	return 0;
 }
-DC_EXPORT(dc_fault_site_get);
+DCI_EXPORT(dci_fault_site_get);
 
-void dc_fault_site_record(bool on)
+void dci_fault_site_record(bool on)
 {
-	atomic_store(&dc_site_recording, on);
+	atomic_store(&dci_site_recording, on);
 }
-DC_EXPORT(dc_fault_site_record);
+DCI_EXPORT(dci_fault_site_record);
 
-int dc_fault_site_fail_nth(unsigned int idx, unsigned long nth)
+int dci_fault_site_fail_nth(unsigned int idx, unsigned long nth)
 {
-	atomic_store(&dc_armed_site, NULL);
-	if (idx >= dc_fault_site_count())
+	atomic_store(&dci_armed_site, NULL);
+	if (idx >= dci_fault_site_count())
 		return -ENOENT;
 	if (!nth)
 		return 0;
-	atomic_store(&dc_armed_left, nth);
-	atomic_store(&dc_armed_site, __start_dc_alloc_sites[idx]);
+	atomic_store(&dci_armed_left, nth);
+	atomic_store(&dci_armed_site, __start_dc_alloc_sites[idx]);
 	return 0;
 }
-DC_EXPORT(dc_fault_site_fail_nth);
+DCI_EXPORT(dci_fault_site_fail_nth);
 
-int dc_fault_alloc_last_site(void)
+int dci_fault_alloc_last_site(void)
 {
-	struct dc_alloc_site *last = atomic_load(&dc_last_failed_site);
-	unsigned int i, n = dc_fault_site_count();
+	struct dci_alloc_site *last = atomic_load(&dci_last_failed_site);
+	unsigned int i, n = dci_fault_site_count();
 
 	for (i = 0; last && i < n; i++)
 		if (__start_dc_alloc_sites[i] == last)
 			return (int)i;
 	return -ENOENT;
 }
-DC_EXPORT(dc_fault_alloc_last_site);
+DCI_EXPORT(dci_fault_alloc_last_site);
 
 /* Whether the armed per-site hook fails this allocation from @site. */
-static bool dc_site_should_fail(struct dc_alloc_site *site)
+static bool dci_site_should_fail(struct dci_alloc_site *site)
 {
 	unsigned long left;
 
-	if (atomic_load_explicit(&dc_armed_site, memory_order_relaxed) != site)
+	if (atomic_load_explicit(&dci_armed_site, memory_order_relaxed) != site)
 		return false;
-	left = atomic_load(&dc_armed_left);
+	left = atomic_load(&dci_armed_left);
 	do {
 		if (!left)
 			return false;
-	} while (!atomic_compare_exchange_weak(&dc_armed_left, &left, left - 1));
+	} while (!atomic_compare_exchange_weak(&dci_armed_left, &left, left - 1));
 	if (left != 1)
 		return false;
-	atomic_store(&dc_armed_site, NULL);
+	atomic_store(&dci_armed_site, NULL);
 	return true;
 }
 
 /* Whether the global N-th allocation hook fails this one. */
-static bool dc_nth_should_fail(void)
+static bool dci_nth_should_fail(void)
 {
-	unsigned long nth = atomic_load_explicit(&dc_fail_nth,
+	unsigned long nth = atomic_load_explicit(&dci_fail_nth,
 						 memory_order_relaxed);
 	unsigned long seen;
 
-	if (dc_likely(!nth))
+	if (dci_likely(!nth))
 		return false;
-	seen = atomic_fetch_add(&dc_alloc_seen, 1) + 1;
+	seen = atomic_fetch_add(&dci_alloc_seen, 1) + 1;
 	if (seen == nth) {
-		atomic_fetch_add(&dc_fail_hits, 1);
+		atomic_fetch_add(&dci_fail_hits, 1);
 		return true;
 	}
 	return false;
 }
 
-bool dci_fault_should_fail(struct dc_alloc_site *site)
+bool dci_fault_should_fail(struct dci_alloc_site *site)
 {
 	bool fail;
 
-	if (dc_unlikely(atomic_load_explicit(&dc_site_recording,
+	if (dci_unlikely(atomic_load_explicit(&dci_site_recording,
 					     memory_order_relaxed)))
 		atomic_fetch_add_explicit(&site->calls, 1, memory_order_relaxed);
 	/* Both hooks count this allocation, whichever fails it. */
-	fail = dc_site_should_fail(site);
-	fail |= dc_nth_should_fail();
-	if (dc_likely(!fail))
+	fail = dci_site_should_fail(site);
+	fail |= dci_nth_should_fail();
+	if (dci_likely(!fail))
 		return false;
 	atomic_fetch_add_explicit(&site->failures, 1, memory_order_relaxed);
-	atomic_store(&dc_last_failed_site, site);
+	atomic_store(&dci_last_failed_site, site);
 	return true;
 }

@@ -19,20 +19,20 @@
  * Cache-line aligned, so that objects declared __dc_cacheline_aligned (the
  * range objects, the statistics stripes) really share no line.
  */
-void *dci_plat_alloc(struct dc_alloc_site *site, size_t size, bool zero)
+void *dci_plat_alloc(struct dci_alloc_site *site, size_t size, bool zero)
 {
 	void *p;
 
 	if (dci_fault_should_fail(site))
 		return NULL;
-	if (posix_memalign(&p, DC_CACHELINE, size ? size : 1))
+	if (posix_memalign(&p, DCI_CACHELINE, size ? size : 1))
 		return NULL;
 	if (zero)
 		memset(p, 0, size);
 	return p;
 }
 
-void *dci_plat_alloc_unaligned(struct dc_alloc_site *site, size_t size)
+void *dci_plat_alloc_unaligned(struct dci_alloc_site *site, size_t size)
 {
 	if (dci_fault_should_fail(site))
 		return NULL;
@@ -75,20 +75,20 @@ void dci_plat_cond_init(pthread_cond_t *cond)
 	pthread_condattr_destroy(&attr);
 }
 
-void dci_waitq_init(struct dc_waitq *wq)
+void dci_waitq_init(struct dci_waitq *wq)
 {
 	pthread_mutex_init(&wq->lock, NULL);
 	dci_plat_cond_init(&wq->cond);
 	wq->waiters = 0;
 }
 
-void dci_waitq_destroy(struct dc_waitq *wq)
+void dci_waitq_destroy(struct dci_waitq *wq)
 {
 	pthread_cond_destroy(&wq->cond);
 	pthread_mutex_destroy(&wq->lock);
 }
 
-void dci_waitq_wake_all(struct dc_waitq *wq)
+void dci_waitq_wake_all(struct dci_waitq *wq)
 {
 	pthread_mutex_lock(&wq->lock);
 	if (wq->waiters)
@@ -96,19 +96,19 @@ void dci_waitq_wake_all(struct dc_waitq *wq)
 	pthread_mutex_unlock(&wq->lock);
 }
 
-void dci_plat_waitq_prepare(struct dc_waitq *wq)
+void dci_plat_waitq_prepare(struct dci_waitq *wq)
 {
 	pthread_mutex_lock(&wq->lock);
 	wq->waiters++;
 }
 
-void dci_plat_waitq_finish(struct dc_waitq *wq)
+void dci_plat_waitq_finish(struct dci_waitq *wq)
 {
 	wq->waiters--;
 	pthread_mutex_unlock(&wq->lock);
 }
 
-int dci_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns)
+int dci_plat_waitq_sleep(struct dci_waitq *wq, uint64_t deadline_ns)
 {
 	struct timespec ts;
 
@@ -116,7 +116,7 @@ int dci_plat_waitq_sleep(struct dc_waitq *wq, uint64_t deadline_ns)
 		pthread_cond_wait(&wq->cond, &wq->lock);
 		return 0;
 	}
-	if (dc_now_ns() >= deadline_ns)
+	if (dci_now_ns() >= deadline_ns)
 		return -ETIMEDOUT;
 	ts.tv_sec = (time_t)(deadline_ns / 1000000000ull);
 	ts.tv_nsec = (long)(deadline_ns % 1000000000ull);

@@ -14,11 +14,11 @@
 #include <daxcache/log.h>
 #include <daxcache/thread.h>
 
-#if DC_PLAT_COPY_ASM
+#if DCI_PLAT_COPY_ASM
 #include <cpuid.h>
 #endif
 
-#if DC_PLAT_TSAN
+#if DCI_PLAT_TSAN
 char dci_rcu_tsan_gp;
 char dci_rcu_tsan_barrier;
 #endif
@@ -30,45 +30,45 @@ unsigned long dci_plat_rcu_pending;
 unsigned long dci_plat_rcu_pending_peak;
 unsigned long dci_plat_rcu_waits;
 
-/* What liburcu's callback thread runs for every dc_call_rcu() it queued. */
+/* What liburcu's callback thread runs for every dci_call_rcu() it queued. */
 void dci_plat_rcu_callback(struct rcu_head *head)
 {
-	dc_rcu_head_t *h = dc_container_of(head, dc_rcu_head_t, head);
+	dci_rcu_head_t *h = dci_container_of(head, dci_rcu_head_t, head);
 
-#if DC_PLAT_TSAN
+#if DCI_PLAT_TSAN
 	__tsan_acquire(h);
 	__tsan_acquire(&dci_rcu_tsan_gp);
 #endif
 	/* @h may be freed by its callback: not touched after it. */
 	h->fn(h);
 	__atomic_sub_fetch(&dci_plat_rcu_pending, 1, __ATOMIC_RELEASE);
-#if DC_PLAT_TSAN
-	/* What the callback did happens before dc_rcu_barrier() returns. */
+#if DCI_PLAT_TSAN
+	/* What the callback did happens before dci_rcu_barrier() returns. */
 	__tsan_release(&dci_rcu_tsan_barrier);
 #endif
 }
 
 /*
- * dc_call_rcu() found DC_RCU_PENDING_MAX callbacks queued: run this one
+ * dci_call_rcu() found DCI_RCU_PENDING_MAX callbacks queued: run this one
  * here, a grace period from now, instead of queueing one more.
  */
-void dci_plat_rcu_run_now(dc_rcu_head_t *h)
+void dci_plat_rcu_run_now(dci_rcu_head_t *h)
 {
 	__atomic_add_fetch(&dci_plat_rcu_waits, 1, __ATOMIC_RELAXED);
-	dc_synchronize_rcu();
+	dci_synchronize_rcu();
 	h->fn(h);
 }
 
 /* ------------------------------------------------------------------ */
 /* Logging                                                              */
 
-static _Atomic unsigned long dc_warnings;
-static dc_log_fn_t dc_log_hook;
-static void *dc_log_hook_priv;
+static _Atomic unsigned long dci_warnings;
+static dc_log_fn_t dci_log_hook;
+static void *dci_log_hook_priv;
 
 void dci_plat_log(int level, const char *fmt, ...)
 {
-	dc_log_fn_t hook = __atomic_load_n(&dc_log_hook, __ATOMIC_ACQUIRE);
+	dc_log_fn_t hook = __atomic_load_n(&dci_log_hook, __ATOMIC_ACQUIRE);
 	char buf[512];
 	va_list ap;
 
@@ -76,7 +76,7 @@ void dci_plat_log(int level, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (hook)
-		hook(dc_log_hook_priv, level, buf);
+		hook(dci_log_hook_priv, level, buf);
 	else
 		fprintf(stderr, "%s\n", buf);
 }
@@ -85,45 +85,45 @@ DCI_PRIVATE_EXPORT(dci_plat_log);
 
 void dc_set_log_fn(dc_log_fn_t fn, void *priv)
 {
-	dc_log_hook_priv = priv;
-	__atomic_store_n(&dc_log_hook, fn, __ATOMIC_RELEASE);
+	dci_log_hook_priv = priv;
+	__atomic_store_n(&dci_log_hook, fn, __ATOMIC_RELEASE);
 }
-DC_EXPORT(dc_set_log_fn);
+DCI_EXPORT(dc_set_log_fn);
 
 void dci_plat_warn_note(void)
 {
-	atomic_fetch_add_explicit(&dc_warnings, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&dci_warnings, 1, memory_order_relaxed);
 }
 
 unsigned long dc_warn_count(void)
 {
-	return atomic_load_explicit(&dc_warnings, memory_order_relaxed);
+	return atomic_load_explicit(&dci_warnings, memory_order_relaxed);
 }
-DC_EXPORT(dc_warn_count);
+DCI_EXPORT(dc_warn_count);
 
-void dci_plat_refcount_warn(dc_refcount_t *r, const char *what,
-			    struct dc_plat_refcount_site *site)
+void dci_plat_refcount_warn(dci_refcount_t *r, const char *what,
+			    struct dci_plat_refcount_site *site)
 {
 	/* Saturate so that the object is never freed (leak rather than UAF). */
-	dci_plat_refs_set(r, DC_REFCOUNT_SATURATED);
+	dci_plat_refs_set(r, DCI_REFCOUNT_SATURATED);
 	dci_plat_warn_note();
-	/* Once per place that misused a count, as dc_warn_once() per site. */
+	/* Once per place that misused a count, as dci_warn_once() per site. */
 	if (!__atomic_exchange_n(&site->warned, 1, __ATOMIC_RELAXED))
-		dci_plat_log(DC_LOG_WARNING, "daxcache: WARNING: refcount_t: %s at %s:%u",
+		dci_plat_log(DCI_LOG_WARNING, "daxcache: WARNING: refcount_t: %s at %s:%u",
 			     what, site->file, site->line);
 }
 
 /* ------------------------------------------------------------------ */
 /* Per-thread counters                                                  */
 
-#define DC_PCOUNT_IDS	(DC_PCOUNT_CHUNK * DC_PCOUNT_CHUNKS)
+#define DCI_PCOUNT_IDS	(DCI_PCOUNT_CHUNK * DCI_PCOUNT_CHUNKS)
 
 __thread struct dci_plat_pcount_last dci_plat_pcount_last
 	__attribute__((tls_model("initial-exec")));
 /* The calling thread's id + 1; 0: none yet. */
 static __thread unsigned int pcount_id;
 /* Taken ids, one bit each; no lock, so that a fork never inherits it held. */
-static _Atomic uint64_t pcount_ids[DC_PCOUNT_IDS / 64];
+static _Atomic uint64_t pcount_ids[DCI_PCOUNT_IDS / 64];
 static pthread_key_t pcount_key;
 static bool pcount_key_ok;
 static pthread_once_t pcount_once = PTHREAD_ONCE_INIT;
@@ -159,12 +159,12 @@ static unsigned int pcount_id_get(void)
 {
 	unsigned int w, b;
 
-	if (dc_likely(pcount_id))
+	if (dci_likely(pcount_id))
 		return pcount_id;
 	pthread_once(&pcount_once, pcount_key_init);
 	if (!pcount_key_ok)
 		return 0;
-	for (w = 0; w < DC_ARRAY_SIZE(pcount_ids) && !pcount_id; w++) {
+	for (w = 0; w < DCI_ARRAY_SIZE(pcount_ids) && !pcount_id; w++) {
 		uint64_t v = atomic_load_explicit(&pcount_ids[w], memory_order_relaxed);
 
 		while (~v) {
@@ -194,21 +194,21 @@ static unsigned int pcount_id_get(void)
 	return pcount_id;
 }
 
-static char *pcount_chunk_alloc(const struct dc_pcounters *pc)
+static char *pcount_chunk_alloc(const struct dci_pcounters *pc)
 {
-	return dc_zalloc(pc->stride * DC_PCOUNT_CHUNK);
+	return dci_zalloc(pc->stride * DCI_PCOUNT_CHUNK);
 }
 
-int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n)
+int dci_pcounters_init(struct dci_pcounters *pc, unsigned int n)
 {
 	unsigned int i;
 
 	memset(pc, 0, sizeof(*pc));
 	pc->seq = atomic_fetch_add(&pcount_seq, 1) + 1;
 	pc->n = n;
-	pc->stride = ((DCI_PCOUNT_HEAD + n) * sizeof(uint64_t) + DC_CACHELINE - 1) &
-		     ~(size_t)(DC_CACHELINE - 1);
-	pc->shared = dc_zalloc(n * sizeof(*pc->shared));
+	pc->stride = ((DCI_PCOUNT_HEAD + n) * sizeof(uint64_t) + DCI_CACHELINE - 1) &
+		     ~(size_t)(DCI_CACHELINE - 1);
+	pc->shared = dci_zalloc(n * sizeof(*pc->shared));
 	/* The first ids' blocks now: most programs never need another. */
 	pc->chunk[0] = pcount_chunk_alloc(pc);
 	if (!pc->shared || !pc->chunk[0]) {
@@ -222,11 +222,11 @@ int dci_pcounters_init(struct dc_pcounters *pc, unsigned int n)
 	return 0;
 }
 
-void dci_pcounters_destroy(struct dc_pcounters *pc)
+void dci_pcounters_destroy(struct dci_pcounters *pc)
 {
 	unsigned int i;
 
-	for (i = 0; i < DC_PCOUNT_CHUNKS; i++)
+	for (i = 0; i < DCI_PCOUNT_CHUNKS; i++)
 		dci_free(atomic_load_explicit(&pc->chunk[i], memory_order_relaxed));
 	dci_free(pc->shared);
 	pthread_mutex_destroy(&pc->lock);
@@ -236,32 +236,32 @@ void dci_pcounters_destroy(struct dc_pcounters *pc)
  * The calling thread's block of @pc, allocated now if need be, as its first
  * pin slot (past the unused word: see DCI_PCOUNT_HEAD); or NULL.
  */
-static _Atomic uint64_t *pcount_block(struct dc_pcounters *pc)
+static _Atomic uint64_t *pcount_block(struct dci_pcounters *pc)
 {
 	unsigned int id = pcount_id_get();
 	char *ch;
 
 	if (!id--)
 		return NULL;
-	ch = atomic_load_explicit(&pc->chunk[id / DC_PCOUNT_CHUNK],
+	ch = atomic_load_explicit(&pc->chunk[id / DCI_PCOUNT_CHUNK],
 				  memory_order_acquire);
 	if (!ch) {
 		pthread_mutex_lock(&pc->lock);
-		ch = atomic_load_explicit(&pc->chunk[id / DC_PCOUNT_CHUNK],
+		ch = atomic_load_explicit(&pc->chunk[id / DCI_PCOUNT_CHUNK],
 					  memory_order_relaxed);
 		if (!ch) {
 			ch = pcount_chunk_alloc(pc);
-			atomic_store_explicit(&pc->chunk[id / DC_PCOUNT_CHUNK], ch,
+			atomic_store_explicit(&pc->chunk[id / DCI_PCOUNT_CHUNK], ch,
 					      memory_order_release);
 		}
 		pthread_mutex_unlock(&pc->lock);
 		if (!ch)
 			return NULL;
 	}
-	return (_Atomic uint64_t *)(void *)(ch + (id % DC_PCOUNT_CHUNK) * pc->stride) + 1;
+	return (_Atomic uint64_t *)(void *)(ch + (id % DCI_PCOUNT_CHUNK) * pc->stride) + 1;
 }
 
-void dci_plat_pcounter_add_slow(struct dc_pcounters *pc, unsigned int i,
+void dci_plat_pcounter_add_slow(struct dci_pcounters *pc, unsigned int i,
 				uint64_t v)
 {
 	_Atomic uint64_t *b = pcount_block(pc);
@@ -271,26 +271,26 @@ void dci_plat_pcounter_add_slow(struct dc_pcounters *pc, unsigned int i,
 		return;
 	}
 	/*
-	 * Only a thread that may call in is remembered: dc_pcounter_ready()
-	 * stands for dc_caller_ok() too (the flag's clearers forget it).
+	 * Only a thread that may call in is remembered: dci_pcounter_ready()
+	 * stands for dci_caller_ok() too (the flag's clearers forget it).
 	 */
 	if (dci_plat_caller_ok) {
 		dci_plat_pcount_last.block = b;
 		dci_plat_pcount_last.seq = pc->seq;
 	}
-	dci_plat_pcount_bump(&b[DC_PLAT_PIN_SLOTS + i], v);
+	dci_plat_pcount_bump(&b[DCI_PLAT_PIN_SLOTS + i], v);
 }
 
-void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum)
+void dci_pcounters_sum(const struct dci_pcounters *pc, uint64_t *sum)
 {
 	const _Atomic uint64_t *b;
 	unsigned int c, t, i;
 	char *ch;
 
-	for (c = 0; c < DC_PCOUNT_CHUNKS; c++) {
-		ch = atomic_load_explicit(&((struct dc_pcounters *)pc)->chunk[c],
+	for (c = 0; c < DCI_PCOUNT_CHUNKS; c++) {
+		ch = atomic_load_explicit(&((struct dci_pcounters *)pc)->chunk[c],
 					  memory_order_acquire);
-		for (t = 0; ch && t < DC_PCOUNT_CHUNK; t++) {
+		for (t = 0; ch && t < DCI_PCOUNT_CHUNK; t++) {
 			b = (const _Atomic uint64_t *)(const void *)(ch + t * pc->stride);
 			for (i = 0; i < pc->n; i++)
 				sum[i] += atomic_load_explicit(&b[DCI_PCOUNT_HEAD + i],
@@ -301,30 +301,30 @@ void dci_pcounters_sum(const struct dc_pcounters *pc, uint64_t *sum)
 		sum[i] += atomic_load_explicit(&pc->shared[i], memory_order_relaxed);
 }
 
-bool dci_pin_slots_hold(const struct dc_pcounters *pc, const void *p)
+bool dci_pin_slots_hold(const struct dci_pcounters *pc, const void *p)
 {
 	/*
 	 * Acquire: an id's thread raised the end before its first pin, and a
 	 * slot it published before the caller's barrier is seen.
 	 */
 	unsigned int end = atomic_load_explicit(&pcount_id_end, memory_order_acquire);
-	const dc_pin_slot_t *s;
+	const dci_pin_slot_t *s;
 	unsigned int id, i;
 	char *ch = NULL;
 
 	for (id = 0; id < end; id++) {
-		if (id % DC_PCOUNT_CHUNK == 0) {
-			ch = atomic_load_explicit(&((struct dc_pcounters *)pc)->chunk[id / DC_PCOUNT_CHUNK],
+		if (id % DCI_PCOUNT_CHUNK == 0) {
+			ch = atomic_load_explicit(&((struct dci_pcounters *)pc)->chunk[id / DCI_PCOUNT_CHUNK],
 						  memory_order_acquire);
 			if (!ch) {
-				id += DC_PCOUNT_CHUNK - 1;
+				id += DCI_PCOUNT_CHUNK - 1;
 				continue;
 			}
 		}
-		s = (const dc_pin_slot_t *)(const void *)(ch + (id % DC_PCOUNT_CHUNK) * pc->stride) + 1;
+		s = (const dci_pin_slot_t *)(const void *)(ch + (id % DCI_PCOUNT_CHUNK) * pc->stride) + 1;
 		/* Acquire: the holder's reads come before an empty slot. */
-		for (i = 0; i < DC_PLAT_PIN_SLOTS; i++)
-			if (atomic_load_explicit((dc_pin_slot_t *)&s[i],
+		for (i = 0; i < DCI_PLAT_PIN_SLOTS; i++)
+			if (atomic_load_explicit((dci_pin_slot_t *)&s[i],
 						 memory_order_acquire) == (uintptr_t)p)
 				return true;
 	}
@@ -342,12 +342,12 @@ bool dci_pin_slots_hold(const struct dc_pcounters *pc, const void *p)
  * pending.
  */
 static pthread_mutex_t workers_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct dc_worker *workers;
+static struct dci_worker *workers;
 static bool workers_frozen;		/* between dc_before_fork() and after */
 
 static void *worker_main(void *arg)
 {
-	struct dc_worker *w = arg;
+	struct dci_worker *w = arg;
 
 	dc_thread_register();
 	pthread_mutex_lock(&w->lock);
@@ -356,7 +356,7 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&w->cond, &w->lock);
 		if (w->stop || w->park)
 			break;
-		if (w->deadline_ns && dc_now_ns() < w->deadline_ns) {
+		if (w->deadline_ns && dci_now_ns() < w->deadline_ns) {
 			struct timespec ts = {
 				.tv_sec = (time_t)(w->deadline_ns / 1000000000ull),
 				.tv_nsec = (long)(w->deadline_ns % 1000000000ull),
@@ -382,33 +382,33 @@ static void *worker_main(void *arg)
  * the program's).  Called with w->lock held.  A failure is logged and
  * leaves the work pending: the next queue tries again.
  */
-static void worker_spawn(struct dc_worker *w)
+static void worker_spawn(struct dci_worker *w)
 {
 	sigset_t all, old;
 	int ret;
 
-	if (w->running || w->stop || dc_read_once(workers_frozen) ||
-	    dc_read_once(dci_plat_fork_broken))
+	if (w->running || w->stop || dci_read_once(workers_frozen) ||
+	    dci_read_once(dci_plat_fork_broken))
 		return;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ret = pthread_create(&w->thread, NULL, worker_main, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
-		dc_pr_err("cannot start thread %s: %s", w->name, strerror(ret));
+		dci_pr_err("cannot start thread %s: %s", w->name, strerror(ret));
 		return;
 	}
 	pthread_setname_np(w->thread, w->name);
 	w->running = true;
 }
 
-static void worker_init_sync(struct dc_worker *w)
+static void worker_init_sync(struct dci_worker *w)
 {
 	pthread_mutex_init(&w->lock, NULL);
 	dci_plat_cond_init(&w->cond);
 }
 
-int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
+int dci_worker_start(struct dci_worker *w, void (*fn)(struct dci_worker *w),
 		     const char *name)
 {
 	worker_init_sync(w);
@@ -426,7 +426,7 @@ int dci_worker_start(struct dc_worker *w, void (*fn)(struct dc_worker *w),
 	return 0;
 }
 
-void dci_worker_queue(struct dc_worker *w)
+void dci_worker_queue(struct dci_worker *w)
 {
 	pthread_mutex_lock(&w->lock);
 	if (!w->stop && (!w->pending || w->deadline_ns)) {
@@ -439,7 +439,7 @@ void dci_worker_queue(struct dc_worker *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
-void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
+void dci_worker_queue_delayed(struct dci_worker *w, uint64_t delay_ns)
 {
 	if (!delay_ns) {
 		dci_worker_queue(w);
@@ -447,7 +447,7 @@ void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 	}
 	pthread_mutex_lock(&w->lock);
 	if (!w->pending && !w->stop) {
-		uint64_t now = dc_now_ns();
+		uint64_t now = dci_now_ns();
 
 		w->pending = true;
 		/* Saturating: 0 would mean "now". */
@@ -459,7 +459,7 @@ void dci_worker_queue_delayed(struct dc_worker *w, uint64_t delay_ns)
 }
 
 /* Make @w's thread exit and wait for it; @stop drops the pending work too. */
-static void worker_end_thread(struct dc_worker *w, bool stop)
+static void worker_end_thread(struct dci_worker *w, bool stop)
 {
 	bool running;
 
@@ -479,9 +479,9 @@ static void worker_end_thread(struct dc_worker *w, bool stop)
 	pthread_mutex_unlock(&w->lock);
 }
 
-void dci_worker_stop(struct dc_worker *w)
+void dci_worker_stop(struct dci_worker *w)
 {
-	struct dc_worker **p;
+	struct dci_worker **p;
 
 	/* Off the list first: a fork being prepared must not wait for it. */
 	pthread_mutex_lock(&workers_lock);
@@ -503,7 +503,7 @@ static pthread_once_t fast_string_once = PTHREAD_ONCE_INIT;
 
 static void fast_string_probe(void)
 {
-#if DC_PLAT_COPY_ASM
+#if DCI_PLAT_COPY_ASM
 	unsigned int a, b, c, d;
 
 	/* CPUID leaf 7, subleaf 0: EBX bit 9 is ERMS. */
@@ -535,8 +535,8 @@ static pthread_once_t fork_watch_once = PTHREAD_ONCE_INIT;
  */
 static void fork_watch_child(void)
 {
-	struct dc_worker *w;
-	bool threads = dc_read_once(dci_plat_rcu_used);
+	struct dci_worker *w;
+	bool threads = dci_read_once(dci_plat_rcu_used);
 
 	if (fork_prepared)
 		return;
@@ -544,9 +544,9 @@ static void fork_watch_child(void)
 	for (w = workers; w && !threads; w = w->next)
 		threads = w->running;
 	if (threads) {
-		dc_write_once(dci_plat_fork_broken, true);
+		dci_write_once(dci_plat_fork_broken, true);
 		dci_plat_caller_ok = false;
-		dci_plat_pcount_last.seq = 0;	/* see dc_pcounter_ready() */
+		dci_plat_pcount_last.seq = 0;	/* see dci_pcounter_ready() */
 	}
 }
 
@@ -566,36 +566,36 @@ int dci_plat_fork_refuse(const char *fn)
 	static bool said;
 
 	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
-		dc_pr_err("%s: this process was forked while the library's threads ran, without dc_before_fork(); refusing (-ECHILD), or leaking what is destroyed, rather than hanging",
+		dci_pr_err("%s: this process was forked while the library's threads ran, without dc_before_fork(); refusing (-ECHILD), or leaking what is destroyed, rather than hanging",
 			  fn);
 	return -ECHILD;
 }
 
 void dc_before_fork(void)
 {
-	struct dc_worker *w;
+	struct dci_worker *w;
 
 	/* liburcu would wait for its callback thread, gone in this child. */
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return;
 	fork_watch();
 	pthread_mutex_lock(&workers_lock);
-	dc_write_once(workers_frozen, true);
+	dci_write_once(workers_frozen, true);
 	for (w = workers; w; w = w->next)
 		worker_end_thread(w, false);
 	urcu_memb_call_rcu_before_fork();
 	fork_prepared = true;
 	/* workers_lock stays held until after the fork. */
 }
-DC_EXPORT(dc_before_fork);
+DCI_EXPORT(dc_before_fork);
 
 /* After a fork, parent or child: start the threads that have work. */
 static void fork_resume(void)
 {
-	struct dc_worker *w;
+	struct dci_worker *w;
 
 	fork_prepared = false;
-	dc_write_once(workers_frozen, false);
+	dci_write_once(workers_frozen, false);
 	for (w = workers; w; w = w->next) {
 		pthread_mutex_lock(&w->lock);
 		if (w->pending)
@@ -607,21 +607,21 @@ static void fork_resume(void)
 
 void dc_after_fork_parent(void)
 {
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return;
 	urcu_memb_call_rcu_after_fork_parent();
 	fork_resume();
 }
-DC_EXPORT(dc_after_fork_parent);
+DCI_EXPORT(dc_after_fork_parent);
 
 void dc_after_fork_child(void)
 {
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return;
 	urcu_memb_call_rcu_after_fork_child();
 	fork_resume();
 }
-DC_EXPORT(dc_after_fork_child);
+DCI_EXPORT(dc_after_fork_child);
 
 /* ------------------------------------------------------------------ */
 /* RCU thread registration                                              */
@@ -632,7 +632,7 @@ __thread bool dci_plat_caller_ok __attribute__((tls_model("initial-exec")));
 
 /*
  * A thread that has not registered is registered by its first call that
- * needs it (the slow path of dc_caller_check(), dc_read_lock()), and
+ * needs it (the slow path of dci_caller_check(), dc_read_lock()), and
  * unregistered at its exit by reg_exit(): callers need no ceremony, and
  * the hit path still tests one thread-local flag.  Only a registration
  * that cannot be made refuses: -ENOMEM (no thread-exit hook), logged once
@@ -645,17 +645,17 @@ static int register_implicitly(const char *fn)
 	int ret = dc_thread_register();
 
 	/* -ECHILD was logged by dci_plat_fork_refuse(). */
-	if (dc_unlikely(ret == -ENOMEM) && !implicit_failed_said) {
+	if (dci_unlikely(ret == -ENOMEM) && !implicit_failed_said) {
 		implicit_failed_said = true;
-		dc_pr_warn("%s: the calling thread could not be registered: %d", fn, ret);
+		dci_pr_warn("%s: the calling thread could not be registered: %d", fn, ret);
 	}
 	return ret;
 }
 
-/* dc_caller_check() found the flag clear: say why (or 0 if all is well). */
+/* dci_caller_check() found the flag clear: say why (or 0 if all is well). */
 int dci_plat_caller_refuse(const char *fn)
 {
-	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
+	if (dci_unlikely(dci_read_once(dci_plat_fork_broken)))
 		return dci_plat_fork_refuse(fn);
 	if (!dci_plat_thread_depth)
 		return register_implicitly(fn);
@@ -688,7 +688,7 @@ static void reg_exit(void *arg)
 	if (!dci_plat_thread_depth || !reg_own)
 		return;
 	if (urcu_memb_read_ongoing()) {
-		dc_pr_warn("a thread exited inside dc_read_lock(): its read-side section ends at its exit");
+		dci_pr_warn("a thread exited inside dc_read_lock(): its read-side section ends at its exit");
 		while (urcu_memb_read_ongoing())
 			urcu_memb_read_unlock();
 	}
@@ -703,13 +703,13 @@ static void reg_key_init(void)
 
 int dc_thread_register(void)
 {
-	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
+	if (dci_unlikely(dci_read_once(dci_plat_fork_broken)))
 		return dci_plat_fork_refuse(__func__);
 	if (!dci_plat_thread_depth) {
 		reg_own = !URCU_TLS(urcu_memb_reader).registered;
 		pthread_once(&reg_once, reg_key_init);
 		if (reg_own && (!reg_key_ok || pthread_setspecific(reg_key, &reg_key))) {
-			dc_pr_err("dc_thread_register: no thread-exit hook: -ENOMEM");
+			dci_pr_err("dc_thread_register: no thread-exit hook: -ENOMEM");
 			return -ENOMEM;
 		}
 		fork_watch();
@@ -720,18 +720,18 @@ int dc_thread_register(void)
 	dci_plat_caller_ok = true;
 	return 0;
 }
-DC_EXPORT(dc_thread_register);
+DCI_EXPORT(dc_thread_register);
 
 int dc_thread_unregister(void)
 {
 	if (!dci_plat_thread_depth)
 		return -EINVAL;
 	/* liburcu's registry lock may be held by a thread gone in this child. */
-	if (dc_unlikely(dc_read_once(dci_plat_fork_broken)))
+	if (dci_unlikely(dci_read_once(dci_plat_fork_broken)))
 		return 0;
 	if (!--dci_plat_thread_depth) {
 		dci_plat_caller_ok = false;
-		dci_plat_pcount_last.seq = 0;	/* see dc_pcounter_ready() */
+		dci_plat_pcount_last.seq = 0;	/* see dci_pcounter_ready() */
 		if (reg_own) {
 			urcu_memb_unregister_thread();
 			pthread_setspecific(reg_key, NULL);
@@ -740,29 +740,29 @@ int dc_thread_unregister(void)
 	}
 	return 0;
 }
-DC_EXPORT(dc_thread_unregister);
+DCI_EXPORT(dc_thread_unregister);
 
 void dc_read_lock(void)
 {
-	if (dc_unlikely(!dci_plat_thread_depth))
+	if (dci_unlikely(!dci_plat_thread_depth))
 		register_implicitly(__func__);
-	dc_rcu_read_lock();
+	dci_rcu_read_lock();
 }
-DC_EXPORT(dc_read_lock);
+DCI_EXPORT(dc_read_lock);
 
 void dc_read_unlock(void)
 {
-	dc_rcu_read_unlock();
+	dci_rcu_read_unlock();
 }
-DC_EXPORT(dc_read_unlock);
+DCI_EXPORT(dc_read_unlock);
 
 void dc_synchronize(void)
 {
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return;
-	dc_synchronize_rcu();
+	dci_synchronize_rcu();
 }
-DC_EXPORT(dc_synchronize);
+DCI_EXPORT(dc_synchronize);
 
 /*
  * urcu_memb_barrier() returns once its callback on each call_rcu thread
@@ -799,11 +799,11 @@ static void fence_cb(struct rcu_head *head)
 
 void dc_barrier(void)
 {
-	if (dc_fork_check(__func__))
+	if (dci_fork_check(__func__))
 		return;
-	dc_rcu_barrier();
+	dci_rcu_barrier();
 	/* No call_rcu() yet: no callback thread, and none to start here. */
-	if (!dc_read_once(dci_plat_rcu_used))
+	if (!dci_read_once(dci_plat_rcu_used))
 		return;
 	pthread_mutex_lock(&fence.lock);
 	fence.done = false;
@@ -814,4 +814,4 @@ void dc_barrier(void)
 	pthread_mutex_unlock(&fence.done_lock);
 	pthread_mutex_unlock(&fence.lock);
 }
-DC_EXPORT(dc_barrier);
+DCI_EXPORT(dc_barrier);

@@ -20,13 +20,13 @@
  * A reader still inside its section when the object is freed is not
  * covered by the edge, so TSan still reports a real grace-period bug.
  */
-#ifndef DC_PLATFORM_USER_RCU_H
-#define DC_PLATFORM_USER_RCU_H
+#ifndef DCI_PLATFORM_USER_RCU_H
+#define DCI_PLATFORM_USER_RCU_H
 
 #include <urcu/urcu-memb.h>
 
 /* Included by platform.h only, which says whether this is a TSan build. */
-#ifndef DC_PLAT_TSAN
+#ifndef DCI_PLAT_TSAN
 #error "rcu.h is included through platform.h"
 #endif
 
@@ -35,11 +35,11 @@
  * the kernel build and means nothing here (liburcu defines it empty; so do
  * we if it did not); the kernel's own name, so that the kernel's tools
  * (sparse, checkpatch) know it.  Such a pointer is read with one of the
- * dereference macros and written with dc_rcu_assign_pointer() (or
- * dc_rcu_init_pointer() while no reader can reach it).
+ * dereference macros and written with dci_rcu_assign_pointer() (or
+ * dci_rcu_init_pointer() while no reader can reach it).
  *
- * The conditions @c of dc_rcu_dereference_check() and
- * dc_rcu_dereference_protected() name the lock that makes an access outside
+ * The conditions @c of dci_rcu_dereference_check() and
+ * dci_rcu_dereference_protected() name the lock that makes an access outside
  * a read-side section legitimate; the kernel's PROVE_RCU checks them.
  * Userspace has no such checker: they are type-checked, never evaluated,
  * and the macros compile to exactly what they would without them.
@@ -47,17 +47,17 @@
 #ifndef __rcu
 #define __rcu
 #endif
-#define dc_rcu_dereference(p)		__atomic_load_n(&(p), __ATOMIC_CONSUME)
-#define dc_rcu_dereference_check(p, c)	((void)sizeof(c), dc_rcu_dereference(p))
+#define dci_rcu_dereference(p)		__atomic_load_n(&(p), __ATOMIC_CONSUME)
+#define dci_rcu_dereference_check(p, c)	((void)sizeof(c), dci_rcu_dereference(p))
 /* The writer's plain load: it is the only one that changes the pointer. */
-#define dc_rcu_dereference_protected(p, c) ((void)sizeof(c), (p))
-#define dc_rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
-#define dc_rcu_init_pointer(p, v)	((void)((p) = (v)))
-#define dc_rcu_access_pointer(p)	__atomic_load_n(&(p), __ATOMIC_RELAXED)
-#define dc_rcu_read_lock()		urcu_memb_read_lock()
-#define dc_rcu_read_held()		urcu_memb_read_ongoing()
-#if !DC_PLAT_TSAN
-#define dc_rcu_barrier()		urcu_memb_barrier()
+#define dci_rcu_dereference_protected(p, c) ((void)sizeof(c), (p))
+#define dci_rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define dci_rcu_init_pointer(p, v)	((void)((p) = (v)))
+#define dci_rcu_access_pointer(p)	__atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define dci_rcu_read_lock()		urcu_memb_read_lock()
+#define dci_rcu_read_held()		urcu_memb_read_ongoing()
+#if !DCI_PLAT_TSAN
+#define dci_rcu_barrier()		urcu_memb_barrier()
 #endif
 
 /*
@@ -66,7 +66,7 @@
  */
 extern bool dci_plat_rcu_used;
 
-static inline void dc_rcu_note_used(void)
+static inline void dci_rcu_note_used(void)
 {
 	if (__builtin_expect(!__atomic_load_n(&dci_plat_rcu_used, __ATOMIC_RELAXED), 0))
 		__atomic_store_n(&dci_plat_rcu_used, true, __ATOMIC_RELAXED);
@@ -79,45 +79,45 @@ static inline void dc_rcu_note_used(void)
  * or under valgrind, which runs one thread at a time and may leave one
  * waiting for very long) holds up every grace period, and a writer that
  * goes on retiring would grow that queue, and the memory behind it,
- * without bound.  So past DC_RCU_PENDING_MAX callbacks queued and not yet
- * run, dc_call_rcu() does what the callback thread would: it waits for a
- * grace period (dc_synchronize_rcu()) and runs the callback itself.  The
+ * without bound.  So past DCI_RCU_PENDING_MAX callbacks queued and not yet
+ * run, dci_call_rcu() does what the callback thread would: it waits for a
+ * grace period (dci_synchronize_rcu()) and runs the callback itself.  The
  * writer is then held up by the reader, as the reader holds up the frees,
  * and memory stays bounded.  The kernel's call_rcu() has its own flood
- * protection; the kernel platform's dc_call_rcu() is the kernel's.
+ * protection; the kernel platform's dci_call_rcu() is the kernel's.
  *
- * So dc_call_rcu() may sleep: its callers are writers, which may, never a
+ * So dci_call_rcu() may sleep: its callers are writers, which may, never a
  * read-side section nor a callback (see lib/core: no callback queues
  * another, and no reader takes a lock, so a writer may wait holding one).
  * Each callback frees a bounded amount (a node, an inode, a list of at
  * most ITREE_RETIRING_MAX + 1 nodes, a tree and what it keeps).
  */
-#define DC_RCU_PENDING_MAX	10000
+#define DCI_RCU_PENDING_MAX	10000
 
 /*
  * Callbacks queued and not yet run, the most there ever were, and how many
- * times dc_call_rcu() found DC_RCU_PENDING_MAX queued and waited instead
+ * times dci_call_rcu() found DCI_RCU_PENDING_MAX queued and waited instead
  * (tests/unit/rcu_bound_test.c reads them).
  */
 extern unsigned long dci_plat_rcu_pending;
 extern unsigned long dci_plat_rcu_pending_peak;
 extern unsigned long dci_plat_rcu_waits;
 
-typedef struct dc_rcu_head {
+typedef struct dci_rcu_head {
 	struct rcu_head head;
-	void (*fn)(struct dc_rcu_head *h);
-} dc_rcu_head_t;
+	void (*fn)(struct dci_rcu_head *h);
+} dci_rcu_head_t;
 
 void dci_plat_rcu_callback(struct rcu_head *head);
-void dci_plat_rcu_run_now(dc_rcu_head_t *h);
+void dci_plat_rcu_run_now(dci_rcu_head_t *h);
 
-#if !DC_PLAT_TSAN
+#if !DCI_PLAT_TSAN
 
-#define dc_rcu_read_unlock()		urcu_memb_read_unlock()
-#define dc_synchronize_rcu()		urcu_memb_synchronize_rcu()
+#define dci_rcu_read_unlock()		urcu_memb_read_unlock()
+#define dci_synchronize_rcu()		urcu_memb_synchronize_rcu()
 #define dci_plat_rcu_tsan_queue(h)	((void)(h))
 
-#else /* DC_PLAT_TSAN */
+#else /* DCI_PLAT_TSAN */
 
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
@@ -126,7 +126,7 @@ void __tsan_release(void *addr);
 extern char dci_rcu_tsan_gp;
 extern char dci_rcu_tsan_barrier;
 
-static inline void dc_rcu_read_unlock(void)
+static inline void dci_rcu_read_unlock(void)
 {
 	__tsan_release(&dci_rcu_tsan_gp);
 	urcu_memb_read_unlock();
@@ -136,33 +136,33 @@ static inline void dc_rcu_read_unlock(void)
 #define dci_plat_rcu_tsan_queue(h)	__tsan_release(h)
 
 /* Every callback queued before it has run, as liburcu's own barrier. */
-static inline void dc_rcu_barrier(void)
+static inline void dci_rcu_barrier(void)
 {
 	urcu_memb_barrier();
 	__tsan_acquire(&dci_rcu_tsan_barrier);
 }
 
-static inline void dc_synchronize_rcu(void)
+static inline void dci_synchronize_rcu(void)
 {
 	urcu_memb_synchronize_rcu();
 	__tsan_acquire(&dci_rcu_tsan_gp);
 }
 
-#endif /* DC_PLAT_TSAN */
+#endif /* DCI_PLAT_TSAN */
 
 /*
  * Run @fn(@h) after a grace period: queued for liburcu's callback thread,
- * or, with DC_RCU_PENDING_MAX already queued, here once one has passed.
+ * or, with DCI_RCU_PENDING_MAX already queued, here once one has passed.
  * Context: may sleep; outside any read-side section, not from a callback.
  */
-static inline void dc_call_rcu(dc_rcu_head_t *h, void (*fn)(dc_rcu_head_t *h))
+static inline void dci_call_rcu(dci_rcu_head_t *h, void (*fn)(dci_rcu_head_t *h))
 {
 	unsigned long n, peak;
 
-	dc_rcu_note_used();
+	dci_rcu_note_used();
 	h->fn = fn;
 	n = __atomic_add_fetch(&dci_plat_rcu_pending, 1, __ATOMIC_RELAXED);
-	if (__builtin_expect(n > DC_RCU_PENDING_MAX, 0)) {
+	if (__builtin_expect(n > DCI_RCU_PENDING_MAX, 0)) {
 		__atomic_sub_fetch(&dci_plat_rcu_pending, 1, __ATOMIC_RELAXED);
 		dci_plat_rcu_run_now(h);
 		return;
@@ -176,4 +176,4 @@ static inline void dc_call_rcu(dc_rcu_head_t *h, void (*fn)(dc_rcu_head_t *h))
 	urcu_memb_call_rcu(&h->head, dci_plat_rcu_callback);
 }
 
-#endif /* DC_PLATFORM_USER_RCU_H */
+#endif /* DCI_PLATFORM_USER_RCU_H */

@@ -17,10 +17,10 @@
  * Built without <sys/sdt.h> (configure says so), every event is a branch
  * on a constant false: no probe, no code.
  */
-#ifndef DC_PLATFORM_USER_TRACE_H
-#define DC_PLATFORM_USER_TRACE_H
+#ifndef DCI_PLATFORM_USER_TRACE_H
+#define DCI_PLATFORM_USER_TRACE_H
 
-#ifdef DC_HAVE_SDT
+#ifdef DCI_HAVE_SDT
 /* The probes' ELF notes name their semaphores (below). */
 #define _SDT_HAS_SEMAPHORES 1
 #define SDT_USE_VARIADIC 1
@@ -126,4 +126,4 @@ DCI_PROBE_FN(admit, (uint64_t ino, uint64_t index, unsigned int est,
 			       verdict);				\
 } while (0)
 
-#endif /* DC_PLATFORM_USER_TRACE_H */
+#endif /* DCI_PLATFORM_USER_TRACE_H */

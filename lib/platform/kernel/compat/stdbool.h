@@ -3,10 +3,10 @@
  * <stdbool.h> for the kernel build: bool comes from <linux/types.h>,
  * true and false from <linux/stddef.h>.  See stdint.h in this directory.
  */
-#ifndef DC_KSHIM_COMPAT_STDBOOL_H
-#define DC_KSHIM_COMPAT_STDBOOL_H
+#ifndef DCI_KSHIM_COMPAT_STDBOOL_H
+#define DCI_KSHIM_COMPAT_STDBOOL_H
 
 #include <linux/types.h>
 #include <linux/stddef.h>
 
-#endif /* DC_KSHIM_COMPAT_STDBOOL_H */
+#endif /* DCI_KSHIM_COMPAT_STDBOOL_H */

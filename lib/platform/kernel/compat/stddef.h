@@ -4,10 +4,10 @@
  * <linux/types.h>, NULL and offsetof() from <linux/stddef.h>.  See stdint.h
  * in this directory.
  */
-#ifndef DC_KSHIM_COMPAT_STDDEF_H
-#define DC_KSHIM_COMPAT_STDDEF_H
+#ifndef DCI_KSHIM_COMPAT_STDDEF_H
+#define DCI_KSHIM_COMPAT_STDDEF_H
 
 #include <linux/types.h>
 #include <linux/stddef.h>
 
-#endif /* DC_KSHIM_COMPAT_STDDEF_H */
+#endif /* DCI_KSHIM_COMPAT_STDDEF_H */

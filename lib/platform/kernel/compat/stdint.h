@@ -8,8 +8,8 @@
  * <linux/types.h> already has the intN_t/uintN_t and uintptr_t typedefs;
  * only most of the limits are missing.
  */
-#ifndef DC_KSHIM_COMPAT_STDINT_H
-#define DC_KSHIM_COMPAT_STDINT_H
+#ifndef DCI_KSHIM_COMPAT_STDINT_H
+#define DCI_KSHIM_COMPAT_STDINT_H
 
 #include <linux/types.h>
 #include <linux/limits.h>
@@ -67,4 +67,4 @@
 #define UINTPTR_MAX	__UINTPTR_MAX__
 #endif
 
-#endif /* DC_KSHIM_COMPAT_STDINT_H */
+#endif /* DCI_KSHIM_COMPAT_STDINT_H */
