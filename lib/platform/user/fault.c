@@ -28,11 +28,12 @@ static _Atomic bool dci_site_recording;
 static struct dci_alloc_site *_Atomic dci_last_failed_site;
 
 /*
- * The bounds of the "dci_alloc_sites" section, defined by the linker.  Weak:
- * a program that links no allocation site at all gets NULL for both.
+ * The bounds of the sites' section (DCI_ALLOC_SITES), defined by the
+ * linker.  Weak: a program that links no allocation site at all gets NULL
+ * for both.
  */
-extern struct dci_alloc_site *const __start_dci_alloc_sites[] __attribute__((weak));
-extern struct dci_alloc_site *const __stop_dci_alloc_sites[] __attribute__((weak));
+extern struct dci_alloc_site *const DCI_ALLOC_SITES_START[] __attribute__((weak));
+extern struct dci_alloc_site *const DCI_ALLOC_SITES_STOP[] __attribute__((weak));
 
 void dci_fault_alloc_fail_nth(unsigned long nth)
 {
@@ -56,9 +57,9 @@ DCI_EXPORT(dci_fault_alloc_failed);
 
 unsigned int dci_fault_site_count(void)
 {
-	if (!__start_dci_alloc_sites || !__stop_dci_alloc_sites)
+	if (!DCI_ALLOC_SITES_START || !DCI_ALLOC_SITES_STOP)
 		return 0;
-	return (unsigned int)(__stop_dci_alloc_sites - __start_dci_alloc_sites);
+	return (unsigned int)(DCI_ALLOC_SITES_STOP - DCI_ALLOC_SITES_START);
 }
 DCI_EXPORT(dci_fault_site_count);
 
@@ -70,7 +71,7 @@ int dci_fault_site_get(unsigned int idx, struct dci_fault_site *site)
 		return -EINVAL;
 	if (idx >= dci_fault_site_count())
 		return -ENOENT;
-	s = __start_dci_alloc_sites[idx];
+	s = DCI_ALLOC_SITES_START[idx];
 	site->file = s->file;
 	site->func = s->func;
 	site->line = s->line;
@@ -94,7 +95,7 @@ int dci_fault_site_fail_nth(unsigned int idx, unsigned long nth)
 	if (!nth)
 		return 0;
 	atomic_store(&dci_armed_left, nth);
-	atomic_store(&dci_armed_site, __start_dci_alloc_sites[idx]);
+	atomic_store(&dci_armed_site, DCI_ALLOC_SITES_START[idx]);
 	return 0;
 }
 DCI_EXPORT(dci_fault_site_fail_nth);
@@ -105,7 +106,7 @@ int dci_fault_alloc_last_site(void)
 	unsigned int i, n = dci_fault_site_count();
 
 	for (i = 0; last && i < n; i++)
-		if (__start_dci_alloc_sites[i] == last)
+		if (DCI_ALLOC_SITES_START[i] == last)
 			return (int)i;
 	return -ENOENT;
 }

@@ -317,7 +317,17 @@ struct dci_alloc_site {
 	_Atomic unsigned long failures;	/* failed on purpose */
 };
 
+/*
+ * The section's name, spelled once: the attribute takes it as a string,
+ * fault.c the linker's bounds of it (__start_ and __stop_ the name).
+ */
 #define DCI_ALLOC_SITES		dci_alloc_sites
+#define DCI_ALLOC_STR_(x)	#x
+#define DCI_ALLOC_STR(x)	DCI_ALLOC_STR_(x)
+#define DCI_ALLOC_PASTE_(a, b)	a##b
+#define DCI_ALLOC_PASTE(a, b)	DCI_ALLOC_PASTE_(a, b)
+#define DCI_ALLOC_SITES_START	DCI_ALLOC_PASTE(__start_, DCI_ALLOC_SITES)
+#define DCI_ALLOC_SITES_STOP	DCI_ALLOC_PASTE(__stop_, DCI_ALLOC_SITES)
 
 /* Returns memory aligned to DCI_CACHELINE, or NULL. */
 void *dci_plat_alloc(struct dci_alloc_site *site, size_t size, bool zero);
@@ -343,7 +353,7 @@ void *dci_plat_alloc_unaligned(struct dci_alloc_site *site, size_t size);
 		.file = __FILE__, .func = __func__, .line = __LINE__,	\
 	};								\
 	static struct dci_alloc_site *const __dc_site_ref		\
-		__attribute__((used, section("dci_alloc_sites"))) =	\
+		__attribute__((used, section(DCI_ALLOC_STR(DCI_ALLOC_SITES)))) = \
 		&__dc_site;						\
 	(void)__dc_site_ref;						\
 	call;								\
