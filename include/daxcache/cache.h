@@ -524,6 +524,46 @@ int dc_map_timeout(struct dc_inode *inode, uint64_t file_off, unsigned int flags
 void dc_unpin(struct dc_pin *pin);
 
 /**
+ * dc_pin_stow() - keep a pin as one pointer.
+ * @pin: a pin that dc_map() filled, or an empty one.
+ *
+ * For a caller with room for one pointer where the pin must outlive the
+ * function that mapped: an iomap's @private, between its iomap_begin and
+ * iomap_end.  @pin itself may then live on that function's stack, and no
+ * struct dc_pin needs allocating per access.  @pin is left empty
+ * (dc_unpin() on it does nothing); the pin stays held until
+ * dc_unpin_stowed() is called on what this returns, once.
+ *
+ * Context: any; never blocks.
+ * Return: the stowed pin, never NULL for a pin that dc_map() filled;
+ * NULL for an empty @pin, or a NULL one.
+ */
+static inline void *dc_pin_stow(struct dc_pin *pin)
+{
+	void *stowed;
+
+	if (!pin)
+		return NULL;
+	stowed = pin->range;
+	pin->range = NULL;
+	return stowed;
+}
+
+/**
+ * dc_unpin_stowed() - release a pin that dc_pin_stow() stowed.
+ * @stowed: what dc_pin_stow() returned; NULL is ignored.
+ *
+ * Context: as dc_unpin().
+ * Return: nothing.
+ */
+static inline void dc_unpin_stowed(void *stowed)
+{
+	struct dc_pin pin = { 0, 0, false, 0, stowed };
+
+	dc_unpin(&pin);
+}
+
+/**
  * dc_wait_free() - wait until a range is free (after -EAGAIN).
  * @cache: the cache.
  * @timeout_ns: the longest wait; DC_WAIT_FOREVER.
