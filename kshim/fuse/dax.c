@@ -15,8 +15,10 @@
  *   tables and DAX entries, or refuses (the mapping then stays);
  * - one dc_inode per DAX inode, keyed by its node id;
  * - read, write and faults go through the kernel's DAX code (dax_iomap_rw,
- *   dax_iomap_fault) with an iomap_begin that pins the mapping (dc_map) and
- *   an iomap_end that drops the pin (dc_unpin).
+ *   dax_iomap_fault) with an iomap_begin that pins the mapping (dc_map),
+ *   keeping the pin in the iomap's private pointer (dc_pin_stow: nothing
+ *   is allocated per step), and an iomap_end that drops it
+ *   (dc_unpin_stowed).
  *
  * Locks: a writeback op runs under the library's mutex of the owner inode
  * and takes the owner's invalidate_lock for writing, waiting for it.  So
@@ -484,7 +486,7 @@ static int fdax_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	struct dc_inode *dci = get_fuse_inode(inode)->dax->dci;
 	loff_t size = i_size_read(inode);
 	unsigned int mflags = 0;
-	struct dc_pin *pin;
+	struct dc_pin pin;
 	loff_t len;
 	int ret;
 
@@ -510,26 +512,23 @@ static int fdax_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	/* read() (fuse_dax_read_iter()) can do without the window. */
 	if (!(flags & (IOMAP_WRITE | IOMAP_FAULT)) && READ_ONCE(dax_bypass))
 		mflags |= DC_MAP_MAY_BYPASS;
-	pin = kmalloc(sizeof(*pin), GFP_NOFS);
-	if (!pin)
-		return -ENOMEM;
-	ret = dc_map(dci, pos, mflags, pin);
+	ret = dc_map(dci, pos, mflags, &pin);
 	if (ret) {
-		kfree(pin);
 		/* Admission control: read this range with FUSE_READ. */
 		if (ret == DC_MAP_BYPASS)
 			return FDAX_BYPASS;
 		return ret < 0 ? ret : -EIO;
 	}
-	len = min_t(u64, length, pin->len);
+	len = min_t(u64, length, pin.len);
 	if (pos + len > size)
 		len = size - pos;
 	if (flags & IOMAP_FAULT)
 		len = ALIGN(len, PAGE_SIZE);
-	iomap->addr = pin->win_off;
+	iomap->addr = pin.win_off;
 	iomap->length = len;
 	iomap->type = IOMAP_MAPPED;
-	iomap->private = pin;
+	/* Held until iomap_end: no struct dc_pin to allocate per step. */
+	iomap->private = dc_pin_stow(&pin);
 	return 0;
 }
 
@@ -537,13 +536,8 @@ static int fdax_iomap_end(struct inode *inode, loff_t pos, loff_t length,
 			  ssize_t written, unsigned int flags,
 			  struct iomap *iomap)
 {
-	struct dc_pin *pin = iomap->private;
-
-	if (pin) {
-		dc_unpin(pin);
-		kfree(pin);
-		iomap->private = NULL;
-	}
+	dc_unpin_stowed(iomap->private);
+	iomap->private = NULL;
 	return 0;
 }
 
