@@ -30,6 +30,8 @@
  *                                   page of the first half must always read
  *                                   right, one of the second the pattern or
  *                                   zeros or SIGBUS (beyond the end)
+ *   dcvcheck dax FILE               FILE's inode is DAX (statx's
+ *                                   STATX_ATTR_DAX)
  *
  * Prints "dcvcheck MODE: ok ..." or "dcvcheck MODE: FAILED ..." and exits
  * 0 or 1.
@@ -639,11 +641,28 @@ static void truncate_test(const char *path, int passes)
 	printf("dcvcheck truncate: ok: %d truncations of the second half under a reader\n", passes);
 }
 
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX 0x00200000
+#endif
+
+/* The kernel says FILE's inode is DAX: its accesses go through the window. */
+static void dax_check(const char *path)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &stx) < 0)
+		sysfail("statx");
+	if (!(stx.stx_attributes_mask & stx.stx_attributes & STATX_ATTR_DAX))
+		fail("the inode is not DAX (statx: attributes %#llx, mask %#llx)",
+		     stx.stx_attributes, stx.stx_attributes_mask);
+	printf("dcvcheck dax: ok: %s is DAX\n", path);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 3) {
-		fprintf(stderr, "usage: dcvcheck pattern|verify|fsx|faults|files|truncate FILE ...\n");
+		fprintf(stderr, "usage: dcvcheck pattern|verify|fsx|faults|files|truncate|dax FILE ...\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -663,6 +682,8 @@ int main(int argc, char **argv)
 		files(argv[2], strtoull(argv[3], NULL, 0), strtoul(argv[4], NULL, 0), atoi(argv[5]));
 	} else if (!strcmp(mode, "truncate") && argc == 4) {
 		truncate_test(argv[2], atoi(argv[3]));
+	} else if (!strcmp(mode, "dax") && argc == 3) {
+		dax_check(argv[2]);
 	} else {
 		fprintf(stderr, "dcvcheck: bad arguments\n");
 		return 2;

@@ -57,6 +57,13 @@ static int broken;
 static const char *share_dir;
 static int counts_on_lookup;
 static int trace;	/* DAXVFSD_TRACE=1: every map and unmap on stderr */
+/*
+ * FUSE_SUBMOUNTS, negotiated at INIT: a directory on another file system
+ * than its parent is looked up as a submount root (FUSE_ATTR_SUBMOUNT),
+ * which the guest mounts on first access, on the same connection and
+ * window.
+ */
+static int submounts;
 
 /*
  * QEMU 11.1 refuses to map a range that the file's end cuts ("backing store
@@ -344,7 +351,7 @@ static int reply_attr(struct req *r, int fd)
 /* Look name up in parent's directory: a counted node and its entry. */
 static int lookup(int parent, const char *name, struct fuse_entry_out *e)
 {
-	struct stat st;
+	struct stat st, pst;
 	int fd = openat(parent, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
@@ -362,6 +369,9 @@ static int lookup(int parent, const char *name, struct fuse_entry_out *e)
 	e->entry_valid = 1;
 	e->attr_valid = 1;
 	fill_attr(&e->attr, &st);
+	if (submounts && S_ISDIR(st.st_mode) && fstat(parent, &pst) == 0 &&
+	    pst.st_dev != st.st_dev)
+		e->attr.flags |= FUSE_ATTR_SUBMOUNT;
 	return 0;
 }
 
@@ -582,7 +592,8 @@ static int do_init(struct req *r)
 		o.minor = in->minor;
 	o.max_readahead = in->max_readahead;
 	o.flags = in->flags & (FUSE_ASYNC_READ | FUSE_BIG_WRITES | FUSE_MAP_ALIGNMENT |
-			       FUSE_ATOMIC_O_TRUNC | FUSE_EXPORT_SUPPORT);
+			       FUSE_ATOMIC_O_TRUNC | FUSE_EXPORT_SUPPORT | FUSE_SUBMOUNTS);
+	submounts = !!(o.flags & FUSE_SUBMOUNTS);
 	o.max_background = 16;
 	o.congestion_threshold = 12;
 	o.max_write = 128 * 1024;
